@@ -1,0 +1,96 @@
+"""The Redis seed data of the workload (docs/workload.md §2), written with pipelined redis-py."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import redis
+
+CART_USERS = 10_000
+HISTORY_USERS = 1_000
+HISTORY_ENTRIES = 20
+POPULAR_MEMBERS = 100_000
+RATELIMIT_USERS = 100
+_BATCH = 2_000
+
+
+def user_id(n: int) -> str:
+    return f"user-{n:05d}"
+
+
+def cart_items(n: int) -> list[dict[str, int]]:
+    items = [
+        {"product_id": (n * 7) % 100_000 + 1, "qty": 1 + n % 3},
+        {"product_id": (n * 13) % 100_000 + 1, "qty": 1 + n % 2},
+    ]
+    if n % 3 == 0:
+        items.append({"product_id": (n * 17) % 100_000 + 1, "qty": 1})
+    return items
+
+
+def cart_total(items: list[dict[str, int]]) -> float:
+    return sum(item["qty"] * (((item["product_id"] * 100) % 9999) + 1) / 100 for item in items)
+
+
+def history_entry(n: int, j: int) -> dict[str, object]:
+    return {
+        "order_id": f"ORD-{n:05d}-{j:02d}",
+        "product_id": (n * j * 7) % 100_000 + 1,
+        "qty": 1 + j % 3,
+        "price": round(((n * j * 13) % 9999 + 1) / 100, 2),
+        "ts": 1_740_000_000 + n * 86_400 + j * 3_600,
+    }
+
+
+def _chunks(start: int, stop: int) -> Iterator[range]:
+    for lo in range(start, stop, _BATCH):
+        yield range(lo, min(lo + _BATCH, stop))
+
+
+def seed(client: redis.Redis) -> float:
+    """Flush the database and write the whole seed data set; returns the seconds it took."""
+    started = time.perf_counter()
+    client.flushdb()
+    for chunk in _chunks(1, CART_USERS + 1):
+        pipe = client.pipeline(transaction=False)
+        for n in chunk:
+            items = cart_items(n)
+            pipe.hset(
+                f"bench:cart:{user_id(n)}",
+                mapping={
+                    "user_id": user_id(n),
+                    "items": json.dumps(items, separators=(",", ":")),
+                    "created": "1740000000",
+                    "expires": "1740086400",
+                    "total": f"{cart_total(items):.2f}",
+                },
+            )
+        pipe.execute()
+    for chunk in _chunks(1, HISTORY_USERS + 1):
+        pipe = client.pipeline(transaction=False)
+        for n in chunk:
+            entries = [
+                json.dumps(history_entry(n, j), separators=(",", ":"))
+                for j in range(1, HISTORY_ENTRIES + 1)
+            ]
+            pipe.rpush(f"bench:history:{user_id(n)}", *entries)
+        pipe.execute()
+    for chunk in _chunks(1, POPULAR_MEMBERS + 1):
+        client.zadd("bench:popular", {f"product:{i}": (i * 7) % 10_000 for i in chunk})
+    client.mset({f"bench:ratelimit:{user_id(n)}": "0" for n in range(1, RATELIMIT_USERS + 1)})
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    """`python -m mcpbench.seed redis://host:port` — seed a Redis by hand (used while developing servers)."""
+    import sys
+
+    url = sys.argv[1] if len(sys.argv) > 1 else "redis://127.0.0.1:6379"
+    seconds = seed(redis.Redis.from_url(url))
+    print(f"seeded {url} in {seconds:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
