@@ -1,0 +1,179 @@
+"""CPU/memory limits for a local server process through Linux cgroups (v1 or v2), and usage readings.
+
+The server is put into its cgroup before it execs (see processes.py), so a runtime that sizes itself from
+its limits at start-up (the JVM, Go, Node workers) sees them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+PARENT = "mcpbench"
+PERIOD_US = 100_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpus: float
+    memory_mb: int
+    cpuset: str | None  # e.g. "1"; None = not pinned
+
+
+@dataclass(frozen=True)
+class Support:
+    version: int | None  # 1, 2 or None
+    usable: bool
+    reason: str | None  # why not usable, said loudly and recorded in results
+
+
+def _v1_mounts() -> dict[str, Path]:
+    mounts: dict[str, Path] = {}
+    with open("/proc/mounts", encoding="utf-8") as handle:
+        for line in handle:
+            _, mount_point, fstype, options, *_ = line.split()
+            if fstype != "cgroup":
+                continue
+            for option in options.split(","):
+                if option in ("cpu", "cpuacct", "memory", "cpuset"):
+                    mounts[option] = Path(mount_point)
+    return mounts
+
+
+def detect() -> Support:
+    if (ROOT / "cgroup.controllers").exists():
+        controllers = (ROOT / "cgroup.controllers").read_text().split()
+        missing = {"cpu", "memory"} - set(controllers)
+        if missing:
+            return Support(2, False, f"cgroup v2 without the {', '.join(sorted(missing))} controller")
+        return _probe(2)
+    mounts = _v1_mounts()
+    missing = {"cpu", "cpuacct", "memory"} - set(mounts)
+    if missing:
+        return Support(None, False, f"no cgroup hierarchy for {', '.join(sorted(missing))}")
+    return _probe(1)
+
+
+def _probe(version: int) -> Support:
+    try:
+        group = Cgroup.create("probe-%d" % os.getpid(), Limits(1.0, 64, None), version)
+        group.remove()
+    except OSError as exc:
+        return Support(version, False, f"cannot create a cgroup ({exc.strerror}: {exc.filename})")
+    return Support(version, True, None)
+
+
+def _write(path: Path, value: str) -> None:
+    with open(path, "w", encoding="ascii") as handle:
+        handle.write(value)
+
+
+class Cgroup:
+    """One leaf cgroup named mcpbench/<name> in every controller it needs."""
+
+    def __init__(self, name: str, version: int, dirs: dict[str, Path]):
+        self.name = name
+        self.version = version
+        self._dirs = dirs  # controller -> directory (v2: the same directory for all)
+
+    @classmethod
+    def create(cls, name: str, limits: Limits, version: int) -> Cgroup:
+        if version == 2:
+            parent = ROOT / PARENT
+            parent.mkdir(exist_ok=True)
+            wanted = ["+cpu", "+memory"] + (["+cpuset"] if limits.cpuset else [])
+            for directory in (ROOT, parent):
+                _write(directory / "cgroup.subtree_control", " ".join(wanted))
+            leaf = parent / name
+            leaf.mkdir(exist_ok=True)
+            group = cls(name, 2, {c: leaf for c in ("cpu", "cpuacct", "memory", "cpuset", "procs")})
+            _write(leaf / "cpu.max", f"{int(limits.cpus * PERIOD_US)} {PERIOD_US}")
+            _write(leaf / "memory.max", str(limits.memory_mb * 1024 * 1024))
+            if (leaf / "memory.swap.max").exists():
+                _write(leaf / "memory.swap.max", "0")
+            if limits.cpuset:
+                _write(leaf / "cpuset.cpus", limits.cpuset)
+            return group
+        mounts = _v1_mounts()
+        controllers = ["cpu", "cpuacct", "memory"] + (["cpuset"] if limits.cpuset else [])
+        dirs: dict[str, Path] = {}
+        for controller in controllers:
+            parent = mounts[controller] / PARENT
+            parent.mkdir(exist_ok=True)
+            if controller == "cpuset":
+                # v1 cpuset groups start empty and refuse tasks until cpus and mems are set at every level.
+                for level in (parent, parent / name):
+                    level.mkdir(exist_ok=True)
+                    _write(level / "cpuset.mems", (mounts["cpuset"] / "cpuset.mems").read_text().strip())
+                _write(parent / "cpuset.cpus", (mounts["cpuset"] / "cpuset.cpus").read_text().strip())
+            leaf = parent / name
+            leaf.mkdir(exist_ok=True)
+            dirs[controller] = leaf
+        _write(dirs["cpu"] / "cpu.cfs_period_us", str(PERIOD_US))
+        _write(dirs["cpu"] / "cpu.cfs_quota_us", str(int(limits.cpus * PERIOD_US)))
+        _write(dirs["memory"] / "memory.limit_in_bytes", str(limits.memory_mb * 1024 * 1024))
+        if (dirs["memory"] / "memory.memsw.limit_in_bytes").exists():
+            try:
+                _write(dirs["memory"] / "memory.memsw.limit_in_bytes", str(limits.memory_mb * 1024 * 1024))
+            except OSError:
+                pass  # swap accounting off: nothing to limit
+        if limits.cpuset:
+            _write(dirs["cpuset"] / "cpuset.cpus", limits.cpuset)
+        return cls(name, 1, dirs)
+
+    def procs_files(self) -> list[str]:
+        """Files a child writes its own pid into (from preexec, so no Python-level locking)."""
+        return sorted({str(d / "cgroup.procs") for d in self._dirs.values()})
+
+    def cpu_usage_ns(self) -> int:
+        if self.version == 2:
+            for line in (self._dirs["cpu"] / "cpu.stat").read_text().splitlines():
+                key, value = line.split()
+                if key == "usage_usec":
+                    return int(value) * 1000
+            return 0
+        return int((self._dirs["cpuacct"] / "cpuacct.usage").read_text())
+
+    def memory_bytes(self) -> int:
+        """Usage minus inactive page cache: what `docker stats` shows as memory usage."""
+        memory = self._dirs["memory"]
+        stat = dict(line.split() for line in (memory / "memory.stat").read_text().splitlines())
+        if self.version == 2:
+            usage = int((memory / "memory.current").read_text())
+            inactive = int(stat.get("inactive_file", 0))
+        else:
+            usage = int((memory / "memory.usage_in_bytes").read_text())
+            inactive = int(stat.get("total_inactive_file", 0))
+        return max(0, usage - inactive)
+
+    def pids(self) -> list[int]:
+        pids: set[int] = set()
+        for path in self.procs_files():
+            try:
+                pids.update(int(p) for p in Path(path).read_text().split())
+            except OSError:
+                pass
+        return sorted(pids)
+
+    def kill_all(self) -> None:
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def remove(self) -> None:
+        """Kill what is left inside and remove the directories (a cgroup with tasks cannot be removed)."""
+        for _ in range(50):
+            self.kill_all()
+            try:
+                for directory in set(self._dirs.values()):
+                    if directory.exists():
+                        directory.rmdir()
+                return
+            except OSError:
+                time.sleep(0.1)

@@ -1,0 +1,80 @@
+"""The workload's infrastructure: a real redis-server and the product API service, on free ports."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import redis
+
+from . import processes, seed
+from .paths import TOOLS_BIN
+from .ports import free_port
+from .toolchain import which
+
+API_SERVICE_BIN = TOOLS_BIN / "api-service"
+
+
+class InfraError(RuntimeError):
+    pass
+
+
+def _wait(check, what: str, process: processes.ManagedProcess, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not process.alive():
+            raise InfraError(f"{what} exited during start-up:\n{process.log_tail()}")
+        try:
+            if check():
+                return
+        except (OSError, redis.RedisError, httpx.HTTPError):
+            pass
+        time.sleep(0.05)
+    raise InfraError(f"{what} was not ready within {timeout_s:g} s:\n{process.log_tail()}")
+
+
+@dataclass
+class Infra:
+    redis_process: processes.ManagedProcess
+    api_process: processes.ManagedProcess
+    redis_url: str
+    api_url: str
+
+    @classmethod
+    def start(cls, log_dir: Path, cpus: tuple[int, ...] | None) -> Infra:
+        redis_server = which("redis-server")
+        if not redis_server:
+            raise InfraError("redis-server is not installed (scripts/setup.sh installs it: apt-get install redis-server)")
+        if not API_SERVICE_BIN.exists():
+            raise InfraError(f"the API service is not built ({API_SERVICE_BIN}); run `mcpbench build`")
+        log_dir.mkdir(parents=True, exist_ok=True)
+        redis_port, api_port = free_port(), free_port()
+        # Persistence off: the data set is re-seeded before every measurement anyway.
+        redis_process = processes.spawn(
+            "redis", [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+                      "--appendonly", "no", "--protected-mode", "no", "--maxclients", "20000",
+                      "--loglevel", "warning"],
+            log_path=log_dir / "redis.log", cpus=cpus)
+        api_process = processes.spawn(
+            "api-service", [str(API_SERVICE_BIN)], env={"PORT": str(api_port)},
+            log_path=log_dir / "api-service.log", cpus=cpus)
+        infra = cls(redis_process, api_process, f"redis://127.0.0.1:{redis_port}", f"http://127.0.0.1:{api_port}")
+        try:
+            client = redis.Redis.from_url(infra.redis_url)
+            _wait(client.ping, "redis-server", redis_process)
+            _wait(lambda: httpx.get(f"{infra.api_url}/health", timeout=1).status_code == 200,
+                  "the API service", api_process)
+        except InfraError:
+            infra.stop()
+            raise
+        return infra
+
+    def reset(self) -> float:
+        """Flush and re-seed Redis; returns the seconds it took."""
+        return seed.seed(redis.Redis.from_url(self.redis_url))
+
+    def stop(self) -> None:
+        self.api_process.stop(grace_s=3)
+        self.redis_process.stop(grace_s=3)

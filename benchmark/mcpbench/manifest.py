@@ -1,0 +1,211 @@
+"""Discovers `servers/*/mcpbench.toml` and validates each into typed server specs.
+
+A broken manifest becomes a ManifestError naming the file and the field; it never stops the others.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+MANIFEST_NAME = "mcpbench.toml"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ServerInfo(_Strict):
+    display_name: str = Field(min_length=1)
+    language: str = Field(min_length=1)
+    runtime: str = Field(min_length=1)
+    sdk: str = Field(min_length=1)
+    sdk_version: str = Field(min_length=1)
+    framework: str | None = None
+    description: str | None = None
+    requires: list[str] = Field(default_factory=list)
+    jdk: int | None = Field(default=None, ge=8)
+
+
+class BuildSection(_Strict):
+    command: str = Field(min_length=1)
+    timeout_s: float = Field(default=1800, gt=0)
+
+
+def _stringify_numbers(value: Any) -> Any:
+    # TOML integers (THREADS = 4) are as natural as strings for environment values.
+    if isinstance(value, dict):
+        return {k: str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
+                for k, v in value.items()}
+    return value
+
+
+class RunSection(_Strict):
+    command: list[str] = Field(min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+    ready_timeout_s: float = Field(default=120, gt=0)
+
+    _env = field_validator("env", mode="before")(_stringify_numbers)
+
+
+class ServerOverride(_Strict):
+    display_name: str | None = None
+    language: str | None = None
+    runtime: str | None = None
+    sdk: str | None = None
+    sdk_version: str | None = None
+    framework: str | None = None
+    description: str | None = None
+    requires: list[str] | None = None
+    jdk: int | None = Field(default=None, ge=8)
+
+
+class VariantRun(_Strict):
+    command: list[str] | None = Field(default=None, min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+    ready_timeout_s: float | None = Field(default=None, gt=0)
+
+    _env = field_validator("env", mode="before")(_stringify_numbers)
+
+
+class Variant(ServerOverride):
+    build: BuildSection | None = None
+    run: VariantRun = Field(default_factory=VariantRun)
+
+
+class DockerSection(BaseModel):
+    """Read by the docker runtime; kept open here so that runtime can grow without breaking manifests."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class Manifest(_Strict):
+    server: ServerInfo
+    build: BuildSection | None = None
+    run: RunSection
+    variants: dict[str, Variant] = Field(default_factory=dict)
+    docker: DockerSection | None = None
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """One benchmarked server: a manifest's base server or one of its variants."""
+
+    name: str
+    directory: Path
+    manifest_path: Path
+    info: ServerInfo
+    build_commands: tuple[str, ...]
+    build_timeout_s: float
+    run_command: tuple[str, ...]
+    run_env: dict[str, str]
+    ready_timeout_s: float
+    variant_of: str | None
+    docker: dict[str, Any]
+
+    def describe(self) -> dict[str, Any]:
+        """What results and the report record about this server."""
+        return {
+            "name": self.name,
+            "directory": self.directory.name,
+            "variant_of": self.variant_of,
+            **self.info.model_dump(),
+            "build": list(self.build_commands),
+            "run": list(self.run_command),
+        }
+
+
+@dataclass(frozen=True)
+class ManifestError:
+    path: Path
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def _format_validation(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        location = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        parts.append(f"field '{location}': {item['msg']}")
+    return "; ".join(parts)
+
+
+def _specs_from(manifest: Manifest, path: Path) -> list[ServerSpec]:
+    directory = path.parent.resolve()
+    base_name = directory.name
+    base_build = (manifest.build.command,) if manifest.build else ()
+    build_timeout = manifest.build.timeout_s if manifest.build else 1800.0
+    docker = manifest.docker.model_dump() if manifest.docker else {}
+    specs = [
+        ServerSpec(
+            name=base_name, directory=directory, manifest_path=path, info=manifest.server,
+            build_commands=base_build, build_timeout_s=build_timeout,
+            run_command=tuple(manifest.run.command), run_env=dict(manifest.run.env),
+            ready_timeout_s=manifest.run.ready_timeout_s, variant_of=None, docker=docker,
+        )
+    ]
+    for key, variant in manifest.variants.items():
+        overrides = variant.model_dump(include=set(ServerOverride.model_fields), exclude_none=True)
+        extra_build = (variant.build.command,) if variant.build else ()
+        specs.append(
+            ServerSpec(
+                name=key, directory=directory, manifest_path=path,
+                info=manifest.server.model_copy(update=overrides),
+                build_commands=base_build + extra_build,
+                build_timeout_s=max(build_timeout, variant.build.timeout_s if variant.build else 0),
+                run_command=tuple(variant.run.command or manifest.run.command),
+                run_env={**manifest.run.env, **variant.run.env},
+                ready_timeout_s=variant.run.ready_timeout_s or manifest.run.ready_timeout_s,
+                variant_of=base_name, docker=docker,
+            )
+        )
+    return specs
+
+
+def load_manifest(path: Path) -> list[ServerSpec]:
+    """Parse and validate one manifest; raises ValueError with the file and field named."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"not valid TOML: {exc}") from exc
+    try:
+        manifest = Manifest.model_validate(raw)
+    except ValidationError as exc:
+        raise ValueError(_format_validation(exc)) from exc
+    return _specs_from(manifest, path)
+
+
+@dataclass(frozen=True)
+class Discovery:
+    servers: list[ServerSpec]
+    errors: list[ManifestError]
+
+    def by_name(self) -> dict[str, ServerSpec]:
+        return {spec.name: spec for spec in self.servers}
+
+
+def discover(servers_dir: Path) -> Discovery:
+    """Every `<servers_dir>/*/mcpbench.toml`, sorted by directory; duplicate names are errors."""
+    specs: list[ServerSpec] = []
+    errors: list[ManifestError] = []
+    seen: dict[str, Path] = {}
+    for path in sorted(servers_dir.glob(f"*/{MANIFEST_NAME}")):
+        try:
+            loaded = load_manifest(path)
+        except (ValueError, OSError) as exc:
+            errors.append(ManifestError(path, str(exc)))
+            continue
+        for spec in loaded:
+            if spec.name in seen:
+                errors.append(ManifestError(
+                    path, f"server name '{spec.name}' is already defined by {seen[spec.name]}"))
+                continue
+            seen[spec.name] = path
+            specs.append(spec)
+    return Discovery(specs, errors)

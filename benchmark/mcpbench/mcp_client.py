@@ -1,0 +1,118 @@
+"""A small MCP Streamable-HTTP client for readiness and verification (k6 does the load)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+ACCEPT = "application/json, text/event-stream"
+PROTOCOL_VERSION = "2024-11-05"
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    content_type: str
+    session_id: str | None
+    message: dict[str, Any] | None  # the JSON-RPC response, from a JSON body or an SSE data line
+    body: str
+
+    @property
+    def framing(self) -> str:
+        if "text/event-stream" in self.content_type:
+            return "sse"
+        return "json" if self.body.strip() else "empty"
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        return (self.message or {}).get("result")
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        return (self.message or {}).get("error")
+
+
+def parse_message(content_type: str, body: str) -> dict[str, Any] | None:
+    """The JSON-RPC response in a body, whether framed as JSON or as a server-sent event stream."""
+    if not body.strip():
+        return None
+    if "text/event-stream" in content_type:
+        found = None
+        for line in body.splitlines():
+            if line.startswith("data:"):
+                candidate = json.loads(line[5:])
+                if isinstance(candidate, dict) and ("result" in candidate or "error" in candidate):
+                    found = candidate
+        return found
+    parsed = json.loads(body)
+    if isinstance(parsed, list):  # a batch reply: the first response
+        parsed = parsed[0] if parsed else None
+    return parsed if isinstance(parsed, dict) else None
+
+
+class McpClient:
+    def __init__(self, url: str, timeout_s: float = 10.0):
+        self.url = url
+        self._http = httpx.Client(timeout=timeout_s, headers={"Accept": ACCEPT})
+        self._ids = itertools.count(1)
+        self.session_id: str | None = None
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> McpClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def post_raw(self, content: bytes, headers: dict[str, str] | None = None) -> Reply:
+        all_headers = {"Content-Type": "application/json", **(headers or {})}
+        if self.session_id:
+            all_headers["Mcp-Session-Id"] = self.session_id
+        response = self._http.post(self.url, content=content, headers=all_headers)
+        content_type = response.headers.get("content-type", "")
+        try:
+            message = parse_message(content_type, response.text)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            message = None
+        return Reply(response.status_code, content_type, response.headers.get("mcp-session-id"),
+                     message, response.text)
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> Reply:
+        payload: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
+        if params is not None:
+            payload["params"] = params
+        return self.post_raw(json.dumps(payload).encode())
+
+    def notify(self, method: str) -> Reply:
+        return self.post_raw(json.dumps({"jsonrpc": "2.0", "method": method}).encode())
+
+    def initialize(self) -> Reply:
+        reply = self.request("initialize", {
+            "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+            "clientInfo": {"name": "mcpbench", "version": "1"},
+        })
+        if reply.session_id:
+            self.session_id = reply.session_id
+        return reply
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> Reply:
+        return self.request("tools/call", {"name": name, "arguments": arguments})
+
+    def delete_session(self) -> int:
+        headers = {"Mcp-Session-Id": self.session_id} if self.session_id else {}
+        return self._http.delete(self.url, headers=headers).status_code
+
+
+def tool_payload(reply: Reply) -> dict[str, Any]:
+    """The JSON object a workload tool returns in its (first) text content item."""
+    result = reply.result or {}
+    for item in result.get("content") or []:
+        if item.get("type") == "text":
+            return json.loads(item["text"])
+    raise ValueError("no text content in the tool result")

@@ -1,0 +1,79 @@
+"""1 Hz sampling of CPU (100 % = one core, as docker stats) and memory of every component."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import psutil
+
+from .runtime.base import Usage
+
+UsageReader = Callable[[], Usage | None]
+
+
+@dataclass(frozen=True)
+class Sample:
+    t_s: float  # wall-clock epoch seconds; results rebase it on the k6 test start
+    component: str
+    cpu_pct: float
+    mem_mb: float
+
+
+def process_reader(pid: int) -> UsageReader:
+    """CPU time and RSS of one process and its children, for harness components."""
+    try:
+        process = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return lambda: None
+
+    def read() -> Usage | None:
+        try:
+            procs = [process, *process.children(recursive=True)]
+            cpu = sum(sum(p.cpu_times()[:2]) for p in procs)
+            rss = sum(p.memory_info().rss for p in procs)
+        except psutil.Error:
+            return None
+        return Usage(int(cpu * 1e9), rss)
+
+    return read
+
+
+class Sampler:
+    """Reads each component every `interval_s` in a background thread; rates come from deltas."""
+
+    def __init__(self, readers: dict[str, UsageReader], interval_s: float = 1.0):
+        self.readers = readers
+        self.interval_s = interval_s
+        self.samples: list[Sample] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="resource-sampler", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> list[Sample]:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        return list(self.samples)
+
+    def _loop(self) -> None:
+        last: dict[str, tuple[float, Usage]] = {}
+        while not self._stop.is_set():
+            now = time.monotonic()
+            for component, read in self.readers.items():
+                usage = read()
+                if usage is None:
+                    continue
+                previous = last.get(component)
+                last[component] = (now, usage)
+                if previous is None:
+                    continue
+                elapsed = now - previous[0]
+                cpu_pct = 100.0 * (usage.cpu_ns - previous[1].cpu_ns) / 1e9 / elapsed if elapsed > 0 else 0.0
+                self.samples.append(Sample(time.time(), component, max(cpu_pct, 0.0),
+                                           usage.memory_bytes / (1024 * 1024)))
+            self._stop.wait(max(0.0, self.interval_s - (time.monotonic() - now)))

@@ -1,0 +1,83 @@
+"""The results directory (docs/results-format.md): every file written atomically, as soon as known."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .resources import Sample
+
+SCHEMA = 1
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, default=_jsonable)
+        handle.write("\n")
+    os.replace(tmp, path)
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def new_run_id(runtime: str) -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S") + f"-{runtime}"
+
+
+def write_resources(path: Path, samples: list[Sample], k6_start_epoch_s: float) -> None:
+    frame = pd.DataFrame([s.__dict__ for s in samples], columns=["t_s", "component", "cpu_pct", "mem_mb"])
+    frame["t_s"] = (frame["t_s"] - k6_start_epoch_s).round(3)
+    frame[["cpu_pct", "mem_mb"]] = frame[["cpu_pct", "mem_mb"]].round(2)
+    tmp = path.with_suffix(".tmp")
+    frame.to_csv(tmp, index=False)
+    tmp.replace(path)
+
+
+class RunRecord:
+    """run.json, kept current as servers finish, so an interrupted suite still describes itself."""
+
+    def __init__(self, directory: Path, run_id: str, config: dict[str, Any], environment: dict[str, Any]):
+        self.directory = directory
+        self.data: dict[str, Any] = {
+            "schema": SCHEMA, "run_id": run_id, "status": "running", "started_at": now_iso(),
+            "finished_at": None, "config": config, "environment": environment, "servers": {},
+        }
+        self.save()
+
+    @property
+    def path(self) -> Path:
+        return self.directory / "run.json"
+
+    def server(self, name: str) -> dict[str, Any]:
+        return self.data["servers"].setdefault(
+            name, {"status": "pending", "phase": None, "reason": None, "measurements": [],
+                   "startup_s": None, "idle_mem_mb": None})
+
+    def update_server(self, name: str, **fields: Any) -> None:
+        self.server(name).update(fields)
+        self.save()
+
+    def finish(self, status: str) -> None:
+        self.data["status"] = status
+        self.data["finished_at"] = now_iso()
+        self.save()
+
+    def save(self) -> None:
+        write_json(self.path, self.data)

@@ -1,0 +1,65 @@
+"""What the suite needs from a runtime, whichever it is."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import httpx
+
+from ..mcp_client import McpClient
+
+
+class StartError(RuntimeError):
+    """The server did not come up: it exited, or it did not answer in time. Carries its log tail."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """A cumulative reading: CPU time used so far, and memory in use now."""
+
+    cpu_ns: int
+    memory_bytes: int
+
+
+class RunningServer(Protocol):
+    name: str
+    url: str  # the MCP endpoint, http://127.0.0.1:PORT/mcp
+    startup_s: float  # from launch to the first successful `initialize`
+    limits_applied: bool
+
+    def alive(self) -> bool: ...
+
+    def usage(self) -> Usage | None: ...
+
+    def log_tail(self, lines: int = 30) -> str: ...
+
+    def stop(self) -> None: ...
+
+
+class Runtime(Protocol):
+    name: str
+
+    def start(self, spec, env: dict[str, str], log_path: Path) -> RunningServer: ...
+
+    def close(self) -> None: ...
+
+
+def wait_until_ready(url: str, alive, timeout_s: float, log_tail) -> float:
+    """Poll `initialize` until the server answers it; returns seconds waited. No fixed sleeps."""
+    started = time.monotonic()
+    deadline = started + timeout_s
+    with McpClient(url, timeout_s=2.0) as client:
+        while time.monotonic() < deadline:
+            if not alive():
+                raise StartError(f"the server exited during start-up:\n{log_tail()}")
+            try:
+                reply = client.initialize()
+                if reply.status == 200 and reply.result:
+                    return time.monotonic() - started
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.02)
+    raise StartError(f"the server did not answer `initialize` within {timeout_s:g} s:\n{log_tail()}")

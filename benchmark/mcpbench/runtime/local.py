@@ -1,0 +1,100 @@
+"""The local runtime: the server as a plain process tree in its own cgroup, pinned apart from k6."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from pathlib import Path
+
+import psutil
+
+from .. import cgroups, processes
+from ..config import ResourceProfile
+from ..manifest import ServerSpec
+from ..ports import free_port
+from .base import Usage, wait_until_ready
+
+_counter = itertools.count(1)
+
+
+def _substitute(value: str, port: int, directory: Path) -> str:
+    return value.replace("{port}", str(port)).replace("{dir}", str(directory))
+
+
+class LocalServer:
+    def __init__(self, name: str, process: processes.ManagedProcess, port: int,
+                 cgroup: cgroups.Cgroup | None):
+        self.name = name
+        self.process = process
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.cgroup = cgroup
+        self.limits_applied = cgroup is not None
+        self.startup_s = 0.0
+
+    def alive(self) -> bool:
+        return self.process.alive()
+
+    def usage(self) -> Usage | None:
+        try:
+            if self.cgroup:
+                return Usage(self.cgroup.cpu_usage_ns(), self.cgroup.memory_bytes())
+            return _tree_usage(self.process.pid)
+        except (OSError, psutil.Error):
+            return None
+
+    def log_tail(self, lines: int = 30) -> str:
+        return self.process.log_tail(lines)
+
+    def stop(self) -> None:
+        self.process.stop()
+
+
+def _tree_usage(pid: int) -> Usage:
+    """Without a cgroup: CPU time and RSS of the process and its descendants (psutil)."""
+    root = psutil.Process(pid)
+    cpu = 0.0
+    rss = 0
+    for proc in [root, *root.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+            cpu += times.user + times.system
+            rss += proc.memory_info().rss
+        except psutil.NoSuchProcess:
+            continue
+    return Usage(int(cpu * 1e9), rss)
+
+
+class LocalRuntime:
+    name = "local"
+
+    def __init__(self, profile: ResourceProfile, support: cgroups.Support):
+        self.profile = profile
+        self.support = support
+
+    def start(self, spec: ServerSpec, env: dict[str, str], log_path: Path) -> LocalServer:
+        port = free_port()
+        env = {**env, "PORT": str(port),
+               **{k: _substitute(v, port, spec.directory) for k, v in spec.run_env.items()}}
+        argv = [_substitute(arg, port, spec.directory) for arg in spec.run_command]
+        if not os.path.isabs(argv[0]) and "/" in argv[0]:
+            argv[0] = str(spec.directory / argv[0])
+        group = None
+        if self.support.usable:
+            limits = cgroups.Limits(self.profile.cpus, self.profile.memory_mb, self.profile.cpuset)
+            group = cgroups.Cgroup.create(f"{spec.name}-{os.getpid()}-{next(_counter)}", limits,
+                                          self.support.version or 1)
+        launched = time.monotonic()
+        process = processes.spawn(spec.name, argv, cwd=spec.directory, env=env, log_path=log_path,
+                                  cgroup=group, cpus=self.profile.server_cpus)
+        server = LocalServer(spec.name, process, port, group)
+        try:
+            wait_until_ready(server.url, server.alive, spec.ready_timeout_s, server.log_tail)
+        except BaseException:
+            server.stop()
+            raise
+        server.startup_s = time.monotonic() - launched
+        return server
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command (README, CI): install what is missing, then every test — unit, integration (real
+# servers against real Redis and the API service), end-to-end smoke run, report browser test.
+#   scripts/test.sh              everything
+#   scripts/test.sh -m "not integration"   …or any pytest arguments
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+exec .venv/bin/python -m pytest -ra "$@"

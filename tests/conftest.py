@@ -1,0 +1,39 @@
+"""Shared fixtures: real infrastructure (redis-server, the API service) on free ports, in temp dirs."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mcpbench import processes
+from mcpbench.build import build_api_service
+from mcpbench.infra import Infra
+
+
+@pytest.fixture(scope="session")
+def api_service_built(tmp_path_factory: pytest.TempPathFactory) -> None:
+    if not shutil.which("go"):
+        pytest.skip("go is not installed: the API service cannot be built")
+    log = tmp_path_factory.mktemp("build") / "api-service.log"
+    outcome = build_api_service(log)
+    assert outcome.status == "ok", outcome.reason
+
+
+@pytest.fixture(scope="session")
+def infra(api_service_built: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Infra]:
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed (scripts/setup.sh installs it)")
+    running = Infra.start(tmp_path_factory.mktemp("infra"), None)
+    try:
+        yield running
+    finally:
+        running.stop()
+        processes.stop_all()
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    return Path(__file__).parent / "mcpbench" / "fixtures"

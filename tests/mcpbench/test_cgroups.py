@@ -1,0 +1,34 @@
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from mcpbench import cgroups, processes
+
+
+@pytest.fixture(scope="module")
+def support() -> cgroups.Support:
+    found = cgroups.detect()
+    if not found.usable:
+        pytest.skip(f"cgroups not usable here: {found.reason}")
+    return found
+
+
+def test_a_server_process_runs_inside_its_cgroup_with_its_cpu_quota(support: cgroups.Support, tmp_path: Path) -> None:
+    group = cgroups.Cgroup.create(f"test-{os.getpid()}", cgroups.Limits(0.5, 256, None), support.version or 1)
+    # Two busy loops under a 0.5-CPU quota must not get more than about half a core between them.
+    proc = processes.spawn("busy", ["bash", "-c", "yes > /dev/null & yes > /dev/null & wait"],
+                           log_path=tmp_path / "log", cgroup=group)
+    try:
+        time.sleep(0.3)
+        assert proc.pid in group.pids()
+        before = group.cpu_usage_ns()
+        time.sleep(2.0)
+        used_cores = (group.cpu_usage_ns() - before) / 2.0e9
+        # Only the ceiling is a property of the quota; the floor depends on what else the machine runs.
+        assert 0.02 < used_cores < 0.65
+        assert group.memory_bytes() > 0
+    finally:
+        proc.stop(grace_s=1)
+    assert not any(Path(p).parent.exists() for p in group.procs_files())

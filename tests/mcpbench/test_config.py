@@ -1,0 +1,40 @@
+import pytest
+
+from mcpbench.config import Load, RunConfig, Timing, resource_profile
+
+
+def test_the_v2_profile_is_kept_where_the_machine_has_room_for_k6_beside_it() -> None:
+    profile = resource_profile(2.0, 2048, cores=8)
+    assert profile.cpus == 2.0 and profile.note is None
+    assert profile.server_cpus == (6, 7) and profile.harness_cpus == (0, 1, 2, 3, 4, 5)
+
+
+def test_a_two_core_machine_scales_the_server_down_to_one_core_and_says_so() -> None:
+    profile = resource_profile(2.0, 2048, cores=2)
+    assert profile.cpus == 1.0
+    assert profile.server_cpus == (1,) and profile.harness_cpus == (0,)
+    assert "scaled down from 2 to 1" in (profile.note or "")
+
+
+def test_a_single_core_pins_nothing() -> None:
+    profile = resource_profile(2.0, 2048, cores=1)
+    assert profile.server_cpus is None and profile.cpus == 1.0 and profile.note
+
+
+def test_the_measured_window_follows_ramp_up_and_warm_up() -> None:
+    timing = Timing(ramp_up_s=15, warmup_s=60, duration_s=300, ramp_down_s=10)
+    assert timing.window == (75, 375)
+    assert timing.total_s == 385
+
+
+@pytest.mark.parametrize("kwargs", [{"runs": 0}, {"vus": (0,)}, {"modes": ("bogus",)}, {"rate_fractions": (3.0,)}])
+def test_bad_configuration_is_refused(kwargs: dict) -> None:
+    with pytest.raises(ValueError):
+        RunConfig(runtime="local", servers=("x",), **kwargs)
+
+
+def test_measurements_are_named_by_their_load() -> None:
+    assert Load("session", 50).label == "session-50vu"
+    assert Load("stateless", 50, "open", 120.5).label == "stateless-rate120.5"
+    config = RunConfig(runtime="local", servers=("x",), modes=("session", "stateless"), vus=(1, 10))
+    assert [load.label for load in config.loads()] == ["session-1vu", "session-10vu", "stateless-1vu", "stateless-10vu"]

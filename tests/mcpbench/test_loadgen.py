@@ -1,0 +1,38 @@
+import gzip
+from pathlib import Path
+
+import pytest
+
+from mcpbench.config import Load, Timing
+from mcpbench.loadgen import _compress, k6_env, load_samples, parse_samples
+
+
+def test_samples_and_the_scenario_start_are_read_back_from_the_k6_log(fixtures_dir: Path) -> None:
+    samples, start = parse_samples(fixtures_dir / "k6-samples.log")
+    assert start == pytest.approx(1763750000.123)
+    assert list(samples["tool"]) == ["search_products", "get_user_cart", "tools/list", "checkout"]
+    assert list(samples["ok"]) == [1, 0, 1, 0]
+    assert list(samples["error_kind"]) == ["", "http_503", "", "timeout"]
+    assert samples["call_ms"].isna().tolist() == [False, False, False, True]  # a timed-out call has no duration
+
+
+def test_compressed_samples_round_trip_and_the_raw_log_is_reduced_to_k6s_own_messages(
+        fixtures_dir: Path, tmp_path: Path) -> None:
+    log = tmp_path / "k6-samples.log"
+    log.write_text((fixtures_dir / "k6-samples.log").read_text())
+    samples, _ = parse_samples(log)
+    _compress(log, tmp_path / "samples.csv.gz", samples)
+    assert not log.exists()
+    assert "a k6 warning" in (tmp_path / "k6.log").read_text()
+    again = load_samples(tmp_path / "samples.csv.gz")
+    assert again["http_ms"].tolist() == samples["http_ms"].tolist()
+    assert again["error_kind"].tolist() == samples["error_kind"].tolist()
+    with gzip.open(tmp_path / "samples.csv.gz", "rt") as handle:
+        assert handle.readline().strip() == "t_s,vu,tool,ok,error_kind,call_ms,session_ms,http_ms"
+
+
+def test_k6_is_told_the_whole_timeline_and_the_load() -> None:
+    env = k6_env("http://127.0.0.1:1/mcp", Load("stateless", 10, "open", 250.0),
+                 Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2), Path("/x/s.json"))
+    assert env["HOLD_S"] == "27"  # warm-up + measured, at full load
+    assert (env["MODE"], env["EXECUTOR"], env["VUS"], env["RATE"]) == ("stateless", "open", "10", "250.0")

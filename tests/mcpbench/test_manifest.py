@@ -1,0 +1,89 @@
+from pathlib import Path
+
+from mcpbench.manifest import discover, load_manifest
+
+VALID = """
+[server]
+display_name = "Node.js · TS SDK"
+language = "TypeScript"
+runtime = "Node 20"
+sdk = "@modelcontextprotocol/sdk"
+sdk_version = "1.32.2"
+requires = ["node"]
+
+[build]
+command = "npm ci && npm run build"
+
+[run]
+command = ["node", "dist/server.js"]
+env = { WORKERS_PER_CPU = 2 }
+
+[variants.bun]
+display_name = "Bun · TS SDK"
+runtime = "Bun 1.4.5"
+run.command = ["node_modules/.bin/bun", "dist/server.js"]
+run.env = { EXTRA = "1" }
+"""
+
+
+def write(root: Path, name: str, text: str) -> Path:
+    (root / name).mkdir(parents=True, exist_ok=True)
+    path = root / name / "mcpbench.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_manifest_gives_its_server_and_its_variants(tmp_path: Path) -> None:
+    specs = load_manifest(write(tmp_path, "nodejs", VALID))
+    assert [s.name for s in specs] == ["nodejs", "bun"]
+    node, bun = specs
+    assert node.run_command == ("node", "dist/server.js")
+    assert node.run_env == {"WORKERS_PER_CPU": "2"}
+    assert node.variant_of is None
+    assert bun.variant_of == "nodejs"
+    assert bun.info.display_name == "Bun · TS SDK"
+    assert bun.info.language == "TypeScript"  # inherited
+    assert bun.run_command == ("node_modules/.bin/bun", "dist/server.js")
+    assert bun.run_env == {"WORKERS_PER_CPU": "2", "EXTRA": "1"}
+    assert bun.build_commands == node.build_commands == ("npm ci && npm run build",)
+
+
+def test_discovery_finds_every_directory_and_reports_broken_ones_by_file_and_field(tmp_path: Path) -> None:
+    write(tmp_path, "nodejs", VALID)
+    broken = write(tmp_path, "broken", VALID.replace('sdk_version = "1.32.2"\n', ""))
+    bad_toml = write(tmp_path, "badtoml", "[server\n")
+    discovery = discover(tmp_path)
+    assert [s.name for s in discovery.servers] == ["nodejs", "bun"]
+    messages = {e.path: e.message for e in discovery.errors}
+    assert "field 'server.sdk_version'" in messages[broken]
+    assert "not valid TOML" in messages[bad_toml]
+
+
+def test_unknown_fields_and_wrong_types_are_named(tmp_path: Path) -> None:
+    path = write(tmp_path, "x", VALID.replace('requires = ["node"]', 'requires = "node"\nport = 8080'))
+    discovery = discover(tmp_path)
+    assert not discovery.servers
+    message = discovery.errors[0].message
+    assert "field 'server.requires'" in message
+    assert "field 'server.port'" in message
+    assert str(path) in str(discovery.errors[0])
+
+
+def test_empty_run_command_is_rejected(tmp_path: Path) -> None:
+    write(tmp_path, "x", VALID.replace('command = ["node", "dist/server.js"]', "command = []"))
+    assert "field 'run.command'" in discover(tmp_path).errors[0].message
+
+
+def test_a_variant_name_that_collides_with_a_directory_is_an_error(tmp_path: Path) -> None:
+    write(tmp_path, "nodejs", VALID)
+    write(tmp_path, "zzz", VALID.replace("[variants.bun]", "[variants.nodejs]"))
+    discovery = discover(tmp_path)
+    assert [s.name for s in discovery.servers] == ["nodejs", "bun", "zzz"]
+    assert "already defined" in discovery.errors[0].message
+
+
+def test_the_repository_manifests_are_all_valid() -> None:
+    servers = Path(__file__).resolve().parents[2] / "servers"
+    discovery = discover(servers)
+    assert not discovery.errors, [str(e) for e in discovery.errors]
+    assert discovery.servers, "no server discovered in servers/"
