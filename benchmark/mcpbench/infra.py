@@ -12,6 +12,7 @@ import redis
 from . import processes, seed
 from .paths import TOOLS_BIN
 from .ports import free_port
+from .resources import UsageReader, process_reader
 from .toolchain import which
 
 API_SERVICE_BIN = TOOLS_BIN / "api-service"
@@ -37,10 +38,24 @@ def _wait(check, what: str, process: processes.ManagedProcess, timeout_s: float 
 
 @dataclass
 class Infra:
+    """Redis and the API service as local processes (the local runtime's infrastructure)."""
+
     redis_process: processes.ManagedProcess
     api_process: processes.ManagedProcess
     redis_url: str
     api_url: str
+
+    # Locally the server reaches Redis and the API service at the same addresses as the orchestrator.
+    @property
+    def server_redis_url(self) -> str:
+        return self.redis_url
+
+    @property
+    def server_api_url(self) -> str:
+        return self.api_url
+
+    def readers(self) -> dict[str, UsageReader]:
+        return {"redis": process_reader(self.redis_process.pid), "api": process_reader(self.api_process.pid)}
 
     @classmethod
     def start(cls, log_dir: Path, cpus: tuple[int, ...] | None) -> Infra:

@@ -14,12 +14,11 @@ from . import analysis, cgroups, processes
 from .build import BuildOutcome, build_api_service, build_server
 from .config import Load, ResourceProfile, RunConfig
 from .fingerprint import fingerprint
-from .infra import Infra
 from .loadgen import LoadError, run_k6
 from .manifest import ServerSpec
 from .resources import Sampler, process_reader
 from .results import RunRecord, new_run_id, write_json, write_resources
-from .runtime.base import RunningServer, StartError
+from .runtime.base import InfraHandle, RunningServer, StartError
 from .toolchain import MissingRequirement, environment_for
 from .verify import verify
 
@@ -39,11 +38,11 @@ class _ServerState:
     best_rate: dict[str, float] = field(default_factory=dict)  # mode -> max tool calls/s (closed)
 
 
-def server_environment(spec: ServerSpec, infra: Infra, profile: ResourceProfile) -> dict[str, str]:
+def server_environment(spec: ServerSpec, infra: InfraHandle, profile: ResourceProfile) -> dict[str, str]:
     """The contract's environment (docs/server-contract.md) plus the manifest's toolchain needs."""
     env = environment_for(spec.info.requires, spec.info.jdk)
     env.update({
-        "REDIS_URL": infra.redis_url, "API_SERVICE_URL": infra.api_url, "SERVER_TYPE": spec.name,
+        "REDIS_URL": infra.server_redis_url, "API_SERVICE_URL": infra.server_api_url, "SERVER_TYPE": spec.name,
         "CPU_LIMIT": f"{profile.cpus:g}", "MEMORY_LIMIT_MB": str(profile.memory_mb),
     })
     return env
@@ -69,7 +68,7 @@ class Suite:
         self.run_id = run_id or new_run_id(config.runtime)
         self.directory = results_root / self.run_id
         self.record: RunRecord | None = None
-        self.infra: Infra | None = None
+        self.infra: InfraHandle | None = None
         self.runtime: Any = None
 
     # -- the whole suite -------------------------------------------------------------------------------
@@ -109,8 +108,8 @@ class Suite:
             write_json(self.directory / spec.name / "server.json", spec.describe())
         if self.config.build:
             self._build_all(states)
-        self.infra = Infra.start(self.directory / "_infra", self.config.profile.harness_cpus)
         self.runtime = make_runtime(self.config, self.support)
+        self.infra = self.runtime.start_infra(self.directory / "_infra")
         for round_index in range(1, self.config.runs + 1):
             order = list(states.values())
             if self.config.shuffle:
@@ -188,10 +187,14 @@ class Suite:
         try:
             idle = server.usage()
             idle_mem_mb = idle.memory_bytes / 2**20 if idle else None
+            tree = server.process_tree_usage() if hasattr(server, "process_tree_usage") else None
+            idle_rss_mb = round(tree.memory_bytes / 2**20, 1) if tree else None
             self.record.update_server(spec.name, startup_s=round(server.startup_s, 3),
-                                      idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None)
+                                      idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
+                                      idle_rss_mb=idle_rss_mb)
             self.console.print(f"[cyan]{spec.name}[/] {measurement}: ready in {server.startup_s:.2f} s, "
-                               f"idle {idle_mem_mb or 0:.1f} MiB, Redis seeded in {seed_s:.2f} s")
+                               f"idle {idle_mem_mb or 0:.1f} MiB (RSS {idle_rss_mb or 0:.1f} MiB), "
+                               f"Redis seeded in {seed_s:.2f} s")
             if not state.verified:
                 self._verify(spec, server)
                 state.verified = True
@@ -201,7 +204,7 @@ class Suite:
             server.stop()
         summary.update({"server": spec.name, "mode": load.mode, "vus": load.vus, "run": round_index,
                         "executor": load.executor, "rate": load.rate, "startup_s": round(server.startup_s, 3),
-                        "idle_mem_mb": idle_mem_mb, "seed_s": round(seed_s, 3), "schema": 1})
+                        "idle_mem_mb": idle_mem_mb, "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3), "schema": 1})
         write_json(out_dir / "summary.json", summary)
         self.record.server(spec.name)["measurements"].append(measurement)
         self.record.save()
@@ -228,8 +231,9 @@ class Suite:
     def _load(self, spec: ServerSpec, server: RunningServer, load: Load, out_dir: Path) -> dict[str, Any]:
         assert self.infra is not None
         timing = self.config.timing
-        readers = {"server": server.usage, "redis": process_reader(self.infra.redis_process.pid),
-                   "api": process_reader(self.infra.api_process.pid)}
+        readers = {"server": server.usage, **self.infra.readers()}
+        if hasattr(server, "process_tree_usage"):
+            readers["server-procs"] = server.process_tree_usage
         sampler = Sampler(readers)
         died: list[str] = []
 

@@ -10,7 +10,7 @@ from rich.table import Table
 from . import cgroups, processes
 from .build import build_api_service, build_server
 from .config import ResourceProfile, RunConfig
-from .infra import Infra
+from .runtime.base import InfraHandle
 from .manifest import ServerSpec
 from .results import write_json
 from .suite import ServerFailed, Suite, make_runtime
@@ -36,10 +36,10 @@ def verify_servers(specs: list[ServerSpec], runtime: str, profile: ResourceProfi
             if outcome.status != "ok":
                 console.print(f"[red]the API service did not build:[/] {outcome.reason}")
                 return False
-        infra = Infra.start(out_dir / "_infra", profile.harness_cpus)
-        suite.infra = infra
         runtime_impl = make_runtime(config, support)
         suite.runtime = runtime_impl
+        infra = runtime_impl.start_infra(out_dir / "_infra")
+        suite.infra = infra
         for spec in specs:
             checks = _verify_one(spec, suite, infra, build, out_dir, console)
             write_json(out_dir / spec.name / "verify.json",
@@ -67,7 +67,7 @@ def _status(checks: list[Check]) -> str:
     return "fail" if "fail" in statuses else "warn" if "warn" in statuses else "pass"
 
 
-def _verify_one(spec: ServerSpec, suite: Suite, infra: Infra, build: bool, out_dir: Path,
+def _verify_one(spec: ServerSpec, suite: Suite, infra: InfraHandle, build: bool, out_dir: Path,
                 console: Console) -> list[Check]:
     server_dir = out_dir / spec.name
     server_dir.mkdir(parents=True, exist_ok=True)

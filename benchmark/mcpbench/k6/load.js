@@ -36,15 +36,17 @@ function closedScenario() {
 }
 
 function openScenario() {
+  // k6 wants whole-number targets: count iterations per 10 s so the rate has 0.1/s resolution.
+  const target = Math.round(RATE * 10);
   return {
     executor: 'ramping-arrival-rate',
     startRate: 0,
-    timeUnit: '1s',
+    timeUnit: '10s',
     preAllocatedVUs: VUS,
     maxVUs: VUS * 4,
     stages: [
-      { duration: `${RAMP_UP}s`, target: RATE },
-      { duration: `${HOLD}s`, target: RATE },
+      { duration: `${RAMP_UP}s`, target },
+      { duration: `${HOLD}s`, target },
       { duration: `${RAMP_DOWN}s`, target: 0 },
     ],
     gracefulStop: '5s',

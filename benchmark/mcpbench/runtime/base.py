@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -39,8 +40,25 @@ class RunningServer(Protocol):
     def stop(self) -> None: ...
 
 
+class InfraHandle(Protocol):
+    """Redis + the API service, wherever the runtime runs them."""
+
+    redis_url: str  # as the orchestrator reaches it (seeding)
+    api_url: str  # as the orchestrator reaches it
+    server_redis_url: str  # as the server under test reaches it (REDIS_URL)
+    server_api_url: str  # (API_SERVICE_URL)
+
+    def reset(self) -> float: ...  # flush + seed Redis; seconds taken
+
+    def readers(self) -> dict[str, Callable[[], Usage | None]]: ...  # "redis", "api" usage readers
+
+    def stop(self) -> None: ...
+
+
 class Runtime(Protocol):
     name: str
+
+    def start_infra(self, log_dir: Path) -> InfraHandle: ...
 
     def start(self, spec, env: dict[str, str], log_path: Path) -> RunningServer: ...
 

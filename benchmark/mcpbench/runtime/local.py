@@ -11,6 +11,7 @@ import psutil
 
 from .. import cgroups, processes
 from ..config import ResourceProfile
+from ..infra import Infra
 from ..manifest import ServerSpec
 from ..ports import free_port
 from .base import Usage, wait_until_ready
@@ -43,6 +44,14 @@ class LocalServer:
         except (OSError, psutil.Error):
             return None
 
+    def process_tree_usage(self) -> Usage | None:
+        """psutil's view (CPU time, summed RSS) beside the cgroup's: RSS counts the binary's shared
+        file pages that a cgroup may have charged to whoever read them first."""
+        try:
+            return _tree_usage(self.process.pid)
+        except (OSError, psutil.Error):
+            return None
+
     def log_tail(self, lines: int = 30) -> str:
         return self.process.log_tail(lines)
 
@@ -71,6 +80,9 @@ class LocalRuntime:
     def __init__(self, profile: ResourceProfile, support: cgroups.Support):
         self.profile = profile
         self.support = support
+
+    def start_infra(self, log_dir: Path) -> Infra:
+        return Infra.start(log_dir, self.profile.harness_cpus)
 
     def start(self, spec: ServerSpec, env: dict[str, str], log_path: Path) -> LocalServer:
         port = free_port()
