@@ -1,0 +1,3 @@
+module mcpbench/infra/api-service
+
+go 1.24

@@ -1,0 +1,184 @@
+"""The three workload tools (docs/workload.md §3) on FastMCP, and the ASGI app uvicorn's workers import."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+from mcp.server.fastmcp import FastMCP
+from mcp.server.transport_security import TransportSecuritySettings
+from redis.asyncio import BlockingConnectionPool, Redis
+from starlette.applications import Starlette
+from typing_extensions import TypedDict
+
+SERVER_TYPE = os.environ.get("SERVER_TYPE", "python")
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
+API_SERVICE_URL = os.environ.get("API_SERVICE_URL", "http://127.0.0.1:8100")
+
+# Per worker, so the totals scale with the worker count (one per granted core). A worker runs out of CPU long
+# before it runs out of connections: with 50 VUs on one worker, ~20 Redis and ~10 API connections were ever open.
+# 32 leaves headroom; the blocking pool makes a burst beyond that wait instead of failing.
+REDIS_POOL_SIZE = 32
+HTTP_POOL_SIZE = 32
+
+MAX_BODY_BYTES = 1024 * 1024
+
+_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+mcp = FastMCP(
+    "mcpbench-python",
+    stateless_http=True,
+    json_response=True,
+    # The server listens on 0.0.0.0 behind container port mappings, so the Host header is whatever the client
+    # dialled; DNS-rebinding protection only makes sense for a localhost-only dev server.
+    transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    max_request_body_size=MAX_BODY_BYTES,
+    # The low-level server logs every request at INFO ("Processing request of type ..."): keep that off.
+    log_level="WARNING",
+)
+# Stateless mode builds initialization options for every request, and without an explicit version the low-level
+# server looks up the installed `mcp` distribution's metadata each time (importlib.metadata parses METADATA via
+# the email package): ~15% of a worker's CPU in a profile. FastMCP 1.x has no constructor argument for it.
+mcp._mcp_server.version = "0.1.0"
+
+# Created once per worker process in the lifespan below; the tools only run while it is active.
+redis: Redis
+http: httpx.AsyncClient
+
+
+class CartItem(TypedDict):
+    product_id: int
+    quantity: int
+
+
+DEFAULT_ITEMS: list[CartItem] = [{"product_id": 42, "quantity": 2}, {"product_id": 1337, "quantity": 1}]
+
+
+# structured_output=False: the workload's result is one JSON text item; FastMCP would otherwise wrap the str
+# in {"result": ...} structuredContent and advertise an outputSchema.
+@mcp.tool(structured_output=False)
+async def search_products(
+    category: str = "Electronics",
+    min_price: float = 50.0,
+    max_price: float = 500.0,
+    limit: int = 10,
+) -> str:
+    """Search products by category and price range, ranked against the 10 most popular products."""
+    response, top = await asyncio.gather(
+        http.get(
+            "/products/search",
+            params={"category": category, "min_price": min_price, "max_price": max_price, "limit": limit},
+        ),
+        redis.zrevrange("bench:popular", 0, 9),
+    )
+    response.raise_for_status()
+    found = response.json()
+    top_ids = [int(member.removeprefix("product:")) for member in top]
+    rank = {product_id: position for position, product_id in enumerate(top_ids, 1)}
+    products = [
+        {
+            "id": p["id"],
+            "sku": p["sku"],
+            "name": p["name"],
+            "price": p["price"],
+            "rating": p["rating"],
+            "popularity_rank": rank.get(p["id"], 0),
+        }
+        for p in found["products"]
+    ]
+    return _JSON.encode(
+        {
+            "category": found["category"],
+            "total_found": found["total_found"],
+            "products": products,
+            "top10_popular_ids": top_ids,
+            "server_type": SERVER_TYPE,
+        }
+    )
+
+
+@mcp.tool(structured_output=False)
+async def get_user_cart(user_id: str = "user-00042") -> str:
+    """Return a user's cart with its first product's details fetched and the 5 most recent orders."""
+    cart = await redis.hgetall(f"bench:cart:{user_id}")
+    items = json.loads(cart["items"]) if "items" in cart else []
+    first_product_id = items[0]["product_id"] if items else 1
+    product, history = await asyncio.gather(
+        http.get(f"/products/{first_product_id}"),
+        redis.lrange(f"bench:history:{user_id}", 0, 4),
+    )
+    product.raise_for_status()
+    return _JSON.encode(
+        {
+            "user_id": user_id,
+            "cart": {
+                "items": items,
+                "item_count": len(items),
+                "estimated_total": float(cart.get("total", 0)),
+            },
+            "recent_history": [json.loads(entry) for entry in history],
+            "server_type": SERVER_TYPE,
+        }
+    )
+
+
+@mcp.tool(structured_output=False)
+async def checkout(user_id: str = "user-00042", items: list[CartItem] = DEFAULT_ITEMS) -> str:
+    """Price an order through the API and record it: rate-limit counter, order history, popularity."""
+    digits = "".join(ch for ch in user_id if ch.isdigit())
+    ratelimit_key = f"bench:ratelimit:user-{int(digits or 0) % 100:05d}"
+    order = _JSON.encode({"user_id": user_id, "items": items, "ts": int(time.time())})
+    steps = [
+        http.post("/cart/calculate", json={"user_id": user_id, "items": items}),
+        redis.incr(ratelimit_key),
+        redis.rpush(f"bench:history:{user_id}", order),
+    ]
+    if items:
+        steps.append(redis.zincrby("bench:popular", 1, f"product:{items[0]['product_id']}"))
+    response, rate_limit_count, *_ = await asyncio.gather(*steps)
+    response.raise_for_status()
+    priced = response.json()
+    return _JSON.encode(
+        {
+            "order_id": priced["order_id"],
+            "user_id": user_id,
+            "total": priced["total"],
+            "items_count": priced["items_count"],
+            "rate_limit_count": rate_limit_count,
+            "status": "confirmed",
+            "server_type": SERVER_TYPE,
+        }
+    )
+
+
+@asynccontextmanager
+async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+    global redis, http
+    redis = Redis.from_pool(
+        BlockingConnectionPool.from_url(
+            REDIS_URL, max_connections=REDIS_POOL_SIZE, timeout=5, decode_responses=True
+        )
+    )
+    http = httpx.AsyncClient(
+        base_url=API_SERVICE_URL,
+        limits=httpx.Limits(max_connections=HTTP_POOL_SIZE, max_keepalive_connections=HTTP_POOL_SIZE),
+        timeout=httpx.Timeout(10.0),
+        # The API service is always reached directly; proxy variables in a CI environment must not apply.
+        trust_env=False,
+    )
+    try:
+        async with mcp.session_manager.run():
+            yield
+    finally:
+        await http.aclose()
+        await redis.aclose()
+
+
+# FastMCP's own app runs only the session manager in its lifespan; reuse its routes (POST/GET/DELETE /mcp)
+# under a lifespan that also owns this worker's Redis pool and HTTP client.
+app = Starlette(routes=mcp.streamable_http_app().routes, lifespan=lifespan)
