@@ -6,4 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The API service's own tests prove the workload's catalog and cart values (docs/workload.md §1).
+(cd infra/api-service && go test -count=1 ./...)
 exec .venv/bin/python -m pytest -ra "$@"
