@@ -1,0 +1,74 @@
+// One server process: Express 5 + the MCP SDK's Streamable HTTP transport, stateless with JSON replies.
+import type { Server } from 'node:http';
+import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Redis } from 'ioredis';
+import { apiClient, newMcpServer, type Backends } from './tools.js';
+
+export interface Config {
+  port: number;
+  redisUrl: string;
+  apiUrl: string;
+  serverType: string;
+}
+
+function jsonRpcError(res: Response, status: number, code: number, message: string) {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+export function serve(config: Config, onListening: () => void) {
+  const backends: Backends = {
+    // One connection per process: Redis executes commands one at a time anyway, and auto-pipelining
+    // batches every command issued in the same event-loop tick into one write.
+    redis: new Redis(config.redisUrl, { enableAutoPipelining: true }),
+    // A process is one JS thread; 64 sockets exceed what it can have in flight with 50 clients.
+    api: apiClient(config.apiUrl, 64),
+    serverType: config.serverType,
+  };
+  backends.redis.on('error', (err) => console.error(`redis: ${err.message}`));
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(express.json({ limit: '1mb' }));
+
+  app.post('/mcp', async (req: Request, res: Response) => {
+    const server = newMcpServer(backends);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => void server.close());
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  // Stateless: there is no session to stream on (GET) or to end (DELETE).
+  app.all('/mcp', (_req, res) => jsonRpcError(res, 405, -32000, 'Method not allowed.'));
+  app.get('/health', (_req, res) => void res.json({ status: 'ok', server_type: config.serverType }));
+
+  // Replaces Express's default handler, which answers HTML and logs a stack trace for every bad body.
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+    const status: number = err.status ?? err.statusCode ?? 500;
+    if (status >= 500) console.error(err);
+    if (res.headersSent) return void res.end();
+    if (err.type === 'entity.parse.failed') return jsonRpcError(res, 400, -32700, 'Parse error');
+    jsonRpcError(res, status, status < 500 ? -32600 : -32603, status < 500 ? err.message : 'Internal error');
+  };
+  app.use(onError);
+
+  const http: Server = app.listen(config.port, '0.0.0.0', (err?: Error) => {
+    if (err) throw err;
+    onListening();
+  });
+
+  // Idempotent: a SIGTERM sent to the whole process group reaches a worker twice (directly and from
+  // the primary), and a second default SIGTERM would cut the shutdown short.
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    http.close();
+    http.closeAllConnections();
+    await Promise.allSettled([backends.redis.quit(), backends.api.close()]);
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

@@ -1,0 +1,60 @@
+// Entry point: reads the environment and runs one server process, or a node:cluster primary that forks
+// one per share of CPU_LIMIT. The same file runs under Node.js and Bun.
+import cluster from 'node:cluster';
+import os from 'node:os';
+
+const env = process.env;
+const cpuLimit = Number(env.CPU_LIMIT) > 0 ? Number(env.CPU_LIMIT) : os.availableParallelism();
+// One event loop per granted core: the per-request cost is JavaScript CPU, so more processes than cores
+// add heaps, JIT warm-ups and context switches but no throughput (README, "Worker count").
+const workers = Number(env.WORKERS) > 0 ? Math.floor(Number(env.WORKERS)) : Math.max(1, Math.round(cpuLimit));
+const runtime = process.versions.bun ? `Bun ${process.versions.bun}` : `Node.js ${process.version}`;
+const port = Number(env.PORT ?? 8080);
+
+if (workers === 1 || !cluster.isPrimary) {
+  // Imported here, not at the top, so that a cluster primary (which serves nothing) stays small.
+  const { serve } = await import('./app.js');
+  serve(
+    {
+      port,
+      redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      apiUrl: env.API_SERVICE_URL ?? 'http://127.0.0.1:8100',
+      serverType: env.SERVER_TYPE ?? 'nodejs',
+    },
+    () => cluster.isPrimary && console.log(`listening on :${port} (${runtime}, 1 process)`),
+  );
+} else {
+  // Share the memory limit between the workers' V8 heaps (JavaScriptCore under Bun sizes itself).
+  const memoryMb = Number(env.MEMORY_LIMIT_MB);
+  if (memoryMb > 0 && !process.versions.bun) {
+    cluster.setupPrimary({
+      execArgv: [...process.execArgv, `--max-old-space-size=${Math.floor((memoryMb * 0.75) / workers)}`],
+    });
+  }
+  let stopping = false;
+  let listening = 0;
+  for (let i = 0; i < workers; i++) cluster.fork();
+  cluster.on('listening', () => {
+    if (++listening === workers) console.log(`listening on :${port} (${runtime}, ${workers} workers, CPU_LIMIT=${cpuLimit})`);
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    if (listening < workers) {
+      console.error(`worker ${worker.process.pid} failed during start-up (${signal ?? code})`);
+      process.exit(1);
+    }
+    console.error(`worker ${worker.process.pid} died (${signal ?? code}); starting another`);
+    cluster.fork();
+  });
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    setTimeout(() => process.exit(0), 5_000).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
