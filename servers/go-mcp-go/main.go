@@ -1,0 +1,110 @@
+// Command server is the mcpbench reference server on mark3labs/mcp-go
+// (github.com/mark3labs/mcp-go): Streamable HTTP at POST /mcp, stateless,
+// JSON replies, three tools backed by Redis and the product API.
+package main
+
+import (
+	"context"
+	"errors"
+	"log"
+	"math"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// maxBodyBytes: requests above 1 MiB are refused. mcp-go reads the whole body with no
+// limit of its own, so net/http's MaxBytesHandler enforces it (a JSON-RPC parse error).
+const maxBodyBytes = 1 << 20
+
+type config struct {
+	port       string
+	redisURL   string
+	apiURL     string
+	serverType string
+	cores      int // CPU cores granted; pools are sized from it
+}
+
+func loadConfig() config {
+	cfg := config{
+		port:       getenv("PORT", "8080"),
+		redisURL:   getenv("REDIS_URL", "redis://127.0.0.1:6379"),
+		apiURL:     strings.TrimRight(getenv("API_SERVICE_URL", "http://127.0.0.1:8100"), "/"),
+		serverType: getenv("SERVER_TYPE", "go-mcp-go"),
+		cores:      runtime.GOMAXPROCS(0), // already cgroup-aware
+	}
+	if limit, err := strconv.ParseFloat(os.Getenv("CPU_LIMIT"), 64); err == nil && limit > 0 && !math.IsInf(limit, 0) {
+		cfg.cores = max(1, int(math.Ceil(limit)))
+		// Go 1.25+ reads the cgroup quota itself, but never goes below 2 and sees nothing for a
+		// bare process; CPU_LIMIT is the grant the benchmark states, so it wins (as in baseline).
+		// An explicit GOMAXPROCS in the environment still takes precedence.
+		if os.Getenv("GOMAXPROCS") == "" {
+			runtime.GOMAXPROCS(cfg.cores)
+		}
+	}
+	return cfg
+}
+
+func getenv(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func main() {
+	log.SetFlags(0)
+	cfg := loadConfig()
+
+	b, err := newBackends(cfg)
+	if err != nil {
+		log.Fatalf("backends: %v", err)
+	}
+	defer b.close()
+
+	mcpServer := server.NewMCPServer("mcpbench-"+cfg.serverType, "1.0.0",
+		// Tools only: a stateless server cannot deliver list-changed notifications.
+		server.WithToolCapabilities(false))
+	registerTools(mcpServer, b)
+
+	handler := server.NewStreamableHTTPServer(mcpServer,
+		server.WithStateLess(true),
+		// GET would open an SSE stream that a stateless server can never send anything on.
+		server.WithDisableStreaming(true),
+		// The DNS-rebinding guard rejects any non-localhost Host header, which is every
+		// request once the server runs in a container behind a published port.
+		server.WithDisableLocalhostProtection(true))
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", http.MaxBytesHandler(handler, maxBodyBytes))
+	srv := &http.Server{
+		Addr:              ":" + cfg.port,
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second, // longer than the load generator's keep-alive gaps
+	}
+
+	go func() {
+		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Fatalf("listen: %v", err)
+		}
+	}()
+	log.Printf("%s listening on :%s (GOMAXPROCS=%d, cores=%d)", cfg.serverType, cfg.port, runtime.GOMAXPROCS(0), cfg.cores)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	<-ctx.Done()
+	// Let in-flight calls finish; the orchestrator SIGKILLs after 10 s anyway.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		log.Printf("shutdown: %v", err)
+	}
+}
