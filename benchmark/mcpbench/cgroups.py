@@ -177,3 +177,24 @@ class Cgroup:
                 return
             except OSError:
                 time.sleep(0.1)
+
+
+def remove_stale() -> list[str]:
+    """Remove mcpbench/<server>-<pid>-<n> groups whose orchestrator (pid) is gone: leftovers of a
+    run that was killed with SIGKILL. Groups of live orchestrators are left alone."""
+    removed = []
+    parents = [ROOT / PARENT] if (ROOT / "cgroup.controllers").exists() else \
+        [mount / PARENT for mount in _v1_mounts().values()]
+    for parent in parents:
+        if not parent.is_dir():
+            continue
+        for leaf in parent.iterdir():
+            parts = leaf.name.rsplit("-", 2)
+            if not leaf.is_dir() or len(parts) != 3 or not parts[1].isdigit():
+                continue
+            if Path(f"/proc/{parts[1]}").exists():
+                continue
+            group = Cgroup(leaf.name, 2 if parent.parent == ROOT else 1, {"any": leaf})
+            group.remove()
+            removed.append(str(leaf))
+    return removed

@@ -32,3 +32,15 @@ def test_a_server_process_runs_inside_its_cgroup_with_its_cpu_quota(support: cgr
     finally:
         proc.stop(grace_s=1)
     assert not any(Path(p).parent.exists() for p in group.procs_files())
+
+
+def test_groups_left_by_a_killed_orchestrator_are_removed_and_live_ones_kept(support: cgroups.Support) -> None:
+    dead = cgroups.Cgroup.create("leftover-4194999-1", cgroups.Limits(1.0, 64, None), support.version or 1)
+    live = cgroups.Cgroup.create(f"mine-{os.getpid()}-1", cgroups.Limits(1.0, 64, None), support.version or 1)
+    try:
+        removed = cgroups.remove_stale()
+        assert any("leftover-4194999-1" in path for path in removed)
+        assert not any(Path(p).parent.exists() for p in dead.procs_files())
+        assert all(Path(p).parent.exists() for p in live.procs_files())
+    finally:
+        live.remove()

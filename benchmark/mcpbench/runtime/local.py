@@ -14,7 +14,7 @@ from ..config import ResourceProfile
 from ..infra import Infra
 from ..manifest import ServerSpec
 from ..ports import free_port
-from .base import Usage, wait_until_ready
+from .base import StartError, Usage, wait_until_ready
 
 _counter = itertools.count(1)
 
@@ -80,6 +80,8 @@ class LocalRuntime:
     def __init__(self, profile: ResourceProfile, support: cgroups.Support):
         self.profile = profile
         self.support = support
+        if support.usable:
+            cgroups.remove_stale()
 
     def start_infra(self, log_dir: Path) -> Infra:
         return Infra.start(log_dir, self.profile.harness_cpus)
@@ -97,8 +99,14 @@ class LocalRuntime:
             group = cgroups.Cgroup.create(f"{spec.name}-{os.getpid()}-{next(_counter)}", limits,
                                           self.support.version or 1)
         launched = time.monotonic()
-        process = processes.spawn(spec.name, argv, cwd=spec.directory, env=env, log_path=log_path,
-                                  cgroup=group, cpus=self.profile.server_cpus)
+        try:
+            process = processes.spawn(spec.name, argv, cwd=spec.directory, env=env, log_path=log_path,
+                                      cgroup=group, cpus=self.profile.server_cpus)
+        except OSError as exc:
+            if group:
+                group.remove()
+            raise StartError(f"cannot execute {argv[0]}: {exc.strerror} "
+                             f"(is it built? `mcpbench build {spec.name}`)") from exc
         server = LocalServer(spec.name, process, port, group)
         try:
             wait_until_ready(server.url, server.alive, spec.ready_timeout_s, server.log_tail)
