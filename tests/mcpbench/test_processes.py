@@ -22,7 +22,9 @@ def test_stopping_a_process_takes_its_whole_tree_down(tmp_path: Path) -> None:
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
 
 
-def test_stop_all_leaves_nothing_registered(tmp_path: Path) -> None:
+def test_stop_all_leaves_nothing_registered(tmp_path: Path, monkeypatch) -> None:
+    # A registry of its own, so the session's Redis and API service are not stopped with it.
+    monkeypatch.setattr(processes, "_registry", set())
     for i in range(3):
         processes.spawn(f"sleeper{i}", ["sleep", "300"], log_path=tmp_path / f"{i}.log")
     processes.stop_all()

@@ -1,0 +1,297 @@
+"""SVG charts of the report (matplotlib, text kept as text, deterministic output).
+
+Each function draws one figure from already computed rows or groups, writes it to `path` and returns
+nothing. Every axis carries its unit; every chart has a title so it also reads on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+
+RC = {
+    "svg.fonttype": "none",          # text stays text: smaller files, selectable, scales cleanly
+    "svg.hashsalt": "mcpbench",      # stable element ids: same input, same bytes
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans", "Liberation Sans", "Arial", "Helvetica"],
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.titleweight": "bold",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+    "figure.dpi": 100,
+}
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd"]
+PERCENTILE_COLOURS = {"p50": "#9ecae1", "p95": "#4292c6", "p99": "#08306b"}
+
+
+def colours(names: Sequence[str]) -> dict[str, str]:
+    """A fixed colour per server name (by sorted name, so every chart agrees)."""
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sorted(set(names)))}
+
+
+def _save(fig, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="svg", metadata={"Date": None, "Creator": "mcpbench report"})
+    plt.close(fig)
+
+
+def _figure(width: float, height: float, margins: dict | None = None, **kwargs):
+    """A figure; with `margins` (fractions for subplots_adjust) the layout is fixed, which draws about twice
+    as fast as the constrained layout used otherwise (that one is needed where label widths vary)."""
+    with plt.rc_context(RC):
+        if margins is None:
+            return plt.subplots(figsize=(width, height), layout="constrained", **kwargs)
+        fig, axes = plt.subplots(figsize=(width, height), **kwargs)
+        fig.subplots_adjust(**margins)
+        return fig, axes
+
+
+def _label(row: Mapping) -> str:
+    return f"{row.get('rank', '')}  {row.get('display_name') or row['server']}".strip()
+
+
+def _log(ax, axis: str = "x") -> None:
+    """Log scale with plain tick labels (1, 10, 100; 2 and 5 in between) instead of mathtext powers."""
+    getattr(ax, f"set_{axis}scale")("log")
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    target.set_minor_formatter(NullFormatter())
+
+
+def _fmt(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def throughput_bars(rows: Sequence[Mapping], path: Path, title: str,
+                    colour_of: Mapping[str, str] | None = None) -> None:
+    """Horizontal bars of mean tool calls/s with the 95 % interval as error bars, best on top."""
+    with plt.rc_context(RC):
+        fig, ax = _figure(8, 1.0 + 0.42 * len(rows))
+        rows = list(rows)[::-1]
+        y = np.arange(len(rows))
+        means = np.array([r["tool_calls_per_s"] or 0 for r in rows])
+        lo = np.array([r["ci_low"] if r["ci_low"] is not None else m for r, m in zip(rows, means)])
+        hi = np.array([r["ci_high"] if r["ci_high"] is not None else m for r, m in zip(rows, means)])
+        col = colour_of or colours([r["server"] for r in rows])
+        ax.barh(y, means, color=[col[r["server"]] for r in rows], height=0.6)
+        ax.errorbar(means, y, xerr=[np.clip(means - lo, 0, None), np.clip(hi - means, 0, None)], fmt="none",
+                    ecolor="#222222", capsize=3, linewidth=1)
+        for yi, m, h in zip(y, means, hi):
+            ax.text(max(m, h) * 1.01 + means.max() * 0.01, yi, _fmt(m), va="center", fontsize=8)
+        ax.set_yticks(y, [_label(r) for r in rows])
+        ax.set_xlim(0, max(hi.max(), means.max()) * 1.15 if len(rows) else 1)
+        ax.set_xlabel("successful tool calls per second (mean of runs; error bar: 95 % CI)")
+        ax.set_title(title)
+        ax.grid(axis="y", visible=False)
+        _save(fig, path)
+
+
+def latency_percentiles(rows: Sequence[Mapping], path: Path, title: str) -> None:
+    """p50 / p95 / p99 of the pooled tool-call latency per server, log scale."""
+    with plt.rc_context(RC):
+        fig, ax = _figure(8, 1.2 + 0.55 * len(rows))
+        rows = list(rows)[::-1]
+        y = np.arange(len(rows))
+        h = 0.26
+        for i, p in enumerate(("p50", "p95", "p99")):
+            vals = [r[f"latency_{p}_ms"] or np.nan for r in rows]
+            ax.barh(y + (i - 1) * h, vals, height=h, color=PERCENTILE_COLOURS[p], label=p)
+        _log(ax, "x")
+        ax.set_yticks(y, [_label(r) for r in rows])
+        ax.set_xlabel("tool-call latency (ms, log scale; percentiles of all runs' samples pooled)")
+        ax.set_title(title)
+        ax.grid(axis="y", visible=False)
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
+        _save(fig, path)
+
+
+def per_tool_latency(rows: Sequence[Mapping], path: Path, title: str) -> None:
+    """One panel per tool: p99 (light bar) with p50 (dark bar) per server, log scale."""
+    tools = sorted({t for r in rows for t in (r.get("per_tool") or {})})
+    if not tools:
+        tools = ["(none)"]
+    with plt.rc_context(RC):
+        fig, axes = _figure(3.0 * len(tools) + 1.5, 1.4 + 0.4 * len(rows), ncols=len(tools), sharey=True,
+                            squeeze=False)
+        rows = list(rows)[::-1]
+        y = np.arange(len(rows))
+        for ax, tool in zip(axes[0], tools):
+            p99 = [((r.get("per_tool") or {}).get(tool) or {}).get("p99") or np.nan for r in rows]
+            p50 = [((r.get("per_tool") or {}).get(tool) or {}).get("p50") or np.nan for r in rows]
+            ax.barh(y, p99, height=0.6, color=PERCENTILE_COLOURS["p95"], label="p99")
+            ax.barh(y, p50, height=0.6, color=PERCENTILE_COLOURS["p99"], label="p50")
+            _log(ax, "x")
+            ax.set_title(tool, fontweight="normal")
+            ax.set_xlabel("latency (ms, log)")
+            ax.grid(axis="y", visible=False)
+        axes[0][0].set_yticks(y, [_label(r) for r in rows])
+        fig.legend(*axes[0][-1].get_legend_handles_labels(), loc="outside lower center", ncols=2)
+        fig.suptitle(title, fontweight="bold", fontsize=10)
+        _save(fig, path)
+
+
+def efficiency_scatter(rows: Sequence[Mapping], path: Path, title: str,
+                       colour_of: Mapping[str, str] | None = None) -> None:
+    """Throughput against memory and against CPU used: up and to the left is more efficient."""
+    with plt.rc_context(RC):
+        fig, axes = _figure(9, 3.8, margins={"left": 0.075, "right": 0.98, "top": 0.9, "bottom": 0.13,
+                                             "wspace": 0.08}, ncols=2, sharey=True)
+        col = colour_of or colours([r["server"] for r in rows])
+        for ax, key, scale, label in (
+                (axes[0], "mem_avg_mb", 1.0, "server memory (MiB, average over the window, log scale)"),
+                (axes[1], "cpu_avg_pct", 0.01, "server CPU (cores, average over the window)")):
+            for r in rows:
+                x, tput = r.get(key), r.get("tool_calls_per_s")
+                if x is None or tput is None:
+                    continue
+                err = None
+                if r.get("ci_low") is not None:
+                    err = [[max(tput - r["ci_low"], 0)], [max(r["ci_high"] - tput, 0)]]
+                ax.errorbar([x * scale], [tput], yerr=err, fmt="o", color=col[r["server"]], capsize=3, markersize=6)
+                ax.annotate(r.get("display_name") or r["server"], (x * scale, tput), textcoords="offset points",
+                            xytext=(5, 4), fontsize=8)
+            ax.set_xlabel(label)
+            xs = [r[key] * scale for r in rows if r.get(key)]
+            if key == "mem_avg_mb":
+                _log(ax, "x")
+                if xs:
+                    ax.set_xlim(min(xs) / 1.5, max(xs) * 4)   # room for the labels on the right
+            else:
+                ax.set_xlim(0, max([1.0, *xs]) * 1.35)
+        axes[0].set_ylabel("successful tool calls per second")
+        axes[0].set_ylim(bottom=0)
+        fig.suptitle(title, fontweight="bold", fontsize=10)
+        _save(fig, path)
+
+
+def _percentile_axis(ax, n_max: int) -> None:
+    top = max(2, int(np.ceil(np.log10(max(n_max, 10)))))
+    ticks = list(range(0, top + 1))
+    names = {0: "0 %", 1: "90 %", 2: "99 %", 3: "99.9 %", 4: "99.99 %", 5: "99.999 %", 6: "99.9999 %"}
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: names.get(int(round(v)), "")))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(0, top)
+
+
+def hdr_points(values: np.ndarray, points: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    """Empirical percentile curve for plotting: (x = -log10(1 - p), the order statistic at rank ceil(p (n-1))),
+    from the minimum (x = 0) to the maximum (x = log10 n). No interpolation, no averaging."""
+    data = np.sort(np.asarray(values, dtype=float))
+    n = data.size
+    if n == 0:
+        return np.array([]), np.array([])
+    x = np.linspace(0, np.log10(n), points)
+    p = 1 - 10.0 ** (-x)
+    idx = np.clip(np.ceil(p * (n - 1) - 1e-9).astype(int), 0, n - 1)
+    return x, data[idx]
+
+
+def latency_distribution(series: Mapping[str, np.ndarray], path: Path, title: str,
+                         colour_of: Mapping[str, str] | None = None) -> None:
+    """HDR-style percentile plot: latency at each percentile, tail stretched out to the right."""
+    with plt.rc_context(RC):
+        fig, ax = _figure(8, 4, margins={"left": 0.09, "right": 0.97, "top": 0.92, "bottom": 0.12})
+        n_max = 10
+        for i, (label, values) in enumerate(series.items()):
+            x, y = hdr_points(values)
+            if x.size == 0:
+                continue
+            n_max = max(n_max, len(values))
+            colour = (colour_of or {}).get(label, PALETTE[i % len(PALETTE)])
+            ax.plot(x, y, label=f"{label} (n = {len(values):,})", color=colour, linewidth=1.5)
+        _percentile_axis(ax, n_max)
+        _log(ax, "y")
+        ax.set_xlabel("percentile (log scale towards the tail)")
+        ax.set_ylabel("tool-call latency (ms, log scale)")
+        ax.set_title(title)
+        ax.legend(loc="upper left")
+        _save(fig, path)
+
+
+def timeseries(runs: Sequence[tuple[str, object]], window: tuple[float, float], path: Path, title: str) -> None:
+    """Per-run time series over the whole test: throughput, latency, CPU, memory; window shaded.
+
+    runs: (label, DataFrame with t_s, calls_per_s, p50_ms, p99_ms, cpu_pct, mem_mb)."""
+    with plt.rc_context(RC):
+        fig, axes = _figure(8.6, 7.2, margins={"left": 0.085, "right": 0.8, "top": 0.95, "bottom": 0.07,
+                                               "hspace": 0.12}, nrows=4, sharex=True)
+        panels = (("calls_per_s", "tool calls/s"), ("p99_ms", "latency (ms)\np99 —, p50 - -"),
+                  ("cpu_pct", "server CPU (%)"), ("mem_mb", "server memory (MiB)"))
+        for i, (label, df) in enumerate(runs):
+            colour = PALETTE[i % len(PALETTE)]
+            for ax, (col, _) in zip(axes, panels):
+                ax.plot(df["t_s"], df[col], color=colour, linewidth=1.1, alpha=0.9, label=label)
+                if col == "p99_ms":
+                    ax.plot(df["t_s"], df["p50_ms"], color=colour, linewidth=0.9, linestyle="--")
+        for ax, (_, ylabel) in zip(axes, panels):
+            ax.axvspan(window[0], window[1], color="#2ca02c", alpha=0.08, linewidth=0)
+            ax.set_ylabel(ylabel)
+            ax.set_ylim(bottom=0)
+        axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), title="run", fontsize=7)
+        axes[0].set_title(title + "  (green: measured window)")
+        axes[-1].set_xlabel("time since the load test started (s)")
+        _save(fig, path)
+
+
+def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str, executor: str,
+                slo_p99_ms: float, colour_of: Mapping[str, str] | None = None) -> None:
+    """Throughput and p99 against load (VUs, or offered arrival rate) per server; the SLO as a line."""
+    with plt.rc_context(RC):
+        fig, axes = _figure(9, 3.8, margins={"left": 0.075, "right": 0.98, "top": 0.88, "bottom": 0.13,
+                                             "wspace": 0.22}, ncols=2)
+        xlabel = "offered arrival rate (iterations/s)" if executor == "open" else "virtual users (VUs)"
+        loads = sorted({r["load"] for rows in curves.values() for r in rows})
+        for i, (label, rows) in enumerate(curves.items()):
+            rows = sorted(rows, key=lambda r: r["load"])
+            colour = (colour_of or {}).get(label, PALETTE[i % len(PALETTE)])
+            x = [r["load"] for r in rows]
+            y = [r["tool_calls_per_s"] for r in rows]
+            lo = [max((r["tool_calls_per_s"] - r["ci_low"]) if r["ci_low"] is not None else 0, 0) for r in rows]
+            hi = [max((r["ci_high"] - r["tool_calls_per_s"]) if r["ci_high"] is not None else 0, 0) for r in rows]
+            name = rows[0].get("display_name") or label
+            axes[0].errorbar(x, y, yerr=[lo, hi], marker="o", color=colour, capsize=3, label=name)
+            axes[1].plot(x, [r["latency_p99_ms"] for r in rows], marker="o", color=colour, label=name)
+            dropped = [r for r in rows if r.get("dropped_iterations")]
+            if dropped:
+                axes[1].plot([r["load"] for r in dropped], [r["latency_p99_ms"] for r in dropped], "x",
+                             color="#d62728", markersize=10, markeredgewidth=2)
+        axes[1].axhline(slo_p99_ms, color="#d62728", linestyle=":", linewidth=1.2)
+        axes[1].annotate(f"SLO p99 ≤ {slo_p99_ms:g} ms", (0.01, slo_p99_ms), xycoords=("axes fraction", "data"),
+                         xytext=(2, 3), textcoords="offset points", color="#d62728", fontsize=8)
+        axes[0].set_ylabel("successful tool calls per second")
+        axes[0].set_ylim(bottom=0)
+        axes[1].set_ylabel("tool-call p99 latency (ms, log scale)")
+        _log(axes[1], "y")
+        for ax in axes:
+            ax.set_xlabel(xlabel)
+            if len(loads) > 1 and loads[0] > 0 and loads[-1] / loads[0] >= 10:
+                _log(ax, "x")
+                ax.xaxis.set_major_locator(FixedLocator(loads))
+                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+                ax.xaxis.set_minor_formatter(NullFormatter())
+        axes[0].legend(loc="lower right")
+        if executor == "open":
+            axes[1].text(0.99, 0.02, "× = dropped iterations", transform=axes[1].transAxes, ha="right",
+                         color="#d62728", fontsize=8)
+        fig.suptitle(title, fontweight="bold", fontsize=10)
+        _save(fig, path)

@@ -1,0 +1,99 @@
+"""The two CLI commands, as plain Typer-compatible functions (the main CLI registers them):
+
+    app.command("report")(mcpbench_report.commands.report)
+    app.command("compare")(mcpbench_report.commands.compare)
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .load import ResultsError
+
+console = Console(soft_wrap=False)
+err_console = Console(stderr=True, soft_wrap=True)
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/bold red] {exc}", highlight=False, markup=True)
+    return typer.Exit(code=2)
+
+
+def report(
+    results: Annotated[list[Path], typer.Argument(
+        help="Results directories (results/<run-id>), or a directory holding several; runs of the same "
+             "config are merged.", show_default=False)],
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="Where to write the site (replaced if it is an earlier report).")] = Path("site"),
+    allow_mixed: Annotated[bool, typer.Option(
+        "--allow-mixed", help="Merge results whose config or environment differ (the site lists the "
+                              "differences).")] = False,
+    reference: Annotated[str, typer.Option(help="Server the v2 comparison divides by.")] = "rust",
+    slo_p99_ms: Annotated[float, typer.Option(
+        "--slo-p99-ms", help="p99 SLO (ms) for the peak-load figure of a concurrency sweep.")] = 100.0,
+) -> None:
+    """Build the static report site (ranking, charts, server pages, methodology, downloads) from results."""
+    from .consolidate import consolidate
+    from .load import load
+    from .site import build_site
+
+    started = time.perf_counter()
+    try:
+        if slo_p99_ms <= 0:
+            raise ResultsError("--slo-p99-ms must be positive")
+        cons = consolidate(load(results), allow_mixed=allow_mixed)
+        info = build_site(cons, out, reference=reference, slo_p99_ms=slo_p99_ms)
+    except ResultsError as exc:
+        raise _fail(exc) from None
+    elapsed = time.perf_counter() - started
+
+    key = cons.headline
+    table = Table(title=f"Ranking — {key.label}", title_justify="left")
+    for col in ("rank", "server", "runs", "tool calls/s", "95 % CI", "p99 ms", "errors", "flags"):
+        table.add_column(col, justify="right" if col not in ("server", "flags") else "left")
+    for row in cons.rows[key]:
+        ci = f"{row['ci_low']:,.1f}–{row['ci_high']:,.1f}" if row["ci_low"] is not None else "—"
+        table.add_row(row["rank"], row["display_name"], str(row["runs"]), f"{row['tool_calls_per_s']:,.1f}", ci,
+                      f"{row['latency_p99_ms']:,.2f}" if row["latency_p99_ms"] is not None else "—",
+                      f"{(row['error_rate'] or 0) * 100:.2f} %", ", ".join(row["flags"]))
+    console.print(table)
+    for failure in cons.failures:
+        console.print(f"[yellow]{failure.server}[/yellow] ({failure.run_id}"
+                      f"{' ' + failure.measurement if failure.measurement else ''}): {failure.status}"
+                      f"{' at ' + failure.phase if failure.phase else ''} — {failure.reason or 'no reason given'}",
+                      highlight=False)
+    for line in cons.differences:
+        console.print(f"[yellow]mixed:[/yellow] {line}", highlight=False)
+    console.print(f"wrote {info.out}/index.html: {info.pages} pages, {info.charts} charts, "
+                  f"{info.pages_bytes / 1e6:.2f} MB of pages and charts + raw files = {info.total_bytes / 1e6:.2f} MB, "
+                  f"in {elapsed:.1f} s", highlight=False)
+
+
+def compare(
+    old: Annotated[Path, typer.Argument(help="Results before the change (a results directory, or one holding "
+                                             "several).", show_default=False)],
+    new: Annotated[Path, typer.Argument(help="Results after the change.", show_default=False)],
+    html: Annotated[Path | None, typer.Option(help="Also write the comparison as a self-contained HTML page.")] = None,
+    allow_mixed: Annotated[bool, typer.Option("--allow-mixed", help="Compare even if config or environment "
+                                                                    "differ.")] = False,
+) -> None:
+    """Per server and load: the change in throughput and p99 from OLD to NEW, with significance."""
+    from .compare import compare_results, print_comparison, write_html
+    from .load import load
+
+    try:
+        result = compare_results(load([old]), load([new]), allow_mixed=allow_mixed)
+    except ResultsError as exc:
+        raise _fail(exc) from None
+    if not result.changes:
+        raise _fail(ResultsError("OLD and NEW have no server measured at the same load in both"))
+    print_comparison(result, console)
+    if html is not None:
+        write_html(result, html)
+        console.print(f"wrote {html}", highlight=False)

@@ -1,0 +1,397 @@
+"""Render the static site: pages (jinja2, autoescaped), charts, downloads and a copy of the raw files.
+
+Layout (every link relative, so it opens from disk and from any sub-path):
+
+    index.html  methodology.html  v2.html  servers/<name>.html
+    charts/*.svg  data/results.csv  data/results.json  raw/<run-id>/...
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+from jinja2 import ChainableUndefined, Environment, FileSystemLoader
+from markupsafe import Markup
+
+from . import charts, stats, v2
+from .consolidate import CONFIG_FINGERPRINT, ENVIRONMENT_FINGERPRINT, Consolidated, Group
+from .load import LoadKey, ResultsError
+
+HERE = Path(__file__).resolve().parent
+MARKER = ".mcpbench-report"
+CSV_COLUMNS = (
+    "config", "mode", "executor", "vus", "rate", "rank", "tier", "server", "display_name", "language", "sdk",
+    "sdk_version", "runs", "tool_calls_per_s", "tool_calls_per_s_sd", "cv", "ci_low", "ci_high", "ci_method",
+    "v2_rps", "latency_avg_ms", "latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms",
+    "latency_p999_ms", "latency_max_ms", "latency_count", "http_avg_ms", "http_p95_ms", "tool_calls", "errors",
+    "error_rate", "cpu_avg_pct", "cpu_peak_pct", "mem_avg_mb", "mem_peak_mb", "calls_per_core", "calls_per_gb",
+    "dropped_iterations", "flags", "vs_next", "run_ids",
+)
+FLAG_HELP = {
+    "bound:k6": "the load generator (k6) saturated its CPU budget: the server may be faster than shown",
+    "bound:redis": "Redis saturated its CPU budget",
+    "bound:api": "the product API service saturated its CPU budget",
+    "bound:harness": "a component other than the server saturated its CPU budget",
+    "errors": "some tool calls failed",
+    "cgroup-not-applied": "CPU and memory limits could not be applied: the server was not confined",
+    "dropped-iterations": "the open model could not keep the arrival rate",
+}
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+
+
+def href(*parts: str) -> str:
+    return "/".join(quote(p) for p in parts)
+
+
+def num(value, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "—"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return f"{value:,.{digits}f}"
+
+
+def pct(value, digits: int = 2) -> str:
+    return "—" if value is None else f"{value * 100:.{digits}f} %"
+
+
+def sortval(value) -> str:
+    """data-v attribute of a sortable cell: the raw number, or '' for a missing one (sorted last)."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return ""
+    return repr(float(value)) if isinstance(value, (int, float)) else str(value)
+
+
+def _flatten(data: dict, prefix: str = "") -> dict:
+    out: dict = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            out.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _show(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_show(v) for v in value)
+    if isinstance(value, dict):
+        return "{}" if not value else json.dumps(value)
+    return str(value)
+
+
+def merged_settings(dirs: list, section: str) -> list[dict]:
+    """Every key of run.json's config or environment across results directories: one value where all agree,
+    else each value with the results it comes from (and `differs` set)."""
+    flats = [(d.run_id, _flatten(getattr(d, section))) for d in dirs]
+    keys = list(dict.fromkeys(k for _, flat in flats for k in flat))
+    rows = []
+    for key in keys:
+        values = [(run_id, flat.get(key)) for run_id, flat in flats]
+        distinct = {json.dumps(v, sort_keys=True, default=str) for _, v in values}
+        if len(distinct) == 1:
+            rows.append({"key": key, "value": _show(values[0][1]), "differs": False})
+        else:
+            rows.append({"key": key, "value": "; ".join(f"{_show(v)} ({run_id})" for run_id, v in values),
+                         "differs": True})
+    return rows
+
+
+def _environment() -> Environment:
+    # Files next to this module (package data), found by path rather than through the package object, which
+    # under pytest can be the namespace directory tests/mcpbench_report instead of this package.
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True,
+                      undefined=ChainableUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(num=num, pct=pct, sortval=sortval, slug=slug)
+    env.globals.update(href=href, flag_help=FLAG_HELP)
+    static = HERE / "static"
+    env.globals["inline_css"] = Markup((static / "style.css").read_text())
+    env.globals["inline_js"] = Markup((static / "report.js").read_text())
+    return env
+
+
+@dataclass
+class SiteStats:
+    out: Path
+    pages: int
+    charts: int
+    total_bytes: int
+    pages_bytes: int       # html + charts + downloads (without raw/)
+    index_bytes: int       # index.html and the charts it shows
+
+
+def run_label(run, group: Group) -> str:
+    """'r2', or 'r2 · 20261121-201500' when the group pools runs of several results directories."""
+    if len({r.run_id for r in group.runs}) > 1:
+        return f"r{run.measurement.run} · {run.run_id.rsplit('-', 1)[0] if run.run_id.count('-') >= 2 else run.run_id}"
+    return f"r{run.measurement.run}"
+
+
+def _group_rows(cons: Consolidated, server: str) -> list[tuple[LoadKey, dict]]:
+    """(load, row) of one server, the headline load first."""
+    out = []
+    for key in sorted(cons.keys, key=lambda k: k != cons.headline):
+        for row in cons.rows.get(key, []):
+            if row["server"] == server:
+                out.append((key, row))
+    return out
+
+
+class SiteBuilder:
+    def __init__(self, cons: Consolidated, root: Path, reference: str, slo_p99_ms: float):
+        self.cons, self.root, self.reference, self.slo = cons, root, reference, slo_p99_ms
+        self.env = _environment()
+        self.colour = charts.colours(list(cons.servers))
+        self.chart_files: list[str] = []
+        self.index_charts: list[str] = []
+        self.manifests = {name: view.manifest for name, view in cons.servers.items()}
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def chart(self, name: str, draw, *args, **kwargs) -> str:
+        rel = f"charts/{name}.svg"
+        draw(*args, path=self.root / rel, **kwargs)
+        self.chart_files.append(rel)
+        return rel
+
+    def render(self, template: str, rel: str, **context) -> None:
+        depth = rel.count("/")
+        page = self.env.get_template(template).render(root="../" * depth, page=rel, cons=self.cons,
+                                                      slo=self.slo, stats=stats, **context)
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page)
+
+    def raw_links(self, files: list[Path], run_id: str, *inner: str) -> list[dict]:
+        return [{"name": f.name, "href": href("raw", run_id, *inner, f.name), "bytes": f.stat().st_size}
+                for f in files]
+
+    # -- parts -----------------------------------------------------------------------------------
+    def copy_raw(self) -> None:
+        for d in self.cons.dirs:
+            target = self.root / "raw" / d.run_id
+            shutil.copytree(d.path, target, ignore=shutil.ignore_patterns("*.tmp", ".*"))
+
+    def downloads(self) -> None:
+        rows = self.cons.all_rows()
+        data = self.root / "data"
+        data.mkdir(parents=True, exist_ok=True)
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            flat = dict(row)
+            flat["flags"] = ";".join(row["flags"])
+            flat["run_ids"] = ";".join(row["run_ids"])
+            writer.writerow({k: ("" if flat.get(k) is None else flat.get(k)) for k in CSV_COLUMNS})
+        (data / "results.csv").write_text(buf.getvalue())
+        doc = {
+            "schema": 1, "generator": "mcpbench report",
+            "results": [{"run_id": d.run_id, "status": d.status, "config": d.config,
+                         "environment": d.environment} for d in self.cons.dirs],
+            "differences": self.cons.differences, "slo_p99_ms": self.slo,
+            "rows": rows,
+            "not_measured": [f.__dict__ for f in self.cons.failures],
+        }
+        (data / "results.json").write_text(json.dumps(doc, indent=1, default=_json_default) + "\n")
+
+    def headline_charts(self, key: LoadKey) -> dict[str, str]:
+        rows = self.cons.rows[key]
+        s = key.slug
+        out = {
+            "throughput": self.chart(f"{s}-throughput", charts.throughput_bars, rows,
+                                     title=f"Throughput — {key.label}", colour_of=self.colour),
+            "latency": self.chart(f"{s}-latency", charts.latency_percentiles, rows,
+                                  title=f"Tool-call latency percentiles — {key.label}"),
+            "per_tool": self.chart(f"{s}-per-tool", charts.per_tool_latency, rows,
+                                   title=f"Latency per tool (p50 dark, p99 light) — {key.label}"),
+            "efficiency": self.chart(f"{s}-efficiency", charts.efficiency_scatter, rows,
+                                     title=f"Throughput against resources used — {key.label}",
+                                     colour_of=self.colour),
+        }
+        series = {}
+        colour = {}
+        for row in rows:
+            group = self.cons.groups[(row["server"], key)]
+            series[row["display_name"]] = group.pooled_latency
+            colour[row["display_name"]] = self.colour[row["server"]]
+        out["distribution"] = self.chart(f"{s}-distribution", charts.latency_distribution, series,
+                                         title=f"Latency distribution, all runs pooled — {key.label}",
+                                         colour_of=colour)
+        return out
+
+    def sweep_section(self) -> list[dict]:
+        sections = []
+        for mode, executor in self.cons.sweeps():
+            curves: dict[str, list[dict]] = {}
+            for key in self.cons.keys:
+                if (key.mode, key.executor) != (mode, executor):
+                    continue
+                for row in self.cons.rows[key]:
+                    curves.setdefault(row["server"], []).append(row)
+            curves = {s: rows for s, rows in curves.items() if len(rows) > 1}
+            if not curves:
+                continue
+            what = "arrival rate" if executor == "open" else "concurrency"
+            rel = self.chart(f"sweep-{slug(mode)}-{executor}", charts.concurrency, curves,
+                             title=f"Throughput and p99 against {what} — {mode}", executor=executor,
+                             slo_p99_ms=self.slo, colour_of=self.colour)
+            slo_rows = []
+            for server, rows in sorted(curves.items()):
+                levels = [{"load": r["load"], "p99": r["latency_p99_ms"], "error_rate": r["error_rate"],
+                           "dropped_iterations": r["dropped_iterations"], "throughput": r["tool_calls_per_s"]}
+                          for r in rows]
+                best = stats.slo_peak(levels, self.slo)
+                slo_rows.append({"server": server, "display_name": self.cons.servers[server].display_name,
+                                 "best": best, "levels": sorted(levels, key=lambda lv: lv["load"])})
+            slo_rows.sort(key=lambda r: -(r["best"]["throughput"] if r["best"] else -1))
+            sections.append({"mode": mode, "executor": executor, "chart": rel, "slo_rows": slo_rows,
+                             "unit": "iterations/s offered" if executor == "open" else "VUs"})
+        return sections
+
+    def server_page(self, name: str) -> None:
+        view = self.cons.servers[name]
+        loads = []
+        for key, row in _group_rows(self.cons, name):
+            group: Group = self.cons.groups[(name, key)]
+            ts_rel = self.chart(f"server-{slug(name)}-{key.slug}-timeseries", charts.timeseries,
+                                [(run_label(r, group), r.timeseries) for r in group.runs],
+                                group.runs[0].window, title=f"{view.display_name} — {key.label}")
+            runs = []
+            for r in group.runs:
+                s = r.summary
+                lat = (s.get("latency_ms") or {}).get("tool_call") or {}
+                res = (s.get("resources") or {}).get("server") or {}
+                runs.append({
+                    "run_id": r.run_id, "mid": r.mid, "run": r.measurement.run,
+                    "tool_calls_per_s": r.tool_calls_per_s, "v2_rps": r.v2_rps,
+                    "p50": lat.get("p50"), "p95": lat.get("p95"), "p99": lat.get("p99"),
+                    "error_rate": (s.get("errors") or {}).get("rate"), "cpu_avg": res.get("cpu_avg_pct"),
+                    "mem_avg": res.get("mem_avg_mb"),
+                    "dropped": (s.get("throughput") or {}).get("dropped_iterations"),
+                    "flags": s.get("flags") or [],
+                    "files": self.raw_links(r.measurement.files(), r.run_id, name, r.mid),
+                })
+            loads.append({"key": key, "row": row, "timeseries": ts_rel, "runs": runs})
+        distribution = None
+        if len(view.groups) > 1:
+            series = {g.key.label: g.pooled_latency for g in view.groups}
+            title = f"{view.display_name} — latency distribution per load (runs pooled)"
+        elif view.groups:
+            series = {run_label(r, view.groups[0]): r.latency for r in view.groups[0].runs}
+            title = f"{view.display_name} — latency distribution per run ({view.groups[0].key.label})"
+        if view.groups:
+            distribution = self.chart(f"server-{slug(name)}-distribution", charts.latency_distribution, series,
+                                      title=title)
+        per_tool = None
+        if view.groups:
+            rows = [dict(row, display_name=key.label, rank="") for key, row in _group_rows(self.cons, name)]
+            per_tool = self.chart(f"server-{slug(name)}-per-tool", charts.per_tool_latency, rows,
+                                  title=f"{view.display_name} — latency per tool (p50 dark, p99 light)")
+        sweeps = []
+        for mode, executor in self.cons.sweeps():
+            rows = [row for key, row in _group_rows(self.cons, name) if (key.mode, key.executor) == (mode, executor)]
+            if len(rows) > 1:
+                sweeps.append(self.chart(f"server-{slug(name)}-sweep-{slug(mode)}-{executor}", charts.concurrency,
+                                         {name: rows}, title=f"{view.display_name} — {mode}", executor=executor,
+                                         slo_p99_ms=self.slo, colour_of=self.colour))
+        records = []
+        for record in view.records:
+            records.append({"record": record, "files": self.raw_links(record.files(), record.results.run_id, name)})
+        self.render("server.html", f"servers/{slug(name)}.html", view=view, loads=loads, records=records,
+                    distribution=distribution, per_tool=per_tool, sweeps=sweeps,
+                    failures=[f for f in self.cons.failures if f.server == name])
+
+    def build(self) -> None:
+        cons = self.cons
+        self.copy_raw()
+        self.downloads()
+        headline = cons.headline
+        index_charts = self.headline_charts(headline)
+        sweeps = self.sweep_section()
+        for name in cons.servers:
+            self.server_page(name)
+        v2_key = v2_load(cons)
+        comparison = v2.comparison(cons.rows[v2_key], self.manifests, self.reference)
+        ordered = [headline] + [k for k in cons.keys if k != headline]
+        common = {"headline": headline, "ordered_keys": ordered}
+        self.render("index.html", "index.html", charts=index_charts, sweeps=sweeps, **common)
+        self.render("methodology.html", "methodology.html", config_fp=CONFIG_FINGERPRINT,
+                    env_fp=ENVIRONMENT_FINGERPRINT, config_rows=merged_settings(cons.dirs, "config"),
+                    env_rows=merged_settings(cons.dirs, "environment"), **common)
+        self.render("v2.html", "v2.html", v2_key=v2_key, comparison=comparison, v2=v2, **common)
+        self.index_charts = list(index_charts.values()) + [s["chart"] for s in sweeps]
+        (self.root / ".nojekyll").write_text("")
+        (self.root / MARKER).write_text("generated by mcpbench report; the whole directory is replaced on rebuild\n")
+
+
+def v2_load(cons: Consolidated) -> LoadKey:
+    """The load to set beside the published figures: closed model, the most servers that the study also
+    measured, then the closest to its 50 VUs, then session mode."""
+    closed = [k for k in cons.keys if k.executor == "closed"] or cons.keys
+
+    def score(key: LoadKey):
+        known = sum(1 for r in cons.rows[key] if v2.published_name(r["server"], cons.servers[r["server"]].manifest))
+        return (known, -abs(key.load - v2.PUBLISHED_VUS), key.mode == "session")
+
+    return max(closed, key=score)
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, LoadKey):
+        return value.label
+    raise TypeError(f"not JSON serialisable: {type(value)}")
+
+
+def _replace_dir(tmp: Path, out: Path) -> None:
+    if out.exists():
+        if not out.is_dir():
+            raise ResultsError(f"{out} exists and is not a directory")
+        if (out / MARKER).is_file():
+            shutil.rmtree(out)
+        elif any(out.iterdir()):
+            raise ResultsError(f"{out} exists, is not empty and was not made by mcpbench report; "
+                               "refusing to overwrite it (choose another --out or remove it)")
+        else:
+            out.rmdir()
+    os.replace(tmp, out)
+
+
+def build_site(cons: Consolidated, out: Path, reference: str = "rust", slo_p99_ms: float = 100.0) -> SiteStats:
+    """Write the site to `out` (built aside, then swapped in: a failed build leaves the old site intact)."""
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        builder = SiteBuilder(cons, tmp, reference, slo_p99_ms)
+        builder.build()
+        os.chmod(tmp, 0o755)
+        _replace_dir(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    files = [p for p in out.rglob("*") if p.is_file()]
+    raw = out / "raw"
+    pages = [p for p in files if raw not in p.parents]
+    index_bytes = (out / "index.html").stat().st_size + sum((out / c).stat().st_size for c in builder.index_charts)
+    return SiteStats(out=out, pages=sum(1 for p in files if p.suffix == ".html"), charts=len(builder.chart_files),
+                     total_bytes=sum(p.stat().st_size for p in files),
+                     pages_bytes=sum(p.stat().st_size for p in pages), index_bytes=index_bytes)

@@ -1,0 +1,101 @@
+"""The published "MCP Server Performance Benchmark v2" figures, and ours side by side as ratios.
+
+Absolute numbers differ by machine (the study: 2 vCPU / 2 GB per server on an 8-vCPU host), so both
+sides are divided by the same reference server's figure: 1.00 = as fast / heavy as the reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+# Mean of 3 runs, 50 VUs, session mode; RPS = every HTTP request (the study counted warm-up and ramp too),
+# avg/p95 = HTTP request duration, RAM and CPU as the study reported them (docs/workload.md §5).
+PUBLISHED: dict[str, dict] = {
+    "rust": {"stack": "rmcp 0.17 + Tokio + deadpool-redis", "rps": 4845, "avg_ms": 5.09, "p95_ms": 10.99,
+             "ram_mb": 10.9, "cpu_pct": 117.9},
+    "quarkus": {"stack": "Quarkus 3.31 MCP server (Vert.x)", "rps": 4739, "avg_ms": 4.04, "p95_ms": 8.13,
+                "ram_mb": 194.5, "cpu_pct": 161.7},
+    "go": {"stack": "Go MCP SDK + tuned http.Transport", "rps": 3616, "avg_ms": 6.87, "p95_ms": 17.62,
+           "ram_mb": 23.9, "cpu_pct": 209.9},
+    "java": {"stack": "Spring Boot 4 MVC + Spring AI", "rps": 3540, "avg_ms": 6.13, "p95_ms": 13.71,
+             "ram_mb": 368.1, "cpu_pct": 206.0},
+    "java-vt": {"stack": "Spring Boot 4 + virtual threads", "rps": 3482, "avg_ms": 9.03, "p95_ms": 18.43,
+                "ram_mb": 349.7, "cpu_pct": 184.9},
+    "micronaut": {"stack": "Micronaut 4.10 MCP", "rps": 3382, "avg_ms": 9.75, "p95_ms": 17.00,
+                  "ram_mb": 216.3, "cpu_pct": 190.5},
+    "java-webflux": {"stack": "Spring Boot 4 WebFlux", "rps": 3032, "avg_ms": 8.89, "p95_ms": 27.48,
+                     "ram_mb": 484.6, "cpu_pct": 207.2},
+    "bun": {"stack": "same JS as nodejs, Bun 1", "rps": 876, "avg_ms": 48.46, "p95_ms": 98.50,
+            "ram_mb": 540.8, "cpu_pct": 205.8},
+    "nodejs": {"stack": "TS SDK + Express, 4 cluster workers", "rps": 423, "avg_ms": 123.50, "p95_ms": 200.07,
+               "ram_mb": 389.2, "cpu_pct": 202.2},
+    "python": {"stack": "FastMCP + uvicorn, 4 workers, uvloop", "rps": 259, "avg_ms": 251.62, "p95_ms": 342.41,
+               "ram_mb": 258.6, "cpu_pct": 206.6},
+}
+PUBLISHED_VUS = 50
+PUBLISHED_PROFILE = "2 vCPU / 2 GB per server, 8-vCPU host, mean of 3 runs"
+
+# Our server names that stand for a published one under another name (a manifest may also say "v2_name").
+ALIASES = {"java-spring": "java", "spring": "java", "spring-mvc": "java", "java-spring-vt": "java-vt",
+           "spring-vt": "java-vt", "java-spring-webflux": "java-webflux", "spring-webflux": "java-webflux",
+           "webflux": "java-webflux", "node": "nodejs", "typescript": "nodejs", "ts": "nodejs",
+           "go-sdk": "go", "fastmcp": "python"}
+
+# (label, our row key, published key, higher is better)
+METRICS = (("RPS", "v2_rps", "rps", True), ("avg ms", "http_avg_ms", "avg_ms", False),
+           ("p95 ms", "http_p95_ms", "p95_ms", False), ("RAM MB", "mem_avg_mb", "ram_mb", False),
+           ("CPU %", "cpu_avg_pct", "cpu_pct", False))
+
+
+def published_name(server: str, manifest: Mapping | None = None) -> str | None:
+    if manifest and manifest.get("v2_name") in PUBLISHED:
+        return str(manifest["v2_name"])
+    if server in PUBLISHED:
+        return server
+    return ALIASES.get(server)
+
+
+def _ratio(value, ref):
+    if value is None or ref in (None, 0):
+        return None
+    return value / ref
+
+
+def comparison(rows: Sequence[Mapping], manifests: Mapping[str, Mapping], reference: str) -> dict:
+    """Our rows (one load) and the published table as ratios to `reference` (our name of the server).
+
+    Falls back to the first published server (by published RPS) measured here when the reference is not
+    in both; says so in `note`.
+    """
+    ours = {}
+    for row in rows:
+        name = published_name(row["server"], manifests.get(row["server"]))
+        if name is not None and name not in ours:
+            ours[name] = row
+    ref_name = published_name(reference, manifests.get(reference))
+    note = None
+    if ref_name not in ours:
+        candidates = [n for n in PUBLISHED if n in ours]
+        if not candidates:
+            return {"reference": None, "rows": [], "note": "none of the measured servers is in the published study",
+                    "missing": sorted(PUBLISHED)}
+        note = (f"reference {reference!r} was not measured here or is not in the published study; "
+                f"using {ours[candidates[0]]['server']!r} instead")
+        ref_name = candidates[0]
+    ref_ours, ref_pub = ours[ref_name], PUBLISHED[ref_name]
+    out = []
+    for name, pub in PUBLISHED.items():
+        if name not in ours:
+            continue
+        row = ours[name]
+        metrics = []
+        for label, our_key, pub_key, higher_better in METRICS:
+            metrics.append({
+                "label": label, "ours": row.get(our_key), "published": pub[pub_key],
+                "ours_ratio": _ratio(row.get(our_key), ref_ours.get(our_key)),
+                "published_ratio": _ratio(pub[pub_key], ref_pub[pub_key]), "higher_better": higher_better,
+            })
+        out.append({"name": name, "server": row["server"], "display_name": row.get("display_name") or row["server"],
+                    "stack": pub["stack"], "metrics": metrics})
+    return {"reference": ref_ours["server"], "reference_published": ref_name, "rows": out, "note": note,
+            "missing": [n for n in PUBLISHED if n not in ours]}

@@ -1,0 +1,103 @@
+"""Test helpers of the report tests: where the recorded results are (tests/fixtures/results/, made by
+tests/fixtures/make_results.py), and a writer of tiny hand-made results directories whose figures can be
+computed by hand. (A module of its own, not conftest.py: test modules import from it, and `conftest` is an
+ambiguous module name when several test directories have one.)"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
+# rust, go, java, python x 3 runs at 10 VUs; nodejs failed (build), quarkus skipped
+BASIC = FIXTURES / "20261121-201500-local"
+NEWER = FIXTURES / "20261122-090000-local"      # same config later: go faster (SDK upgrade), python slower
+SWEEP = FIXTURES / "20261121-230000-local"      # rust, python at 1, 10, 50 VUs, 1 run; python 50 VUs failed
+OPEN = FIXTURES / "20261122-120000-local"       # rust, open model at 40, 70, 110 it/s; the last drops iterations
+
+CONFIG = {
+    "runtime": "local", "modes": ["session"], "vus": [10], "runs": 1, "shuffle": False, "executor": "closed",
+    "rates": None, "ramp_up_s": 5, "warmup_s": 5, "duration_s": 10, "ramp_down_s": 1, "think_time_s": 0.05,
+    "profile": {"cpus": 1.0, "memory_mb": 2048, "cpuset": "1", "harness_cpuset": "0", "note": None},
+}
+ENVIRONMENT = {
+    "hostname": "test", "cpu_model": "Test CPU", "cores": 2, "memory_gb": 16.0, "kernel": "6.1", "os": "Debian 12",
+    "cgroup": {"version": 2, "applied": True, "note": None},
+    "tools": {"k6": "v1.8.1", "redis": "7.0.15", "mcpbench": "0.1.0"}, "git": {"commit": "abc", "dirty": False},
+}
+
+
+def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, run_id: str = "20260101-000000-local",
+                  config: dict | None = None, environment: dict | None = None, manifests: dict | None = None,
+                  extra_servers: dict | None = None, resources: dict | None = None) -> Path:
+    """A results directory by hand. servers: name -> runs; a run is a list of samples
+    (t_s, tool, ok, call_ms[, error_kind]). The window is [ramp_up + warmup, + duration) of `config`.
+    summary.json carries the throughput and error counts of the window (what the orchestrator writes)."""
+    cfg = copy.deepcopy(CONFIG)
+    cfg.update(config or {})
+    start = cfg["ramp_up_s"] + cfg["warmup_s"]
+    end = start + cfg["duration_s"]
+    path = root / run_id
+    status = {}
+    for name, runs in servers.items():
+        sdir = path / name
+        sdir.mkdir(parents=True)
+        manifest = {"display_name": name.title(), "language": "Lang", "runtime": "rt 1", "sdk": "sdk",
+                    "sdk_version": "1.0", "framework": "fw"}
+        manifest.update((manifests or {}).get(name, {}))
+        (sdir / "server.json").write_text(json.dumps(manifest))
+        (sdir / "verify.json").write_text(json.dumps({"status": "pass", "checks": [
+            {"name": "initialize", "status": "pass", "reason": None}]}))
+        mids = []
+        for run, samples in enumerate(runs, start=1):
+            mid = f"session-{cfg['vus'][0]}vu-r{run}"
+            mids.append(mid)
+            mdir = sdir / mid
+            mdir.mkdir()
+            lines = ["t_s,vu,tool,ok,error_kind,call_ms,session_ms,http_ms"]
+            for sample in samples:
+                t, tool, ok, ms = sample[:4]
+                kind = sample[4] if len(sample) > 4 else ("" if ok else "http_500")
+                lines.append(f"{t},1,{tool},{ok},{kind},{ms},{ms + 1},{ms / 2};{ms / 2}")
+            with gzip.open(mdir / "samples.csv.gz", "wt") as fh:
+                fh.write("\n".join(lines) + "\n")
+            res = (resources or {}).get(name, (50.0, 100.0))
+            (mdir / "resources.csv").write_text("t_s,component,cpu_pct,mem_mb\n" + "".join(
+                f"{t},server,{res[0]},{res[1]}\n" for t in range(int(end) + 2)))
+            in_win = [s for s in samples if start <= s[0] < end and s[1] != "tools/list"]
+            good = [s for s in in_win if s[2] == 1]
+            summary = {
+                "schema": 1, "server": name, "mode": "session", "vus": cfg["vus"][0], "run": run,
+                "executor": "closed", "rate": None, "status": "ok", "phase": None, "reason": None,
+                "window": {"start_s": float(start), "end_s": float(end), "seconds": float(end - start)},
+                "throughput": {"tool_calls_per_s": len(good) / (end - start), "successful_tool_calls": len(good),
+                               "tool_calls": len(in_win), "v2_rps": 2 * len(in_win) / (end - start),
+                               "http_requests": 2 * len(in_win), "iterations_per_s": 0.0, "dropped_iterations": 0},
+                "errors": {"count": len(in_win) - len(good),
+                           "rate": (len(in_win) - len(good)) / len(in_win) if in_win else 0.0, "kinds": {}},
+                "resources": {"server": {"cpu_avg_pct": res[0], "cpu_peak_pct": res[0], "mem_avg_mb": res[1],
+                                         "mem_peak_mb": res[1]}},
+                "flags": [],
+            }
+            (mdir / "summary.json").write_text(json.dumps(summary))
+        status[name] = {"status": "ok", "phase": None, "reason": None, "measurements": mids, "startup_s": 0.1,
+                        "idle_mem_mb": 5.0}
+    status.update(extra_servers or {})
+    cfg["servers"] = list(status)
+    env = copy.deepcopy(ENVIRONMENT)
+    env.update(environment or {})
+    run = {"schema": 1, "run_id": run_id, "status": "complete", "started_at": "2026-01-01T00:00:00Z",
+           "finished_at": "2026-01-01T00:10:00Z", "config": cfg, "environment": env, "servers": status}
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "run.json").write_text(json.dumps(run))
+    return path
+
+
+def steady(rate: float, ms: float, start: float = 0.0, end: float = 21.0, tool: str = "checkout") -> list[tuple]:
+    """Samples at a steady `rate` per second, all ok with the same latency."""
+    n = int((end - start) * rate)
+    return [(round(start + (i + 0.5) / rate, 6), tool, 1, ms) for i in range(n)]

@@ -1,0 +1,71 @@
+"""mcpbench_report.commands: the Typer functions behind `mcpbench report` and `mcpbench compare`."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from mcpbench_report import commands
+
+from report_helpers import BASIC, NEWER, steady, write_results
+
+
+@pytest.fixture(scope="module")
+def app():
+    app = typer.Typer()
+    app.command("report")(commands.report)
+    app.command("compare")(commands.compare)
+    return app
+
+
+def run(app, *args):
+    return CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+
+
+def test_signatures_are_as_agreed():
+    report = inspect.signature(commands.report)
+    assert list(report.parameters) == ["results", "out", "allow_mixed", "reference", "slo_p99_ms"]
+    assert report.parameters["out"].default == Path("site")
+    assert report.parameters["reference"].default == "rust"
+    assert report.parameters["slo_p99_ms"].default == 100.0
+    assert report.parameters["allow_mixed"].default is False
+    cmp = inspect.signature(commands.compare)
+    assert list(cmp.parameters) == ["old", "new", "html", "allow_mixed"]
+    assert cmp.parameters["html"].default is None
+    assert commands.report.__doc__ and commands.compare.__doc__
+
+
+def test_report_writes_a_site(app, tmp_path):
+    results = write_results(tmp_path / "r", {"a": [steady(8, 1.0)], "b": [steady(4, 3.0)]})
+    out = tmp_path / "site"
+    result = run(app, "report", results, "--out", out, "--slo-p99-ms", 50)
+    assert result.exit_code == 0, result.output
+    assert (out / "index.html").is_file() and "wrote" in result.output
+    assert "Ranking" in result.output
+
+
+def test_report_bad_input(app, tmp_path):
+    result = run(app, "report", tmp_path / "missing")
+    assert result.exit_code == 2 and "no such directory" in result.output
+    result = run(app, "report", BASIC, NEWER, "--out", tmp_path / "s")
+    assert result.exit_code == 2 and "--allow-mixed" in result.output and "sdk_version" in result.output
+    failed = write_results(tmp_path / "f", {}, extra_servers={
+        "x": {"status": "failed", "phase": "build", "reason": "no", "measurements": []}})
+    result = run(app, "report", failed, "--out", tmp_path / "s")
+    assert result.exit_code == 2 and "nothing was measured" in result.output
+    ok = write_results(tmp_path / "ok", {"a": [steady(8, 1.0)]})
+    result = run(app, "report", ok, "--slo-p99-ms", 0)
+    assert result.exit_code == 2
+
+
+def test_compare_command(app, tmp_path):
+    html = tmp_path / "compare.html"
+    result = run(app, "compare", BASIC, NEWER, "--html", html)
+    assert result.exit_code == 0, result.output
+    assert "regression" in result.output and html.is_file()
+    result = run(app, "compare", BASIC, tmp_path / "missing")
+    assert result.exit_code == 2 and "no such directory" in result.output

@@ -1,0 +1,181 @@
+"""mcpbench_report.consolidate: pooling runs, percentiles from raw samples, ranks, refusing mixed results."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from mcpbench.stats import latency_stats
+
+from mcpbench_report import load
+from mcpbench_report.consolidate import MixedResultsError, consolidate, fingerprint_differences
+from mcpbench_report.load import LoadKey, ResultsError
+
+from report_helpers import BASIC, NEWER, SWEEP, steady, write_results
+
+TEN = LoadKey("session", "closed", 10.0)
+
+
+def test_pooled_percentiles_are_not_averaged(tmp_path):
+    """Run 1: 100 calls of 1..100 ms; run 2: 10 calls of 1000..1009 ms (window [10, 20)).
+
+    Pooled (110 values, linear interpolation): p50 at rank 54.5 = 55.5 ms; p99 at rank 107.91 = 1007.91 ms.
+    Averaging the runs' percentiles would give p50 (50.5 + 1004.5) / 2 = 527.5 and p99 553.96; weighting by
+    count would give p50 (100 * 50.5 + 10 * 1004.5) / 110 = 137.23. Only the first is right."""
+    run1 = [(10 + i * 0.09, "checkout", 1, float(i + 1)) for i in range(100)]
+    run2 = [(10 + i * 0.9, "checkout", 1, float(1000 + i)) for i in range(10)]
+    warmup = [(5.0, "checkout", 1, 99999.0)]            # outside the window: must not count
+    failed = [(15.0, "checkout", 0, 88888.0)]           # failed calls are not in latency
+    path = write_results(tmp_path, {"srv": [run1 + warmup + failed, run2]})
+    cons = consolidate(load.load([path]))
+    row = cons.rows[TEN][0]
+    assert row["latency_count"] == 110
+    assert row["latency_p50_ms"] == pytest.approx(55.5)
+    assert row["latency_p99_ms"] == pytest.approx(1007.91)
+    assert row["latency_p50_ms"] != pytest.approx(527.5) and row["latency_p50_ms"] != pytest.approx(137.23)
+    assert row["latency_max_ms"] == 1009.0 and row["latency_min_ms"] == 1.0
+    assert row["latency_avg_ms"] == pytest.approx((5050 + 10045) / 110)
+    # throughput: the run is the unit; run 1 has 100 ok calls in 10 s, run 2 has 10
+    assert row["per_run_tool_calls_per_s"] == [10.0, 1.0]
+    assert row["tool_calls_per_s"] == pytest.approx(5.5)
+    assert row["errors"] == 1 and row["tool_calls"] == 111 and row["error_rate"] == pytest.approx(1 / 111)
+
+
+def test_per_tool_latency_is_pooled_per_tool(tmp_path):
+    run1 = [(11.0, "checkout", 1, 10.0), (11.5, "checkout", 1, 30.0), (12.0, "get_user_cart", 1, 1.0),
+            (12.5, "tools/list", 1, 500.0)]
+    run2 = [(13.0, "checkout", 1, 20.0), (13.5, "get_user_cart", 1, 3.0)]
+    cons = consolidate(load.load([write_results(tmp_path, {"srv": [run1, run2]})]))
+    row = cons.rows[TEN][0]
+    assert row["per_tool"]["checkout"]["p50"] == 20.0
+    assert row["per_tool"]["get_user_cart"]["avg"] == 2.0
+    assert "tools/list" not in row["per_tool"]
+    assert row["latency_count"] == 5   # tools/list is not a tool call
+
+
+def test_fixture_single_run_figures_match_summary(consolidated):
+    """Recomputed from samples, one run's pooled figures are that run's summary.json figures."""
+    rows = {r["server"]: r for r in consolidated.rows[LoadKey("session", "closed", 50.0)]}
+    summary = json.loads((SWEEP / "rust" / "session-50vu-r1" / "summary.json").read_text())
+    lat = summary["latency_ms"]["tool_call"]
+    for k in ("avg", "p50", "p95", "p99", "max"):
+        assert rows["rust"][f"latency_{k}_ms"] == pytest.approx(lat[k], abs=1e-3)
+    assert rows["rust"]["http_p95_ms"] == pytest.approx(summary["latency_ms"]["http_request"]["p95"], abs=1e-3)
+    assert rows["rust"]["tool_calls_per_s"] == summary["throughput"]["tool_calls_per_s"]
+
+
+def test_fixture_pooled_p99_over_runs(consolidated):
+    group = consolidated.groups[("go", TEN)]
+    samples = [load.in_window(m.samples(), m.window) for m in (r.measurement for r in group.runs)]
+    pooled = np.concatenate([s[(s["tool"] != "tools/list") & (s["ok"] == 1)]["call_ms"].to_numpy() for s in samples])
+    row = next(r for r in consolidated.rows[TEN] if r["server"] == "go")
+    assert row["latency_p99_ms"] == pytest.approx(latency_stats(pooled)["p99"])
+    per_run = [r.p99 for r in group.runs]
+    assert row["latency_p99_ms"] != pytest.approx(float(np.mean(per_run)), rel=1e-3)
+
+
+def test_fixture_ranks_and_tiers(consolidated):
+    rows = consolidated.rows[TEN]
+    assert [r["server"] for r in rows] == ["rust", "go", "java", "python"]
+    assert [r["rank"] for r in rows] == ["1", "2=", "2=", "3"]   # go vs java: p = 0.10 with 3 runs each
+    assert "Welch" in rows[1]["vs_next"] and rows[1]["vs_next_significant"] is False
+    rust = rows[0]
+    assert rust["runs"] == 4 and rust["run_ids"] == ["20261121-201500-local", "20261121-230000-local"]
+    summaries = [json.loads(p.read_text())["throughput"]["tool_calls_per_s"]
+                 for p in sorted(BASIC.glob("rust/*/summary.json")) + [SWEEP / "rust/session-10vu-r1/summary.json"]]
+    assert rust["tool_calls_per_s"] == pytest.approx(np.mean(summaries))
+    assert rust["ci_low"] < rust["tool_calls_per_s"] < rust["ci_high"]
+    assert rust["cv"] == pytest.approx(np.std(summaries, ddof=1) / np.mean(summaries))
+
+
+def test_per_second_series_match_throughput(consolidated):
+    for group in consolidated.groups.values():
+        for run in group.runs:
+            assert run.per_second.mean() == pytest.approx(run.tool_calls_per_s)
+
+
+def test_failures_are_listed_not_dropped(consolidated):
+    got = {(f.server, f.what, f.status, f.phase) for f in consolidated.failures}
+    assert got == {("nodejs", "server", "failed", "build"), ("quarkus", "server", "skipped", None),
+                   ("python", "measurement", "failed", "load")}
+    assert "nodejs" in consolidated.servers and not consolidated.servers["nodejs"].measured
+
+
+def test_headline_and_sweeps(consolidated):
+    assert consolidated.headline == TEN
+    assert sorted(consolidated.sweeps()) == [("session", "closed"), ("session", "open")]
+    open_rows = consolidated.rows[LoadKey("session", "open", 110.0)]
+    assert open_rows[0]["dropped_iterations"] > 0 and "dropped-iterations" in open_rows[0]["flag_names"]
+
+
+def test_flags_count_runs(consolidated):
+    python = next(r for r in consolidated.rows[TEN] if r["server"] == "python")
+    assert python["flags"] == ["errors (3/4 runs)"]
+
+
+def test_refuses_mixed_sdk_versions():
+    with pytest.raises(MixedResultsError, match="server go sdk_version") as exc:
+        consolidate(load.load([BASIC, NEWER]))
+    assert "--allow-mixed" in str(exc.value)
+
+
+def test_refuses_other_machine_unless_allowed(tmp_path):
+    a = write_results(tmp_path / "a", {"srv": [steady(5, 1.0)]})
+    b = write_results(tmp_path / "b", {"srv": [steady(5, 1.0)]}, run_id="20260102-000000-local",
+                      environment={"cpu_model": "Other CPU"}, config={"duration_s": 12})
+    dirs = load.load([a, b])
+    diffs = fingerprint_differences(dirs)
+    assert any(d.startswith("environment.cpu_model") for d in diffs)
+    assert any(d.startswith("config.duration_s") for d in diffs)
+    with pytest.raises(MixedResultsError, match="cpu_model"):
+        consolidate(dirs)
+    cons = consolidate(dirs, allow_mixed=True)
+    assert cons.differences and cons.rows
+
+
+def test_same_config_merges_runs(tmp_path):
+    a = write_results(tmp_path / "a", {"srv": [steady(5, 1.0)]}, environment={"hostname": "x"})
+    b = write_results(tmp_path / "b", {"srv": [steady(7, 1.0)]}, run_id="20260102-000000-local",
+                      environment={"hostname": "y"}, config={"vus": [10], "runs": 3})
+    cons = consolidate(load.load([a, b]))
+    row = cons.rows[TEN][0]
+    assert row["runs"] == 2 and row["per_run_tool_calls_per_s"] == [5.0, 7.0]
+
+
+def test_nothing_measured(tmp_path):
+    path = write_results(tmp_path, {}, extra_servers={
+        "srv": {"status": "failed", "phase": "start", "reason": "port never opened", "measurements": []}})
+    with pytest.raises(ResultsError, match="nothing was measured"):
+        consolidate(load.load([path]))
+
+
+def test_interrupted_run_is_noted(tmp_path):
+    path = write_results(tmp_path, {"srv": [steady(5, 1.0)]})
+    run = json.loads((path / "run.json").read_text())
+    run["status"] = "interrupted"
+    (path / "run.json").write_text(json.dumps(run))
+    cons = consolidate(load.load([path]))
+    assert any("interrupted" in w for w in cons.warnings)
+
+
+def test_inconsistent_summary_is_noted(tmp_path):
+    path = write_results(tmp_path, {"srv": [steady(5, 1.0)]})
+    summary_path = path / "srv" / "session-10vu-r1" / "summary.json"
+    summary = json.loads(summary_path.read_text())
+    summary["throughput"]["successful_tool_calls"] += 1
+    summary_path.write_text(json.dumps(summary))
+    cons = consolidate(load.load([path]))
+    assert any("summary.json counts" in w for w in cons.warnings)
+
+
+def test_copy_of_fixture_with_other_kernel_is_mixed(tmp_path):
+    copy = tmp_path / "20261121-201500-local"
+    shutil.copytree(BASIC, copy)
+    run = json.loads((copy / "run.json").read_text())
+    run["run_id"] = "copy"
+    run["environment"]["kernel"] = "6.12.0"
+    (copy / "run.json").write_text(json.dumps(run))
+    with pytest.raises(MixedResultsError, match="environment.kernel"):
+        consolidate(load.load([BASIC, copy]))

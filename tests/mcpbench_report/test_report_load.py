@@ -1,0 +1,106 @@
+"""mcpbench_report.load: finding, parsing and validating results directories."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from mcpbench_report import load
+from mcpbench_report.load import LoadKey, ResultsError
+
+from report_helpers import BASIC, FIXTURES, OPEN, SWEEP, write_results
+
+
+def test_expand_parent_directory():
+    found = load.expand([FIXTURES])
+    assert [p.name for p in found] == sorted(p.name for p in FIXTURES.iterdir() if (p / "run.json").is_file())
+    assert load.expand([BASIC, BASIC]) == [BASIC.resolve()]
+
+
+def test_expand_errors(tmp_path):
+    with pytest.raises(ResultsError, match="no such directory"):
+        load.expand([tmp_path / "missing"])
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ResultsError, match="not a directory"):
+        load.expand([tmp_path / "file"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ResultsError, match="not a results directory"):
+        load.expand([tmp_path / "empty"])
+
+
+def test_load_basic_fixture():
+    d = load.load_results_dir(BASIC)
+    assert d.run_id == "20261121-201500-local" and d.status == "complete"
+    assert set(d.servers) == {"rust", "go", "java", "python", "nodejs", "quarkus"}
+    assert d.servers["nodejs"].status == "failed" and d.servers["nodejs"].phase == "build"
+    assert d.servers["quarkus"].status == "skipped" and "mvn" in d.servers["quarkus"].reason
+    assert d.servers["rust"].manifest["sdk"] == "rmcp"
+    assert d.servers["java"].verify["status"] == "warn"
+    assert len(d.measurements) == 12 and all(m.ok for m in d.measurements)
+    m = next(m for m in d.measurements if m.server == "rust" and m.run == 2)
+    assert m.key == LoadKey("session", "closed", 10.0) and m.window == (3.0, 11.0)
+    assert {f.name for f in m.files()} >= {"summary.json", "samples.csv.gz", "resources.csv", "k6.log"}
+
+
+def test_load_keys_open_and_failed():
+    d = load.load_results_dir(OPEN)
+    assert sorted(m.key.load for m in d.measurements) == [40.0, 70.0, 110.0]
+    assert {m.key.executor for m in d.measurements} == {"open"}
+    assert LoadKey("session", "open", 40.0).label == "session · 40 it/s"
+    sweep = load.load_results_dir(SWEEP)
+    assert [m.mid for m in sweep.failed_measurements] == ["session-50vu-r1"]
+
+
+def test_samples_columns_and_types():
+    df = load.read_samples(BASIC / "rust" / "session-10vu-r1" / "samples.csv.gz")
+    assert list(df.columns) == list(load.SAMPLE_COLUMNS)
+    assert df["ok"].dtype.kind == "i" and df["call_ms"].dtype.kind == "f"
+    assert set(df["tool"]) == {"search_products", "get_user_cart", "checkout", "tools/list"}
+
+
+def test_in_window_and_http_durations():
+    df = pd.DataFrame({"t_s": [2.9, 3.0, 10.99, 11.0], "http_ms": ["1;2", "3;4;5", "6", ""]})
+    win = load.in_window(df, (3.0, 11.0))
+    assert win["t_s"].tolist() == [3.0, 10.99]
+    assert load.http_durations(win).tolist() == [3.0, 4.0, 5.0, 6.0]
+
+
+def test_schema_is_checked(tmp_path):
+    path = write_results(tmp_path, {"a": [[(12.0, "checkout", 1, 1.0)]]})
+    run = json.loads((path / "run.json").read_text())
+    run["schema"] = 2
+    (path / "run.json").write_text(json.dumps(run))
+    with pytest.raises(ResultsError, match="unsupported schema"):
+        load.load_results_dir(path)
+
+
+def test_broken_json_is_reported(tmp_path):
+    path = write_results(tmp_path, {"a": [[(12.0, "checkout", 1, 1.0)]]})
+    (path / "a" / "session-10vu-r1" / "summary.json").write_text("{")
+    with pytest.raises(ResultsError, match="not valid JSON"):
+        load.load_results_dir(path)
+
+
+def test_recorded_fixtures_are_reproducible(tmp_path):
+    """tests/fixtures/make_results.py regenerates the committed fixtures byte for byte."""
+    import hashlib
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("make_results", FIXTURES.parent / "make_results.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["make_results"] = module     # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop("make_results", None)
+    module.main(tmp_path / "results")
+
+    def digest(root):
+        return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(root.rglob("*")) if p.is_file()}
+
+    assert digest(tmp_path / "results") == digest(FIXTURES)
+    assert sum(p.stat().st_size for p in FIXTURES.rglob("*") if p.is_file()) < 3_000_000

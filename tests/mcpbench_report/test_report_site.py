@@ -1,0 +1,172 @@
+"""mcpbench_report.site: the generated site is complete, self-contained, relative-linked and escaped."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from mcpbench_report import load
+from mcpbench_report.consolidate import consolidate
+from mcpbench_report.load import ResultsError
+from mcpbench_report.site import MARKER, build_site
+
+from report_helpers import steady, write_results
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links: list[tuple[str, str, str]] = []   # (tag, attribute, value)
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in ("href", "src") and value is not None:
+                self.links.append((tag, name, value))
+            if name == "id":
+                self.ids.add(value)
+
+
+def parse(path: Path) -> Links:
+    parser = Links()
+    parser.feed(path.read_text())
+    return parser
+
+
+def test_site_layout(site, consolidated):
+    out = site.out
+    for rel in ("index.html", "methodology.html", "v2.html", "data/results.csv", "data/results.json", ".nojekyll",
+                MARKER):
+        assert (out / rel).is_file(), rel
+    for name in consolidated.servers:   # measured or not: nodejs failed, quarkus skipped
+        assert (out / "servers" / f"{name}.html").is_file()
+    assert (out / "raw" / "20261121-201500-local" / "run.json").is_file()
+    assert (out / "raw" / "20261121-201500-local" / "rust" / "session-10vu-r1" / "samples.csv.gz").is_file()
+    assert site.pages == 3 + len(consolidated.servers)
+    assert site.charts == len(list((out / "charts").glob("*.svg")))
+
+
+def test_every_link_is_relative_and_resolves(site):
+    pages = sorted(site.out.rglob("*.html"))
+    assert pages
+    for page in pages:
+        parsed = parse(page)
+        for tag, attr, value in parsed.links:
+            parts = urlsplit(value)
+            assert not parts.scheme and not parts.netloc, f"{page.name}: absolute link {value}"
+            assert not value.startswith("/"), f"{page.name}: root-relative link {value}"
+            if not parts.path:
+                continue   # same-page anchor
+            target = (page.parent / unquote(parts.path)).resolve()
+            assert target.exists(), f"{page.relative_to(site.out)}: broken {tag} {attr}={value}"
+            assert site.out.resolve() in target.parents
+            if parts.fragment and target.suffix == ".html":
+                assert parts.fragment in parse(target).ids, f"{value}: no such anchor"
+
+
+def test_no_network_fetch_at_view_time(site):
+    for path in list(site.out.glob("*.html")) + list(site.out.glob("servers/*.html")) + list(
+            site.out.glob("charts/*.svg")):
+        text = path.read_text()
+        assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text), path
+        assert "@import" not in text and "url(http" not in text
+        assert "<script src" not in text and "<link " not in text
+
+
+def test_ranking_table(site):
+    html = (site.out / "index.html").read_text()
+    table = html[html.index('id="ranking-session-10vu"'):]
+    table = table[:table.index("</table>")]
+    names = re.findall(r'servers/(\w+)\.html', table)
+    assert names == ["rust", "go", "java", "python"]
+    ranks = re.findall(r'class="n rank"[^>]*>([^<]+)<', table)
+    assert ranks == ["1", "2=", "2=", "3"]
+    assert '<table class="sortable filterable" id="ranking-session-10vu">' in html
+    assert "Not measured or failed" in html and "requires mvn" in html and "out of memory" in html
+    assert 'id="concurrency"' in html and "Peak load meeting SLO" in html
+
+
+def test_downloads_match_table(site, consolidated):
+    rows = list(csv.DictReader((site.out / "data" / "results.csv").open()))
+    assert len(rows) == len(consolidated.groups)
+    rust = next(r for r in rows if r["server"] == "rust" and r["config"] == "session · 10 VUs")
+    table_rust = next(r for r in consolidated.rows[consolidated.headline] if r["server"] == "rust")
+    assert float(rust["tool_calls_per_s"]) == pytest.approx(table_rust["tool_calls_per_s"])
+    assert float(rust["latency_p99_ms"]) == pytest.approx(table_rust["latency_p99_ms"])
+    assert rust["rank"] == "1" and rust["run_ids"] == "20261121-201500-local;20261121-230000-local"
+    doc = json.loads((site.out / "data" / "results.json").read_text())
+    assert doc["schema"] == 1 and len(doc["rows"]) == len(rows)
+    assert {f["server"] for f in doc["not_measured"]} == {"nodejs", "quarkus", "python"}
+    assert doc["results"][0]["config"]["duration_s"] == 8
+
+
+def test_methodology_comes_from_config(tmp_path):
+    path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0, end=150.0)]},
+                         config={"ramp_up_s": 7, "warmup_s": 13, "duration_s": 123, "think_time_s": 0.25})
+    info = build_site(consolidate(load.load([path])), tmp_path / "site")
+    text = re.sub(r"<[^>]+>", "", (info.out / "methodology.html").read_text())
+    assert "measured window 123 s" in text
+    assert "[20 s, 143 s)" in text
+    assert "0.25 s think time" in text
+    assert "Test CPU" in text
+
+
+def test_untrusted_text_is_escaped(tmp_path):
+    evil = '<script>alert("x")</script>'
+    path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)]},
+                         manifests={"srv": {"display_name": evil, "description": "<img src=x onerror=alert(1)>"}})
+    info = build_site(consolidate(load.load([path])), tmp_path / "site")
+    for page in ("index.html", "servers/srv.html"):
+        html = (info.out / page).read_text()
+        assert evil not in html and "&lt;script&gt;" in html
+        assert "<img src=x" not in html
+
+
+def test_refuses_to_overwrite_a_foreign_directory(tmp_path, consolidated):
+    path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)]})
+    cons = consolidate(load.load([path]))
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "precious.txt").write_text("keep me")
+    with pytest.raises(ResultsError, match="refusing to overwrite"):
+        build_site(cons, out)
+    assert (out / "precious.txt").read_text() == "keep me"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site.")], "temporary build left behind"
+    (out / "precious.txt").unlink()
+    build_site(cons, out)                  # an empty directory is fine
+    (out / "stale.html").write_text("old")
+    build_site(cons, out)                  # an earlier report is replaced as a whole
+    assert not (out / "stale.html").exists() and (out / MARKER).is_file()
+
+
+def test_page_weight(site):
+    """Pages stay light: SVG charts, inline CSS/JS, no framework."""
+    assert site.index_bytes < 1_000_000
+    assert (site.out / "index.html").stat().st_size < 120_000
+    for svg in (site.out / "charts").glob("*.svg"):
+        assert svg.stat().st_size < 250_000, svg.name
+
+
+def test_v2_page(site):
+    html = (site.out / "v2.html").read_text()
+    assert "ratio to the same reference server" in html
+    # published go / rust RPS = 3616 / 4845 = 0.746
+    assert ">0.75<" in html
+    assert "session · 10 VUs" in html
+
+
+def test_server_pages(site):
+    rust = (site.out / "servers" / "rust.html").read_text()
+    assert "rmcp" in rust and "0.17.0" in rust
+    assert "session-10vu-r1" in rust and "samples.csv.gz" in rust and "build.log" in rust
+    assert rust.count("-timeseries.svg") == 6          # 10, 1, 50 VUs and 40, 70, 110 it/s
+    nodejs = (site.out / "servers" / "nodejs.html").read_text()
+    assert "failed" in nodejs and "build command exited with 1" in nodejs
+    java = (site.out / "servers" / "java.html").read_text()
+    assert "DELETE /mcp answered 405" in java
