@@ -1,0 +1,47 @@
+package mcpbench.micronaut;
+
+import java.util.Map;
+
+import io.micronaut.runtime.Micronaut;
+
+public class Application {
+
+    /**
+     * Pooled HTTP connections per granted core: each of the 50 concurrent sessions holds one connection
+     * to the API service while a tool runs.
+     */
+    static final int HTTP_CONNECTIONS_PER_CPU = 32;
+
+    /**
+     * micronaut-mcp runs @Tool methods on Reactor's boundedElastic scheduler, where they block until their
+     * Redis and HTTP futures complete. Its default cap (10 threads per core) would queue calls behind
+     * threads that are only waiting on I/O, so allow enough threads for every concurrent session.
+     */
+    static final int TOOL_THREADS_PER_CPU = 32;
+
+    public static void main(String[] args) {
+        int cpus = cpus();
+        // Must be set before Reactor's Schedulers class initialises.
+        System.setProperty("reactor.schedulers.defaultBoundedElasticSize", Integer.toString(TOOL_THREADS_PER_CPU * cpus));
+        Micronaut.build(args)
+                .mainClass(Application.class)
+                .banner(false)
+                .properties(Map.of(
+                        "micronaut.http.services.api.pool.max-concurrent-http1-connections", HTTP_CONNECTIONS_PER_CPU * cpus,
+                        "redis.io-thread-pool-size", Math.max(2, cpus),
+                        "redis.computation-thread-pool-size", Math.max(2, cpus)))
+                .start();
+    }
+
+    static int cpus() {
+        String limit = System.getenv("CPU_LIMIT");
+        if (limit != null && !limit.isBlank()) {
+            try {
+                return Math.max(1, (int) Math.ceil(Double.parseDouble(limit.trim())));
+            } catch (NumberFormatException ignored) {
+                // fall through to what the JVM sees
+            }
+        }
+        return Runtime.getRuntime().availableProcessors();
+    }
+}
