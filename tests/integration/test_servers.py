@@ -4,6 +4,7 @@ against real Redis and the real API service. MCPBENCH_TEST_SERVERS=a,b narrows t
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -31,19 +32,26 @@ def _selected() -> list[ServerSpec]:
     return specs
 
 
-_builds: dict[tuple, BuildOutcome] = {}
+def _key(spec: ServerSpec) -> tuple:
+    return (spec.directory, spec.build_commands)
 
 
-def _build(spec: ServerSpec, log_dir: Path) -> BuildOutcome:
-    key = (spec.directory, spec.build_commands)
-    if key not in _builds:
-        _builds[key] = build_server(spec, log_dir / f"{spec.name}-build.log")
-    return _builds[key]
+@pytest.fixture(scope="session")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple, BuildOutcome]:
+    """Every selected server built once, three at a time: cold builds spend much of their time
+    downloading (Maven, crates, npm), which overlaps well with another build's compiling."""
+    log_dir = tmp_path_factory.mktemp("builds")
+    distinct = {_key(spec): spec for spec in _selected()}
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {key: pool.submit(build_server, spec, log_dir / f"{spec.name}.log")
+                   for key, spec in distinct.items()}
+        return {key: future.result() for key, future in futures.items()}
 
 
 @pytest.mark.parametrize("spec", _selected(), ids=lambda s: s.name)
-def test_server_builds_starts_under_limits_and_passes_verify(spec: ServerSpec, infra: Infra, tmp_path: Path) -> None:
-    outcome = _build(spec, tmp_path)
+def test_server_builds_starts_under_limits_and_passes_verify(
+        spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
+    outcome = builds[_key(spec)]
     if outcome.status == "skipped":
         pytest.skip(outcome.reason or "toolchain missing")
     assert outcome.status == "ok", outcome.reason
