@@ -96,6 +96,21 @@ def bottleneck_flags(resources: dict[str, dict[str, float | None]], harness_core
     return flags
 
 
+# Foreign CPU (the host's busy time minus every component we run) above this share of one core marks
+# a measurement as taken on a noisy machine.
+FOREIGN_CPU_LIMIT_PCT = 25.0
+OWN = ("server", "k6", "redis", "api")
+
+
+def noisy_host(resources: dict[str, dict[str, float | None]]) -> float | None:
+    """Mean foreign CPU % in the window, or None when the host was not sampled."""
+    host = (resources.get("host") or {}).get("cpu_avg_pct")
+    if host is None:
+        return None
+    own = sum((resources.get(c) or {}).get("cpu_avg_pct") or 0.0 for c in OWN)
+    return max(0.0, host - own)
+
+
 def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_samples: list[Sample],
               harness_cores: int, limits_applied: bool, rate: float | None = None) -> dict[str, object]:
     seconds = window[1] - window[0]
@@ -108,6 +123,10 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
         "resources": resource_figures(resource_samples, window),
     }
     flags = bottleneck_flags(figures["resources"], harness_cores)  # type: ignore[arg-type]
+    foreign = noisy_host(figures["resources"])  # type: ignore[arg-type]
+    figures["foreign_cpu_pct"] = foreign
+    if foreign is not None and foreign >= FOREIGN_CPU_LIMIT_PCT:
+        flags.append("noisy-host")
     if figures["errors"]["count"]:  # type: ignore[index]
         flags.append("errors")
     if not limits_applied:

@@ -41,6 +41,15 @@ def process_reader(pid: int) -> UsageReader:
     return read
 
 
+def host_reader() -> Usage | None:
+    """All CPU time the machine spent (every process, ours and others'), and memory in use: the
+    difference to our components is foreign load, which makes a measurement noisy."""
+    times = psutil.cpu_times()
+    busy = times.user + times.nice + times.system + getattr(times, "irq", 0) + getattr(times, "softirq", 0) \
+        + getattr(times, "steal", 0)
+    return Usage(int(busy * 1e9), psutil.virtual_memory().used)
+
+
 class Sampler:
     """Reads each component every `interval_s` in a background thread; rates come from deltas."""
 

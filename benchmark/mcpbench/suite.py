@@ -16,7 +16,7 @@ from .config import Load, ResourceProfile, RunConfig
 from .fingerprint import fingerprint
 from .loadgen import LoadError, run_k6
 from .manifest import ServerSpec
-from .resources import Sampler, process_reader
+from .resources import Sampler, host_reader, process_reader
 from .results import RunRecord, new_run_id, write_json, write_resources
 from .runtime.base import InfraHandle, RunningServer, StartError
 from .toolchain import MissingRequirement, environment_for
@@ -38,13 +38,17 @@ class _ServerState:
     best_rate: dict[str, float] = field(default_factory=dict)  # mode -> max tool calls/s (closed)
 
 
-def server_environment(spec: ServerSpec, infra: InfraHandle, profile: ResourceProfile) -> dict[str, str]:
+def server_environment(spec: ServerSpec, infra: InfraHandle, profile: ResourceProfile,
+                       runtime: str = "local") -> dict[str, str]:
     """The contract's environment (docs/server-contract.md) plus the manifest's toolchain needs."""
-    env = environment_for(spec.info.requires, spec.info.jdk)
-    env.update({
+    contract = {
         "REDIS_URL": infra.server_redis_url, "API_SERVICE_URL": infra.server_api_url, "SERVER_TYPE": spec.name,
         "CPU_LIMIT": f"{profile.cpus:g}", "MEMORY_LIMIT_MB": str(profile.memory_mb),
-    })
+    }
+    if runtime == "docker":  # containers get the contract variables only; their toolchains are in the images
+        return contract
+    env = environment_for(spec.info.requires, spec.info.jdk)
+    env.update(contract)
     return env
 
 
@@ -106,9 +110,12 @@ class Suite:
         for spec in self.specs:
             self.record.server(spec.name)
             write_json(self.directory / spec.name / "server.json", spec.describe())
+        self.runtime = make_runtime(self.config, self.support)
+        if hasattr(self.runtime, "environment"):  # docker: engine, compose, base image
+            self.record.data["environment"][self.runtime.name] = self.runtime.environment()
+            self.record.save()
         if self.config.build:
             self._build_all(states)
-        self.runtime = make_runtime(self.config, self.support)
         self.infra = self.runtime.start_infra(self.directory / "_infra")
         for round_index in range(1, self.config.runs + 1):
             order = list(states.values())
@@ -133,15 +140,17 @@ class Suite:
         assert self.record is not None
         infra_log = self.directory / "_infra" / "api-service-build.log"
         infra_log.parent.mkdir(parents=True, exist_ok=True)
-        outcome = build_api_service(infra_log)
+        # A runtime that builds its own artefacts (docker: images) says so with build_infra/build_server.
+        outcome = getattr(self.runtime, "build_infra", build_api_service)(infra_log)
         if outcome.status != "ok":
             raise RuntimeError(f"the API service did not build: {outcome.reason}")
         done: dict[tuple[Path, tuple[str, ...]], BuildOutcome] = {}
         for state in states.values():
             spec = state.spec
-            key = (spec.directory, spec.build_commands)
+            builder = getattr(self.runtime, "build_server", None)
+            key = (spec.directory, spec.build_commands) if builder is None else (spec.name,)
             with self.console.status(f"building {spec.name}…"):
-                outcome = done.get(key) or build_server(spec, self.directory / spec.name / "build.log")
+                outcome = done.get(key) or (builder or build_server)(spec, self.directory / spec.name / "build.log")
             done[key] = outcome
             write_json(self.directory / spec.name / "build.json", outcome.record())
             if outcome.status != "ok":
@@ -169,7 +178,7 @@ class Suite:
     def _start(self, spec: ServerSpec, log_path: Path) -> RunningServer:
         assert self.infra is not None
         try:
-            env = server_environment(spec, self.infra, self.config.profile)
+            env = server_environment(spec, self.infra, self.config.profile, self.config.runtime)
             return self.runtime.start(spec, env, log_path)
         except MissingRequirement as exc:
             raise ServerFailed("start", str(exc)) from exc
@@ -189,6 +198,10 @@ class Suite:
             idle_mem_mb = idle.memory_bytes / 2**20 if idle else None
             tree = server.process_tree_usage() if hasattr(server, "process_tree_usage") else None
             idle_rss_mb = round(tree.memory_bytes / 2**20, 1) if tree else None
+            details = getattr(server, "details", None)  # the docker runtime: image, its size, cold start
+            if details:
+                self.record.update_server(spec.name, **details)
+                write_json(self.directory / spec.name / "image.json", details)
             self.record.update_server(spec.name, startup_s=round(server.startup_s, 3),
                                       idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
                                       idle_rss_mb=idle_rss_mb)
@@ -231,7 +244,7 @@ class Suite:
     def _load(self, spec: ServerSpec, server: RunningServer, load: Load, out_dir: Path) -> dict[str, Any]:
         assert self.infra is not None
         timing = self.config.timing
-        readers = {"server": server.usage, **self.infra.readers()}
+        readers = {"server": server.usage, **self.infra.readers(), "host": host_reader}
         if hasattr(server, "process_tree_usage"):
             readers["server-procs"] = server.process_tree_usage
         sampler = Sampler(readers)

@@ -68,3 +68,13 @@ def test_open_model_reports_the_calls_it_could_not_start() -> None:
     summary = summarize(frame(rows), (10.0, 20.0), [], 1, True, rate=10.0)
     assert summary["throughput"]["dropped_iterations"] == 50
     assert "dropped-iterations" in summary["flags"]
+
+
+def test_cpu_spent_by_other_programs_marks_the_measurement_noisy() -> None:
+    quiet = [Sample(11, "server", 90.0, 1.0), Sample(11, "k6", 60.0, 1.0), Sample(11, "host", 160.0, 1.0)]
+    noisy = [Sample(11, "server", 90.0, 1.0), Sample(11, "k6", 60.0, 1.0), Sample(11, "host", 190.0, 1.0)]
+    row = frame([(11.0, 1, "checkout", 1, "", 1.0, 1.0, "1")])
+    assert "noisy-host" not in summarize(row, (10.0, 20.0), quiet, 1, True)["flags"]
+    summary = summarize(row, (10.0, 20.0), noisy, 1, True)
+    assert "noisy-host" in summary["flags"]
+    assert summary["foreign_cpu_pct"] == pytest.approx(40.0)
