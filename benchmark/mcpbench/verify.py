@@ -38,17 +38,22 @@ class Verdict:
         return {"status": self.status, "checks": [asdict(check) for check in self.checks]}
 
 
-def _rejected(reply: Reply, allow_tool_error: bool) -> tuple[bool, str]:
-    """A bad request is handled when it gets a JSON-RPC error, a 4xx, or (tool level) isError."""
+def _rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
+    """A bad request is handled when it gets a JSON-RPC error, a 4xx, or (tool level) isError.
+
+    A 5xx that still carries a JSON-RPC error is a rejection dressed as a server fault (some SDKs answer
+    an unknown method with 500 / -32603): a warning, since the client is told, but wrongly."""
     if 400 <= reply.status < 500:
-        return True, f"HTTP {reply.status}"
+        return "pass", f"HTTP {reply.status}"
     if reply.status >= 500:
-        return False, f"HTTP {reply.status} (a server error, not a rejection)"
+        if reply.error:
+            return "warn", f"HTTP {reply.status} with JSON-RPC error {reply.error.get('code')} (a server error code for a client mistake)"
+        return "fail", f"HTTP {reply.status} (a server error, not a rejection)"
     if reply.error:
-        return True, f"JSON-RPC error {reply.error.get('code')}"
+        return "pass", f"JSON-RPC error {reply.error.get('code')}"
     if allow_tool_error and reply.result and reply.result.get("isError"):
-        return True, "tool result with isError"
-    return False, f"HTTP {reply.status} with a success reply: {reply.body[:160]!r}"
+        return "pass", "tool result with isError"
+    return "fail", f"HTTP {reply.status} with a success reply: {reply.body[:160]!r}"
 
 
 class _Verifier:
@@ -163,8 +168,8 @@ class _Verifier:
                         # check below tells whether the server survived it.
                         self.add(f"bad input: {name}", "warn", f"connection dropped ({type(exc).__name__})")
                         return
-                    ok, reason = _rejected(reply, tool_level)
-                    self.add(f"bad input: {name}", "pass" if ok else "fail", reason)
+                    status, reason = _rejected(reply, tool_level)
+                    self.add(f"bad input: {name}", status, reason)
                 self.guarded(f"bad input: {name}", one)
 
         def still_alive() -> None:
