@@ -1,0 +1,42 @@
+package mcpbench.spring;
+
+import java.util.Map;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+@SpringBootApplication
+public class Application {
+
+	/** Cores granted to this process: CPU_LIMIT rounded up, else what the JVM sees. */
+	static final int CORES = cores();
+
+	public static void main(String[] args) {
+		SpringApplication app = new SpringApplication(Application.class);
+		// Defaults sized from CPU_LIMIT; lowest precedence, so an env var or --flag still wins.
+		// A blocking call holds its thread while it waits (~1 ms on Redis or the API), so the pools
+		// are sized for the load's concurrency (50 sessions), not for the CPU. The forked calls are
+		// the only API calls, so the HTTP pool matches their pool: no thread waits for a connection.
+		// With spring.threads.virtual.enabled=true Tomcat and the task executor ignore these.
+		app.setDefaultProperties(Map.of(
+				"server.tomcat.threads.max", 32 * CORES,
+				"server.tomcat.threads.min-spare", 8 * CORES,
+				"spring.task.execution.pool.core-size", 32 * CORES,
+				"mcpbench.http-pool-size", 32 * CORES));
+		app.run(args);
+	}
+
+	private static int cores() {
+		String limit = System.getenv("CPU_LIMIT");
+		if (limit != null && !limit.isBlank()) {
+			try {
+				return Math.max(1, (int) Math.ceil(Double.parseDouble(limit.trim())));
+			}
+			catch (NumberFormatException ignored) {
+				// fall through to the JVM's own (cgroup-aware) count
+			}
+		}
+		return Runtime.getRuntime().availableProcessors();
+	}
+
+}

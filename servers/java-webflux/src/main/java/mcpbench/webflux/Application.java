@@ -1,0 +1,38 @@
+package mcpbench.webflux;
+
+import java.util.Map;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+@SpringBootApplication
+public class Application {
+
+	/** Cores granted to this process: CPU_LIMIT rounded up, else what the JVM sees. */
+	static final int CORES = cores();
+
+	public static void main(String[] args) {
+		// One Netty event loop per granted core, shared by the HTTP server and the WebClient
+		// (Reactor Netty's default is at least 4, i.e. more loops than a 1-2 core container has
+		// cores). Must be set before Reactor Netty initialises its global resources.
+		System.setProperty("reactor.netty.ioWorkerCount", Integer.toString(CORES));
+		SpringApplication app = new SpringApplication(Application.class);
+		// Lowest precedence: an env var or --flag still wins.
+		app.setDefaultProperties(Map.of("mcpbench.http-pool-size", 64 * CORES));
+		app.run(args);
+	}
+
+	private static int cores() {
+		String limit = System.getenv("CPU_LIMIT");
+		if (limit != null && !limit.isBlank()) {
+			try {
+				return Math.max(1, (int) Math.ceil(Double.parseDouble(limit.trim())));
+			}
+			catch (NumberFormatException ignored) {
+				// fall through to the JVM's own (cgroup-aware) count
+			}
+		}
+		return Runtime.getRuntime().availableProcessors();
+	}
+
+}
