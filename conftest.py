@@ -1,4 +1,6 @@
-"""Shared fixtures: real infrastructure (redis-server, the API service) on free ports, in temp dirs."""
+"""Shared test fixtures (real Redis and API service on free ports). It lives at the top level, not in
+tests/, because a conftest in tests/ would put tests/ on sys.path, where tests/mcpbench would shadow the
+mcpbench package."""
 
 from __future__ import annotations
 
@@ -36,4 +38,4 @@ def infra(api_service_built: None, tmp_path_factory: pytest.TempPathFactory) -> 
 
 @pytest.fixture
 def fixtures_dir() -> Path:
-    return Path(__file__).parent / "mcpbench" / "fixtures"
+    return Path(__file__).parent / "tests" / "mcpbench" / "fixtures"
