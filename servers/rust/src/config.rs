@@ -1,0 +1,52 @@
+//! Configuration comes only from the environment (see docs/server-contract.md).
+
+use std::env;
+
+pub struct Config {
+    pub port: u16,
+    pub redis_url: String,
+    pub api_url: String,
+    pub server_type: String,
+    /// CPU grant rounded up (min 1): tokio worker threads.
+    pub cpus: usize,
+    /// Multiplexed Redis connections. Each pooled connection pipelines the parallel
+    /// commands of one tool call, so a few per core cover the in-flight calls.
+    pub redis_pool_size: usize,
+    /// Idle keep-alive connections kept to the API service. HTTP/1.1 carries one
+    /// request at a time per connection, so this must cover the in-flight calls
+    /// or connections get closed and re-opened under load.
+    pub http_idle_per_host: usize,
+}
+
+impl Config {
+    pub fn from_env() -> Self {
+        let cpus = env::var("CPU_LIMIT")
+            .ok()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .map(|v| v.ceil() as usize)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
+        Self {
+            port: env::var("PORT")
+                .ok()
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(8080),
+            redis_url: var_or("REDIS_URL", "redis://127.0.0.1:6379"),
+            api_url: var_or("API_SERVICE_URL", "http://127.0.0.1:8100")
+                .trim_end_matches('/')
+                .to_owned(),
+            server_type: var_or("SERVER_TYPE", "rust"),
+            cpus,
+            redis_pool_size: 8 * cpus,
+            http_idle_per_host: 64 * cpus,
+        }
+    }
+}
+
+fn var_or(name: &str, default: &str) -> String {
+    env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default.to_owned())
+}

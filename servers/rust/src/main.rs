@@ -1,0 +1,90 @@
+//! mcpbench reference server: rmcp (Streamable HTTP, stateless, JSON replies) on axum + tokio.
+
+mod config;
+mod tools;
+
+use std::sync::Arc;
+
+use axum::{Router, http::header, routing::get, serve::ListenerExt};
+use rmcp::transport::streamable_http_server::{
+    StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::{config::Config, tools::Bench};
+
+fn main() {
+    let cfg = Config::from_env();
+    // The runtime is sized from the cgroup CPU grant, not the host's core count:
+    // more workers than cores only adds context switches under load.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cfg.cpus)
+        .enable_all()
+        .build()
+        .expect("build tokio runtime");
+    if let Err(err) = runtime.block_on(serve(cfg)) {
+        eprintln!("mcpbench-rust: {err}");
+        std::process::exit(1);
+    }
+}
+
+async fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let app = Arc::new(tools::App::new(&cfg)?);
+    let shutdown = CancellationToken::new();
+
+    let mcp = StreamableHttpService::new(
+        move || Ok(Bench::new(app.clone())),
+        // Stateless: no session is ever created, so no session store is needed.
+        Arc::new(NeverSessionManager::default()),
+        StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+            // Runs behind container networking, where Host is not localhost.
+            .disable_allowed_hosts()
+            // Every request of this workload is under 1 KiB; reject big bodies early.
+            .with_max_request_body_bytes(512 * 1024)
+            .with_sse_keep_alive(None)
+            .with_cancellation_token(shutdown.child_token()),
+    );
+
+    let health = format!(r#"{{"status":"ok","server_type":"{}"}}"#, cfg.server_type);
+    let router = Router::new().route_service("/mcp", mcp).route(
+        "/health",
+        get(move || {
+            let body = health.clone();
+            async move { ([(header::CONTENT_TYPE, "application/json")], body) }
+        }),
+    );
+
+    let listener = tokio::net::TcpListener::bind(("0.0.0.0", cfg.port))
+        .await?
+        // axum::serve leaves Nagle on; small JSON replies then meet the client's
+        // delayed ACK and stall ~40 ms.
+        .tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+    println!(
+        "mcpbench-rust listening on 0.0.0.0:{} (workers={}, redis pool={}, server_type={})",
+        cfg.port, cfg.cpus, cfg.redis_pool_size, cfg.server_type
+    );
+
+    let signal_token = shutdown.clone();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        signal_token.cancel();
+    });
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown.cancelled_owned())
+        .await?;
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).expect("install SIGTERM handler");
+    let mut int = signal(SignalKind::interrupt()).expect("install SIGINT handler");
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+}
