@@ -14,6 +14,8 @@ from rich.table import Table
 
 from . import processes
 from .build import build_api_service, build_server
+from .docker_cli import register as register_docker_commands
+from .docker_engine import DockerError
 from .config import FULL_TIMING, MODES, QUICK_TIMING, Load, RunConfig, Timing, resource_profile
 from .manifest import discover
 from .paths import RESULTS_DIR, SERVERS_DIR
@@ -118,8 +120,11 @@ def verify_command(
     _terminate_on_sigterm()
     specs = _discover(servers_dir, servers)
     profile = _profile(2.0, 2048)
-    ok = verify_servers(specs, runtime, profile, not no_build, results_dir / f"{new_run_id(runtime)}-verify",
-                        console)
+    try:
+        ok = verify_servers(specs, runtime, profile, not no_build, results_dir / f"{new_run_id(runtime)}-verify",
+                            console)
+    except DockerError as exc:  # no engine, no compose, no image: a clear message, not a traceback
+        raise _fail(str(exc), 1) from exc
     if not ok:
         raise typer.Exit(1)
 
@@ -169,7 +174,10 @@ def run(
         )
     except ValueError as exc:
         raise _fail(str(exc)) from exc
-    record = Suite(config, specs, results_dir, console).run()
+    try:
+        record = Suite(config, specs, results_dir, console).run()
+    except DockerError as exc:  # no engine, no compose, no image: a clear message, not a traceback
+        raise _fail(str(exc), 1) from exc
     statuses = {name: s["status"] for name, s in record.data["servers"].items()}
     console.print(f"Run {record.data['run_id']} {record.data['status']}: "
                   + ", ".join(f"{n} {s}" for n, s in statuses.items()))
@@ -216,6 +224,7 @@ def _register_report_commands() -> None:
 
 
 _register_report_commands()
+register_docker_commands(app)  # `mcpbench images …`, `mcpbench compose …` (docker_cli.py)
 
 
 if __name__ == "__main__":

@@ -31,13 +31,13 @@ def verify_servers(specs: list[ServerSpec], runtime: str, profile: ResourceProfi
     infra = None
     runtime_impl = None
     try:
-        if build:
-            outcome = build_api_service(out_dir / "api-service-build.log")
+        runtime_impl = make_runtime(config, support)
+        suite.runtime = runtime_impl
+        if build:  # a runtime with build_infra (docker: images) builds its own artefacts
+            outcome = getattr(runtime_impl, "build_infra", build_api_service)(out_dir / "api-service-build.log")
             if outcome.status != "ok":
                 console.print(f"[red]the API service did not build:[/] {outcome.reason}")
                 return False
-        runtime_impl = make_runtime(config, support)
-        suite.runtime = runtime_impl
         infra = runtime_impl.start_infra(out_dir / "_infra")
         suite.infra = infra
         for spec in specs:
@@ -73,7 +73,7 @@ def _verify_one(spec: ServerSpec, suite: Suite, infra: InfraHandle, build: bool,
     server_dir.mkdir(parents=True, exist_ok=True)
     if build:
         with console.status(f"building {spec.name}…"):
-            outcome = build_server(spec, server_dir / "build.log")
+            outcome = getattr(suite.runtime, "build_server", build_server)(spec, server_dir / "build.log")
         if outcome.status != "ok":
             return [Check("build", "fail", outcome.reason or outcome.status)]
     infra.reset()

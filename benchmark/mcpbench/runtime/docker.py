@@ -1,0 +1,599 @@
+"""The docker runtime: Redis, the API service and each server as containers of the generated compose file,
+under deploy.resources.limits from the same resource profile as the local runtime, stats from the Engine API.
+
+Lifecycle: `docker compose` creates the containers (so what runs is exactly docker-compose.yml plus a
+run override that only disables healthchecks, which would otherwise exec probes inside the measured
+cgroups); the Engine API starts them (timed: cold start = container start → first `initialize`), reads
+their stats (one-shot, as `docker stats` computes CPU time and memory on cgroup v1 and v2), their logs,
+and stops them. Everything belongs to one compose project, `mcpbench-<pid>`, taken down by close() —
+on a normal end, an error, Ctrl-C or SIGTERM (atexit) — and swept by the next run if this process died.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+import redis as redis_lib
+
+from .. import seed
+from ..build import BuildOutcome
+from ..compose import (API_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR, REDIS_IMAGE,
+                       REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported, container_plan,
+                       document)
+from ..config import ResourceProfile
+from ..docker_engine import SETUP_HINT, DockerError, Engine, compose_command, compose_version
+from ..manifest import ServerSpec
+from ..paths import API_SERVICE_DIR, ROOT
+from .base import StartError, Usage, wait_until_ready
+from .local import _tree_usage
+
+PROJECT_PREFIX = "mcpbench-"
+PROJECT_LABEL = "com.docker.compose.project"
+SERVICE_LABEL = "com.docker.compose.service"
+SETUP_SCRIPT = DOCKER_DIR / "setup-engine.sh"
+BASE_SCRIPT = DOCKER_DIR / "build-base.sh"
+
+
+def ensure_engine(log=print, need_compose: bool = True) -> Engine:
+    """An Engine that answers (and compose v2 if asked for); sets them up (docker/setup-engine.sh) when
+    missing and we may (root; MCPBENCH_NO_ENGINE_SETUP=1 turns this off)."""
+    try:
+        engine = Engine()
+        if need_compose:
+            compose_command()
+        return engine
+    except DockerError as first:
+        if os.geteuid() != 0 or not SETUP_SCRIPT.exists() or os.environ.get("MCPBENCH_NO_ENGINE_SETUP"):
+            raise
+        log(f"docker: {first}; running {SETUP_SCRIPT.relative_to(ROOT)}")
+        done = subprocess.run(["bash", str(SETUP_SCRIPT)], cwd=ROOT, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            raise DockerError(f"{SETUP_SCRIPT.relative_to(ROOT)} failed (exit {done.returncode}); {first}") from first
+        engine = Engine()
+        if need_compose:
+            compose_command()
+        return engine
+
+
+def ensure_base(engine: Engine, log_file=None) -> None:
+    """The shared base image, built locally (debootstrap + docker import) when missing."""
+    if engine.image(BASE_IMAGE) or os.environ.get("MCPBENCH_BASE_IMAGE"):
+        return
+    if not BASE_SCRIPT.exists():
+        raise DockerError(f"the base image {BASE_IMAGE} is missing and {BASE_SCRIPT} is not there to build it")
+    done = subprocess.run(["bash", str(BASE_SCRIPT)], cwd=ROOT, stdin=subprocess.DEVNULL,
+                          stdout=log_file or None, stderr=subprocess.STDOUT if log_file else None)
+    if done.returncode != 0 or not engine.image(BASE_IMAGE):
+        raise DockerError(f"building the base image {BASE_IMAGE} failed (docker/build-base.sh exit "
+                          f"{done.returncode}{'; see the build log' if log_file else ''})")
+
+
+def sweep_stale_projects(engine: Engine) -> list[str]:
+    """Take down mcpbench-<pid> projects whose orchestrator process is gone (killed with SIGKILL, say)."""
+    swept: set[str] = set()
+    for container in engine.containers({PROJECT_LABEL: ""}):
+        project = (container.get("Labels") or {}).get(PROJECT_LABEL, "")
+        if not project.startswith(PROJECT_PREFIX):
+            continue
+        owner = project[len(PROJECT_PREFIX):]
+        if owner.isdigit() and not psutil.pid_exists(int(owner)):
+            engine.remove(container["Id"])
+            swept.add(project)
+    for project in swept:
+        _remove_network(engine, project)
+    return sorted(swept)
+
+
+def _remove_network(engine: Engine, project: str) -> None:
+    try:
+        engine._request("DELETE", f"/networks/{project}_bench", ok=(204, 404, 409, 403))
+    except DockerError:
+        pass
+
+
+def image_details(engine: Engine, tag: str) -> dict[str, Any]:
+    image = engine.image(tag) or {}
+    base = engine.image(BASE_IMAGE) or {}
+    size = int(image.get("Size") or 0)
+    base_size = int(base.get("Size") or 0)
+    base_layers = set((base.get("RootFS") or {}).get("Layers") or [])
+    own = size - base_size if base_layers and base_layers <= set((image.get("RootFS") or {}).get("Layers") or []) else None
+    return {"image": tag, "image_id": image.get("Id"), "image_size_mb": round(size / 1e6, 1),
+            "image_own_layers_mb": round(own / 1e6, 1) if own is not None else None,
+            "base_image": BASE_IMAGE, "base_image_id": base.get("Id"), "image_created": image.get("Created")}
+
+
+class ImageBuilder:
+    """Builds the base (if missing), Redis, the API service and server images through the Engine API."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._built: dict[tuple, BuildOutcome] = {}
+        self._seconds: dict[str, float] = {}
+
+    def built_seconds(self, name: str) -> dict[str, float]:
+        return {"build_s": round(self._seconds[name], 2)} if name in self._seconds else {}
+
+    def build_infra(self, log_path: Path, no_cache: bool = False) -> BuildOutcome:
+        """The base image (if missing), then Redis and the API service images."""
+        started = time.monotonic()
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_path, "w", encoding="utf-8") as log:
+            try:
+                ensure_base(self.engine, log)
+                log.write(f"$ build {REDIS_IMAGE} from docker/redis\n")
+                self.engine.build(DOCKER_DIR / "redis", REDIS_IMAGE, log=log, labels={"mcpbench.role": "redis"},
+                                  build_args=_base_override(), no_cache=no_cache)
+                log.write(f"$ build {API_IMAGE} from infra/api-service with docker/api-service/Dockerfile\n")
+                dockerfile = (DOCKER_DIR / "api-service" / "Dockerfile").read_bytes()
+                self.engine.build(API_SERVICE_DIR, API_IMAGE, dockerfile="Dockerfile.mcpbench", log=log,
+                                  extra_files={"Dockerfile.mcpbench": dockerfile},
+                                  labels={"mcpbench.role": "api-service"}, build_args=_base_override(),
+                                  no_cache=no_cache)
+            except DockerError as exc:
+                return BuildOutcome("failed", time.monotonic() - started, str(exc), log_path)
+        return BuildOutcome("ok", time.monotonic() - started, None, log_path)
+
+    def build_server(self, spec: ServerSpec, log_path: Path, no_cache: bool = False) -> BuildOutcome:
+        """The server's image from its Dockerfile; image.json beside the build log records it."""
+        started = time.monotonic()
+        try:
+            plan = container_plan(spec)
+        except DockerUnsupported as exc:
+            return BuildOutcome("skipped", 0.0, str(exc), None)
+        except DockerConfigError as exc:
+            return BuildOutcome("failed", 0.0, str(exc), None)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_path, "w", encoding="utf-8") as log:
+            log.write(f"$ build {plan.image} from {plan.context}/{plan.dockerfile}"
+                      + (f" --target {plan.target}" if plan.target else "") + "\n")
+            previous = self._built.get(plan.build_key)
+            if previous and previous.status != "ok":
+                return BuildOutcome("failed", 0.0, previous.reason, log_path)
+            try:
+                ensure_base(self.engine, log)
+                result = self.engine.build(
+                    plan.context, plan.image, dockerfile=plan.dockerfile, target=plan.target,
+                    build_args={**plan.build_args, **_base_override()}, log=log,
+                    labels={"mcpbench.server": plan.name}, timeout_s=spec.build_timeout_s, no_cache=no_cache)
+            except DockerError as exc:
+                outcome = BuildOutcome("failed", time.monotonic() - started, str(exc), log_path)
+                self._built[plan.build_key] = outcome
+                return outcome
+        outcome = BuildOutcome("ok", time.monotonic() - started, None, log_path)
+        self._built[plan.build_key] = outcome
+        self._seconds[spec.name] = outcome.seconds
+        _write_image_record(log_path.parent / "image.json",
+                            {"runtime": "docker", **image_details(self.engine, plan.image),
+                             "image_id": result.image_id, "build_s": round(outcome.seconds, 2)})
+        return outcome
+
+
+class StatsHub:
+    """Engine API stats for every watched container, read in rounds.
+
+    The daemon publishes container stats once a second, and a one-shot stats request made while its
+    collector runs waits for the next publication (~1 s on Engine 20.10). Read one container after the
+    other, three containers would take three seconds per 1 Hz sample. So the first reader called in a
+    round fetches every watched container at once (one connection each) and the other readers of the same
+    round get their container's reading from that same publication: one round per second, all components
+    read at the same instant, as `docker stats` shows them.
+    """
+
+    def __init__(self, socket_path: str):
+        self.socket_path = socket_path
+        self._engines: dict[str, Engine] = {}
+        self._latest: dict[str, Usage | None] = {}
+        self._unread: set[str] = set()  # fetched in the current round and not yet returned
+        self._lock = threading.Lock()
+
+    def watch(self, container_id: str) -> None:
+        with self._lock:
+            if container_id not in self._engines:
+                self._engines[container_id] = Engine(self.socket_path)
+
+    def unwatch(self, container_id: str) -> None:
+        with self._lock:
+            engine = self._engines.pop(container_id, None)
+            self._latest.pop(container_id, None)
+            self._unread.discard(container_id)
+        if engine:
+            engine.close()
+
+    def reader(self, container_id: str):
+        self.watch(container_id)
+        return lambda: self.read(container_id)
+
+    def read(self, container_id: str) -> Usage | None:
+        """This container's reading of the current round; a new round when it was already returned."""
+        with self._lock:
+            if container_id not in self._engines:
+                return None
+            if container_id not in self._unread:
+                engines = dict(self._engines)
+                threads = [threading.Thread(target=self._fetch, args=(ref, engine), daemon=True)
+                           for ref, engine in engines.items()]
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join(timeout=10)
+                self._unread = set(engines)
+            self._unread.discard(container_id)
+            return self._latest.get(container_id)
+
+    def _fetch(self, container_id: str, engine: Engine) -> None:
+        self._latest[container_id] = engine.usage(container_id)
+
+    def close(self) -> None:
+        with self._lock:
+            engines = list(self._engines.values())
+            self._engines.clear()
+        for engine in engines:
+            engine.close()
+
+
+class DockerServer:
+    def __init__(self, runtime: DockerRuntime, plan: ContainerPlan, container_id: str, log_path: Path):
+        self.name = plan.name
+        self.plan = plan
+        self.container_id = container_id
+        self.log_path = log_path
+        self.url = ""
+        self.startup_s = 0.0
+        self.limits_applied = False
+        self.details: dict[str, Any] = {}
+        self._runtime = runtime
+        self._engine = runtime.engine
+        self._stats = Engine(runtime.engine.socket_path)  # its own connection: the sampler thread reads it
+        self._usage = runtime.stats.reader(container_id)
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._pid: int | None = None
+
+    def alive(self) -> bool:
+        state = (self._engine.container(self.container_id) or {}).get("State") or {}
+        return bool(state.get("Running"))
+
+    def usage(self) -> Usage | None:
+        if self._stopped:
+            return None
+        return self._usage()
+
+    def process_tree_usage(self) -> Usage | None:
+        """RSS and CPU time of the container's processes as the host sees them (beside the cgroup's view)."""
+        if self._stopped:
+            return None
+        if not self._pid:
+            try:
+                self._pid = ((self._stats.container(self.container_id) or {}).get("State") or {}).get("Pid")
+            except DockerError:
+                return None
+        if not self._pid:
+            return None
+        try:
+            return _tree_usage(int(self._pid))
+        except psutil.Error:
+            return None
+
+    def state_note(self) -> str:
+        state = (self._engine.container(self.container_id) or {}).get("State") or {}
+        if not state or state.get("Running"):
+            return ""
+        note = f"[container exited with code {state.get('ExitCode')}"
+        if state.get("OOMKilled"):
+            note += f"; OOM-killed: it used more than its memory limit of {self._runtime.profile.memory_mb} MiB"
+        if state.get("Error"):
+            note += f"; {state['Error']}"
+        return note + "]"
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            text = self._engine.logs(self.container_id, tail=lines).rstrip()
+            note = self.state_note()
+        except DockerError as exc:
+            return f"[logs unavailable: {exc}]"
+        return f"{text}\n{note}".strip() if note else text
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        try:
+            self._engine.stop(self.container_id, grace_s=10)
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            logs = self._engine.logs(self.container_id)
+            note = self.state_note()
+            self.log_path.write_text(logs + (f"\n{note}\n" if note and "code 0" not in note else ""),
+                                     encoding="utf-8")
+        except (DockerError, OSError):
+            pass
+        finally:
+            try:
+                self._engine.remove(self.container_id)
+            except DockerError:
+                pass
+            self._runtime.stats.unwatch(self.container_id)
+            self._stats.close()
+
+
+class DockerInfra:
+    """Redis and the API service as containers on the project's private network."""
+
+    server_redis_url = REDIS_URL_IN_NETWORK
+    server_api_url = API_URL_IN_NETWORK
+
+    def __init__(self, runtime: DockerRuntime, log_dir: Path, containers: dict[str, str], redis_url: str,
+                 api_url: str):
+        self._runtime = runtime
+        self.log_dir = log_dir
+        self.containers = containers  # "redis"/"api" -> container id
+        self.redis_url = redis_url
+        self.api_url = api_url
+        self._readers = {name: runtime.stats.reader(ref) for name, ref in containers.items()}
+        self._stopped = False
+
+    def reset(self) -> float:
+        return seed.seed(redis_lib.Redis.from_url(self.redis_url))
+
+    def readers(self):
+        return dict(self._readers)
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        engine = self._runtime.engine
+        for name, ref in self.containers.items():
+            try:
+                engine.stop(ref, grace_s=3)
+                log_name = "api-service.log" if name == "api" else f"{name}.log"
+                (self.log_dir / log_name).write_text(engine.logs(ref), encoding="utf-8")
+            except (DockerError, OSError):
+                pass
+            try:
+                engine.remove(ref)
+            except DockerError:
+                pass
+            self._runtime.stats.unwatch(ref)
+
+
+class DockerRuntime:
+    name = "docker"
+
+    def __init__(self, profile: ResourceProfile, log=print):
+        self.profile = profile
+        self.log = log
+        self.engine = ensure_engine(log)
+        self.compose = compose_command()
+        info = self.engine.info()
+        # What the daemon says it cannot enforce (docker prints these as WARNINGs and runs unlimited).
+        self.limit_warnings = [w for w in (info.get("Warnings") or []) if any(
+            k in w.lower() for k in ("cpu", "memory", "swap limit", "cgroup"))]
+        self.limits_supported = bool(info.get("CpuCfsQuota", True) and info.get("MemoryLimit", True)
+                                     and (info.get("CPUSet", True) or not profile.cpuset))
+        self.project = f"{PROJECT_PREFIX}{os.getpid()}"
+        self.specs: dict[str, ServerSpec] = {}
+        self.plans: dict[str, ContainerPlan] = {}
+        self.builder = ImageBuilder(self.engine)
+        self.stats = StatsHub(self.engine.socket_path)
+        self._compose_dir: Path | None = None
+        self._closed = False
+        sweep_stale_projects(self.engine)
+        atexit.register(self.close)
+
+    # -- what run.json records -------------------------------------------------------------------------------
+    def environment(self) -> dict[str, Any]:
+        described = self.engine.describe()
+        base = self.engine.image(BASE_IMAGE) or {}
+        described.update({"compose": compose_version(), "project": self.project, "base_image": BASE_IMAGE,
+                          "base_image_id": base.get("Id"), "limits_supported": self.limits_supported,
+                          "limit_warnings": self.limit_warnings})
+        return described
+
+    # -- builds ----------------------------------------------------------------------------------------------
+    def plan(self, spec: ServerSpec) -> ContainerPlan:
+        if spec.name not in self.plans:
+            self.plans[spec.name] = container_plan(spec)
+            self.specs[spec.name] = spec
+            if self._compose_dir:
+                self._write_compose()
+        return self.plans[spec.name]
+
+    def build_infra(self, log_path: Path) -> BuildOutcome:
+        return self.builder.build_infra(log_path)
+
+    def build_server(self, spec: ServerSpec, log_path: Path) -> BuildOutcome:
+        try:
+            self.plan(spec)
+        except DockerUnsupported as exc:
+            return BuildOutcome("skipped", 0.0, str(exc), None)
+        except DockerConfigError as exc:
+            return BuildOutcome("failed", 0.0, str(exc), None)
+        return self.builder.build_server(spec, log_path)
+
+    # -- compose --------------------------------------------------------------------------------------------
+    def _write_compose(self) -> None:
+        assert self._compose_dir is not None
+        doc, _ = document(list(self.specs.values()), ROOT)
+        (self._compose_dir / "docker-compose.yml").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        # The run's only change to the committed file: no healthcheck probes inside measured containers
+        # (the orchestrator polls readiness itself, from outside).
+        override = {"services": {name: {"healthcheck": {"test": ["NONE"]}} for name in doc["services"]}}
+        (self._compose_dir / "docker-compose.run.yml").write_text(json.dumps(override, indent=2) + "\n",
+                                                                   encoding="utf-8")
+
+    def _compose_env(self, cpus: str | None = None, memory_mb: str | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MCPBENCH_") and k != "COMPOSE_PROFILES"}
+        env.update({
+            "MCPBENCH_CPUS": cpus or f"{self.profile.cpus:g}",
+            "MCPBENCH_MEMORY_MB": memory_mb or str(self.profile.memory_mb),
+            "MCPBENCH_SERVER_CPUSET": self.profile.cpuset or "",
+            "MCPBENCH_HARNESS_CPUSET": ",".join(map(str, self.profile.harness_cpus or ())),
+            "MCPBENCH_SERVER_PORT": "", "MCPBENCH_REDIS_PORT": "", "MCPBENCH_API_PORT": "",
+        })
+        return env
+
+    def _compose(self, *args: str, env: dict[str, str] | None = None, timeout_s: float = 300) -> str:
+        assert self._compose_dir is not None
+        argv = [*self.compose, "-p", self.project, "--project-directory", str(ROOT),
+                "-f", str(self._compose_dir / "docker-compose.yml"),
+                "-f", str(self._compose_dir / "docker-compose.run.yml"), *args]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s,
+                                  env=env or self._compose_env(), stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as exc:
+            raise DockerError(f"`docker compose {' '.join(args)}` did not finish within {timeout_s:g} s") from exc
+        if done.returncode != 0:
+            raise DockerError(f"`docker compose {' '.join(args)}` failed (exit {done.returncode}):\n"
+                              f"{(done.stderr or done.stdout).strip()[-3000:]}")
+        return done.stdout
+
+    def _container_of(self, service: str) -> str:
+        found = self.engine.containers({PROJECT_LABEL: self.project, SERVICE_LABEL: service})
+        if not found:
+            raise DockerError(f"compose created no container for {service}")
+        return found[0]["Id"]
+
+    def _require_image(self, tag: str, what: str) -> None:
+        if not self.engine.image(tag):
+            raise DockerError(f"the image {tag} ({what}) is not built: run `mcpbench images build` "
+                              "(or drop --no-build)")
+
+    # -- infrastructure ---------------------------------------------------------------------------------------
+    def start_infra(self, log_dir: Path) -> DockerInfra:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self._compose_dir = log_dir
+        self._write_compose()
+        self._require_image(REDIS_IMAGE, "Redis")
+        self._require_image(API_IMAGE, "the API service")
+        self._compose("up", "--detach", "--no-build", "--no-deps", "--force-recreate", "redis", "api")
+        containers = {"redis": self._container_of("redis"), "api": self._container_of("api")}
+        redis_url = f"redis://127.0.0.1:{self.engine.published_port(containers['redis'], 6379)}"
+        api_url = f"http://127.0.0.1:{self.engine.published_port(containers['api'], CONTAINER_PORT)}"
+        infra = DockerInfra(self, log_dir, containers, redis_url, api_url)
+        try:
+            self._wait_infra(infra)
+        except BaseException:
+            infra.stop()
+            raise
+        return infra
+
+    def _wait_infra(self, infra: DockerInfra, timeout_s: float = 60) -> None:
+        client = redis_lib.Redis.from_url(infra.redis_url, socket_timeout=2)
+        checks = {"redis": lambda: client.ping(),
+                  "api": lambda: httpx.get(f"{infra.api_url}/health", timeout=2).status_code == 200}
+        deadline = time.monotonic() + timeout_s
+        for name, check in checks.items():
+            while True:
+                state = (self.engine.container(infra.containers[name]) or {}).get("State") or {}
+                if not state.get("Running"):
+                    logs = self.engine.logs(infra.containers[name], tail=30)
+                    raise DockerError(f"the {name} container exited during start-up (code {state.get('ExitCode')}):"
+                                      f"\n{logs}")
+                try:
+                    if check():
+                        break
+                except (OSError, redis_lib.RedisError, httpx.HTTPError):
+                    pass
+                if time.monotonic() > deadline:
+                    raise DockerError(f"the {name} container was not ready within {timeout_s:g} s:\n"
+                                      f"{self.engine.logs(infra.containers[name], tail=30)}")
+                time.sleep(0.05)
+
+    # -- servers ------------------------------------------------------------------------------------------------
+    def start(self, spec: ServerSpec, env: dict[str, str], log_path: Path) -> DockerServer:
+        if self._compose_dir is None:
+            raise StartError("start_infra() must run before start()")
+        try:
+            plan = self.plan(spec)
+            self._require_image(plan.image, spec.name)
+            self._check_env(spec, env)
+            self._compose("up", "--no-start", "--no-build", "--no-deps", "--force-recreate", spec.name,
+                          env=self._compose_env(env.get("CPU_LIMIT"), env.get("MEMORY_LIMIT_MB")))
+            container_id = self._container_of(spec.name)
+        except (DockerError, DockerConfigError) as exc:
+            raise StartError(str(exc)) from exc
+        server = DockerServer(self, plan, container_id, log_path)
+        try:
+            server.limits_applied = self._limits_applied(container_id, env)
+            started = time.monotonic()
+            self.engine.start(container_id)
+            try:
+                port = self.engine.published_port(container_id, CONTAINER_PORT)
+            except DockerError:
+                if not server.alive():  # it exited before the engine even reported its port
+                    raise StartError(f"the server exited during start-up:\n{server.log_tail()}") from None
+                raise
+            server.url = f"http://127.0.0.1:{port}/mcp"
+            wait_until_ready(server.url, server.alive, plan.ready_timeout_s, server.log_tail)
+            server.startup_s = time.monotonic() - started
+            server.details = {"runtime": "docker", **image_details(self.engine, plan.image),
+                              **self.builder.built_seconds(spec.name), "cold_start_s": round(server.startup_s, 3)}
+        except DockerError as exc:
+            tail = server.log_tail()  # before stop() removes the container
+            server.stop()
+            raise StartError(f"{exc}\n{tail}") from exc
+        except BaseException:
+            server.stop()
+            raise
+        return server
+
+    def _check_env(self, spec: ServerSpec, env: dict[str, str]) -> None:
+        """The orchestrator's contract environment must be what the compose file gives the container."""
+        expected = {"REDIS_URL": REDIS_URL_IN_NETWORK, "API_SERVICE_URL": API_URL_IN_NETWORK,
+                    "SERVER_TYPE": spec.name}
+        wrong = {k: env.get(k) for k, v in expected.items() if k in env and env[k] != v}
+        if wrong:
+            raise DockerError(f"the docker runtime cannot pass {wrong} into the container: the compose file "
+                              f"gives {expected}")
+
+    def _limits_applied(self, container_id: str, env: dict[str, str]) -> bool:
+        host = (self.engine.container(container_id) or {}).get("HostConfig") or {}
+        cpus = float(env.get("CPU_LIMIT") or self.profile.cpus)
+        memory = int(env.get("MEMORY_LIMIT_MB") or self.profile.memory_mb) * 2**20
+        applied = (int(host.get("NanoCpus") or 0) == int(round(cpus * 1e9))
+                   and int(host.get("Memory") or 0) == memory
+                   and (host.get("CpusetCpus") or "") == (self.profile.cpuset or ""))
+        return applied and self.limits_supported
+
+    # -- the end ------------------------------------------------------------------------------------------------
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._compose_dir:
+                try:
+                    self._compose("down", "--volumes", "--remove-orphans", "--timeout", "5", timeout_s=120)
+                except DockerError:
+                    pass
+            for container in self.engine.containers({PROJECT_LABEL: self.project}):
+                self.engine.remove(container["Id"])
+            _remove_network(self.engine, self.project)
+        except DockerError:
+            pass
+        finally:
+            self.stats.close()
+            self.engine.close()
+
+
+def _base_override() -> dict[str, str]:
+    """MCPBENCH_BASE_IMAGE=debian:trixie-slim builds on the official image instead (a registry is needed)."""
+    base = os.environ.get("MCPBENCH_BASE_IMAGE")
+    return {"BASE_IMAGE": base} if base else {}
+
+
+def _write_image_record(path: Path, data: dict[str, Any]) -> None:
+    from ..results import write_json
+
+    write_json(path, data)

@@ -1,0 +1,130 @@
+"""The docker runtime's decisions, on a fake engine (no Docker needed): clean-up, limits, messages, env."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from mcpbench.config import resource_profile
+from mcpbench.docker_engine import DockerError
+from mcpbench.runtime import docker as docker_runtime
+
+
+class FakeEngine:
+    socket_path = "/nonexistent"
+
+    def __init__(self, containers=(), images=None, inspect=None):
+        self._containers = list(containers)
+        self._images = images or {}
+        self._inspect = inspect or {}
+        self.removed: list[str] = []
+        self.requests: list[str] = []
+
+    def containers(self, labels=None, all_=True):
+        return self._containers
+
+    def remove(self, ref):
+        self.removed.append(ref)
+
+    def image(self, ref):
+        return self._images.get(ref)
+
+    def container(self, ref):
+        return self._inspect.get(ref)
+
+    def logs(self, ref, tail=None):
+        return "java.lang.OutOfMemoryError: Java heap space\n"
+
+    def _request(self, method, path, ok=(), **kwargs):
+        self.requests.append(f"{method} {path}")
+
+
+def dead_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+def test_projects_of_dead_orchestrators_are_swept_and_live_ones_kept() -> None:
+    import os
+
+    dead = dead_pid()
+    engine = FakeEngine([
+        {"Id": "a", "Labels": {docker_runtime.PROJECT_LABEL: f"mcpbench-{dead}"}},
+        {"Id": "b", "Labels": {docker_runtime.PROJECT_LABEL: f"mcpbench-{os.getpid()}"}},
+        {"Id": "c", "Labels": {docker_runtime.PROJECT_LABEL: "someone-elses"}},
+    ])
+    assert docker_runtime.sweep_stale_projects(engine) == [f"mcpbench-{dead}"]
+    assert engine.removed == ["a"]
+    assert engine.requests == [f"DELETE /networks/mcpbench-{dead}_bench"]
+
+
+def test_image_details_separate_the_shared_base_from_the_servers_own_layers() -> None:
+    engine = FakeEngine(images={
+        "mcpbench/base:trixie": {"Id": "sha256:base", "Size": 89_800_000, "RootFS": {"Layers": ["l1", "l2"]}},
+        "mcpbench/go:latest": {"Id": "sha256:go", "Size": 101_300_000, "Created": "2026-11-21T20:00:00Z",
+                               "RootFS": {"Layers": ["l1", "l2", "l3"]}},
+        "mcpbench/odd:latest": {"Id": "sha256:odd", "Size": 50_000_000, "RootFS": {"Layers": ["x"]}},
+    })
+    details = docker_runtime.image_details(engine, "mcpbench/go:latest")
+    assert details["image_size_mb"] == 101.3 and details["image_own_layers_mb"] == 11.5
+    assert details["base_image_id"] == "sha256:base"
+    assert docker_runtime.image_details(engine, "mcpbench/odd:latest")["image_own_layers_mb"] is None
+
+
+def bare_runtime(profile, engine) -> docker_runtime.DockerRuntime:
+    runtime = object.__new__(docker_runtime.DockerRuntime)
+    runtime.profile = profile
+    runtime.engine = engine
+    runtime.limits_supported = True
+    return runtime
+
+
+def test_limits_applied_only_when_the_container_has_the_profiles_limits() -> None:
+    profile = resource_profile(2.0, 2048, cores=2)  # scaled to 1 CPU on 2 cores, pinned to CPU 1
+    good = {"HostConfig": {"NanoCpus": 1_000_000_000, "Memory": 2048 * 2**20, "CpusetCpus": "1"}}
+    engine = FakeEngine(inspect={"good": good, "unpinned": {"HostConfig": {**good["HostConfig"], "CpusetCpus": ""}}})
+    runtime = bare_runtime(profile, engine)
+    env = {"CPU_LIMIT": "1", "MEMORY_LIMIT_MB": "2048"}
+    assert runtime._limits_applied("good", env)
+    assert not runtime._limits_applied("unpinned", env)
+    runtime.limits_supported = False  # the daemon said it cannot enforce them
+    assert not runtime._limits_applied("good", env)
+
+
+def test_the_contract_environment_must_match_the_compose_file() -> None:
+    runtime = bare_runtime(resource_profile(2.0, 2048, cores=2), FakeEngine())
+    spec = SimpleNamespace(name="rust")
+    runtime._check_env(spec, {"REDIS_URL": "redis://redis:6379", "API_SERVICE_URL": "http://api:8080",
+                              "SERVER_TYPE": "rust"})
+    with pytest.raises(DockerError, match="cannot pass"):
+        runtime._check_env(spec, {"REDIS_URL": "redis://127.0.0.1:6379"})
+
+
+def test_containers_get_only_the_contract_variables() -> None:
+    from mcpbench.suite import server_environment
+
+    infra = SimpleNamespace(server_redis_url="redis://redis:6379", server_api_url="http://api:8080")
+    spec = SimpleNamespace(name="java-spring", info=SimpleNamespace(requires=["mvn-that-is-not-here"], jdk=99))
+    env = server_environment(spec, infra, resource_profile(2.0, 2048, cores=2), "docker")  # no mvn, no JDK needed
+    assert env == {"REDIS_URL": "redis://redis:6379", "API_SERVICE_URL": "http://api:8080",
+                   "SERVER_TYPE": "java-spring", "CPU_LIMIT": "1", "MEMORY_LIMIT_MB": "2048"}
+
+
+def test_an_oom_killed_container_says_so() -> None:
+    engine = FakeEngine(inspect={"c": {"State": {"Running": False, "ExitCode": 137, "OOMKilled": True}}})
+    server = object.__new__(docker_runtime.DockerServer)
+    server.container_id, server._engine = "c", engine
+    server._runtime = SimpleNamespace(profile=SimpleNamespace(memory_mb=256))
+    tail = server.log_tail()
+    assert "OutOfMemoryError" in tail and "exited with code 137" in tail and "OOM-killed" in tail and "256 MiB" in tail
+
+
+def test_no_engine_and_no_set_up_allowed_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/docker.sock")
+    monkeypatch.setenv("MCPBENCH_NO_ENGINE_SETUP", "1")
+    with pytest.raises(DockerError, match="no Docker daemon.*setup-engine.sh"):
+        docker_runtime.ensure_engine()
