@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from . import processes
@@ -20,14 +19,11 @@ from .config import FULL_TIMING, MODES, QUICK_TIMING, Load, RunConfig, Timing, r
 from .manifest import discover
 from .paths import RESULTS_DIR, SERVERS_DIR
 from .results import new_run_id
-from .selection import SelectionError, select
+from .cli_common import ServersArg, ServersDirOpt, console, fail, selected_servers
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Reproducible performance benchmark for MCP servers.")
-console = Console()
 
-ServersArg = Annotated[Optional[list[str]], typer.Argument(help="Server names (default: all discovered).")]
-ServersDirOpt = Annotated[Path, typer.Option("--servers-dir", help="Where server directories live.")]
 RuntimeOpt = Annotated[str, typer.Option("--runtime", help="local (processes in cgroups) or docker.")]
 
 
@@ -40,26 +36,13 @@ def _terminate_on_sigterm() -> None:
     atexit.register(processes.stop_all)
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}")
-    return typer.Exit(code)
-
-
-def _discover(servers_dir: Path, names: list[str] | None):
-    discovery = discover(servers_dir)
-    for error in discovery.errors:
-        console.print(f"[bold red]broken manifest[/] {error}")
-    try:
-        return select(discovery, names)
-    except SelectionError as exc:
-        raise _fail(str(exc)) from exc
 
 
 def _csv(value: str, kind: type, what: str) -> tuple:
     try:
         return tuple(kind(part) for part in value.split(",") if part.strip())
     except ValueError:
-        raise _fail(f"{what} takes a comma-separated list, got {value!r}") from None
+        raise fail(f"{what} takes a comma-separated list, got {value!r}") from None
 
 
 @app.command("list")
@@ -82,7 +65,7 @@ def list_servers(servers_dir: ServersDirOpt = SERVERS_DIR) -> None:
 @app.command()
 def build(servers: ServersArg = None, servers_dir: ServersDirOpt = SERVERS_DIR) -> None:
     """Build the API service and the servers with each manifest's build command."""
-    specs = _discover(servers_dir, servers)
+    specs = selected_servers(servers_dir, servers)
     logs = RESULTS_DIR / "_build-logs"
     logs.mkdir(parents=True, exist_ok=True)
     failed = 0
@@ -118,13 +101,13 @@ def verify_command(
     from .verify_run import verify_servers
 
     _terminate_on_sigterm()
-    specs = _discover(servers_dir, servers)
+    specs = selected_servers(servers_dir, servers)
     profile = _profile(2.0, 2048)
     try:
         ok = verify_servers(specs, runtime, profile, not no_build, results_dir / f"{new_run_id(runtime)}-verify",
                             console)
     except DockerError as exc:  # no engine, no compose, no image: a clear message, not a traceback
-        raise _fail(str(exc), 1) from exc
+        raise fail(str(exc), 1) from exc
     if not ok:
         raise typer.Exit(1)
 
@@ -155,7 +138,7 @@ def run(
     from .suite import Suite
 
     _terminate_on_sigterm()
-    specs = _discover(servers_dir, servers)
+    specs = selected_servers(servers_dir, servers)
     base = QUICK_TIMING if quick else FULL_TIMING
     try:
         timing = Timing(
@@ -173,11 +156,11 @@ def run(
             build=not no_build,
         )
     except ValueError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     try:
         record = Suite(config, specs, results_dir, console).run()
     except DockerError as exc:  # no engine, no compose, no image: a clear message, not a traceback
-        raise _fail(str(exc), 1) from exc
+        raise fail(str(exc), 1) from exc
     statuses = {name: s["status"] for name, s in record.data["servers"].items()}
     console.print(f"Run {record.data['run_id']} {record.data['status']}: "
                   + ", ".join(f"{n} {s}" for n, s in statuses.items()))
@@ -205,7 +188,7 @@ def calibrate(
     (out / "_infra").mkdir(parents=True)
     outcome = build_api_service(out / "_infra" / "api-service-build.log")
     if outcome.status != "ok":
-        raise _fail(f"the API service did not build: {outcome.reason}")
+        raise fail(f"the API service did not build: {outcome.reason}")
     loads = [Load(m, vus) for m in _csv(mode, str, "--mode")]
     try:
         run_calibration(out, loads, base, _profile(2.0, 2048), console)

@@ -16,37 +16,20 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from . import compose
 from .manifest import discover
 from .paths import RESULTS_DIR, ROOT, SERVERS_DIR
-from .selection import SelectionError, select
+from .cli_common import ServersArg, ServersDirOpt, console, fail, selected_servers
 
-console = Console()
 images_app = typer.Typer(add_completion=False, no_args_is_help=True,
                          help="Docker images of the servers, Redis and the API service (no registry needed).")
 compose_app = typer.Typer(add_completion=False, no_args_is_help=True,
                           help="docker-compose.yml, generated from the manifests.")
 
-ServersArg = Annotated[Optional[list[str]], typer.Argument(help="Server names (default: all discovered).")]
-ServersDirOpt = Annotated[Path, typer.Option("--servers-dir", help="Where server directories live.")]
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}")
-    return typer.Exit(code)
-
-
-def _specs(servers_dir: Path, names: list[str] | None):
-    discovery = discover(servers_dir)
-    for error in discovery.errors:
-        console.print(f"[bold red]broken manifest[/] {error}")
-    try:
-        return select(discovery, names)
-    except SelectionError as exc:
-        raise _fail(str(exc)) from exc
 
 
 def _engine(need_compose: bool = False):
@@ -56,7 +39,7 @@ def _engine(need_compose: bool = False):
     try:
         return ensure_engine(lambda message: console.print(f"[yellow]{message}[/]"), need_compose)
     except DockerError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
 
 
 @images_app.command("build")
@@ -69,7 +52,7 @@ def images_build(
     """Build the base image if missing, then Redis, the API service and the servers' images."""
     from .runtime.docker import ImageBuilder, image_details
 
-    specs = _specs(servers_dir, servers)
+    specs = selected_servers(servers_dir, servers)
     engine = _engine()
     builder = ImageBuilder(engine)
     logs.mkdir(parents=True, exist_ok=True)
@@ -168,7 +151,7 @@ def compose_check(
     for item in result.excluded:
         console.print(f"[yellow]left out[/] {item.name}: {item.reason}")
     if not result.current:
-        raise _fail(f"{path} is stale: run `mcpbench compose generate`", 1)
+        raise fail(f"{path} is stale: run `mcpbench compose generate`", 1)
     console.print(f"{path} is current")
 
 

@@ -30,7 +30,7 @@ from ..compose import (API_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT
                        REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported, container_plan,
                        document)
 from ..config import ResourceProfile
-from ..docker_engine import SETUP_HINT, DockerError, Engine, compose_command, compose_version
+from ..docker_engine import DockerError, Engine, compose_command, compose_version
 from ..manifest import ServerSpec
 from ..paths import API_SERVICE_DIR, ROOT
 from .base import StartError, Usage, wait_until_ready

@@ -1,0 +1,34 @@
+"""What every `mcpbench` command module shares: the console, argument types, error exits, selection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from .manifest import ServerSpec, discover
+from .selection import SelectionError, select
+
+console = Console()
+
+ServersArg = Annotated[Optional[list[str]], typer.Argument(help="Server names (default: all discovered).")]
+ServersDirOpt = Annotated[Path, typer.Option("--servers-dir", help="Where server directories live.")]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print an error line and return the Exit to raise (callers write `raise fail(...)`)."""
+    console.print(f"[bold red]error:[/] {message}")
+    return typer.Exit(code)
+
+
+def selected_servers(servers_dir: Path, names: list[str] | None) -> list[ServerSpec]:
+    """The named servers (or all), after saying which manifests are broken; exits on an unknown name."""
+    discovery = discover(servers_dir)
+    for error in discovery.errors:
+        console.print(f"[bold red]broken manifest[/] {error}")
+    try:
+        return select(discovery, names)
+    except SelectionError as exc:
+        raise fail(str(exc)) from exc
