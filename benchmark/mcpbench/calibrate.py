@@ -15,7 +15,7 @@ from . import analysis, processes
 from .config import Load, ResourceProfile, Timing
 from .infra import Infra
 from .loadgen import run_k6
-from .resources import Sampler, process_reader
+from .resources import Sampler, rebase, process_reader
 from .results import write_json
 
 
@@ -40,7 +40,7 @@ def calibrate(out_dir: Path, loads: list[Load], timing: Timing, profile: Resourc
                 result = run_k6(url, load, timing, measurement, profile.harness_cpus, on_start=on_start)
             samples = sampler.stop()
             start = result.k6_start_epoch_s or 0.0
-            rebased = [type(s)(s.t_s - start, s.component, s.cpu_pct, s.mem_mb) for s in samples]
+            rebased = rebase(samples, start)
             summary = analysis.summarize(result.samples, timing.window, rebased,
                                          len(profile.harness_cpus or ()) or 1, True)
             summary.update({"server": "calibrate", "mode": load.mode, "vus": load.vus, "run": 1,

@@ -50,6 +50,11 @@ def host_reader() -> Usage | None:
     return Usage(int(busy * 1e9), psutil.virtual_memory().used)
 
 
+def rebase(samples: list[Sample], zero_epoch_s: float) -> list[Sample]:
+    """The same samples with t_s counted from `zero_epoch_s` (the k6 test start) instead of the epoch."""
+    return [Sample(s.t_s - zero_epoch_s, s.component, s.cpu_pct, s.mem_mb) for s in samples]
+
+
 class Sampler:
     """Reads each component every `interval_s` in a background thread; rates come from deltas."""
 

@@ -16,7 +16,7 @@ from .config import Load, ResourceProfile, RunConfig
 from .fingerprint import fingerprint
 from .loadgen import LoadError, run_k6
 from .manifest import ServerSpec
-from .resources import Sampler, host_reader, process_reader
+from .resources import Sampler, rebase, host_reader, process_reader
 from .results import RunRecord, new_run_id, write_json, write_resources
 from .runtime.base import InfraHandle, RunningServer, StartError
 from .toolchain import MissingRequirement, environment_for
@@ -274,7 +274,7 @@ class Suite:
         resource_samples = sampler.stop()
         start_epoch = result.k6_start_epoch_s or 0.0
         write_resources(out_dir / "resources.csv", resource_samples, start_epoch)
-        rebased = [type(s)(s.t_s - start_epoch, s.component, s.cpu_pct, s.mem_mb) for s in resource_samples]
+        rebased = rebase(resource_samples, start_epoch)
         harness_cores = len(self.config.profile.harness_cpus or ()) or 1
         summary = analysis.summarize(result.samples, timing.window, rebased, harness_cores,
                                      server.limits_applied, load.rate)
