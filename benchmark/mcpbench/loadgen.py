@@ -56,6 +56,7 @@ def run_k6(url: str, load: Load, timing: Timing, out_dir: Path, cpus: tuple[int,
     `on_start(pid)` is called once k6 runs (resource sampling); `on_tick(elapsed_s)` about once a second
     (progress), and a False from it aborts the test (the server died).
     """
+    out_dir = out_dir.resolve()  # k6 runs with cwd=out_dir, so a relative path would point below itself
     samples_log = out_dir / "k6-samples.log"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(out_dir),
            "K6_NO_USAGE_REPORT": "true", **k6_env(url, load, timing, out_dir / "k6-summary.json", checks)}

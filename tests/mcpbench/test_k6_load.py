@@ -49,3 +49,12 @@ def test_a_wrong_answer_counts_as_an_error(infra: Infra, tmp_path: Path) -> None
     run = run_k6(f"{infra.api_url}/health", Load("stateless", 1), TIMING, tmp_path, None)
     assert not run.samples["ok"].any()
     assert set(run.samples["error_kind"]) <= {"bad_response", "http_405", "http_404"}
+
+
+def test_a_relative_output_directory_works(infra: Infra, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `mcpbench run --results-dir results/x` hands a relative path down, and k6 runs inside that directory.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rel").mkdir()
+    run = run_k6(f"{infra.api_url}/calibrate/mcp", Load("stateless", 1), TIMING, Path("rel"), None)
+    assert run.exit_code == 0 and len(run.samples) > 0
+    assert (tmp_path / "rel" / "samples.csv.gz").exists()
