@@ -86,7 +86,13 @@ def run_k6(url: str, load: Load, timing: Timing, out_dir: Path, cpus: tuple[int,
     samples, start_epoch = parse_samples(samples_log)
     _compress(samples_log, out_dir / "samples.csv.gz", samples)
     if samples.empty:
-        raise LoadError(f"k6 produced no samples (exit {exit_code}):\n{process.log_tail()}")
+        tail = process.log_tail()
+        # The console shows a failure's first line only, so k6's own last error goes there.
+        # k6's own logger writes `level=error msg=…`; a script exception comes raw (--log-format raw).
+        lines = [line.strip() for line in tail.splitlines() if line.strip()]
+        errors = [line.split("msg=", 1)[-1] for line in lines if "level=error" in line]
+        reason = (errors or lines or [f"see {process.log_path}"])[-1 if errors else 0]
+        raise LoadError(f"k6 produced no samples (exit {exit_code}): {reason}\n{tail}")
     return LoadRun(samples, start_epoch, exit_code, time.monotonic() - started)
 
 

@@ -120,6 +120,7 @@ class ServerRecord:
     reason: str | None = None
     startup_s: float | None = None
     idle_mem_mb: float | None = None
+    image: dict | None = None  # docker runtime: image.json (image, image_size_mb, cold_start_s, build_s…)
     manifest: dict = field(default_factory=dict)
     build: dict | None = None
     verify: dict | None = None
@@ -200,6 +201,7 @@ def load_results_dir(path: Path) -> ResultsDir:
             manifest=read_json_optional(path / name / "server.json") or {},
             build=read_json_optional(path / name / "build.json"),
             verify=read_json_optional(path / name / "verify.json"),
+            image=read_json_optional(path / name / "image.json"),
         )
         if name not in declared and run.get("status") == "complete":
             record.reason = "not listed in run.json"

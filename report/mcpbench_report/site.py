@@ -184,7 +184,8 @@ class SiteBuilder:
     def copy_raw(self) -> None:
         for d in self.cons.dirs:
             target = self.root / "raw" / d.run_id
-            shutil.copytree(d.path, target, ignore=shutil.ignore_patterns("*.tmp", ".*"))
+            shutil.copytree(d.path, target, ignore=shutil.ignore_patterns("*.tmp", ".*"),
+                            copy_function=shutil.copyfile)  # new modes: results files may be 0600
 
     def downloads(self) -> None:
         rows = self.cons.all_rows()

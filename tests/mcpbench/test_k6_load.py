@@ -8,7 +8,7 @@ import pytest
 
 from mcpbench.config import Load, Timing
 from mcpbench.infra import Infra
-from mcpbench.loadgen import load_samples, run_k6
+from mcpbench.loadgen import LoadError, load_samples, run_k6
 from mcpbench.toolchain import which
 
 TIMING = Timing(ramp_up_s=0.5, warmup_s=1, duration_s=2, ramp_down_s=0.5)
@@ -58,3 +58,14 @@ def test_a_relative_output_directory_works(infra: Infra, tmp_path: Path, monkeyp
     run = run_k6(f"{infra.api_url}/calibrate/mcp", Load("stateless", 1), TIMING, Path("rel"), None)
     assert run.exit_code == 0 and len(run.samples) > 0
     assert (tmp_path / "rel" / "samples.csv.gz").exists()
+
+
+def test_k6s_own_error_is_on_the_first_line_of_the_failure(
+        infra: Infra, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The console prints a failure's first line only; "k6 produced no samples" alone says nothing.
+    broken = tmp_path / "broken.js"
+    broken.write_text("throw new Error('the script is broken');\nexport default function () {}\n")
+    monkeypatch.setattr("mcpbench.loadgen.K6_SCRIPT", broken)
+    with pytest.raises(LoadError) as failure:
+        run_k6(f"{infra.api_url}/calibrate/mcp", Load("stateless", 1), TIMING, tmp_path, None)
+    assert "the script is broken" in str(failure.value).splitlines()[0]

@@ -170,3 +170,33 @@ def test_server_pages(site):
     assert "failed" in nodejs and "build command exited with 1" in nodejs
     java = (site.out / "servers" / "java.html").read_text()
     assert "DELETE /mcp answered 405" in java
+
+
+def test_docker_results_show_runtime_image_and_cold_start(tmp_path):
+    path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)]}, run_id="20260101-000000-docker",
+                         config={"runtime": "docker"},
+                         environment={"docker": {"engine": "20.10.24", "compose": "2.40.3",
+                                                 "base_image": "mcpbench/base:trixie"}})
+    image = {"runtime": "docker", "image": "mcpbench/srv:latest", "image_size_mb": 98.6,
+             "image_own_layers_mb": 8.8, "cold_start_s": 0.33, "build_s": 12.5}
+    (path / "srv" / "image.json").write_text(json.dumps(image))
+    run = json.loads((path / "run.json").read_text())
+    run["servers"]["srv"].update(image, startup_s=0.33)
+    (path / "run.json").write_text(json.dumps(run))
+    (path / "srv" / "verify.json").chmod(0o600)            # as an interrupted writer may leave a file
+    info = build_site(consolidate(load.load([path])), tmp_path / "site")
+    text = lambda page: re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (info.out / page).read_text()))
+    assert "runtime: docker (Engine 20.10.24, compose 2.40.3" in text("index.html")
+    server = text("servers/srv.html")
+    assert "mcpbench/srv:latest" in server and "98.6 MB" in server and "8.8 MB above the base" in server
+    assert "0.33 s" in server and "built in 12.5 s" in server
+    assert "docker" in text("methodology.html")
+    raw = info.out / "raw" / "20260101-000000-docker" / "srv" / "verify.json"
+    assert raw.stat().st_mode & 0o004, "a published raw file must be readable by the web server"
+
+
+def test_local_results_say_so_and_show_no_image_columns(tmp_path):
+    path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)]})
+    info = build_site(consolidate(load.load([path])), tmp_path / "site")
+    assert "runtime: local processes in cgroups" in (info.out / "index.html").read_text()
+    assert "Image size" not in (info.out / "servers" / "srv.html").read_text()
