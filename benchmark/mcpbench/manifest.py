@@ -29,6 +29,9 @@ class ServerInfo(_Strict):
     description: str | None = None
     requires: list[str] = Field(default_factory=list)
     jdk: int | None = Field(default=None, ge=8)
+    # Arguments that make the run command's program print its version instead of serving
+    # (["--version"] for python, node, bun, java); none for a compiled server, whose program is the server.
+    version_args: list[str] | None = None
 
 
 class BuildSection(_Strict):
@@ -62,6 +65,7 @@ class ServerOverride(_Strict):
     description: str | None = None
     requires: list[str] | None = None
     jdk: int | None = Field(default=None, ge=8)
+    version_args: list[str] | None = None
 
 
 class VariantRun(_Strict):

@@ -165,6 +165,8 @@ class Suite:
     def _measure_server(self, state: _ServerState, round_index: int) -> None:
         assert self.record is not None
         self.record.update_server(state.spec.name, status="running")
+        if round_index == 1:
+            self._record_runtime_version(state.spec)
         for load in self.config.loads():
             self._measure(state, load, round_index)
         for fraction in self.config.rate_fractions:
@@ -174,6 +176,17 @@ class Suite:
                     continue
                 rate = round(best * fraction, 1)
                 self._measure(state, Load(mode, max(self.config.vus), "open", rate), round_index)
+
+    def _record_runtime_version(self, spec: ServerSpec) -> None:
+        assert self.record is not None and self.infra is not None
+        try:
+            env = server_environment(spec, self.infra, self.config.profile, self.config.runtime)
+        except MissingRequirement:
+            return  # start() reports it
+        version = self.runtime.runtime_version(spec, env)
+        if version:
+            self.record.update_server(spec.name, runtime_version=version)
+            self.console.print(f"[cyan]{spec.name}[/] runs on {version}")
 
     def _start(self, spec: ServerSpec, log_path: Path) -> RunningServer:
         assert self.infra is not None

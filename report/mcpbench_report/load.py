@@ -120,6 +120,7 @@ class ServerRecord:
     reason: str | None = None
     startup_s: float | None = None
     idle_mem_mb: float | None = None
+    runtime_version: str | None = None  # what the interpreter/VM said it is (None for compiled servers)
     image: dict | None = None  # docker runtime: image.json (image, image_size_mb, cold_start_s, build_s…)
     manifest: dict = field(default_factory=dict)
     build: dict | None = None
@@ -198,6 +199,7 @@ def load_results_dir(path: Path) -> ResultsDir:
         record = ServerRecord(
             name=name, results=results, status=str(info.get("status") or "ok"), phase=info.get("phase"),
             reason=info.get("reason"), startup_s=info.get("startup_s"), idle_mem_mb=info.get("idle_mem_mb"),
+            runtime_version=info.get("runtime_version"),
             manifest=read_json_optional(path / name / "server.json") or {},
             build=read_json_optional(path / name / "build.json"),
             verify=read_json_optional(path / name / "verify.json"),

@@ -87,3 +87,11 @@ def test_the_repository_manifests_are_all_valid() -> None:
     discovery = discover(servers)
     assert not discovery.errors, [str(e) for e in discovery.errors]
     assert discovery.servers, "no server discovered in servers/"
+
+
+def test_version_args_are_inherited_by_variants_and_can_be_switched_off(tmp_path: Path) -> None:
+    text = VALID.replace('requires = ["node"]', 'requires = ["node"]\nversion_args = ["--version"]')
+    text += '\n[variants.compiled]\nversion_args = []\nrun.command = ["./server"]\n'
+    node, bun, compiled = load_manifest(write(tmp_path, "nodejs", text))
+    assert node.info.version_args == ["--version"] and bun.info.version_args == ["--version"]
+    assert compiled.info.version_args == []

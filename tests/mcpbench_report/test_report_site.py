@@ -181,7 +181,7 @@ def test_docker_results_show_runtime_image_and_cold_start(tmp_path):
              "image_own_layers_mb": 8.8, "cold_start_s": 0.33, "build_s": 12.5}
     (path / "srv" / "image.json").write_text(json.dumps(image))
     run = json.loads((path / "run.json").read_text())
-    run["servers"]["srv"].update(image, startup_s=0.33)
+    run["servers"]["srv"].update(image, startup_s=0.33, runtime_version="Python 3.13.5")
     (path / "run.json").write_text(json.dumps(run))
     (path / "srv" / "verify.json").chmod(0o600)            # as an interrupted writer may leave a file
     info = build_site(consolidate(load.load([path])), tmp_path / "site")
@@ -189,7 +189,7 @@ def test_docker_results_show_runtime_image_and_cold_start(tmp_path):
     assert "runtime: docker (Engine 20.10.24, compose 2.40.3" in text("index.html")
     server = text("servers/srv.html")
     assert "mcpbench/srv:latest" in server and "98.6 MB" in server and "8.8 MB above the base" in server
-    assert "0.33 s" in server and "built in 12.5 s" in server
+    assert "0.33 s" in server and "built in 12.5 s" in server and "Python 3.13.5" in server
     assert "docker" in text("methodology.html")
     raw = info.out / "raw" / "20260101-000000-docker" / "srv" / "verify.json"
     assert raw.stat().st_mode & 0o004, "a published raw file must be readable by the web server"
@@ -199,4 +199,5 @@ def test_local_results_say_so_and_show_no_image_columns(tmp_path):
     path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)]})
     info = build_site(consolidate(load.load([path])), tmp_path / "site")
     assert "runtime: local processes in cgroups" in (info.out / "index.html").read_text()
-    assert "Image size" not in (info.out / "servers" / "srv.html").read_text()
+    server = (info.out / "servers" / "srv.html").read_text()
+    assert "Image size" not in server and "Runs on" not in server

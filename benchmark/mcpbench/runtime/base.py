@@ -62,6 +62,8 @@ class Runtime(Protocol):
 
     def start(self, spec, env: dict[str, str], log_path: Path) -> RunningServer: ...
 
+    def runtime_version(self, spec, env: dict[str, str]) -> str | None: ...  # interpreter/VM, if any
+
     def close(self) -> None: ...
 
 

@@ -24,7 +24,7 @@ import httpx
 import psutil
 import redis as redis_lib
 
-from .. import seed
+from .. import seed, versions
 from ..build import BuildOutcome
 from ..compose import (API_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR, REDIS_IMAGE,
                        REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported, container_plan,
@@ -511,6 +511,17 @@ class DockerRuntime:
                 time.sleep(0.05)
 
     # -- servers ------------------------------------------------------------------------------------------------
+    def runtime_version(self, spec: ServerSpec, env: dict[str, str]) -> str | None:
+        """What the image's own program (its CMD) says it is, run in a throw-away container."""
+        if not spec.info.version_args:
+            return None
+        tag = self.plan(spec).image
+        command = ((self.engine.image(tag) or {}).get("Config") or {}).get("Cmd") or []
+        if not command:
+            return None
+        return versions.probe(["docker", "run", "--rm", "--network", "none", "--entrypoint", command[0], tag,
+                               *spec.info.version_args])
+
     def start(self, spec: ServerSpec, env: dict[str, str], log_path: Path) -> DockerServer:
         if self._compose_dir is None:
             raise StartError("start_infra() must run before start()")

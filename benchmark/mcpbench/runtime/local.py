@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psutil
 
-from .. import cgroups, processes
+from .. import cgroups, processes, versions
 from ..config import ResourceProfile
 from ..infra import Infra
 from ..manifest import ServerSpec
@@ -115,6 +115,15 @@ class LocalRuntime:
             raise
         server.startup_s = time.monotonic() - launched
         return server
+
+    def runtime_version(self, spec: ServerSpec, env: dict[str, str]) -> str | None:
+        """What the run command's program says it is (None for a compiled server)."""
+        if not spec.info.version_args:
+            return None
+        program = spec.run_command[0]
+        if not os.path.isabs(program) and "/" in program:
+            program = str(spec.directory / program)
+        return versions.probe([program, *spec.info.version_args], cwd=spec.directory, env=env)
 
     def close(self) -> None:
         pass
