@@ -72,7 +72,8 @@ if ! engine_answers; then
     # CPUs, between k6 and the server under test).
     log "starting dockerd (log: $DOCKERD_LOG)"
     rm -f /var/run/docker.pid
-    setsid nohup dockerd --host "unix://$SOCKET" --userland-proxy=false >>"$DOCKERD_LOG" 2>&1 </dev/null &
+    # 9>&-: the daemon must not inherit the set-up lock, or every later set-up waits for it to exit.
+    setsid nohup dockerd --host "unix://$SOCKET" --userland-proxy=false >>"$DOCKERD_LOG" 2>&1 </dev/null 9>&- &
   fi
   for _ in $(seq 1 120); do
     engine_answers && break
