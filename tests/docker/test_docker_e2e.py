@@ -191,7 +191,8 @@ def test_ctrl_c_stops_every_container(engine, images, tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "mcpbench.cli", "run", SERVERS[0], "--runtime", "docker",
                              "--no-build", "--quick", "--vus", "5", "--duration", "120",
                              "--results-dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+                            text=True,  # SIGINT default: the tests may run as a background job (SIGINT ignored)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 300
     project = None
     while time.monotonic() < deadline and proc.poll() is None:

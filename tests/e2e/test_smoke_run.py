@@ -23,8 +23,11 @@ TINY = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "2", "--duration"
 
 
 def mcpbench(*args: str, **kwargs) -> subprocess.Popen:
+    # SIGINT back to default in the child: a runner may start the tests as a background job, with SIGINT
+    # ignored, and Python would then never turn the test's Ctrl-C into KeyboardInterrupt.
     return subprocess.Popen([sys.executable, "-m", "mcpbench.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, **kwargs)
+                            stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kwargs)
 
 
 def only_run(results: Path) -> Path:
