@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
-from jinja2 import ChainableUndefined, Environment, FileSystemLoader
+from jinja2 import ChainableUndefined, Environment, FileSystemLoader, Undefined
 from markupsafe import Markup
 
 from . import charts, stats, v2
@@ -57,7 +57,8 @@ def href(*parts: str) -> str:
 
 
 def num(value, digits: int = 1) -> str:
-    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+    # Optional fields may be absent from older or partial files (jinja2 Undefined), not only null.
+    if value is None or isinstance(value, Undefined) or (isinstance(value, float) and not np.isfinite(value)):
         return "—"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
@@ -65,7 +66,7 @@ def num(value, digits: int = 1) -> str:
 
 
 def pct(value, digits: int = 2) -> str:
-    return "—" if value is None else f"{value * 100:.{digits}f} %"
+    return "—" if value is None or isinstance(value, Undefined) else f"{value * 100:.{digits}f} %"
 
 
 def sortval(value) -> str:

@@ -173,7 +173,8 @@ def test_server_pages(site):
 
 
 def test_docker_results_show_runtime_image_and_cold_start(tmp_path):
-    path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)]}, run_id="20260101-000000-docker",
+    path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)], "srv2": [steady(5, 1.0)]},
+                         run_id="20260101-000000-docker",
                          config={"runtime": "docker"},
                          environment={"docker": {"engine": "20.10.24", "compose": "2.40.3",
                                                  "base_image": "mcpbench/base:trixie"}})
@@ -184,12 +185,15 @@ def test_docker_results_show_runtime_image_and_cold_start(tmp_path):
     run["servers"]["srv"].update(image, startup_s=0.33, runtime_version="Python 3.13.5")
     (path / "run.json").write_text(json.dumps(run))
     (path / "srv" / "verify.json").chmod(0o600)            # as an interrupted writer may leave a file
+    # a --no-build run's image.json has no build_s
+    (path / "srv2" / "image.json").write_text(json.dumps({"image": "mcpbench/srv2:latest", "image_size_mb": 50.0}))
     info = build_site(consolidate(load.load([path])), tmp_path / "site")
     text = lambda page: re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (info.out / page).read_text()))
     assert "runtime: docker (Engine 20.10.24, compose 2.40.3" in text("index.html")
     server = text("servers/srv.html")
     assert "mcpbench/srv:latest" in server and "98.6 MB" in server and "8.8 MB above the base" in server
     assert "0.33 s" in server and "built in 12.5 s" in server and "Python 3.13.5" in server
+    assert "50.0 MB" in text("servers/srv2.html")
     assert "docker" in text("methodology.html")
     raw = info.out / "raw" / "20260101-000000-docker" / "srv" / "verify.json"
     assert raw.stat().st_mode & 0o004, "a published raw file must be readable by the web server"
