@@ -91,7 +91,12 @@ def run_k6(url: str, load: Load, timing: Timing, out_dir: Path, cpus: tuple[int,
         # k6's own logger writes `level=error msg=…`; a script exception comes raw (--log-format raw).
         lines = [line.strip() for line in tail.splitlines() if line.strip()]
         errors = [line.split("msg=", 1)[-1] for line in lines if "level=error" in line]
-        reason = (errors or lines or [f"see {process.log_path}"])[-1 if errors else 0]
+        if errors:
+            reason = errors[-1]
+        elif lines:
+            reason = lines[0]
+        else:
+            reason = f"see {process.log_path}"
         raise LoadError(f"k6 produced no samples (exit {exit_code}): {reason}\n{tail}")
     return LoadRun(samples, start_epoch, exit_code, time.monotonic() - started)
 

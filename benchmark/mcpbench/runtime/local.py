@@ -23,6 +23,11 @@ def _substitute(value: str, port: int, directory: Path) -> str:
     return value.replace("{port}", str(port)).replace("{dir}", str(directory))
 
 
+def _executable(program: str, directory: Path) -> str:
+    """A run command's program: a relative path (./bin/server, .venv/bin/python) is the server directory's."""
+    return str(directory / program) if not os.path.isabs(program) and "/" in program else program
+
+
 class LocalServer:
     def __init__(self, name: str, process: processes.ManagedProcess, port: int,
                  cgroup: cgroups.Cgroup | None):
@@ -91,8 +96,7 @@ class LocalRuntime:
         env = {**env, "PORT": str(port),
                **{k: _substitute(v, port, spec.directory) for k, v in spec.run_env.items()}}
         argv = [_substitute(arg, port, spec.directory) for arg in spec.run_command]
-        if not os.path.isabs(argv[0]) and "/" in argv[0]:
-            argv[0] = str(spec.directory / argv[0])
+        argv[0] = _executable(argv[0], spec.directory)
         group = None
         if self.support.usable:
             limits = cgroups.Limits(self.profile.cpus, self.profile.memory_mb, self.profile.cpuset)
@@ -120,9 +124,7 @@ class LocalRuntime:
         """What the run command's program says it is (None for a compiled server)."""
         if not spec.info.version_args:
             return None
-        program = spec.run_command[0]
-        if not os.path.isabs(program) and "/" in program:
-            program = str(spec.directory / program)
+        program = _executable(spec.run_command[0], spec.directory)
         return versions.probe([program, *spec.info.version_args], cwd=spec.directory, env=env)
 
     def close(self) -> None:
