@@ -33,6 +33,9 @@ def test_compressed_samples_round_trip_and_the_raw_log_is_reduced_to_k6s_own_mes
 
 def test_k6_is_told_the_whole_timeline_and_the_load() -> None:
     env = k6_env("http://127.0.0.1:1/mcp", Load("stateless", 10, "open", 250.0),
-                 Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2), Path("/x/s.json"))
+                 Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2, warmup_cap_s=None), Path("/x/s.json"))
     assert env["HOLD_S"] == "27"  # warm-up + measured, at full load
+    adaptive = k6_env("http://127.0.0.1:1/mcp", Load("session", 10),
+                      Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2, warmup_cap_s=40), Path("/x/s.json"))
+    assert adaptive["HOLD_S"] == "60"  # the longest warm-up + measured; the orchestrator ends it earlier
     assert (env["MODE"], env["EXECUTOR"], env["VUS"], env["RATE"]) == ("stateless", "open", "10", "250.0")

@@ -1,10 +1,17 @@
 // mcpbench load script (k6). No remote imports: everything it needs is here.
 //
-// Every MCP session (or single call in stateless mode) writes ONE raw sample line to the console log,
-// which the orchestrator reads back; all reported figures are computed from those samples, inside the
-// measured window only. Format (comma-separated):
+// Every MCP session (or single call in stateless/persistent mode) writes ONE raw sample line to the
+// console log, which the orchestrator reads back; all reported figures are computed from those samples,
+// inside the measured window only. Format (comma-separated):
 //   S,t_s,vu,tool,ok,error_kind,call_ms,session_ms,http_ms(;-separated)
 // plus, once per VU, `T,<scenario start, epoch ms>` so resource samples can be put on the same clock.
+// handleSummary writes k6's own counts (iterations, http_reqs, dropped_iterations) to COUNTS_PATH.
+//
+// The script is the harness's hot path: on a calibrated run k6 is the bottleneck, so per request it
+// does as little as it can without changing what the server sees (the same JSON-RPC messages, bytes,
+// headers, sequence and think time): request bodies are templates built once per VU, request params
+// objects are built once per session, JSON replies are parsed by k6's Go decoder (res.json()) and the
+// VU id / scenario start are read once per VU.
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
@@ -20,6 +27,7 @@ const RAMP_DOWN = parseFloat(__ENV.RAMP_DOWN_S || '10');
 const THINK = parseFloat(__ENV.THINK_TIME_S || '0.05');
 const TIMEOUT = __ENV.REQUEST_TIMEOUT || '30s';
 const CHECKS = (__ENV.CHECKS || 'on') === 'on';
+const COUNTS_PATH = __ENV.COUNTS_PATH || 'k6-counts.json';
 
 function closedScenario() {
   return {
@@ -55,15 +63,31 @@ function openScenario() {
 
 export const options = {
   scenarios: { load: EXECUTOR === 'open' ? openScenario() : closedScenario() },
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'count'],
+  // Only counts are read from k6's summary (handleSummary); no percentiles to sort at the end.
+  summaryTrendStats: ['count'],
 };
 
-const HEADERS = {
-  'Content-Type': 'application/json',
-  Accept: 'application/json, text/event-stream',
-};
+// k6 takes a number as milliseconds; parsing the '30s' string on every request costs CPU. Anything but
+// a plain `<number><unit>` is handed to k6 as it is.
+function timeoutMs(text) {
+  const m = /^([0-9]*\.?[0-9]+)(ms|s|m|h)$/.exec(text);
+  if (!m) return text;
+  return parseFloat(m[1]) * { ms: 1, s: 1000, m: 60000, h: 3600000 }[m[2]];
+}
+
+const TIMEOUT_VALUE = timeoutMs(TIMEOUT);
+const CONTENT_TYPE = 'application/json';
+const ACCEPT = 'application/json, text/event-stream';
+const HEADERS = { 'Content-Type': CONTENT_TYPE, Accept: ACCEPT };
+// Params of requests without a session (initialize, stateless calls): shared, never modified.
+const PLAIN_TEXT = { headers: HEADERS, timeout: TIMEOUT_VALUE, responseType: 'text' };
 
 const TOOLS = ['search_products', 'get_user_cart', 'checkout'];
+const INITIALIZE_PARAMS = {
+  protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'mcpbench-k6', version: '1' },
+};
+// k6 error codes: 1050 request timeout, 1211 TCP connect timeout.
+const TIMEOUT_CODES = new Set([1050, 1211]);
 
 function userFor(vu) {
   // VU N uses user-{N % 1000}; N = 1000, 2000… would be user-00000, which has no cart, so use 1000.
@@ -97,28 +121,70 @@ function checkResult(tool, data) {
   return '';
 }
 
-let rpcId = 0;
+// Request bodies. JSON.stringify({jsonrpc, method, params, id}) with the id last, built as
+// `prefix + id + '}'` where prefix = JSON.stringify({jsonrpc, method, params}) minus its '}' plus
+// ',"id":' — byte for byte the same message, without serializing the params every time.
+function bodyPrefix(method, params) {
+  const text = JSON.stringify({ jsonrpc: '2.0', method, params });
+  return `${text.slice(0, -1)},"id":`;
+}
 
-function rpc(method, params, sessionId, wantBody) {
-  const headers = sessionId ? Object.assign({ 'Mcp-Session-Id': sessionId }, HEADERS) : HEADERS;
-  const payload = { jsonrpc: '2.0', method };
-  if (params !== undefined) payload.params = params;
-  if (!method.startsWith('notifications/')) payload.id = ++rpcId;
-  return http.post(TARGET, JSON.stringify(payload), {
-    headers, timeout: TIMEOUT, responseType: wantBody ? 'text' : 'none', tags: { name: method },
-  });
+const INITIALIZE_PREFIX = bodyPrefix('initialize', INITIALIZE_PARAMS);
+const INITIALIZED_BODY = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+
+let rpcId = 0;
+let vuId = 0;          // this VU's id, its scenario's start (epoch ms) and its tool call prefixes,
+let startMs = 0;       // set on its first iteration
+let callPrefixes = null;
+
+function vuSetup() {
+  vuId = exec.vu.idInTest;
+  startMs = exec.scenario.startTime;
+  const user = userFor(vuId);
+  callPrefixes = { 'tools/list': bodyPrefix('tools/list', {}) };
+  for (const tool of TOOLS) {
+    callPrefixes[tool] = bodyPrefix('tools/call', { name: tool, arguments: toolArguments(tool, user) });
+  }
+  console.log(`T,${startMs}`);
+}
+
+// Params of the requests inside a session (one object per session, shared by its requests).
+function sessionParams(sessionId, responseType) {
+  return {
+    headers: { 'Content-Type': CONTENT_TYPE, Accept: ACCEPT, 'Mcp-Session-Id': sessionId },
+    timeout: TIMEOUT_VALUE, responseType,
+  };
+}
+
+function initialize() {
+  return http.post(TARGET, `${INITIALIZE_PREFIX}${++rpcId}}`, PLAIN_TEXT);
+}
+
+function call(tool, params) {
+  return http.post(TARGET, `${callPrefixes[tool]}${++rpcId}}`, params);
 }
 
 function transportKind(res) {
-  if (res.status === 0) return res.error_code === 1050 ? 'timeout' : 'transport';
-  if (res.status >= 400) return `http_${res.status}`;
+  const status = res.status;
+  if (status === 0) return TIMEOUT_CODES.has(res.error_code) ? 'timeout' : 'transport';
+  if (status >= 400) return `http_${status}`;
   return '';
 }
 
+// A DELETE that ends a session: 200/202/204 are fine, and so is 405 (the server does not let clients
+// end sessions, which the MCP spec allows).
+function deleteKind(res) {
+  return res.status === 405 ? '' : transportKind(res);
+}
+
+function isEventStream(res) {
+  const type = res.headers['Content-Type'];
+  return type !== undefined && type.indexOf('text/event-stream') >= 0;
+}
+
 // A reply is either a JSON body or an SSE stream whose data lines carry JSON-RPC messages.
-function parseReply(res) {
-  const type = String(res.headers['Content-Type'] || '');
-  if (type.indexOf('text/event-stream') >= 0) {
+function parseReply(res, sse) {
+  if (sse) {
     let message = null;
     for (const line of String(res.body).split('\n')) {
       if (line.startsWith('data:')) {
@@ -128,119 +194,161 @@ function parseReply(res) {
     }
     return message;
   }
-  return JSON.parse(res.body);
+  return res.json(); // k6's Go JSON decoder: as strict as JSON.parse, far cheaper
+}
+
+// The JSON-RPC result of a reply (and whether it came as SSE), or the kind of error when there is none.
+function replyResult(res) {
+  const kind = transportKind(res);
+  if (kind) return { kind };
+  const sse = isEventStream(res);
+  let message;
+  try {
+    message = parseReply(res, sse);
+  } catch (e) {
+    return { kind: 'bad_response' };
+  }
+  if (!message || typeof message !== 'object') return { kind: 'bad_response' };
+  if (message.error) return { kind: `jsonrpc_${message.error.code}` };
+  const result = message.result;
+  if (!result) return { kind: 'bad_response' };
+  return { kind: '', result, sse };
+}
+
+function judgeInitialize(res) {
+  return replyResult(res).kind;
+}
+
+// The tool's JSON payload (result.content[0].text, parsed); throws when it is missing or no valid JSON.
+// For a JSON reply the text is parsed by k6's Go side (gjson: `@fromstr` unquotes it, `@valid` rejects
+// anything JSON.parse would reject; undefined then), which costs a fraction of JSON.parse.
+function toolPayload(res, result, sse) {
+  const text = result.content[0].text;
+  if (sse || typeof text !== 'string') return JSON.parse(text);
+  const data = res.json('result.content.0.text|@fromstr|@valid');
+  if (data === undefined) throw new Error('the tool result is no valid JSON');
+  return data;
 }
 
 function judgeCall(res, tool) {
-  const kind = transportKind(res);
+  const { kind, result, sse } = replyResult(res);
   if (kind) return kind;
-  let message;
-  try {
-    message = parseReply(res);
-  } catch (e) {
-    return 'bad_response';
-  }
-  if (!message) return 'bad_response';
-  if (message.error) return `jsonrpc_${message.error.code}`;
-  const result = message.result;
-  if (!result) return 'bad_response';
   if (tool === 'tools/list') return result.tools && result.tools.length >= 3 ? '' : 'check_failed';
   if (result.isError) return 'tool_error';
   if (!CHECKS) return '';
   try {
-    return checkResult(tool, JSON.parse(result.content[0].text));
+    return checkResult(tool, toolPayload(res, result, sse));
   } catch (e) {
     return 'check_failed';
   }
 }
 
 function record(tool, kind, callMs, started, httpMs) {
-  const t = (Date.now() - exec.scenario.startTime) / 1000;
-  const sessionMs = Date.now() - started;
-  console.log(`S,${t.toFixed(3)},${exec.vu.idInTest},${tool},${kind ? 0 : 1},${kind},` +
-    `${callMs < 0 ? '' : callMs.toFixed(3)},${sessionMs.toFixed(3)},${httpMs.map((d) => d.toFixed(3)).join(';')}`);
-}
-
-function callParams(tool, user) {
-  return tool === 'tools/list' ? {} : { name: tool, arguments: toolArguments(tool, user) };
-}
-
-function callMethod(tool) {
-  return tool === 'tools/list' ? 'tools/list' : 'tools/call';
+  const now = Date.now();
+  console.log(`S,${((now - startMs) / 1000).toFixed(3)},${vuId},${tool},${kind ? 0 : 1},${kind},` +
+    `${callMs < 0 ? '' : callMs.toFixed(3)},${(now - started).toFixed(3)},` +
+    `${httpMs.map((d) => d.toFixed(3)).join(';')}`);
 }
 
 // The v2 study's pattern: a whole MCP session around every single call.
-function sessionCall(tool, user) {
+function sessionCall(tool) {
   const started = Date.now();
   const httpMs = [];
-  const init = rpc('initialize', {
-    protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'mcpbench-k6', version: '1' },
-  }, null, false);
+  const init = initialize();
   httpMs.push(init.timings.duration);
-  let kind = transportKind(init);
+  let kind = judgeInitialize(init);
   if (kind) return record(tool, kind, -1, started, httpMs);
   const sessionId = init.headers['Mcp-Session-Id'] || null;
-  const note = rpc('notifications/initialized', undefined, sessionId, false);
+  const params = sessionId ? sessionParams(sessionId, 'text') : PLAIN_TEXT;
+  const note = http.post(TARGET, INITIALIZED_BODY, params);
   httpMs.push(note.timings.duration);
   kind = transportKind(note);
   if (kind) return record(tool, kind, -1, started, httpMs);
-  const res = rpc(callMethod(tool), callParams(tool, user), sessionId, true);
-  httpMs.push(res.timings.duration);
+  const res = call(tool, params);
+  const callMs = res.timings.duration;
+  httpMs.push(callMs);
   kind = judgeCall(res, tool);
   if (sessionId) {
-    const del = http.del(TARGET, null, {
-      headers: Object.assign({ 'Mcp-Session-Id': sessionId }, HEADERS), timeout: TIMEOUT,
-      responseType: 'none', tags: { name: 'DELETE' },
-    });
+    params.responseType = 'none';
+    const del = http.del(TARGET, null, params);
     httpMs.push(del.timings.duration);
+    if (!kind) kind = deleteKind(del);
   }
-  return record(tool, kind, res.timings.duration, started, httpMs);
+  return record(tool, kind, callMs, started, httpMs);
 }
 
-function statelessCall(tool, user, sessionId) {
+function statelessCall(tool) {
   const started = Date.now();
-  const res = rpc(callMethod(tool), callParams(tool, user), sessionId || null, true);
-  return record(tool, judgeCall(res, tool), res.timings.duration, started, [res.timings.duration]);
+  const res = call(tool, PLAIN_TEXT);
+  const callMs = res.timings.duration;
+  return record(tool, judgeCall(res, tool), callMs, started, [callMs]);
 }
 
-// persistent mode: one session per VU, opened on its first iteration and reused.
-let persistentSession;
+// persistent mode: one session per VU, opened on its first call and reused. A failed opening, or a call
+// answered with HTTP 404 (the session expired, per the MCP spec), is retried once with a new session
+// before the sample is recorded.
+let persistentParams; // the session's request params; undefined: no session open
+let lastOpenMs = 0;    // duration of the request that failed the last opening
 
-function persistentSessionId() {
-  if (persistentSession === undefined) {
-    const init = rpc('initialize', {
-      protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'mcpbench-k6', version: '1' },
-    }, null, false);
-    persistentSession = init.headers['Mcp-Session-Id'] || null;
-    rpc('notifications/initialized', undefined, persistentSession, false);
+function openPersistent() {
+  const init = initialize();
+  lastOpenMs = init.timings.duration;
+  let kind = judgeInitialize(init);
+  if (kind) return kind;
+  const sessionId = init.headers['Mcp-Session-Id'] || null;
+  const params = sessionId ? sessionParams(sessionId, 'text') : PLAIN_TEXT;
+  const note = http.post(TARGET, INITIALIZED_BODY, params);
+  lastOpenMs = note.timings.duration;
+  kind = transportKind(note);
+  if (kind) return kind;
+  persistentParams = params;
+  return '';
+}
+
+function persistentCall(tool) {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    if (persistentParams === undefined) {
+      const kind = openPersistent();
+      if (kind) {
+        if (attempt === 0) continue;
+        return record(tool, kind, -1, started, [lastOpenMs]);
+      }
+    }
+    const res = call(tool, persistentParams);
+    if (res.status === 404 && persistentParams !== PLAIN_TEXT) {
+      persistentParams = undefined; // the session is gone: the next call opens a new one
+      if (attempt === 0) continue;
+    }
+    const callMs = res.timings.duration;
+    return record(tool, judgeCall(res, tool), callMs, started, [callMs]);
   }
-  return persistentSession;
 }
 
-function oneCall(tool, user) {
-  if (MODE === 'session') return sessionCall(tool, user);
-  if (MODE === 'persistent') return statelessCall(tool, user, persistentSessionId());
-  return statelessCall(tool, user, null);
-}
-
-let announced = false;
+const oneCall = MODE === 'session' ? sessionCall : MODE === 'persistent' ? persistentCall : statelessCall;
 
 export default function () {
-  if (!announced) {
-    console.log(`T,${exec.scenario.startTime}`);
-    announced = true;
-  }
-  const user = userFor(exec.vu.idInTest);
+  if (callPrefixes === null) vuSetup();
   if (EXECUTOR === 'open') {
     // Open model: one iteration = one tool call, the tools in turn; the arrival rate is tool calls/s.
-    oneCall(TOOLS[exec.scenario.iterationInTest % TOOLS.length], user);
+    oneCall(TOOLS[exec.scenario.iterationInTest % TOOLS.length]);
     return;
   }
-  for (const tool of TOOLS) oneCall(tool, user);
-  oneCall('tools/list', user);
+  for (const tool of TOOLS) oneCall(tool);
+  oneCall('tools/list');
   sleep(THINK);
 }
 
+// k6's own counts over the whole test, for the orchestrator's cross-check against the samples.
 export function handleSummary(data) {
-  return { [__ENV.SUMMARY_PATH || 'k6-summary.json']: JSON.stringify(data, null, 1) };
+  const count = (name) => {
+    const metric = data.metrics[name];
+    return (metric && metric.values && metric.values.count) || 0;
+  };
+  return {
+    [COUNTS_PATH]: JSON.stringify({
+      iterations: count('iterations'), http_reqs: count('http_reqs'),
+      dropped_iterations: count('dropped_iterations'),
+    }),
+  };
 }
