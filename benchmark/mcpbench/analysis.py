@@ -1,8 +1,14 @@
-"""From raw samples to the figures of one measurement — inside the measured window only."""
+"""From raw samples to the figures of one measurement — inside the measured window only.
+
+Every figure of summary.json (docs/results-format.md, schema 2) is defined here once, with each threshold
+a named constant; the suite, `calibrate` and the fixtures call `summarize`, the report reads its output.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -15,6 +21,50 @@ from .workload import TOOL_NAMES
 # it can use (Redis is single-threaded: one core at most).
 SATURATION = 0.85
 HARNESS = ("k6", "redis", "api")
+# Foreign CPU (the host's busy time minus every component we run) above this share of one core marks
+# a measurement as taken on a noisy machine.
+FOREIGN_CPU_LIMIT_PCT = 25.0
+OWN = ("server", "k6", "redis", "api")
+# Host stability: the fixed-work probe may move this much (relative) between before and after the load,
+# and a CPU's mean steal may reach this share of the window, before the host counts as unstable.
+HOST_PROBE_MAX_CHANGE = 0.05
+HOST_MAX_STEAL_PCT = 2.0
+# A throughput at this share of the run's calibrated harness ceiling measures the harness, not the server.
+CEILING_FRACTION = 0.80
+# k6's own counts may differ from the samples by this share (beyond the iterations in flight at the end).
+COUNT_TOLERANCE = 0.01
+# Little's law (closed model): VUs = iterations/s x iteration time; a larger relative gap is flagged.
+LITTLES_LAW_MAX_GAP = 0.10
+# Samples must reach this close to the window's end, or k6 stopped early.
+LAST_SAMPLE_SLACK_S = 1.0
+# The open model: more than this share of the offered calls never started flags the measurement.
+DROPPED_MAX_SHARE = 0.01
+# Flags that make a measurement harness-limited: any flag with this prefix.
+HARNESS_BOUND_PREFIX = "bound:"
+SESSION_MODE = "session"
+
+
+@dataclass(frozen=True)
+class MeasurementContext:
+    """What the analysis needs to know about how a measurement was taken, beside its samples."""
+
+    mode: str                      # session | stateless | persistent
+    executor: str                  # closed | open
+    vus: int
+    rate: float | None             # open model: offered tool calls/s
+    think_time_s: float
+    request_timeout_s: float
+    harness_cores: int
+    limits_applied: bool
+    ceiling_calls_per_s: float | None = None   # this run's calibrated ceiling for this mode (None: not calibrated)
+    k6_exit_code: int | None = None
+    k6_stopped_by_orchestrator: bool = False   # ended by the orchestrator at the window's end: exit 105 expected
+    k6_counts: dict | None = None              # k6-counts.json: {"iterations","http_reqs","dropped_iterations"}
+    k6_run_s: float | None = None              # k6 scenario start -> k6 exit, seconds
+    host_probe: dict | None = None             # {"<cpu>": {"before_s": float, "after_s": float}}
+    server_cpus: tuple[int, ...] = ()
+    harness_cpus: tuple[int, ...] = ()
+    warmup: dict | None = None                 # {"used_s","min_s","cap_s","steady"}
 
 
 def in_window(samples: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
@@ -22,44 +72,97 @@ def in_window(samples: pd.DataFrame, window: tuple[float, float]) -> pd.DataFram
     return samples[(samples["t_s"] >= start) & (samples["t_s"] < end)]
 
 
+def _http_entries(column: pd.Series) -> pd.Series:
+    return column.fillna("").astype(str)
+
+
+def _http_counts(column: pd.Series) -> pd.Series:
+    """HTTP requests per sample: the entries of its ';'-joined http_ms list."""
+    text = _http_entries(column)
+    return (text.str.count(";") + 1).where(text != "", 0)
+
+
 def _http_durations(column: pd.Series) -> np.ndarray:
-    joined = ";".join(value for value in column.astype(str) if value)
-    return np.array([float(v) for v in joined.split(";") if v], dtype=float) if joined else np.array([])
+    """Every HTTP request's duration of the samples, pooled."""
+    text = _http_entries(column)
+    values = pd.to_numeric(text[text != ""].str.split(";").explode(), errors="coerce")
+    return values.dropna().to_numpy(dtype=float)
 
 
-def throughput(window_samples: pd.DataFrame, seconds: float) -> dict[str, float | int]:
+def v2_requests(samples: pd.DataFrame, mode: str) -> int:
+    """Requests the published v2 study's k6 script counted in its `mcp_requests` counter: initialize,
+    tools/call and tools/list — not notifications/initialized, not DELETE.
+
+    session mode: a sample's http_ms lists initialize, the notification, the call, [DELETE]; a failed step
+    ends the list. So initialize was sent when the list has >= 1 entry and the call when it has >= 3.
+    stateless/persistent: one request per sample, the call. persistent mode opens its session (initialize
+    + notification) once per VU outside any sample; the v2 study counted that initialize, we do not (one
+    request per VU in the whole test). A persistent sample whose session could not be opened holds the
+    failed opening's one request instead of a call, and counts 1 as well (an initialize was sent).
+    """
+    counts = _http_counts(samples["http_ms"])
+    if mode == SESSION_MODE:
+        return int((counts >= 1).sum() + (counts >= 3).sum())
+    return int((counts >= 1).sum())
+
+
+def throughput(window_samples: pd.DataFrame, seconds: float, mode: str) -> dict[str, float | int]:
+    """Throughput over the measured window (`summarize` adds the whole-run v2 figures):
+    tool_calls_per_s = successful tool calls / s (the primary figure; tools/list is no tool call);
+    v2_rps / v2_requests = the v2 study's request count (v2_requests), over the window only;
+    http_rps / http_requests = every HTTP request of every sample (the figure v2_rps used to be);
+    iterations_per_s = tools/list samples / s (closed model: one per iteration)."""
     calls = window_samples[window_samples["tool"].isin(TOOL_NAMES)]
     ok_calls = int(calls["ok"].sum())
-    http_requests = int(window_samples["http_ms"].astype(str).map(
-        lambda v: len([x for x in v.split(";") if x])).sum())
+    http_requests = int(_http_counts(window_samples["http_ms"]).sum())
+    v2 = v2_requests(window_samples, mode)
     return {
         "tool_calls_per_s": ok_calls / seconds,
         "successful_tool_calls": ok_calls,
         "tool_calls": int(len(calls)),
-        "v2_rps": http_requests / seconds,
+        "v2_rps": v2 / seconds,
+        "v2_requests": v2,
         "http_requests": http_requests,
+        "http_rps": http_requests / seconds,
         "iterations_per_s": int((window_samples["tool"] == "tools/list").sum()) / seconds,
     }
 
 
-def latency(window_samples: pd.DataFrame) -> dict[str, object]:
+def all_calls_latency_ms(calls: pd.DataFrame, request_timeout_s: float) -> np.ndarray:
+    """Every tool call's latency, failures included: a timeout at the request timeout, any other failure at
+    the time it was observed (the call's duration, or the session's when the call was never sent)."""
+    observed = calls["call_ms"].where(calls["call_ms"].notna(), calls["session_ms"])
+    timed_out = calls["error_kind"] == "timeout"
+    return observed.where(~timed_out, request_timeout_s * 1000.0).dropna().to_numpy(dtype=float)
+
+
+def latency(window_samples: pd.DataFrame, request_timeout_s: float) -> dict[str, object]:
+    """One population per figure: tool_call, per_tool, session and http_request are successful samples
+    only; tool_call_all is every tool call; v2_tools_call is every tools/call request sent (the v2 study
+    averaged per-tool percentiles of it, which we never do: samples are pooled)."""
     calls = window_samples[window_samples["tool"].isin(TOOL_NAMES)]
     ok_calls = calls[calls["ok"] == 1]
+    ok_samples = window_samples[window_samples["ok"] == 1]
     return {
         "tool_call": latency_stats(ok_calls["call_ms"].dropna().to_numpy()),
+        "tool_call_all": latency_stats(all_calls_latency_ms(calls, request_timeout_s)),
         "per_tool": {tool: latency_stats(ok_calls.loc[ok_calls["tool"] == tool, "call_ms"].dropna().to_numpy())
                      for tool in TOOL_NAMES},
         "session": latency_stats(ok_calls["session_ms"].dropna().to_numpy()),
-        "http_request": latency_stats(_http_durations(window_samples["http_ms"])),
+        "http_request": latency_stats(_http_durations(ok_samples["http_ms"])),
+        "v2_tools_call": latency_stats(calls["call_ms"].dropna().to_numpy()),
     }
 
 
 def errors(window_samples: pd.DataFrame) -> dict[str, object]:
+    """count = failed samples (tools/list included), failed_tool_calls, rate = failed tool calls / tool
+    calls, kinds = failed samples per error_kind."""
     calls = window_samples[window_samples["tool"].isin(TOOL_NAMES)]
     failed = window_samples[window_samples["ok"] == 0]
     failed_calls = int((calls["ok"] == 0).sum())
     return {
         "count": int(len(failed)),
+        "failed_tool_calls": failed_calls,
         "rate": failed_calls / len(calls) if len(calls) else None,
         "kinds": {str(k): int(v) for k, v in failed["error_kind"].value_counts().items()},
     }
@@ -96,14 +199,9 @@ def bottleneck_flags(resources: dict[str, dict[str, float | None]], harness_core
     return flags
 
 
-# Foreign CPU (the host's busy time minus every component we run) above this share of one core marks
-# a measurement as taken on a noisy machine.
-FOREIGN_CPU_LIMIT_PCT = 25.0
-OWN = ("server", "k6", "redis", "api")
-
-
 def noisy_host(resources: dict[str, dict[str, float | None]]) -> float | None:
-    """Mean foreign CPU % in the window, or None when the host was not sampled."""
+    """Mean foreign CPU % in the window, or None when the host was not sampled. Only the `host` component
+    and our own processes (OWN) enter: the per-CPU `cpu<N>`/`steal<N>` readings are another view."""
     host = (resources.get("host") or {}).get("cpu_avg_pct")
     if host is None:
         return None
@@ -111,34 +209,224 @@ def noisy_host(resources: dict[str, dict[str, float | None]]) -> float | None:
     return max(0.0, host - own)
 
 
+def host_stability(resources: dict[str, dict[str, float | None]], ctx: MeasurementContext) -> dict[str, object]:
+    """Per-CPU busy and steal in the window, the speed probe's change, and whether the host was unstable."""
+    cpus = sorted(set(ctx.server_cpus) | set(ctx.harness_cpus)) or sorted(
+        int(name[5:]) for name in resources if name.startswith("steal") and name[5:].isdigit())
+    steal = {str(c): (resources.get(f"steal{c}") or {}).get("cpu_avg_pct") for c in cpus}
+    busy = {str(c): (resources.get(f"cpu{c}") or {}).get("cpu_avg_pct") for c in cpus}
+    probe: dict[str, dict[str, float | None]] = {}
+    reasons = []
+    for cpu, reading in (ctx.host_probe or {}).items():
+        before, after = reading.get("before_s"), reading.get("after_s")
+        change = after / before - 1 if before and after else None
+        probe[str(cpu)] = {"before_s": before, "after_s": after, "change": change}
+        if change is not None and abs(change) > HOST_PROBE_MAX_CHANGE:
+            reasons.append(f"CPU {cpu}: the speed probe moved {change:+.1%} during the measurement")
+    for cpu, pct in steal.items():
+        if pct is not None and pct > HOST_MAX_STEAL_PCT:
+            reasons.append(f"CPU {cpu}: {pct:.1f} % of the window was stolen by the hypervisor")
+    return {"probe": probe, "steal_pct": steal, "busy_pct": busy, "server_cpus": list(ctx.server_cpus),
+            "harness_cpus": list(ctx.harness_cpus), "unstable": bool(reasons), "reasons": reasons}
+
+
+def closed_iterations(samples: pd.DataFrame) -> pd.DataFrame:
+    """The closed model's iterations, one row each: the VU, the time its tools/list sample ended it (t_s)
+    and its busy time (busy_ms).
+
+    load.js runs, per VU and iteration, one session per tool then one tools/list session, then sleeps the
+    think time; a failed session does not end the iteration. So a VU's samples, in the order it wrote
+    them (its console lines are in order; times alone can tie at ms resolution), split into iterations
+    after every tools/list sample, and an iteration's busy time is the sum of its sessions' session_ms.
+    Only iterations that reached their tools/list sample are returned (the last samples of a VU stopped
+    mid-iteration form none).
+    """
+    columns = ["vu", "t_s", "busy_ms", "sessions"]
+    if samples.empty:
+        return pd.DataFrame(columns=columns)
+    frame = samples[["vu", "tool", "t_s", "session_ms"]].reset_index(drop=True)
+    is_list = (frame["tool"] == "tools/list").astype(int)
+    # iteration number within the VU: how many tools/list samples the VU wrote before this one
+    frame["iteration"] = is_list.groupby(frame["vu"]).cumsum() - is_list
+    frame["is_list"] = is_list
+    grouped = frame.groupby(["vu", "iteration"], sort=False)
+    iterations = grouped.agg(busy_ms=("session_ms", "sum"), sessions=("session_ms", "size"),
+                             ended=("is_list", "max"), t_s=("t_s", "last")).reset_index()
+    return iterations.loc[iterations["ended"] == 1, columns].reset_index(drop=True)
+
+
+def littles_law(samples: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext) -> dict[str, float] | None:
+    """The load generator's self-check (L = lambda x W), recorded in checks.littles_law.
+
+    Closed model: the VUs k6 ran should equal iterations/s x mean iteration time, where
+      iterations/s = iterations whose tools/list sample ended in the window / window seconds, and
+      iteration time = the sum of that iteration's sessions' session_ms (closed_iterations) + the think
+      time, averaged over those same iterations.
+    gap = |predicted - VUs| / VUs; `summarize` flags it above LITTLES_LAW_MAX_GAP. What the formula leaves
+    out (k6's own time between sessions: writing the sample, starting the next request) makes `predicted`
+    slightly low; a large gap means the VUs did not run the loop as configured (stalled or starved VUs).
+    Open model: L = arrival rate (samples ended in the window / s) x mean session_ms = the mean number of
+    calls in flight, recorded with no flag (the open model has no fixed population to compare with).
+    """
+    seconds = window[1] - window[0]
+    if samples.empty or seconds <= 0:
+        return None
+    if ctx.executor == "open":
+        inside = in_window(samples, window)
+        session_s = inside["session_ms"].dropna().mean() / 1000.0
+        if inside.empty or not math.isfinite(session_s):
+            return None
+        arrivals = len(inside) / seconds
+        return {"arrivals_per_s": float(arrivals), "mean_session_s": float(session_s),
+                "in_flight": float(arrivals * session_s)}
+    iterations = in_window(closed_iterations(samples), window)
+    if iterations.empty or ctx.vus <= 0:
+        return None
+    iterations_per_s = len(iterations) / seconds
+    iteration_s = float(iterations["busy_ms"].mean()) / 1000.0 + ctx.think_time_s
+    predicted = iterations_per_s * iteration_s
+    return {"vus": float(ctx.vus), "predicted": float(predicted), "gap": abs(predicted - ctx.vus) / ctx.vus,
+            "iterations_per_s": float(iterations_per_s), "mean_iteration_s": iteration_s}
+
+
+# HTTP requests a VU may have sent that no sample holds, per mode: a session cut short when k6 stopped
+# (up to its 4 requests), or a call cut short (1); persistent mode also opens its session once per VU
+# (initialize + notification) outside any sample, + the cut-short call.
+UNSAMPLED_HTTP_PER_VU = {"session": 4, "stateless": 1, "persistent": 3}
+# load.js lets the open model grow to this many times its pre-allocated VUs (maxVUs).
+OPEN_MAX_VUS_FACTOR = 4
+
+
+def count_allowance(k6_count: int, ctx: MeasurementContext, per_vu: int) -> float:
+    """How far k6's count may be from the samples' before it is a disagreement: COUNT_TOLERANCE of k6's
+    count, or what the VUs still in flight when k6 stopped can explain (per_vu each), whichever is larger.
+    k6 counts only iterations that ran to their end, but counts every HTTP request sent; a sample is only
+    written when its session ends."""
+    vus = ctx.vus * (OPEN_MAX_VUS_FACTOR if ctx.executor == "open" else 1)
+    return max(COUNT_TOLERANCE * k6_count, vus * per_vu)
+
+
+def k6_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext,
+              littles: dict[str, float] | None) -> dict[str, object]:
+    """k6 cross-checked against itself: its exit code, its own counts against the samples, samples that
+    end early or leave a second of the window empty. Any problem makes the measurement invalid. (Little's
+    law is recorded here but only flagged: a gap says the load did not run as configured, not that k6's
+    figures are wrong.)"""
+    problems = []
+    if ctx.k6_exit_code not in (None, 0) and not ctx.k6_stopped_by_orchestrator:
+        problems.append(f"k6 exited with code {ctx.k6_exit_code}")
+    last = float(samples["t_s"].max()) if len(samples) else None
+    if last is None or last < window[1] - LAST_SAMPLE_SLACK_S:
+        problems.append(f"samples stop at {last if last is not None else 0:.1f} s, before the window ends at "
+                        f"{window[1]:.1f} s")
+    seconds = max(0, int(math.floor(window[1] - window[0] + 1e-9)))
+    per_second = np.bincount(np.floor(inside["t_s"].to_numpy(dtype=float) - window[0]).astype(int),
+                             minlength=seconds)[:seconds] if seconds else np.array([])
+    empty = int((per_second == 0).sum())
+    if empty:
+        problems.append(f"{empty} second(s) of the window have no sample at all")
+    sample_iterations = int((samples["tool"] == "tools/list").sum()) if ctx.executor == "closed" else len(samples)
+    sample_http = int(_http_counts(samples["http_ms"]).sum()) if len(samples) else 0
+    counts = ctx.k6_counts or {}
+    k6_iterations, k6_http = counts.get("iterations"), counts.get("http_reqs")
+    gaps = []
+    # What the VUs in flight when k6 stopped sent or finished without a sample is no disagreement:
+    # count_allowance.
+    for what, theirs, ours in (("iterations", k6_iterations, sample_iterations), ("HTTP requests", k6_http, sample_http)):
+        if theirs is None:
+            continue
+        gaps.append(abs(theirs - ours) / max(theirs, 1))
+        per_vu = UNSAMPLED_HTTP_PER_VU.get(ctx.mode, 4) if what == "HTTP requests" else 1
+        if abs(theirs - ours) > count_allowance(theirs, ctx, per_vu):
+            problems.append(f"k6 counted {theirs} {what}, the samples {ours}")
+    return {
+        "k6_exit_code": ctx.k6_exit_code, "k6_stopped_early_by_orchestrator": ctx.k6_stopped_by_orchestrator,
+        "k6_iterations": k6_iterations, "k6_http_reqs": k6_http, "sample_iterations": sample_iterations,
+        "sample_http_reqs": sample_http, "count_gap": max(gaps) if gaps else None, "last_sample_s": last,
+        "empty_seconds": empty, "littles_law": littles, "problems": problems,
+    }
+
+
+def efficiency(throughput_figures: dict, resources: dict[str, dict[str, float | None]]) -> dict[str, float | None]:
+    """Server CPU milliseconds per successful tool call, and its peak memory: figures the harness cannot
+    cap, so they rank servers even when the load generator limits throughput."""
+    server = resources.get("server") or {}
+    cpu, rate = server.get("cpu_avg_pct"), throughput_figures.get("tool_calls_per_s")
+    return {"cpu_ms_per_call": cpu / 100.0 * 1000.0 / rate if cpu is not None and rate else None,
+            "mem_peak_mb": server.get("mem_peak_mb")}
+
+
 def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_samples: list[Sample],
-              harness_cores: int, limits_applied: bool, rate: float | None = None) -> dict[str, object]:
+              ctx: MeasurementContext) -> dict[str, object]:
     seconds = window[1] - window[0]
     inside = in_window(samples, window)
+    thr = throughput(inside, seconds, ctx.mode)
+    whole_run = v2_requests(samples, ctx.mode)
+    thr["v2_requests_whole_run"] = whole_run
+    thr["k6_run_s"] = ctx.k6_run_s
+    thr["v2_rps_whole_run"] = whole_run / ctx.k6_run_s if ctx.k6_run_s else None
+    resources = resource_figures(resource_samples, window)
     figures: dict[str, object] = {
         "window": {"start_s": window[0], "end_s": window[1], "seconds": seconds},
-        "throughput": throughput(inside, seconds),
-        "latency_ms": latency(inside),
+        "warmup": ctx.warmup,
+        "throughput": thr,
+        "latency_ms": latency(inside, ctx.request_timeout_s),
         "errors": errors(inside),
-        "resources": resource_figures(resource_samples, window),
+        "resources": resources,
+        "efficiency": efficiency(thr, resources),
     }
-    flags = bottleneck_flags(figures["resources"], harness_cores)  # type: ignore[arg-type]
-    foreign = noisy_host(figures["resources"])  # type: ignore[arg-type]
+    flags = bottleneck_flags(resources, ctx.harness_cores)
+    foreign = noisy_host(resources)
     figures["foreign_cpu_pct"] = foreign
     if foreign is not None and foreign >= FOREIGN_CPU_LIMIT_PCT:
         flags.append("noisy-host")
+    host = host_stability(resources, ctx)
+    figures["host"] = host
+    if host["unstable"]:
+        flags.append("unstable-host")
+    ceiling = ctx.ceiling_calls_per_s
+    fraction = thr["tool_calls_per_s"] / ceiling if ceiling else None
+    figures["ceiling"] = {"tool_calls_per_s": ceiling, "fraction": fraction}
+    if fraction is not None and fraction >= CEILING_FRACTION:
+        flags.append("bound:ceiling")
     if figures["errors"]["count"]:  # type: ignore[index]
         flags.append("errors")
-    if not limits_applied:
+    if not ctx.limits_applied:
         flags.append("cgroup-not-applied")
-    if rate:
+    if ctx.rate:
         # The open model's shortfall: calls the arrival rate asked for in the window but never finished.
         started = int(inside["tool"].isin(TOOL_NAMES).sum())
-        dropped = max(0, round(rate * seconds) - started)
-        figures["throughput"]["dropped_iterations"] = dropped  # type: ignore[index]
-        if dropped > 0.01 * rate * seconds:
+        dropped = max(0, round(ctx.rate * seconds) - started)
+        thr["dropped_iterations"] = dropped
+        if dropped > DROPPED_MAX_SHARE * ctx.rate * seconds:
             flags.append("dropped-iterations")
     else:
-        figures["throughput"]["dropped_iterations"] = 0  # type: ignore[index]
+        thr["dropped_iterations"] = 0
+    littles = littles_law(samples, window, ctx)
+    if littles and littles.get("gap", 0.0) > LITTLES_LAW_MAX_GAP:
+        flags.append("littles-law")
+    if ctx.warmup and ctx.warmup.get("steady") is False:
+        flags.append("not-steady")
+    checks = k6_checks(samples, inside, window, ctx, littles)
+    figures["checks"] = checks
     figures["flags"] = flags
+    if checks["problems"]:
+        figures.update(status="invalid", phase="k6", reason="; ".join(checks["problems"]))  # type: ignore[arg-type]
+    else:
+        figures.update(status="ok", phase=None, reason=None)
+    figures["publishable"], figures["unpublishable_reasons"] = publishable(figures)
     return figures
+
+
+def harness_bound(flags: Iterable[str]) -> bool:
+    return any(flag.startswith(HARNESS_BOUND_PREFIX) for flag in flags)
+
+
+def publishable(summary: dict) -> tuple[bool, list[str]]:
+    """A measurement is publishable only when it is ok, every self-check passed and no flag is set."""
+    reasons = []
+    if summary.get("status") != "ok":
+        reasons.append(f"status {summary.get('status')}" + (f" ({summary.get('phase')})" if summary.get("phase") else ""))
+    reasons += [f"check: {p}" for p in (summary.get("checks") or {}).get("problems") or []]
+    reasons += [f"flag: {f}" for f in summary.get("flags") or []]
+    return not reasons, reasons

@@ -13,7 +13,9 @@ import pandas as pd
 
 from .resources import Sample
 
-SCHEMA = 1
+# 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
+# defined them, all-calls latency, publishable verdicts (docs/results-format.md).
+SCHEMA = 2
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -58,7 +60,8 @@ class RunRecord:
         self.directory = directory
         self.data: dict[str, Any] = {
             "schema": SCHEMA, "run_id": run_id, "status": "running", "started_at": now_iso(),
-            "finished_at": None, "config": config, "environment": environment, "servers": {},
+            "finished_at": None, "error": None, "config": config, "environment": environment,
+            "calibration": None, "rounds": [], "servers": {},
         }
         self.save()
 
@@ -75,8 +78,9 @@ class RunRecord:
         self.server(name).update(fields)
         self.save()
 
-    def finish(self, status: str) -> None:
+    def finish(self, status: str, error: str | None = None) -> None:
         self.data["status"] = status
+        self.data["error"] = error
         self.data["finished_at"] = now_iso()
         self.save()
 

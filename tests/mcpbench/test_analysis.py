@@ -2,8 +2,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mcpbench.analysis import bottleneck_flags, summarize
+from mcpbench.analysis import MeasurementContext, bottleneck_flags
+from mcpbench.analysis import publishable as analysis_publishable
+from mcpbench.analysis import summarize as summarize_with
 from mcpbench.resources import Sample
+
+
+def summarize(samples, window, resources, harness_cores=1, limits_applied=True, rate=None, **context):
+    """The analysis as the suite calls it, with a context like the one the old positional call implied."""
+    ctx = MeasurementContext(mode=context.pop("mode", "session"), executor="open" if rate else "closed",
+                             vus=context.pop("vus", 1), rate=rate, think_time_s=0.05, request_timeout_s=30.0,
+                             harness_cores=harness_cores, limits_applied=limits_applied, **context)
+    return summarize_with(samples, window, resources, ctx)
 
 
 def frame(rows: list[tuple]) -> pd.DataFrame:
@@ -26,10 +36,14 @@ def test_warm_up_and_ramps_are_excluded_from_every_figure() -> None:
     assert thr["tool_calls"] == 3  # tools/list is not a tool call
     assert thr["successful_tool_calls"] == 2
     assert thr["tool_calls_per_s"] == pytest.approx(0.2)
-    assert thr["http_requests"] == 12 and thr["v2_rps"] == pytest.approx(1.2)
+    assert thr["http_requests"] == 12 and thr["http_rps"] == pytest.approx(1.2)
+    # the v2 study's count: initialize + the call, per session (not the notification, not DELETE)
+    assert thr["v2_requests"] == 8 and thr["v2_rps"] == pytest.approx(0.8)
     assert summary["latency_ms"]["tool_call"]["max"] == 4.0  # neither 500 nor 900 leaked in
-    assert summary["errors"] == {"count": 1, "rate": pytest.approx(1 / 3), "kinds": {"jsonrpc_-32603": 1}}
-    assert summary["flags"] == ["errors"]
+    assert summary["errors"] == {"count": 1, "failed_tool_calls": 1, "rate": pytest.approx(1 / 3),
+                                 "kinds": {"jsonrpc_-32603": 1}}
+    # One iteration in 10 s at 1 VU is no closed loop that ran as configured: Little's law says so.
+    assert summary["flags"] == ["errors", "littles-law"]
 
 
 def test_the_cross_tool_p99_is_a_percentile_of_all_samples_not_an_average_of_percentiles() -> None:
@@ -78,3 +92,244 @@ def test_cpu_spent_by_other_programs_marks_the_measurement_noisy() -> None:
     summary = summarize(row, (10.0, 20.0), noisy, 1, True)
     assert "noisy-host" in summary["flags"]
     assert summary["foreign_cpu_pct"] == pytest.approx(40.0)
+
+
+# --- schema 2 rules: each test fails if its rule is broken ---------------------------------------------
+
+def steady_rows(seconds: range, per_second: int = 10, vus: int = 1, session_ms: float = 1.0) -> list[tuple]:
+    """A closed loop that ran as configured: per second, `per_second` tool sessions + per_second/3 tools/list."""
+    rows = []
+    for s in seconds:
+        for i in range(per_second):
+            rows.append((s + i / per_second, 1 + i % vus, ("search_products", "get_user_cart", "checkout")[i % 3], 1,
+                         "", session_ms, session_ms, "0.1;0.1;0.5"))
+    return rows
+
+
+def test_a_timeout_reaches_the_all_calls_p99_at_the_timeout_and_failures_stay_out_of_success_latency() -> None:
+    rows = steady_rows(range(10, 20))
+    rows += [(15.5, 1, "checkout", 0, "timeout", 30000.0, 30001.0, "0.1;0.1;30000")]
+    rows += [(16.5, 1, "checkout", 0, "transport", None, 7.0, "7")]  # initialize failed: no call sent
+    summary = summarize(frame(rows), (10.0, 20.0), [])
+    lat = summary["latency_ms"]
+    assert lat["tool_call"]["max"] == 1.0 and lat["tool_call"]["count"] == 100
+    assert lat["tool_call_all"]["count"] == 102
+    assert lat["tool_call_all"]["max"] == 30000.0  # the timeout at the request timeout (30 s)
+    assert lat["tool_call_all"]["p99"] == pytest.approx(np.percentile([1.0] * 100 + [7.0, 30000.0], 99))
+    assert lat["http_request"]["max"] == 0.5       # successful samples only: one population
+
+
+def test_an_empty_second_or_samples_that_stop_early_make_the_measurement_invalid() -> None:
+    gap = steady_rows(range(10, 14)) + steady_rows(range(15, 20))
+    summary = summarize(frame(gap), (10.0, 20.0), [])
+    assert summary["status"] == "invalid" and summary["phase"] == "k6"
+    assert summary["checks"]["empty_seconds"] == 1 and not summary["publishable"]
+    early = summarize(frame(steady_rows(range(10, 17))), (10.0, 20.0), [])
+    assert early["status"] == "invalid" and "before the window ends" in early["reason"]
+    whole = summarize(frame(steady_rows(range(8, 22))), (10.0, 20.0), [])
+    assert whole["status"] == "ok" and whole["checks"]["problems"] == []
+
+
+def test_k6s_exit_code_counts_unless_the_orchestrator_stopped_it() -> None:
+    rows = frame(steady_rows(range(8, 22)))
+    failed = summarize(rows, (10.0, 20.0), [], k6_exit_code=1)
+    assert failed["status"] == "invalid" and "exited with code 1" in failed["reason"]
+    stopped = summarize(rows, (10.0, 20.0), [], k6_exit_code=105, k6_stopped_by_orchestrator=True)
+    assert stopped["status"] == "ok"
+
+
+def test_k6s_own_counts_must_agree_with_the_samples() -> None:
+    rows = frame(steady_rows(range(8, 22)))  # 140 sessions, 3 requests each; 0 tools/list
+    agree = summarize(rows, (10.0, 20.0), [], k6_counts={"iterations": 0, "http_reqs": 421})
+    assert agree["status"] == "ok" and agree["checks"]["sample_http_reqs"] == 420
+    disagree = summarize(rows, (10.0, 20.0), [], k6_counts={"iterations": 0, "http_reqs": 500})
+    assert disagree["status"] == "invalid" and "k6 counted 500 HTTP requests" in disagree["reason"]
+
+
+def closed_loop_rows() -> list[tuple]:
+    """10 iterations/s, each 4 sessions of 20 ms + 50 ms think = 0.13 s: 1.3 VUs busy (Little's law)."""
+    rows = []
+    for s in range(8, 22):
+        for i in range(10):
+            t = s + i / 10
+            rows += [(t, 1, tool, 1, "", 20.0, 20.0, "1;1;18") for tool in
+                     ("search_products", "get_user_cart", "checkout", "tools/list")]
+    return rows
+
+
+def test_littles_law_flags_a_closed_loop_that_did_not_run_as_configured() -> None:
+    rows = closed_loop_rows()
+    ok = summarize(frame(rows), (10.0, 20.0), [], vus=1.3 / 1.04)   # 4 % gap
+    assert "littles-law" not in ok["flags"]
+    assert ok["checks"]["littles_law"]["predicted"] == pytest.approx(1.3)
+    off = summarize(frame(rows), (10.0, 20.0), [], vus=1.3 / 1.2)   # 20 % gap
+    assert "littles-law" in off["flags"] and not off["publishable"]
+
+
+@pytest.mark.parametrize("steal, after, unstable", [(0.5, 1.04, False), (3.0, 1.0, True), (0.0, 1.06, True),
+                                                    (0.0, 0.94, True)])
+def test_host_stability_from_steal_and_the_speed_probe(steal: float, after: float, unstable: bool) -> None:
+    resources = [Sample(t, name, value, 0.0) for t in (11, 12)
+                 for name, value in (("steal0", 0.0), ("steal1", steal), ("cpu0", 50.0), ("cpu1", 90.0))]
+    summary = summarize(frame(steady_rows(range(8, 22))), (10.0, 20.0), resources,
+                        server_cpus=(1,), harness_cpus=(0,),
+                        host_probe={"0": {"before_s": 1.0, "after_s": 1.0}, "1": {"before_s": 1.0, "after_s": after}})
+    host = summary["host"]
+    assert host["steal_pct"] == {"0": 0.0, "1": steal} and host["busy_pct"] == {"0": 50.0, "1": 90.0}
+    assert host["probe"]["1"]["change"] == pytest.approx(after - 1)
+    assert host["unstable"] is unstable and ("unstable-host" in summary["flags"]) is unstable
+    assert summary["foreign_cpu_pct"] is None  # the per-CPU readings are not the host component
+
+
+def test_a_throughput_near_the_calibrated_ceiling_is_harness_bound_and_efficiency_is_cpu_per_call() -> None:
+    rows = frame(steady_rows(range(8, 22)))  # 10 successful calls/s in the window
+    server = [Sample(t, "server", 40.0, 20.0 + t) for t in (11, 12)]
+    near = summarize(rows, (10.0, 20.0), server, ceiling_calls_per_s=12.0)
+    assert near["ceiling"]["fraction"] == pytest.approx(10 / 12) and "bound:ceiling" in near["flags"]
+    assert near["efficiency"] == {"cpu_ms_per_call": pytest.approx(40.0), "mem_peak_mb": 32.0}
+    far = summarize(rows, (10.0, 20.0), server, ceiling_calls_per_s=13.0)
+    assert "bound:ceiling" not in far["flags"]
+
+
+def test_a_warm_up_that_hit_its_cap_is_flagged_and_a_fixed_one_is_not() -> None:
+    rows = frame(closed_loop_rows())
+    capped = summarize(rows, (10.0, 20.0), [], vus=1.3,
+                       warmup={"used_s": 60, "min_s": 10, "cap_s": 60, "steady": False})
+    assert "not-steady" in capped["flags"] and capped["warmup"]["steady"] is False and not capped["publishable"]
+    fixed = summarize(rows, (10.0, 20.0), [], vus=1.3, warmup={"used_s": 5, "min_s": 5, "cap_s": 5, "steady": None})
+    assert fixed["flags"] == [] and fixed["publishable"] is True and fixed["unpublishable_reasons"] == []
+
+
+@pytest.mark.parametrize("name, http_per_session", [("rust", 3), ("quarkus", 4)])
+def test_v2_rps_counts_what_the_study_counted_on_recorded_stateless_and_stateful_sessions(
+        name: str, http_per_session: int) -> None:
+    from pathlib import Path
+
+    from mcpbench.loadgen import load_samples
+
+    samples = load_samples(Path(__file__).parents[1] / "fixtures" / "recorded" / f"v2-{name}-session-4vu.csv.gz")
+    window = (3.0, 8.0)
+    inside = samples[(samples["t_s"] >= 3.0) & (samples["t_s"] < 8.0)]
+    # By hand: every recorded session succeeded, so each sent initialize and its call (2 counted requests),
+    # and the server's session handling shows in the number of HTTP requests per session.
+    assert inside["ok"].all()
+    assert set(inside["http_ms"].str.split(";").map(len)) == {http_per_session}
+    sessions, tool_calls = len(inside), int((inside["tool"] != "tools/list").sum())
+    summary = summarize(samples, window, [], vus=4)
+    thr = summary["throughput"]
+    assert thr["v2_requests"] == 2 * sessions and thr["v2_rps"] == pytest.approx(2 * sessions / 5.0)
+    assert thr["http_requests"] == http_per_session * sessions
+    # 3 tool sessions + 1 tools/list session per iteration, 2 counted requests each: 8 per 3 tool calls,
+    # whatever the server does with sessions (the old all-HTTP count gave 4.00 and 5.33).
+    assert thr["v2_requests"] / tool_calls == pytest.approx(8 / 3, rel=0.02)
+    assert thr["http_requests"] / tool_calls == pytest.approx(4 * http_per_session / 3, rel=0.02)
+    assert summary["latency_ms"]["v2_tools_call"]["count"] == tool_calls  # tools/call requests only
+
+
+def simulated_closed_loop(vus: int, until_s: float, think_s: float, seed: int = 3) -> list[tuple]:
+    """What load.js writes in the closed model: per VU, one session per tool then tools/list, then think."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for vu in range(1, vus + 1):
+        t = rng.uniform(0, 0.05)
+        while t < until_s:
+            for tool in ("search_products", "get_user_cart", "checkout", "tools/list"):
+                session_ms = float(rng.gamma(4.0, 5.0 if tool != "checkout" else 15.0))
+                t += session_ms / 1000
+                rows.append((round(t, 3), vu, tool, 1, "", session_ms * 0.8, session_ms, "1;1;1;1"))
+            t += think_s
+    return sorted(rows, key=lambda row: row[0])  # interleaved by time, as k6's console log is
+
+
+def test_littles_law_holds_for_a_closed_loop_that_ran_as_configured_and_counts_each_iterations_sessions() -> None:
+    rows = frame(simulated_closed_loop(vus=3, until_s=30.0, think_s=0.05))
+    summary = summarize(rows, (10.0, 20.0), [], vus=3)
+    law = summary["checks"]["littles_law"]
+    assert law["vus"] == 3 and law["gap"] < 0.02 and "littles-law" not in summary["flags"]
+    # iterations/s x mean iteration time, by definition
+    assert law["predicted"] == pytest.approx(law["iterations_per_s"] * law["mean_iteration_s"])
+    # One VU stalled for half the window: the loop no longer ran 3 VUs.
+    stalled = rows[~((rows["vu"] == 3) & (rows["t_s"] >= 12.0) & (rows["t_s"] < 17.0))]
+    assert "littles-law" in summarize(stalled, (10.0, 20.0), [], vus=3)["flags"]
+
+
+def test_the_open_model_records_the_calls_in_flight_without_a_flag() -> None:
+    rows = [(10 + i * 0.1, 1, "checkout", 1, "", 150.0, 200.0, "150") for i in range(100)]
+    summary = summarize(frame(rows), (10.0, 20.0), [], rate=10.0, vus=1)
+    law = summary["checks"]["littles_law"]
+    assert law["in_flight"] == pytest.approx(10.0 * 0.2)  # 10 arrivals/s x 0.2 s
+    assert "littles-law" not in summary["flags"]
+
+
+@pytest.mark.parametrize("mode, http_ms, v2", [
+    ("session", "5", 1),             # initialize failed: only it was sent
+    ("session", "5;1", 1),           # the notification failed: no call
+    ("session", "5;1;3", 2),         # no session id (no DELETE): initialize + the call
+    ("session", "5;1;3;1", 2),       # with DELETE: still initialize + the call
+    ("stateless", "3", 1),
+    ("persistent", "3", 1),          # the VU's one initialize is in no sample and not counted
+])
+def test_v2_requests_count_initialize_and_the_call_only(mode: str, http_ms: str, v2: int) -> None:
+    rows = [(10 + i * 0.1, 1, "checkout", 1, "", 3.0, 10.0, http_ms) for i in range(100)]
+    rows += [(1.0, 1, "checkout", 1, "", 3.0, 10.0, http_ms)] * 50        # ramp-up: the whole run only
+    summary = summarize(frame(rows), (10.0, 20.0), [], mode=mode, k6_run_s=25.0)
+    thr = summary["throughput"]
+    assert thr["v2_requests"] == 100 * v2 and thr["v2_rps"] == pytest.approx(10.0 * v2)
+    assert thr["v2_requests_whole_run"] == 150 * v2 and thr["v2_rps_whole_run"] == pytest.approx(150 * v2 / 25.0)
+    assert thr["k6_run_s"] == 25.0
+    assert thr["http_requests"] == 100 * len(http_ms.split(";"))
+    assert summarize(frame(rows), (10.0, 20.0), [], mode=mode)["throughput"]["v2_rps_whole_run"] is None
+
+
+def test_v2_tools_call_latency_pools_every_call_sent_failed_or_not() -> None:
+    rows = [(10 + i * 0.01, 1, "search_products", 1, "", 2.0, 5.0, "1;1;2") for i in range(99)]
+    rows += [(15.0, 1, "checkout", 0, "jsonrpc_-32603", 40.0, 45.0, "1;1;40")]
+    rows += [(15.1, 1, "checkout", 0, "transport", None, 3.0, "3")]         # never sent: not a tools/call
+    rows += [(15.2, 1, "tools/list", 1, "", 9.0, 12.0, "1;1;9")]            # tools/list: not a tools/call
+    lat = summarize(frame(rows), (10.0, 20.0), [])["latency_ms"]
+    assert lat["v2_tools_call"]["count"] == 100 and lat["v2_tools_call"]["max"] == 40.0
+    assert lat["tool_call"]["count"] == 99 and lat["tool_call"]["max"] == 2.0
+
+
+@pytest.mark.parametrize("mode, extra_per_vu, ok", [("persistent", 2, True), ("stateless", 2, False),
+                                                    ("session", 4, True), ("session", 5, False)])
+def test_k6_counts_allow_what_the_vus_sent_outside_any_sample(mode: str, extra_per_vu: int, ok: bool) -> None:
+    # 140 samples, 1 request each; 50 VUs: 50 x extra_per_vu requests no sample holds (persistent mode's
+    # session openings, sessions cut short at the end) are no disagreement up to what the mode can explain.
+    rows = [(8 + i * 0.1, 1 + i % 50, "checkout", 1, "", 1.0, 1.0, "1") for i in range(140)]
+    summary = summarize(frame(rows), (10.0, 20.0), [], mode=mode, vus=50,
+                        k6_counts={"iterations": 0, "http_reqs": 140 + 50 * extra_per_vu})
+    assert (summary["status"] == "ok") is ok
+    assert summary["checks"]["count_gap"] == pytest.approx(50 * extra_per_vu / (140 + 50 * extra_per_vu))
+
+
+def test_k6_iterations_beyond_the_vus_in_flight_and_one_percent_are_a_disagreement() -> None:
+    rows = frame(closed_loop_rows())  # 140 iterations (tools/list samples), 560 sessions
+    http = 560 * 3
+    assert summarize(rows, (10.0, 20.0), [], vus=2,
+                     k6_counts={"iterations": 142, "http_reqs": http})["status"] == "ok"
+    bad = summarize(rows, (10.0, 20.0), [], vus=2, k6_counts={"iterations": 145, "http_reqs": http})
+    assert bad["status"] == "invalid" and "k6 counted 145 iterations, the samples 140" in bad["reason"]
+    missing = summarize(rows, (10.0, 20.0), [], vus=2)
+    assert missing["checks"]["k6_iterations"] is None and missing["checks"]["count_gap"] is None
+
+
+def test_per_cpu_readings_are_neither_our_own_nor_the_hosts_cpu() -> None:
+    resources = [Sample(11, "server", 90.0, 1.0), Sample(11, "k6", 60.0, 1.0), Sample(11, "host", 160.0, 1.0),
+                 Sample(11, "cpu0", 95.0, 0.0), Sample(11, "cpu1", 95.0, 0.0), Sample(11, "steal0", 1.0, 0.0)]
+    summary = summarize(frame([(11.0, 1, "checkout", 1, "", 1.0, 1.0, "1")]), (10.0, 20.0), resources, 2, True)
+    assert summary["foreign_cpu_pct"] == pytest.approx(10.0)
+    assert not any(flag.startswith("bound:") for flag in summary["flags"]) and "noisy-host" not in summary["flags"]
+
+
+def test_publishable_lists_every_cause() -> None:
+    rows = frame(steady_rows(range(10, 17)) + [(17.5, 1, "checkout", 0, "timeout", 1.0, 1.0, "1")])
+    summary = summarize(rows, (10.0, 20.0), [], k6_exit_code=99, limits_applied=False)
+    ok, reasons = summary["publishable"], summary["unpublishable_reasons"]
+    assert ok is False
+    assert "status invalid (k6)" in reasons
+    assert any("exited with code 99" in r for r in reasons) and any("before the window ends" in r for r in reasons)
+    assert "flag: errors" in reasons and "flag: cgroup-not-applied" in reasons
+    # the suite changes the status afterwards and re-runs the verdict
+    assert analysis_publishable({**summary, "status": "failed", "phase": "load"})[1][0] == "status failed (load)"
+    assert analysis_publishable({"status": "ok", "checks": {"problems": []}, "flags": []}) == (True, [])
