@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import json
 import signal
 import sys
 from pathlib import Path
@@ -14,8 +15,7 @@ from rich.table import Table
 from . import processes
 from .build import build_api_service, build_server
 from .docker_cli import register as register_docker_commands
-from .docker_engine import DockerError
-from .config import FULL_TIMING, MODES, QUICK_TIMING, Load, RunConfig, Timing, resource_profile
+from .config import FULL_ROUNDS, FULL_TIMING, MODES, QUICK_TIMING, Load, RunConfig, Timing, resource_profile
 from .manifest import discover
 from .paths import RESULTS_DIR, SERVERS_DIR
 from .results import new_run_id
@@ -46,9 +46,17 @@ def _csv(value: str, kind: type, what: str) -> tuple:
 
 
 @app.command("list")
-def list_servers(servers_dir: ServersDirOpt = SERVERS_DIR) -> None:
+def list_servers(servers_dir: ServersDirOpt = SERVERS_DIR,
+                 as_json: Annotated[bool, typer.Option("--json", help="Machine-readable: one JSON document.")] = False,
+                 ) -> None:
     """Show every server discovered under servers/ (and any broken manifest)."""
     discovery = discover(servers_dir)
+    if as_json:
+        print(json.dumps({"servers": [spec.describe() for spec in discovery.servers],
+                          "errors": [str(error) for error in discovery.errors]}, indent=2, default=str))
+        if discovery.errors:
+            raise typer.Exit(1)
+        return
     table = Table(title=f"{len(discovery.servers)} servers in {servers_dir}")
     for column in ("name", "display name", "language", "runtime", "SDK", "variant of"):
         table.add_column(column)
@@ -89,6 +97,22 @@ def _profile(cpus: float, memory_mb: int):
     return resource_profile(cpus, memory_mb)
 
 
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _warmup(value: str | None, base: Timing) -> tuple[float, float | None]:
+    """--warmup auto (steady-state detection between the profile's bounds) or a fixed number of seconds."""
+    if value is None or value == "auto":
+        return base.warmup_s, base.warmup_cap_s
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise fail(f"--warmup takes 'auto' or seconds, got {value!r}") from None
+    return seconds, None
+
+
 @app.command("verify")
 def verify_command(
     servers: ServersArg = None,
@@ -106,8 +130,8 @@ def verify_command(
     try:
         ok = verify_servers(specs, runtime, profile, not no_build, results_dir / f"{new_run_id(runtime)}-verify",
                             console)
-    except DockerError as exc:  # no engine, no compose, no image: a clear message, not a traceback
-        raise fail(str(exc), 1) from exc
+    except Exception as exc:  # noqa: BLE001 - no engine, redis-server missing, a port in use: one line
+        raise fail(_one_line(exc), 1) from exc
     if not ok:
         raise typer.Exit(1)
 
@@ -117,12 +141,15 @@ def run(
     servers: ServersArg = None,
     servers_dir: ServersDirOpt = SERVERS_DIR,
     runtime: RuntimeOpt = "local",
-    runs: Annotated[int, typer.Option(help="Measurements per server and load (run-to-run statistics).")] = 1,
-    shuffle: Annotated[bool, typer.Option(help="Shuffle the server order in every round.")] = False,
+    runs: Annotated[Optional[int], typer.Option(
+        help=f"Rounds: each measures every server once, interleaved (default: quick 1, full {FULL_ROUNDS}).")] = None,
+    shuffle: Annotated[bool, typer.Option("--shuffle/--no-shuffle",
+                                          help="A new random server order in every round.")] = True,
     mode: Annotated[str, typer.Option(help=f"Session mode(s), comma-separated: {', '.join(MODES)}.")] = "session",
     vus: Annotated[str, typer.Option(help="VUs; a list (1,10,50,100,200) is a concurrency sweep.")] = "50",
     duration: Annotated[Optional[float], typer.Option(help="Measured seconds (default 300; quick 15).")] = None,
-    warmup: Annotated[Optional[float], typer.Option(help="Warm-up seconds, excluded (default 60; quick 5).")] = None,
+    warmup: Annotated[Optional[str], typer.Option(
+        help="'auto' (default): warm up until throughput is steady, full 30-180 s, quick 10-60 s; or fixed seconds.")] = None,
     ramp_up: Annotated[Optional[float], typer.Option(help="Ramp-up seconds, excluded (default 15).")] = None,
     ramp_down: Annotated[Optional[float], typer.Option(help="Ramp-down seconds, excluded (default 10).")] = None,
     think: Annotated[Optional[float], typer.Option(help="Think time per iteration (default 0.05 s).")] = None,
@@ -132,42 +159,51 @@ def run(
     cpus: Annotated[float, typer.Option(help="CPU cores for the server (scaled down if the machine is small).")] = 2.0,
     memory_mb: Annotated[int, typer.Option(help="Memory limit for the server, MiB.")] = 2048,
     no_build: Annotated[bool, typer.Option("--no-build", help="Use what is already built.")] = False,
+    no_calibrate: Annotated[bool, typer.Option(
+        "--no-calibrate", help="Skip the harness ceiling measured before the first round.")] = False,
     results_dir: Annotated[Path, typer.Option(help="Parent of the run's results directory.")] = RESULTS_DIR,
 ) -> None:
-    """Measure servers: for each, reset Redis, start, verify, warm up, measure, stop, record."""
-    from .suite import Suite
+    """Measure servers in interleaved rounds: for each, reset Redis, start, verify, warm up, measure, stop, record."""
+    from .suite import Suite, SuiteFailed
 
     _terminate_on_sigterm()
     specs = selected_servers(servers_dir, servers)
     base = QUICK_TIMING if quick else FULL_TIMING
+    warmup_s, warmup_cap_s = _warmup(warmup, base)
     try:
         timing = Timing(
             ramp_up_s=base.ramp_up_s if ramp_up is None else ramp_up,
-            warmup_s=base.warmup_s if warmup is None else warmup,
+            warmup_s=warmup_s, warmup_cap_s=warmup_cap_s,
             duration_s=base.duration_s if duration is None else duration,
             ramp_down_s=base.ramp_down_s if ramp_down is None else ramp_down,
             think_time_s=base.think_time_s if think is None else think,
         )
         config = RunConfig(
             runtime=runtime, servers=tuple(s.name for s in specs), modes=_csv(mode, str, "--mode"),
-            vus=_csv(vus, int, "--vus"), runs=runs, shuffle=shuffle, timing=timing,
+            vus=_csv(vus, int, "--vus"), runs=runs or (1 if quick else FULL_ROUNDS), shuffle=shuffle, timing=timing,
             profile=_profile(cpus, memory_mb),
             rate_fractions=_csv(open_fractions, float, "--open") if open_fractions else (),
-            build=not no_build,
+            build=not no_build, calibrate=not no_calibrate,
         )
     except ValueError as exc:
         raise fail(str(exc)) from exc
     try:
         record = Suite(config, specs, results_dir, console).run()
-    except DockerError as exc:  # no engine, no compose, no image: a clear message, not a traceback
+    except SuiteFailed as exc:
         raise fail(str(exc), 1) from exc
+    except Exception as exc:  # noqa: BLE001 - before the suite could record anything: one line, no traceback
+        raise fail(_one_line(exc), 1) from exc
     statuses = {name: s["status"] for name, s in record.data["servers"].items()}
     console.print(f"Run {record.data['run_id']} {record.data['status']}: "
                   + ", ".join(f"{n} {s}" for n, s in statuses.items()))
+    for name, server in record.data["servers"].items():
+        if server["status"] == "unavailable":
+            console.print(f"[yellow]{name} is unavailable on this machine:[/] {server['reason']}")
     console.print(f"Results in {record.directory}")
     if record.data["status"] != "complete":
         raise typer.Exit(130)
-    if any(status != "ok" for status in statuses.values()):
+    # unavailable (this machine lacks the toolchain) is said above, not a failure of the run
+    if any(status not in ("ok", "unavailable") for status in statuses.values()):
         raise typer.Exit(1)
 
 
@@ -183,7 +219,8 @@ def calibrate(
     from .calibrate import calibrate as run_calibration
 
     _terminate_on_sigterm()
-    base = QUICK_TIMING if quick else Timing(ramp_up_s=5, warmup_s=15, duration_s=duration or 60, ramp_down_s=2)
+    base = (Timing(ramp_up_s=2, warmup_s=5, duration_s=15, ramp_down_s=2, warmup_cap_s=None) if quick else
+            Timing(ramp_up_s=5, warmup_s=15, duration_s=duration or 60, ramp_down_s=2, warmup_cap_s=None))
     out = results_dir / f"{new_run_id('local')}-calibrate"
     (out / "_infra").mkdir(parents=True)
     outcome = build_api_service(out / "_infra" / "api-service-build.log")
@@ -194,7 +231,62 @@ def calibrate(
         run_calibration(out, loads, base, _profile(2.0, 2048), console)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+    except Exception as exc:  # noqa: BLE001 - one line, no traceback
+        raise fail(_one_line(exc), 1) from exc
     console.print(f"Calibration in {out}")
+
+
+@app.command()
+def serve(
+    server: Annotated[str, typer.Argument(help="The server to start.", show_default=False)],
+    servers_dir: ServersDirOpt = SERVERS_DIR,
+    runtime: RuntimeOpt = "local",
+    cpus: Annotated[float, typer.Option(help="CPU cores for the server (scaled down if the machine is small).")] = 2.0,
+    memory_mb: Annotated[int, typer.Option(help="Memory limit for the server, MiB.")] = 2048,
+    results_dir: Annotated[Path, typer.Option(help="Where the logs go.")] = RESULTS_DIR,
+) -> None:
+    """Start Redis, the API service and one server under its limits, print the URL, keep them up until
+    Ctrl-C: for running your own client or k6 script against a reference server (TFB's debug mode)."""
+    import time as _time
+
+    from . import cgroups
+    from .suite import make_runtime, server_environment
+
+    _terminate_on_sigterm()
+    spec = selected_servers(servers_dir, [server])[0]
+    config = RunConfig(runtime=runtime, servers=(spec.name,), profile=_profile(cpus, memory_mb))  # type: ignore[arg-type]
+    support = cgroups.detect() if runtime == "local" else cgroups.Support(None, True, None)
+    runtime_impl = make_runtime(config, support)
+    out = results_dir / f"{new_run_id(runtime)}-serve"
+    infra = None
+    try:
+        infra = runtime_impl.start_infra(out / "_infra")
+        infra.reset()
+        env = server_environment(spec, infra, config.profile, runtime)
+        running = runtime_impl.start(spec, env, out / "server.log")
+        console.print(f"[bold]{spec.name}[/] ready in {running.startup_s:.2f} s at [bold]{running.url}[/]")
+        console.print(f"  Redis {infra.redis_url}, API service {infra.api_url}; server log {out / 'server.log'}")
+        console.print(f"  limits: {config.profile.cpus:g} CPU, {config.profile.memory_mb} MiB"
+                      + (f", CPUs {config.profile.cpuset}" if config.profile.cpuset else "")
+                      + ("" if running.limits_applied else " [red](not applied)[/]"))
+        console.print("  environment: " + " ".join(f"{k}={env[k]}" for k in
+                                                    ("REDIS_URL", "API_SERVICE_URL", "CPU_LIMIT", "MEMORY_LIMIT_MB")))
+        console.print("Ctrl-C stops everything.")
+        while running.alive():
+            _time.sleep(0.5)
+        console.print(f"[red]{spec.name} exited:[/]\n{running.log_tail()}")
+        raise typer.Exit(1)
+    except KeyboardInterrupt:
+        console.print("stopping")
+    except typer.Exit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - one line, no traceback
+        raise fail(_one_line(exc), 1) from exc
+    finally:
+        if infra:
+            infra.stop()
+        runtime_impl.close()
+        processes.stop_all()
 
 
 def _register_report_commands() -> None:

@@ -14,14 +14,19 @@ MODES: tuple[Mode, ...] = ("session", "stateless", "persistent")
 
 @dataclass(frozen=True)
 class Timing:
-    """k6 timeline: ramp-up, warm-up (excluded), measured window, ramp-down (excluded)."""
+    """k6 timeline: ramp-up, warm-up (excluded), measured window, ramp-down (excluded).
+
+    With `warmup_cap_s` set the warm-up is adaptive (warmup.py): it lasts at least `warmup_s` and at most
+    `warmup_cap_s`, and ends when throughput is steady; without it, it is exactly `warmup_s`.
+    """
 
     ramp_up_s: float = 15
-    warmup_s: float = 60
+    warmup_s: float = 30
     duration_s: float = 300
     ramp_down_s: float = 10
     think_time_s: float = 0.05
     request_timeout_s: float = 30
+    warmup_cap_s: float | None = 180
 
     def __post_init__(self) -> None:
         if self.duration_s <= 0:
@@ -29,19 +34,37 @@ class Timing:
         for name in ("ramp_up_s", "warmup_s", "ramp_down_s", "think_time_s"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} cannot be negative")
+        if self.warmup_cap_s is not None and self.warmup_cap_s < self.warmup_s:
+            raise ValueError("the warm-up cap cannot be below the minimum warm-up")
 
     @property
-    def window(self) -> tuple[float, float]:
-        start = self.ramp_up_s + self.warmup_s
+    def adaptive(self) -> bool:
+        return self.warmup_cap_s is not None
+
+    def window_after(self, warmup_s: float) -> tuple[float, float]:
+        start = self.ramp_up_s + warmup_s
         return start, start + self.duration_s
 
     @property
+    def window(self) -> tuple[float, float]:
+        """The window of a fixed warm-up (the earliest possible one of an adaptive warm-up)."""
+        return self.window_after(self.warmup_s)
+
+    @property
+    def hold_s(self) -> float:
+        """How long k6 holds full load: the longest warm-up plus the window."""
+        return (self.warmup_cap_s if self.adaptive else self.warmup_s) + self.duration_s
+
+    @property
     def total_s(self) -> float:
-        return self.ramp_up_s + self.warmup_s + self.duration_s + self.ramp_down_s
+        """The longest the test can take (an adaptive warm-up usually ends it earlier)."""
+        return self.ramp_up_s + self.hold_s + self.ramp_down_s
 
 
+# Warm-up bounds (issue 9): full 30-180 s, quick 10-60 s; within them warm-up ends when steady.
 FULL_TIMING = Timing()
-QUICK_TIMING = Timing(ramp_up_s=2, warmup_s=5, duration_s=15, ramp_down_s=2)
+QUICK_TIMING = Timing(ramp_up_s=2, warmup_s=10, duration_s=15, ramp_down_s=2, warmup_cap_s=60)
+FULL_ROUNDS = 3  # the full profile ranks from 3 interleaved rounds by default
 
 
 @dataclass(frozen=True)
@@ -84,10 +107,16 @@ class Load:
     vus: int
     executor: Executor = "closed"
     rate: float | None = None  # open model: tool calls per second
+    rate_fraction: float | None = None  # open model: the fraction of round 1's closed rate it was set from
 
     @property
     def label(self) -> str:
-        load = f"rate{self.rate:g}" if self.executor == "open" else f"{self.vus}vu"
+        # Open loads are named by fraction, not rate: the rate is fixed after round 1, and every round's
+        # measurement of that fraction must pool under one name.
+        if self.executor == "open":
+            load = f"open{self.rate_fraction:g}" if self.rate_fraction is not None else f"rate{self.rate:g}"
+        else:
+            load = f"{self.vus}vu"
         return f"{self.mode}-{load}"
 
 
@@ -97,12 +126,13 @@ class RunConfig:
     servers: tuple[str, ...]
     modes: tuple[Mode, ...] = ("session",)
     vus: tuple[int, ...] = (50,)
-    runs: int = 1
-    shuffle: bool = False
+    runs: int = 1            # rounds: each measures every server once, in a new order
+    shuffle: bool = True
     timing: Timing = field(default_factory=Timing)
     profile: ResourceProfile = field(default_factory=resource_profile)
-    rate_fractions: tuple[float, ...] = ()  # open model at these fractions of the measured maximum
+    rate_fractions: tuple[float, ...] = ()  # open model at these fractions of round 1's closed maximum
     build: bool = True
+    calibrate: bool = True   # measure the harness's ceiling once, before the first round
 
     def __post_init__(self) -> None:
         if self.runs < 1:
@@ -126,6 +156,6 @@ class RunConfig:
             "runtime": self.runtime, "servers": list(self.servers), "modes": list(self.modes),
             "vus": list(self.vus), "runs": self.runs, "shuffle": self.shuffle,
             "executor": "open" if self.rate_fractions else "closed",
-            "rate_fractions": list(self.rate_fractions) or None,
-            **asdict(self.timing), "profile": profile,
+            "rate_fractions": list(self.rate_fractions) or None, "calibrate": self.calibrate,
+            **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
         }

@@ -12,7 +12,7 @@ import httpx
 from .mcp_client import McpClient, Reply, tool_payload
 from .workload import CHECKS, DEFAULT_ARGUMENTS, TOOL_NAMES
 
-Status = Literal["pass", "warn", "fail"]
+Status = Literal["pass", "warn", "fail", "unavailable"]  # unavailable: this machine lacks the toolchain
 
 
 @dataclass(frozen=True)

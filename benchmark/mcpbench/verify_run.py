@@ -13,7 +13,7 @@ from .config import ResourceProfile, RunConfig
 from .runtime.base import InfraHandle
 from .manifest import ServerSpec
 from .results import write_json
-from .suite import ServerFailed, Suite, make_runtime
+from .suite import ServerFailed, ServerUnavailable, Suite, make_runtime
 from .verify import Check, verify
 
 
@@ -45,7 +45,7 @@ def verify_servers(specs: list[ServerSpec], runtime: str, profile: ResourceProfi
             write_json(out_dir / spec.name / "verify.json",
                        {"status": _status(checks), "checks": [c.__dict__ for c in checks]})
             for check in checks:
-                colour = {"pass": "green", "warn": "yellow", "fail": "red"}[check.status]
+                colour = {"pass": "green", "warn": "yellow", "fail": "red", "unavailable": "yellow"}[check.status]
                 table.add_row(spec.name, check.name, f"[{colour}]{check.status}[/]", check.reason)
             all_ok &= _status(checks) != "fail"
             console.print(f"{spec.name}: [bold]{_status(checks)}[/]")
@@ -64,6 +64,8 @@ def verify_servers(specs: list[ServerSpec], runtime: str, profile: ResourceProfi
 
 def _status(checks: list[Check]) -> str:
     statuses = {c.status for c in checks}
+    if "unavailable" in statuses:  # this machine lacks the server's toolchain: said, not a failure
+        return "unavailable"
     return "fail" if "fail" in statuses else "warn" if "warn" in statuses else "pass"
 
 
@@ -74,11 +76,15 @@ def _verify_one(spec: ServerSpec, suite: Suite, infra: InfraHandle, build: bool,
     if build:
         with console.status(f"building {spec.name}…"):
             outcome = getattr(suite.runtime, "build_server", build_server)(spec, server_dir / "build.log")
+        if outcome.status == "skipped":
+            return [Check("build", "unavailable", outcome.reason or "needs a toolchain this machine lacks")]
         if outcome.status != "ok":
             return [Check("build", "fail", outcome.reason or outcome.status)]
     infra.reset()
     try:
         server = suite._start(spec, server_dir / "server.log")
+    except ServerUnavailable as missing:
+        return [Check("start", "unavailable", missing.reason)]
     except ServerFailed as failure:
         return [Check("start", "fail", failure.reason)]
     try:

@@ -22,9 +22,17 @@ def test_a_single_core_pins_nothing() -> None:
 
 
 def test_the_measured_window_follows_ramp_up_and_warm_up() -> None:
-    timing = Timing(ramp_up_s=15, warmup_s=60, duration_s=300, ramp_down_s=10)
+    timing = Timing(ramp_up_s=15, warmup_s=60, duration_s=300, ramp_down_s=10, warmup_cap_s=None)
     assert timing.window == (75, 375)
     assert timing.total_s == 385
+
+
+def test_an_adaptive_warm_up_holds_k6_for_the_longest_warm_up_and_the_window_follows_the_one_used() -> None:
+    timing = Timing(ramp_up_s=15, warmup_s=30, duration_s=300, ramp_down_s=10, warmup_cap_s=180)
+    assert timing.adaptive and timing.hold_s == 480 and timing.total_s == 505
+    assert timing.window_after(42.0) == (57.0, 357.0)
+    with pytest.raises(ValueError):
+        Timing(warmup_s=60, warmup_cap_s=30)
 
 
 @pytest.mark.parametrize("kwargs", [{"runs": 0}, {"vus": (0,)}, {"modes": ("bogus",)}, {"rate_fractions": (3.0,)}])
@@ -36,5 +44,7 @@ def test_bad_configuration_is_refused(kwargs: dict) -> None:
 def test_measurements_are_named_by_their_load() -> None:
     assert Load("session", 50).label == "session-50vu"
     assert Load("stateless", 50, "open", 120.5).label == "stateless-rate120.5"
+    # rates are fixed after round 1 and named by fraction, so every round's measurement pools under one name
+    assert Load("stateless", 50, "open", 120.5, 0.5).label == "stateless-open0.5"
     config = RunConfig(runtime="local", servers=("x",), modes=("session", "stateless"), vus=(1, 10))
     assert [load.label for load in config.loads()] == ["session-1vu", "session-10vu", "stateless-1vu", "stateless-10vu"]

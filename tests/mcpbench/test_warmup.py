@@ -1,0 +1,59 @@
+"""The adaptive warm-up: where the window starts, from per-second throughput, and the live log tail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcpbench.config import Timing
+from mcpbench.warmup import STEADY_SPAN_S, LiveSamples, steady_start
+
+TIMING = Timing(ramp_up_s=2, warmup_s=10, duration_s=15, ramp_down_s=2, warmup_cap_s=60)
+
+
+def test_a_server_that_keeps_getting_faster_is_not_steady_until_it_levels_off() -> None:
+    # +2 %/s for 40 s after the ramp (a JIT still compiling), then flat at the level reached.
+    rising = [round(100 * 1.02 ** s) for s in range(40)]
+    per_second = [0, 0] + rising + [rising[-1]] * 40
+    decision = steady_start(per_second, TIMING, complete_s=len(per_second))
+    assert decision is not None and decision.steady is True
+    # Two 10 s spans at +2 %/s differ by ~22 %: steady only once the later span is (nearly) all flat.
+    assert 2 + decision.used_s >= 2 + 40 + STEADY_SPAN_S - 2
+    assert decision.used_s <= 40 + 2 * STEADY_SPAN_S
+
+
+def test_a_flat_server_gets_the_minimum_that_two_spans_allow() -> None:
+    per_second = [0, 0] + [500] * 60
+    decision = steady_start(per_second, TIMING, complete_s=62)
+    assert decision is not None and decision.steady is True
+    assert decision.used_s == 2 * STEADY_SPAN_S  # both spans after the ramp-up; 20 s >= the 10 s minimum
+
+
+def test_undecided_while_data_is_missing_and_capped_when_never_steady() -> None:
+    per_second = [0, 0] + [500] * 15
+    assert steady_start(per_second, TIMING, complete_s=17) is None
+    still_rising = [0, 0] + [round(100 * 1.01 ** s) for s in range(70)]  # +1 %/s: spans differ by ~10 %
+    assert steady_start(still_rising, TIMING, complete_s=50) is None
+    capped = steady_start(still_rising, TIMING, complete_s=62)
+    assert capped is not None and capped.steady is False and capped.used_s == 60
+
+
+def test_the_window_follows_the_warm_up_used() -> None:
+    assert TIMING.window_after(23.0) == (25.0, 40.0)
+    assert TIMING.hold_s == 75 and TIMING.total_s == 79
+    fixed = Timing(ramp_up_s=1, warmup_s=2, duration_s=6, ramp_down_s=1, warmup_cap_s=None)
+    assert not fixed.adaptive and fixed.window == (3.0, 9.0) and fixed.hold_s == 8
+
+
+def test_the_live_tail_counts_successful_tool_calls_per_second_and_waits_for_whole_lines(tmp_path: Path) -> None:
+    log = tmp_path / "k6-samples.log"
+    log.write_text("T,1700000000000\nS,0.5,1,search_products,1,,1,2,1\nS,1.2,1,tools/list,1,,1,2,1\n"
+                   "S,1.7,2,checkout,0,http_500,1,2,1\nS,1.9,2,get_user")
+    live = LiveSamples(log)
+    live.poll()
+    assert live.per_second == [1]          # tools/list and the failed call do not count
+    assert live.latest_s == 1.7            # the half-written line is not read yet
+    with open(log, "a") as handle:
+        handle.write("_cart,1,,1,2,1\nS,4.1,1,checkout,1,,1,2,1\n")
+    live.poll()
+    assert live.per_second == [1, 1, 0, 0, 1]
+    assert live.complete_s == 2            # samples of second 3 may still arrive
