@@ -61,7 +61,8 @@ def _figure(width: float, height: float, margins: dict | None = None, **kwargs):
 
 
 def _label(row: Mapping) -> str:
-    return f"{row.get('rank', '')}  {row.get('display_name') or row['server']}".strip()
+    rank = row.get("rank") or ("≥" if row.get("harness_bound") else "")
+    return f"{rank}  {row.get('display_name') or row['server']}".strip()
 
 
 def _log(ax, axis: str = "x") -> None:
@@ -113,11 +114,11 @@ def latency_percentiles(rows: Sequence[Mapping], path: Path, title: str) -> None
         y = np.arange(len(rows))
         h = 0.26
         for i, p in enumerate(("p50", "p95", "p99")):
-            vals = [r[f"latency_{p}_ms"] or np.nan for r in rows]
+            vals = [r.get(f"latency_all_{p}_ms", r.get(f"latency_{p}_ms")) or np.nan for r in rows]
             ax.barh(y + (i - 1) * h, vals, height=h, color=PERCENTILE_COLOURS[p], label=p)
         _log(ax, "x")
         ax.set_yticks(y, [_label(r) for r in rows])
-        ax.set_xlabel("tool-call latency (ms, log scale; percentiles of all runs' samples pooled)")
+        ax.set_xlabel("tool-call latency (ms, log scale; all calls incl. failures; all runs' samples pooled)")
         ax.set_title(title)
         ax.grid(axis="y", visible=False)
         fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
@@ -270,17 +271,19 @@ def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str,
             hi = [max((r["ci_high"] - r["tool_calls_per_s"]) if r["ci_high"] is not None else 0, 0) for r in rows]
             name = rows[0].get("display_name") or label
             axes[0].errorbar(x, y, yerr=[lo, hi], marker="o", color=colour, capsize=3, label=name)
-            axes[1].plot(x, [r["latency_p99_ms"] for r in rows], marker="o", color=colour, label=name)
+            axes[1].plot(x, [r.get("latency_all_p99_ms", r["latency_p99_ms"]) for r in rows], marker="o", color=colour,
+                         label=name)
             dropped = [r for r in rows if r.get("dropped_iterations")]
             if dropped:
-                axes[1].plot([r["load"] for r in dropped], [r["latency_p99_ms"] for r in dropped], "x",
+                axes[1].plot([r["load"] for r in dropped], [r.get("latency_all_p99_ms", r["latency_p99_ms"])
+                                                            for r in dropped], "x",
                              color="#d62728", markersize=10, markeredgewidth=2)
         axes[1].axhline(slo_p99_ms, color="#d62728", linestyle=":", linewidth=1.2)
         axes[1].annotate(f"SLO p99 ≤ {slo_p99_ms:g} ms", (0.01, slo_p99_ms), xycoords=("axes fraction", "data"),
                          xytext=(2, 3), textcoords="offset points", color="#d62728", fontsize=8)
         axes[0].set_ylabel("successful tool calls per second")
         axes[0].set_ylim(bottom=0)
-        axes[1].set_ylabel("tool-call p99 latency (ms, log scale)")
+        axes[1].set_ylabel("tool-call p99 latency (ms, log scale; all calls)")
         _log(axes[1], "y")
         for ax in axes:
             ax.set_xlabel(xlabel)

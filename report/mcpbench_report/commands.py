@@ -55,12 +55,14 @@ def report(
 
     key = cons.headline
     table = Table(title=f"Ranking — {key.label}", title_justify="left")
-    for col in ("rank", "server", "runs", "tool calls/s", "95 % CI", "p99 ms", "errors", "flags"):
-        table.add_column(col, justify="right" if col not in ("server", "flags") else "left")
+    for col in ("rank", "server", "runs", "tool calls/s", "95 % CI", "p99 ms (all calls)", "errors", "flags"):
+        table.add_column(col, justify="right" if col not in ("server", "flags", "rank") else "left")
     for row in cons.rows[key]:
         ci = f"{row['ci_low']:,.1f}–{row['ci_high']:,.1f}" if row["ci_low"] is not None else "—"
-        table.add_row(row["rank"], row["display_name"], str(row["runs"]), f"{row['tool_calls_per_s']:,.1f}", ci,
-                      f"{row['latency_p99_ms']:,.2f}" if row["latency_p99_ms"] is not None else "—",
+        tput = f"{row['tool_calls_per_s']:,.1f}"
+        table.add_row(row["rank"] or f"— ({row['rank_note']})", row["display_name"], str(row["runs"]),
+                      ("≥ " + tput) if row["harness_bound"] else tput, ci,
+                      f"{row['latency_all_p99_ms']:,.2f}" if row["latency_all_p99_ms"] is not None else "—",
                       f"{(row['error_rate'] or 0) * 100:.2f} %", ", ".join(row["flags"]))
     console.print(table)
     for failure in cons.failures:
@@ -82,13 +84,20 @@ def compare(
     html: Annotated[Path | None, typer.Option(help="Also write the comparison as a self-contained HTML page.")] = None,
     allow_mixed: Annotated[bool, typer.Option("--allow-mixed", help="Compare even if config or environment "
                                                                     "differ.")] = False,
+    min_effect: Annotated[float, typer.Option(
+        "--min-effect", help="Smallest relative change (0.03 = 3 %) that counts as a regression or improvement, "
+                             "on top of significance after Holm's correction.")] = 0.03,
+    fail_on_regression: Annotated[bool, typer.Option(
+        "--fail-on-regression", help="Exit with code 1 when any regression is found (for CI).")] = False,
 ) -> None:
     """Per server and load: the change in throughput and p99 from OLD to NEW, with significance."""
     from .compare import compare_results, print_comparison, write_html
     from .load import load
 
     try:
-        result = compare_results(load([old]), load([new]), allow_mixed=allow_mixed)
+        if not 0 <= min_effect < 1:
+            raise ResultsError("--min-effect must be in [0, 1)")
+        result = compare_results(load([old]), load([new]), allow_mixed=allow_mixed, min_effect=min_effect)
     except ResultsError as exc:
         raise _fail(exc) from None
     if not result.changes:
@@ -97,3 +106,5 @@ def compare(
     if html is not None:
         write_html(result, html)
         console.print(f"wrote {html}", highlight=False)
+    if fail_on_regression and result.regressions:
+        raise typer.Exit(code=1)

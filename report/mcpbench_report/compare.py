@@ -2,7 +2,12 @@
 
 The regression check after upgrading an SDK: each side is consolidated on its own (its runs pooled), the
 two sides must share config and machine (unless allow_mixed), and each change is tested with the rules of
-:mod:`mcpbench_report.stats`. Output: a rich table for the terminal and an optional self-contained page.
+:mod:`mcpbench_report.stats`: Welch's t-test per figure (the sides are independent runs; throughput on the
+per-run figures, p99 on each run's all-calls p99 while the figure shown is the pooled all-calls p99), Holm
+across every test of the comparison (throughput and p99 of every server and load: one family), and a
+change counts only when corrected-significant AND at least `min_effect` (MIN_EFFECT) large. Fewer than
+MIN_RUNS_FOR_TEST runs on a side: "not tested". A harness-limited throughput is not the server's: its
+change is not tested. Output: a rich table for the terminal and an optional self-contained page.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from .consolidate import (MANIFEST_FINGERPRINT, Consolidated, MixedResultsError,
 from .load import LoadKey, ResultsDir
 
 REGRESSION, IMPROVEMENT, MIXED, UNCHANGED = "regression", "improvement", "mixed", "no significant change"
+NOT_TESTED = "not tested"
 
 
 @dataclass
@@ -37,6 +43,8 @@ class Change:
     @property
     def verdict(self) -> str:
         t, p = self.throughput, self.p99
+        if not t.tested and not p.tested:
+            return NOT_TESTED
         worse = (t.significant and (t.diff or 0) < 0) or (p.significant and (p.diff or 0) > 0)
         better = (t.significant and (t.diff or 0) > 0) or (p.significant and (p.diff or 0) < 0)
         if worse and better:
@@ -52,6 +60,8 @@ class Comparison:
     only_old: list[tuple[str, LoadKey, str]] = field(default_factory=list)   # (server, load, why)
     only_new: list[tuple[str, LoadKey]] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
+    min_effect: float = stats.MIN_EFFECT
+    family: int = 0                      # tests in the Holm family
 
     @property
     def regressions(self) -> list[Change]:
@@ -67,7 +77,8 @@ def _versions(old: Consolidated, new: Consolidated, server: str) -> list[str]:
     return [f"{k}: {a.get(k)} → {b.get(k)}" for k in MANIFEST_FINGERPRINT if a.get(k) != b.get(k)]
 
 
-def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allow_mixed: bool = False) -> Comparison:
+def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allow_mixed: bool = False,
+                    min_effect: float = stats.MIN_EFFECT) -> Comparison:
     differences = fingerprint_differences(old_dirs + new_dirs)
     if differences and not allow_mixed:
         raise MixedResultsError(differences)
@@ -79,14 +90,20 @@ def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allo
         if g_old is None:
             continue
         o, n = _row(old, server, key), _row(new, server, key)
-        tput = stats.throughput_difference(g_old.throughputs, g_new.throughputs, g_old.per_second, g_new.per_second)
-        p99 = stats.p99_difference(
-            [r.p99 for r in g_old.runs if r.p99 is not None], [r.p99 for r in g_new.runs if r.p99 is not None],
-            o["latency_p99_ms"], n["latency_p99_ms"],
-            [(r.latency, r.latency_t, r.window) for r in g_old.runs],
-            [(r.latency, r.latency_t, r.window) for r in g_new.runs])
+        tput = stats.change_test(g_old.throughputs, g_new.throughputs)
+        if g_old.harness_bound or g_new.harness_bound:
+            tput = stats.Verdict(False, "limited by the harness on " + " and ".join(
+                side for side, g in (("OLD", g_old), ("NEW", g_new)) if g.harness_bound), tput.diff, tput.relative,
+                tested=False)
+        p99 = stats.change_test([r.p99_all for r in g_old.runs], [r.p99_all for r in g_new.runs],
+                                o["latency_all_p99_ms"], n["latency_all_p99_ms"])
         changes.append(Change(server, new.servers[server].display_name, key, o, n, tput, p99,
                               _versions(old, new, server)))
+    # one family: every tested change of the comparison
+    tests = [(c, attr) for c in changes for attr in ("throughput", "p99") if getattr(c, attr).tested]
+    adjusted = stats.holm([getattr(c, attr).p_value for c, attr in tests])
+    for (c, attr), p in zip(tests, adjusted):
+        setattr(c, attr, getattr(c, attr).adjusted(p, min_effect=min_effect))
     only_old = []
     for (server, key) in old.groups:
         if (server, key) not in new.groups:
@@ -94,11 +111,28 @@ def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allo
                         for f in new.failures if f.server == server), "not measured in NEW")
             only_old.append((server, key, why))
     only_new = [(s, k) for (s, k) in new.groups if (s, k) not in old.groups]
-    return Comparison(old, new, changes, only_old, only_new, differences)
+    return Comparison(old, new, changes, only_old, only_new, differences, min_effect, len(tests))
 
 
 def _pct(rel: float | None) -> str:
     return "—" if rel is None or not np.isfinite(rel) else f"{rel * 100:+.1f} %"
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.2f}"
+
+
+def _sig(v: stats.Verdict) -> str:
+    if not v.tested:
+        return "not tested"
+    return f"{'yes' if v.significant else 'no'} (p_Holm {v.p_adjusted:.3g})"
+
+
+def explanation(cmp: Comparison) -> str:
+    return (f"sig.: Welch's t-test over runs (≥ {stats.MIN_RUNS_FOR_TEST} runs a side, else not tested), Holm-corrected "
+            f"across all {cmp.family} tests of this comparison (p_Holm < {stats.ALPHA}), and a change of at least "
+            f"{cmp.min_effect:.0%}. p99 = all tool calls (failures and timeouts included), pooled per side; tested "
+            f"on each run's own p99. A harness-limited throughput is not tested.")
 
 
 def _style(verdict: str) -> str:
@@ -111,7 +145,7 @@ def print_comparison(cmp: Comparison, console: Console | None = None) -> None:
     new_ids = ", ".join(d.run_id for d in cmp.new.dirs)
     table = Table(title=f"mcpbench compare: OLD {old_ids} → NEW {new_ids}", title_justify="left")
     for col, justify in (("server", "left"), ("load", "left"), ("tool calls/s old → new", "right"),
-                         ("Δ", "right"), ("sig.", "left"), ("p99 ms old → new", "right"), ("Δ ", "right"),
+                         ("Δ", "right"), ("sig.", "left"), ("p99 ms (all calls) old → new", "right"), ("Δ ", "right"),
                          ("sig. ", "left"), ("verdict", "left")):
         table.add_column(col, justify=justify)
     for c in cmp.changes:
@@ -119,9 +153,8 @@ def print_comparison(cmp: Comparison, console: Console | None = None) -> None:
         table.add_row(
             c.display_name + ("\n" + "; ".join(c.versions) if c.versions else ""), c.key.label,
             f"{c.old['tool_calls_per_s']:,.1f} → {c.new['tool_calls_per_s']:,.1f}", _pct(t.relative),
-            ("yes" if t.significant else "no") + (" †" if t.few_runs else ""),
-            f"{c.old['latency_p99_ms']:,.2f} → {c.new['latency_p99_ms']:,.2f}", _pct(p.relative),
-            ("yes" if p.significant else "no") + (" †" if p.few_runs else ""),
+            _sig(t), f"{_ms(c.old['latency_all_p99_ms'])} → {_ms(c.new['latency_all_p99_ms'])}", _pct(p.relative),
+            _sig(p),
             Text(c.verdict, style=_style(c.verdict)))
     console.print(table)
     for server, key, why in cmp.only_old:
@@ -132,9 +165,7 @@ def print_comparison(cmp: Comparison, console: Console | None = None) -> None:
         console.print("[yellow]compared although OLD and NEW differ (--allow-mixed):[/yellow]")
         for line in cmp.differences:
             console.print(f"  {line}")
-    console.print("sig.: Welch's t-test over runs (p < 0.05) with ≥ 3 runs each; † = fewer runs, block bootstrap "
-                  f"over seconds and a change of at least {stats.MIN_EFFECT_FEW_RUNS:.0%} (throughput) / "
-                  f"{stats.MIN_EFFECT_P99_FEW_RUNS:.0%} (p99).")
+    console.print(explanation(cmp), highlight=False)
     n_reg = len(cmp.regressions)
     console.print(f"[bold red]{n_reg} significant regression(s)[/bold red]" if n_reg
                   else "[green]no significant regression[/green]")
@@ -144,6 +175,6 @@ def write_html(cmp: Comparison, path: Path) -> None:
     from .site import _environment  # the site's jinja environment (autoescape, filters, inline CSS/JS)
 
     env = _environment()
-    page = env.get_template("compare.html").render(cmp=cmp, stats=stats, root="")
+    page = env.get_template("compare.html").render(cmp=cmp, stats=stats, root="", explanation=explanation(cmp))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page)

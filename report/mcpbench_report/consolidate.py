@@ -10,14 +10,20 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import groupby
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from mcpbench import analysis
+from mcpbench.config import Timing
 from mcpbench.stats import latency_stats
 
 from . import stats
-from .load import TOOL_LIST, LoadKey, Measurement, ResultsDir, ResultsError, ServerRecord, http_durations, in_window
+from .load import (NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST, LoadKey, Measurement, ResultsDir, ResultsError,
+                   ServerRecord, http_durations, in_window)
+
+HARNESS_BOUND_PREFIX = analysis.HARNESS_BOUND_PREFIX
 
 # What must be equal for results to be merged or compared. Left out on purpose: the servers, modes, VUs,
 # rates and run counts (they say which measurements exist, and each load is its own group), hostname,
@@ -87,15 +93,18 @@ class RunData:
     measurement: Measurement
     window: tuple[float, float]
     tool_calls_per_s: float
-    v2_rps: float | None
+    v2_rps: float | None              # (initialize + tools/call + tools/list) / window s
     per_second: np.ndarray            # successful tool calls per second of the window
     latency: np.ndarray               # successful tool calls' call_ms in the window
     latency_t: np.ndarray             # their end times (s)
+    latency_all: np.ndarray           # every tool call of the window (latency_ms.tool_call_all's population)
+    v2_call: np.ndarray               # every tools/call request sent in the window (latency_ms.v2_tools_call)
     per_tool: dict[str, np.ndarray]
-    http: np.ndarray                  # every HTTP request duration of the window's sessions
+    http: np.ndarray                  # every HTTP request duration of the window's successful sessions
     tool_calls: int
     failed: Counter
-    p99: float | None                 # this run's own p99: a test statistic for compare, never averaged
+    p99: float | None                 # this run's own p99 (successful calls): never averaged
+    p99_all: float | None             # this run's own all-calls p99: the test statistic of compare
     all_t: np.ndarray                 # end time and call_ms of every successful tool call of the test
     all_ms: np.ndarray                #   (whole test, for the time series)
 
@@ -114,6 +123,36 @@ class RunData:
     @property
     def summary(self) -> dict:
         return self.measurement.summary
+
+    @property
+    def round_id(self) -> tuple[str, int]:
+        return self.measurement.round_id
+
+    @property
+    def flags(self) -> list[str]:
+        return self.measurement.flags
+
+    @property
+    def harness_bound(self) -> bool:
+        return any(f.startswith(HARNESS_BOUND_PREFIX) for f in self.flags)
+
+    @property
+    def publishable(self) -> bool | None:
+        return self.summary.get("publishable")
+
+    @property
+    def reasons(self) -> list[str]:
+        return list(self.summary.get("unpublishable_reasons") or [])
+
+    @property
+    def cpu_ms_per_call(self) -> float | None:
+        return (self.summary.get("efficiency") or {}).get("cpu_ms_per_call")
+
+    @property
+    def mem_peak_mb(self) -> float | None:
+        eff = (self.summary.get("efficiency") or {}).get("mem_peak_mb")
+        return eff if eff is not None else ((self.summary.get("resources") or {}).get("server") or {}).get(
+            "mem_peak_mb")
 
 
 def _timeseries(t_s: np.ndarray, call_ms: np.ndarray, resources: pd.DataFrame) -> pd.DataFrame:
@@ -146,6 +185,12 @@ def _timeseries(t_s: np.ndarray, call_ms: np.ndarray, resources: pd.DataFrame) -
     return out
 
 
+def request_timeout_s(results: ResultsDir) -> float:
+    """run.json config.request_timeout_s; results that do not record it ran with the default."""
+    value = results.config.get("request_timeout_s")
+    return float(value) if value is not None else float(Timing().request_timeout_s)
+
+
 def read_run(m: Measurement) -> RunData:
     df = m.samples()
     window = m.window
@@ -158,17 +203,27 @@ def read_run(m: Measurement) -> RunData:
     tps = throughput.get("tool_calls_per_s")
     if tps is None:
         tps = len(good) / seconds if seconds > 0 else 0.0
+    v2 = throughput.get("v2_rps")
+    if v2 is None and seconds > 0:   # schema 1: recounted from the samples with the orchestrator's definition
+        v2 = analysis.v2_requests(win, m.key.mode) / seconds
     latency = good["call_ms"].to_numpy(dtype=float)
+    latency_all = analysis.all_calls_latency_ms(calls, request_timeout_s(m.results))
     failed = Counter(calls.loc[calls["ok"] != 1, "error_kind"].replace("", "unknown"))
     return RunData(
-        measurement=m, window=window, tool_calls_per_s=float(tps), v2_rps=throughput.get("v2_rps"),
+        measurement=m, window=window, tool_calls_per_s=float(tps), v2_rps=v2,
         per_second=stats.per_second_counts(good["t_s"].to_numpy(), window), latency=latency,
-        latency_t=good["t_s"].to_numpy(dtype=float),
+        latency_t=good["t_s"].to_numpy(dtype=float), latency_all=latency_all,
+        v2_call=calls["call_ms"].dropna().to_numpy(dtype=float),
         per_tool={tool: g["call_ms"].to_numpy(dtype=float) for tool, g in good.groupby("tool")},
-        http=http_durations(win).to_numpy(), tool_calls=len(calls), failed=failed,
-        p99=latency_stats(latency)["p99"],
+        http=http_durations(win[win["ok"] == 1]).to_numpy(), tool_calls=len(calls), failed=failed,
+        p99=latency_stats(latency)["p99"], p99_all=latency_stats(latency_all)["p99"],
         all_t=everything["t_s"].to_numpy(dtype=float), all_ms=everything["call_ms"].to_numpy(dtype=float),
     )
+
+
+def _count_text(items: list[str], n: int) -> list[str]:
+    counts = Counter(items)
+    return [f"{x} ({c}/{n} runs)" if c < n else x for x, c in sorted(counts.items())]
 
 
 @dataclass
@@ -176,6 +231,7 @@ class Group:
     server: str
     key: LoadKey
     runs: list[RunData]
+    missing: list[dict] = field(default_factory=list)   # rounds this server lacks at this load, with why
 
     @property
     def throughputs(self) -> list[float]:
@@ -189,12 +245,68 @@ class Group:
     def pooled_latency(self) -> np.ndarray:
         return np.concatenate([r.latency for r in self.runs]) if self.runs else np.array([])
 
+    @property
+    def pooled_latency_all(self) -> np.ndarray:
+        return np.concatenate([r.latency_all for r in self.runs]) if self.runs else np.array([])
+
+    def by_round(self, metric: str) -> dict[tuple[str, int], float | None]:
+        """Per-run figure keyed by round: tool_calls_per_s, cpu_ms_per_call or mem_peak_mb."""
+        return {r.round_id: getattr(r, metric) for r in self.runs}
+
+    @property
+    def publishable(self) -> bool | None:
+        """True only when every measurement is publishable; False when any is not; else None (not assessed)."""
+        verdicts = [r.publishable for r in self.runs]
+        if any(v is False for v in verdicts):
+            return False
+        return True if verdicts and all(v is True for v in verdicts) else None
+
+    @property
+    def harness_bound(self) -> bool:
+        return any(r.harness_bound for r in self.runs)
+
+    def reasons(self, ignore_bound: bool = False) -> list[str]:
+        items = [x for r in self.runs for x in dict.fromkeys(r.reasons)
+                 if not (ignore_bound and x.startswith("flag: " + HARNESS_BOUND_PREFIX))]
+        return _count_text(items, len(self.runs))
+
+    def section(self) -> str:
+        """Where the row is shown: harness-limited, ranked (every measurement publishable), not assessed
+        (schema-1 input without a reason against it, ranked apart), or not publishable (apart, no rank)."""
+        if self.harness_bound:
+            return BOUND
+        return {True: RANKED, None: NOT_ASSESSED}.get(self.publishable, UNPUBLISHABLE)
+
+    def efficiency_section(self) -> str:
+        """The efficiency ranking stays valid when the harness limits throughput: bound flags do not count."""
+        if not self.reasons(ignore_bound=True):
+            return RANKED
+        if all(x == NOT_ASSESSED_REASON for r in self.runs for x in r.reasons
+               if not x.startswith("flag: " + HARNESS_BOUND_PREFIX)):
+            return NOT_ASSESSED
+        return UNPUBLISHABLE
+
+    def missing_text(self) -> str | None:
+        if not self.missing:
+            return None
+        parts = []
+        for (run_id, total), items in groupby(self.missing, key=lambda m: (m["run_id"], m["of"])):
+            items = list(items)
+            rounds = ", ".join(str(m["round"]) for m in items)
+            why = "; ".join(dict.fromkeys(m["why"] for m in items))
+            prefix = f"{run_id}: " if len({r.run_id for r in self.runs} | {run_id}) > 1 else ""
+            parts.append(f"{prefix}round{'s' if len(items) > 1 else ''} {rounds} of {total} missing: {why}")
+        return "; ".join(parts)
+
     def figures(self) -> dict:
         """Every figure of the group (one row of the consolidated table, before ranking)."""
         runs = self.runs
         tput = stats.throughput_interval(self.throughputs, self.per_second)
         v2 = stats.mean_interval([r.v2_rps for r in runs if r.v2_rps is not None])
+        whole = [(r.summary.get("throughput") or {}).get("v2_rps_whole_run") for r in runs]
         latency = latency_stats(self.pooled_latency)
+        latency_all = latency_stats(self.pooled_latency_all)
+        v2_call = latency_stats(np.concatenate([r.v2_call for r in runs]) if runs else np.array([]))
         tools = sorted({t for r in runs for t in r.per_tool})
         per_tool = {t: latency_stats(np.concatenate([r.per_tool.get(t, np.array([])) for r in runs])) for t in tools}
         http = latency_stats(np.concatenate([r.http for r in runs])) if runs else latency_stats([])
@@ -211,21 +323,35 @@ class Group:
             return float(max(vals)) if vals else None
 
         cpu_avg, mem_avg = avg("cpu_avg_pct"), avg("mem_avg_mb")
-        flags = Counter(f for r in runs for f in (r.summary.get("flags") or []))
+        flags = [f for r in runs for f in dict.fromkeys(r.flags)]
         eff = stats.efficiency(tput.mean, cpu_avg, mem_avg)
+        cpu_ms = stats.mean_interval([r.cpu_ms_per_call for r in runs if r.cpu_ms_per_call is not None])
+        mem_peaks = stats.mean_interval([r.mem_peak_mb for r in runs if r.mem_peak_mb is not None])
+        rates = [r.summary.get("rate") for r in runs if r.summary.get("rate") is not None]
+        fractions = [f for f in ((r.summary.get("ceiling") or {}).get("fraction") for r in runs) if f is not None]
+        publishable = self.publishable
         return {
             "server": self.server, "mode": self.key.mode, "executor": self.key.executor,
             "vus": self.key.load if self.key.executor == "closed" else None,
-            "rate": self.key.load if self.key.executor == "open" else None,
+            "rate": (float(np.mean(rates)) if rates else None) if self.key.executor == "open" else None,
+            "rate_fraction": self.key.load if self.key.basis == "fraction" else None,
             "load": self.key.load, "config": self.key.label,
             "runs": len(runs), "run_ids": sorted({r.run_id for r in runs}),
+            "rounds": [f"{r.run_id}#{r.measurement.run}" for r in runs],
             "measurements": [f"{r.run_id}/{self.server}/{r.mid}" for r in runs],
+            "schemas_read": sorted({int(r.summary.get("schema_read") or 2) for r in runs}),
             "tool_calls_per_s": tput.mean, "tool_calls_per_s_sd": tput.std, "cv": tput.cv,
             "ci_low": tput.low, "ci_high": tput.high, "ci_method": tput.method,
             "per_run_tool_calls_per_s": self.throughputs,
             "v2_rps": v2.mean,
+            "v2_rps_whole_run": float(np.mean([w for w in whole if w is not None])) if any(
+                w is not None for w in whole) else None,
+            **{f"latency_all_{k}_ms": latency_all[k] for k in ("avg", "min", "p50", "p90", "p95", "p99", "p999",
+                                                               "max")},
+            "latency_all_count": latency_all["count"],
             **{f"latency_{k}_ms": latency[k] for k in ("avg", "min", "p50", "p90", "p95", "p99", "p999", "max")},
             "latency_count": latency["count"],
+            "v2_call_avg_ms": v2_call["avg"], "v2_call_p95_ms": v2_call["p95"], "v2_call_count": v2_call["count"],
             "per_tool": per_tool,
             "http_avg_ms": http["avg"], "http_p95_ms": http["p95"], "http_p99_ms": http["p99"],
             "tool_calls": tool_calls, "errors": sum(failed.values()),
@@ -234,11 +360,129 @@ class Group:
             "cpu_avg_pct": cpu_avg, "cpu_peak_pct": peak("cpu_peak_pct"),
             "mem_avg_mb": mem_avg, "mem_peak_mb": peak("mem_peak_mb"),
             "calls_per_core": eff["per_core"], "calls_per_gb": eff["per_gb"],
+            "cpu_ms_per_call": cpu_ms.mean, "cpu_ms_per_call_ci_low": cpu_ms.low,
+            "cpu_ms_per_call_ci_high": cpu_ms.high, "cpu_ms_per_call_runs": cpu_ms.n,
+            "per_run_cpu_ms_per_call": [r.cpu_ms_per_call for r in runs],
+            "mem_peak_mb_mean": mem_peaks.mean, "per_run_mem_peak_mb": [r.mem_peak_mb for r in runs],
             "dropped_iterations": sum(int((r.summary.get("throughput") or {}).get("dropped_iterations") or 0)
                                       for r in runs),
-            "flags": [f"{f} ({n}/{len(runs)} runs)" if n < len(runs) else f for f, n in sorted(flags.items())],
-            "flag_names": sorted(flags),
+            "flags": _count_text(flags, len(runs)),
+            "flag_names": sorted(set(flags)),
+            "harness_bound": self.harness_bound,
+            "ceiling_fraction_max": max(fractions) if fractions else None,
+            "publishable": publishable,
+            "publishable_text": {True: "publishable", False: "not publishable"}.get(
+                publishable, "not assessed (schema-1 results)"),
+            "unpublishable_reasons": self.reasons(),
+            "missing_rounds": self.missing, "missing_text": self.missing_text(),
         }
+
+
+# Sections of one load's table, in the order shown.
+BOUND, RANKED, NOT_ASSESSED, UNPUBLISHABLE = "harness-limited", "ranked", "not-assessed", "not-publishable"
+SECTIONS = (BOUND, RANKED, NOT_ASSESSED, UNPUBLISHABLE)
+RANKED_SECTIONS = (RANKED, NOT_ASSESSED)
+
+
+def _held_text(held: int, shared: int) -> str:
+    return f"held in {held}/{shared} round{'s' if shared != 1 else ''}" if shared else "no shared round"
+
+
+def _apply_ranking(rows: dict[str, dict], ranking: stats.Ranking, prefix: str, metric_key: str) -> None:
+    """Write one ranking's outcome into the rows: <prefix>rank, <prefix>tier, <prefix>ranked, the test against
+    the leader and the next row, and how often the order held in shared rounds."""
+    order = ranking.order
+    for i, name in enumerate(order):
+        row = rows[name]
+        label = ranking.labels[name]
+        row[f"{prefix}rank"] = label
+        row[f"{prefix}tier"] = ranking.tiers[name]
+        row[f"{prefix}ranked"] = label is not None
+        row[f"{prefix}rank_note"] = None if label is not None else stats.not_tested_text(row[metric_key + "_runs"])
+        leader = ranking.vs_leader.get(name)
+        row[f"{prefix}vs_leader"] = f"vs {leader[0]}: {leader[1].text}" if leader else None
+        nxt = order[i + 1] if i + 1 < len(order) else None
+        verdict = ranking.pairs.get((name, nxt)) if nxt else None
+        row[f"{prefix}vs_next"] = verdict.text if verdict else None
+        row[f"{prefix}vs_next_significant"] = verdict.significant if verdict else None
+        row[f"{prefix}family"] = ranking.family
+
+
+def _order_held(rows: dict[str, dict], order: list[str], groups: dict[str, Group], metric: str,
+                higher_better: bool, prefix: str) -> None:
+    for a, b in zip(order, order[1:]):
+        held, shared = stats.order_held(groups[a].by_round(metric), groups[b].by_round(metric), higher_better)
+        rows[a][f"{prefix}order_held"] = {"next": b, "held": held, "rounds": shared, "text": _held_text(held, shared)}
+    if order:
+        rows[order[-1]].setdefault(f"{prefix}order_held", None)
+
+
+def rank(groups: list[Group]) -> list[dict]:
+    """Rows of one load: harness-limited rows first (no rank), then the ranked sections (TIER_RULE with Holm
+    per ranking), then rows that are not publishable (no rank). Every row also carries its efficiency rank."""
+    by_name = {g.server: g for g in groups}
+    rows = {g.server: g.figures() for g in groups}
+    for name, row in rows.items():
+        row["tool_calls_per_s_runs"] = row["runs"]
+        row["section"] = by_name[name].section()
+        row["efficiency_section"] = by_name[name].efficiency_section()
+    # per-round ratio to the round's geometric mean (every server of this load measured in that round)
+    rounds: dict[tuple[str, int], dict[str, float]] = {}
+    for g in groups:
+        for rnd, value in g.by_round("tool_calls_per_s").items():
+            rounds.setdefault(rnd, {})[g.server] = value
+    ratios = stats.round_ratios(rounds)
+    for name, row in rows.items():
+        mine = ratios.get(name, {})
+        row["per_run_round_ratio"] = [mine.get(r.round_id) for r in by_name[name].runs]
+        # A ratio is only comparable between rounds of the same set of servers (another set, another centre):
+        # the CV uses the rounds of this server's most frequent set.
+        sets = Counter(frozenset(rounds[rnd]) for rnd in mine)
+        if sets:
+            common = max(sets, key=lambda st: (sets[st], len(st)))
+            values = [v for rnd, v in mine.items() if frozenset(rounds[rnd]) == common]
+        else:
+            values = []
+        row["cv_round_ratio"] = stats.cv(values)
+        row["cv_round_ratio_rounds"] = len(values)
+    ordered: list[str] = []
+    bound = sorted((n for n, r in rows.items() if r["section"] == BOUND),
+                   key=lambda n: -(rows[n]["tool_calls_per_s"] or 0))
+    for name in bound:
+        rows[name].update(rank=None, tier=None, ranked=False, rank_note="limited by the harness", vs_leader=None,
+                          vs_next=None, vs_next_significant=None, order_held=None, family=None,
+                          bound_text=f"≥ {rows[name]['tool_calls_per_s']:,.1f} calls/s — limited by the harness")
+    ordered += bound
+    for section in RANKED_SECTIONS:
+        names = [n for n, r in rows.items() if r["section"] == section]
+        ranking = stats.rank({n: by_name[n].by_round("tool_calls_per_s") for n in names}, higher_better=True)
+        _apply_ranking(rows, ranking, "", "tool_calls_per_s")
+        _order_held(rows, ranking.order, by_name, "tool_calls_per_s", True, "")
+        ordered += ranking.order
+    rest = sorted((n for n, r in rows.items() if r["section"] == UNPUBLISHABLE),
+                  key=lambda n: -(rows[n]["tool_calls_per_s"] or 0))
+    for name in rest:
+        rows[name].update(rank=None, tier=None, ranked=False, rank_note="not publishable", vs_leader=None,
+                          vs_next=None, vs_next_significant=None, order_held=None, family=None)
+    ordered += rest
+    # efficiency: CPU ms per successful call and per-run peak memory, lower is better, same rules
+    for section in RANKED_SECTIONS:
+        names = [n for n, r in rows.items() if r["efficiency_section"] == section]
+        for metric, prefix in (("cpu_ms_per_call", "cpu_"), ("mem_peak_mb", "mem_")):
+            for n in names:
+                rows[n][f"{metric}_runs"] = sum(v is not None for v in by_name[n].by_round(metric).values())
+            ranking = stats.rank({n: by_name[n].by_round(metric) for n in names}, higher_better=False)
+            _apply_ranking(rows, ranking, prefix, metric)
+            _order_held(rows, ranking.order, by_name, metric, False, prefix)
+            for i, n in enumerate(ranking.order):
+                rows[n][f"{prefix}position"] = i
+    for row in rows.values():
+        for prefix in ("cpu_", "mem_"):
+            for k in ("rank", "tier", "ranked", "rank_note", "vs_leader", "vs_next", "vs_next_significant",
+                      "family", "order_held", "position"):
+                row.setdefault(f"{prefix}{k}", None)
+        row.setdefault("bound_text", None)
+    return [rows[n] for n in ordered]
 
 
 @dataclass
@@ -250,6 +494,12 @@ class Failure:
     phase: str | None
     reason: str | None
     measurement: str | None = None
+    run: int | None = None          # the round of a failed measurement
+    load: str | None = None         # its load label
+
+    @property
+    def why(self) -> str:
+        return f"{self.status} ({self.phase or 'no phase'}: {self.reason or 'no reason given'})"
 
 
 @dataclass
@@ -286,7 +536,7 @@ class Consolidated:
 
     @property
     def keys(self) -> list[LoadKey]:
-        return sorted({k for _, k in self.groups}, key=lambda k: (k.mode, k.executor, k.load))
+        return sorted({k for _, k in self.groups}, key=lambda k: (k.mode, k.executor, k.basis, k.load))
 
     @property
     def headline(self) -> LoadKey:
@@ -304,25 +554,31 @@ class Consolidated:
     def all_rows(self) -> list[dict]:
         return [row for key in self.keys for row in self.rows.get(key, [])]
 
+    def section(self, key: LoadKey, section: str) -> list[dict]:
+        return [r for r in self.rows.get(key, []) if r["section"] == section]
 
-def rank(groups: list[Group]) -> list[dict]:
-    """Rows of one load sorted by throughput with tiers: shared where the gap is not significant."""
-    figures = [(g, g.figures()) for g in groups]
-    figures.sort(key=lambda gf: -(gf[1]["tool_calls_per_s"] or 0.0))
-    verdicts = [stats.throughput_difference(a.throughputs, b.throughputs, a.per_second, b.per_second)
-                for (a, _), (b, _) in zip(figures, figures[1:])]
-    tiers = stats.tiers([v.significant and (v.diff or 0) < 0 for v in verdicts])
-    labels = stats.rank_labels(tiers)
-    rows = []
-    for i, (_, row) in enumerate(figures):
-        row["tier"] = tiers[i]
-        row["rank"] = labels[i]
-        verdict = verdicts[i] if i < len(verdicts) else None
-        row["vs_next"] = verdict.text if verdict else None
-        row["vs_next_significant"] = verdict.significant if verdict else None
-        row["vs_next_few_runs"] = verdict.few_runs if verdict else None
-        rows.append(row)
-    return rows
+    def efficiency_rows(self, key: LoadKey, section: str = RANKED) -> list[dict]:
+        rows = [r for r in self.rows.get(key, []) if r["efficiency_section"] == section]
+        return sorted(rows, key=lambda r: r["cpu_position"] if r["cpu_position"] is not None else 1e9)
+
+    @property
+    def schema1(self) -> bool:
+        return any(d.schema_read == 1 for d in self.dirs)
+
+
+def _missing_rounds(d: ResultsDir, server: str, key: LoadKey, present: set[int],
+                    failures: list[Failure]) -> list[dict]:
+    out = []
+    for rnd in range(1, d.rounds + 1):
+        if rnd in present:
+            continue
+        why = next((f.why for f in failures if f.server == server and f.run_id == d.run_id
+                    and f.what == "measurement" and f.run == rnd and f.load == key.label), None)
+        if why is None:
+            why = next((f"server {f.why}" for f in failures if f.server == server and f.run_id == d.run_id
+                        and f.what == "server"), "not measured")
+        out.append({"run_id": d.run_id, "round": rnd, "of": d.rounds, "why": why})
+    return out
 
 
 def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidated:
@@ -344,8 +600,12 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
                 failures.append(Failure(name, d.run_id, "server", record.status, record.phase, record.reason))
         for m in d.measurements:
             if not m.ok:
+                try:
+                    label = m.key.label
+                except ResultsError:
+                    label = None
                 failures.append(Failure(m.server, d.run_id, "measurement", m.status, m.summary.get("phase"),
-                                        m.summary.get("reason"), m.mid))
+                                        m.summary.get("reason"), m.mid, m.run, label))
                 continue
             by_key.setdefault((m.server, m.key), []).append(m)
     groups: dict[tuple[str, LoadKey], Group] = {}
@@ -357,7 +617,12 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
             if recorded is not None and recorded != len(r.latency):
                 warnings.append(f"{r.run_id}/{server}/{r.mid}: summary.json counts {recorded} successful tool "
                                 f"calls in the window, samples.csv.gz has {len(r.latency)}")
-        group = Group(server, key, runs)
+        missing = []
+        for d in dirs:
+            present = {r.measurement.run for r in runs if r.run_id == d.run_id}
+            if present:
+                missing += _missing_rounds(d, server, key, present, failures)
+        group = Group(server, key, runs, missing)
         groups[(server, key)] = group
         servers[server].groups.append(group)
     if not groups:

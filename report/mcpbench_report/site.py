@@ -22,30 +22,83 @@ from urllib.parse import quote
 import numpy as np
 from jinja2 import ChainableUndefined, Environment, FileSystemLoader, Undefined
 from markupsafe import Markup
+from mcpbench.stats import latency_stats
 
 from . import charts, stats, v2
-from .consolidate import CONFIG_FINGERPRINT, ENVIRONMENT_FINGERPRINT, Consolidated, Group
+from .consolidate import (BOUND, CONFIG_FINGERPRINT, ENVIRONMENT_FINGERPRINT, NOT_ASSESSED, RANKED, UNPUBLISHABLE,
+                          Consolidated, Group)
 from .load import LoadKey, ResultsError
 
 HERE = Path(__file__).resolve().parent
 MARKER = ".mcpbench-report"
 CSV_COLUMNS = (
-    "config", "mode", "executor", "vus", "rate", "rank", "tier", "server", "display_name", "language", "sdk",
-    "sdk_version", "runs", "tool_calls_per_s", "tool_calls_per_s_sd", "cv", "ci_low", "ci_high", "ci_method",
-    "v2_rps", "latency_avg_ms", "latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms",
-    "latency_p999_ms", "latency_max_ms", "latency_count", "http_avg_ms", "http_p95_ms", "tool_calls", "errors",
-    "error_rate", "cpu_avg_pct", "cpu_peak_pct", "mem_avg_mb", "mem_peak_mb", "calls_per_core", "calls_per_gb",
-    "dropped_iterations", "flags", "vs_next", "run_ids",
+    "config", "mode", "executor", "vus", "rate", "rate_fraction", "section", "ranked", "rank", "tier", "rank_note",
+    "server", "display_name", "language", "sdk", "sdk_version", "runs", "tool_calls_per_s", "tool_calls_per_s_sd",
+    "cv", "cv_round_ratio", "ci_low", "ci_high", "ci_method", "harness_bound", "publishable",
+    "v2_rps", "v2_rps_whole_run", "latency_all_avg_ms", "latency_all_p50_ms", "latency_all_p95_ms",
+    "latency_all_p99_ms", "latency_all_max_ms", "latency_all_count", "latency_avg_ms", "latency_p50_ms",
+    "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_p999_ms", "latency_max_ms", "latency_count",
+    "http_avg_ms", "http_p95_ms", "tool_calls", "errors", "error_rate", "cpu_avg_pct", "cpu_peak_pct",
+    "mem_avg_mb", "mem_peak_mb", "calls_per_core", "calls_per_gb", "cpu_ms_per_call", "cpu_rank",
+    "mem_peak_mb_mean", "mem_rank", "dropped_iterations", "flags", "vs_leader", "vs_next", "order_held",
+    "missing_text", "unpublishable_reasons", "run_ids",
 )
 FLAG_HELP = {
     "bound:k6": "the load generator (k6) saturated its CPU budget: the server may be faster than shown",
     "bound:redis": "Redis saturated its CPU budget",
     "bound:api": "the product API service saturated its CPU budget",
     "bound:harness": "a component other than the server saturated its CPU budget",
+    "bound:ceiling": "throughput reached the share of the run's calibrated harness ceiling at which the harness, "
+                     "not the server, is measured",
     "errors": "some tool calls failed",
     "cgroup-not-applied": "CPU and memory limits could not be applied: the server was not confined",
     "dropped-iterations": "the open model could not keep the arrival rate",
+    "noisy-host": "programs other than ours used a share of a core during the window",
+    "unstable-host": "the host's fixed-work probe moved between before and after the load, or a CPU had steal",
+    "littles-law": "the closed model's VUs, rate and iteration time disagree (Little's law)",
+    "not-steady": "the warm-up reached its cap before throughput was steady",
 }
+
+
+def rules() -> list[dict]:
+    """Every rule of the report and of the orchestrator's verdicts it relies on, from the named constants
+    (rendered on the methodology page and written into data/results.json)."""
+    from mcpbench import analysis, config, warmup
+
+    quick, full = config.QUICK_TIMING, config.FULL_TIMING
+    return [
+        {"name": "MIN_RUNS_FOR_TEST", "value": stats.MIN_RUNS_FOR_TEST,
+         "rule": f"below {stats.MIN_RUNS_FOR_TEST} runs per server nothing is claimed: no tier, no rank number, "
+                 "no regression (\"1 run — not tested\")"},
+        {"name": "ALPHA", "value": stats.ALPHA, "rule": "significance level, after correction"},
+        {"name": "TIER_RULE", "value": None, "rule": stats.TIER_RULE},
+        {"name": "PAIRED_TEST", "value": None, "rule": stats.PAIRED_TEST},
+        {"name": "HOLM", "value": None, "rule": stats.HOLM},
+        {"name": "MIN_EFFECT", "value": stats.MIN_EFFECT,
+         "rule": "compare: a change counts only when corrected-significant and at least this large (--min-effect)"},
+        {"name": "CEILING_FRACTION", "value": analysis.CEILING_FRACTION,
+         "rule": "bound:ceiling when throughput ≥ this share of the run's calibrated harness ceiling"},
+        {"name": "HARNESS_BOUND_PREFIX", "value": analysis.HARNESS_BOUND_PREFIX,
+         "rule": "a row with any flag starting so is shown as “≥ X calls/s — limited by the harness”, never ranked"},
+        {"name": "HOST_PROBE_MAX_CHANGE", "value": analysis.HOST_PROBE_MAX_CHANGE,
+         "rule": "unstable-host when the fixed-work probe of a CPU changes more than this between before and after"},
+        {"name": "HOST_MAX_STEAL_PCT", "value": analysis.HOST_MAX_STEAL_PCT,
+         "rule": "unstable-host when a CPU's mean steal over the window reaches this many %"},
+        {"name": "FOREIGN_CPU_LIMIT_PCT", "value": analysis.FOREIGN_CPU_LIMIT_PCT,
+         "rule": "noisy-host when foreign programs use at least this % of one core on average in the window"},
+        {"name": "LITTLES_LAW_MAX_GAP", "value": analysis.LITTLES_LAW_MAX_GAP,
+         "rule": "littles-law when VUs and rate × iteration time differ by more than this share"},
+        {"name": "STEADY_SPAN_S / STEADY_TOLERANCE", "value": f"{warmup.STEADY_SPAN_S} s / {warmup.STEADY_TOLERANCE}",
+         "rule": f"warm-up ends when the last {warmup.STEADY_SPAN_S} s are within "
+                 f"{warmup.STEADY_TOLERANCE:.0%} of the {warmup.STEADY_SPAN_S} s before; bounds quick "
+                 f"{quick.warmup_s:g}–{quick.warmup_cap_s:g} s, full {full.warmup_s:g}–{full.warmup_cap_s:g} s "
+                 "(at the cap: not-steady)"},
+        {"name": "publishable", "value": None,
+         "rule": "the headline ranking uses rows whose every measurement is publishable (status ok, no failed "
+                 "self-check, no flag); schema-1 results were never assessed and are ranked apart, so labelled"},
+        {"name": "SLO_MAX_ERROR_RATE", "value": stats.SLO_MAX_ERROR_RATE,
+         "rule": "SLO peak: highest load whose all-calls p99 meets the SLO with at most this share of failed calls"},
+    ]
 
 
 def slug(text: str) -> str:
@@ -119,7 +172,8 @@ def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True,
                       undefined=ChainableUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=num, pct=pct, sortval=sortval, slug=slug)
-    env.globals.update(href=href, flag_help=FLAG_HELP)
+    env.globals.update(href=href, flag_help=FLAG_HELP, stats=stats, sections=dict(
+        bound=BOUND, ranked=RANKED, not_assessed=NOT_ASSESSED, unpublishable=UNPUBLISHABLE))
     static = HERE / "static"
     env.globals["inline_css"] = Markup((static / "style.css").read_text())
     env.globals["inline_js"] = Markup((static / "report.js").read_text())
@@ -199,13 +253,17 @@ class SiteBuilder:
             flat = dict(row)
             flat["flags"] = ";".join(row["flags"])
             flat["run_ids"] = ";".join(row["run_ids"])
+            flat["unpublishable_reasons"] = ";".join(row["unpublishable_reasons"])
+            flat["order_held"] = (row["order_held"] or {}).get("text")
             writer.writerow({k: ("" if flat.get(k) is None else flat.get(k)) for k in CSV_COLUMNS})
         (data / "results.csv").write_text(buf.getvalue())
         doc = {
-            "schema": 1, "generator": "mcpbench report",
-            "results": [{"run_id": d.run_id, "status": d.status, "config": d.config,
-                         "environment": d.environment} for d in self.cons.dirs],
+            "schema": 2, "generator": "mcpbench report",
+            "results": [{"run_id": d.run_id, "status": d.status, "schema_read": d.schema_read, "config": d.config,
+                         "environment": d.environment, "calibration": d.run.get("calibration"),
+                         "rounds": d.run.get("rounds")} for d in self.cons.dirs],
             "differences": self.cons.differences, "slo_p99_ms": self.slo,
+            "rules": rules(),
             "rows": rows,
             "not_measured": [f.__dict__ for f in self.cons.failures],
         }
@@ -254,7 +312,7 @@ class SiteBuilder:
                              slo_p99_ms=self.slo, colour_of=self.colour)
             slo_rows = []
             for server, rows in sorted(curves.items()):
-                levels = [{"load": r["load"], "p99": r["latency_p99_ms"], "error_rate": r["error_rate"],
+                levels = [{"load": r["load"], "p99": r["latency_all_p99_ms"], "error_rate": r["error_rate"],
                            "dropped_iterations": r["dropped_iterations"], "throughput": r["tool_calls_per_s"]}
                           for r in rows]
                 best = stats.slo_peak(levels, self.slo)
@@ -274,18 +332,20 @@ class SiteBuilder:
                                 [(run_label(r, group), r.timeseries) for r in group.runs],
                                 group.runs[0].window, title=f"{view.display_name} — {key.label}")
             runs = []
-            for r in group.runs:
+            for r, ratio in zip(group.runs, row["per_run_round_ratio"]):
                 s = r.summary
-                lat = (s.get("latency_ms") or {}).get("tool_call") or {}
+                lat = latency_stats(r.latency_all)
                 res = (s.get("resources") or {}).get("server") or {}
                 runs.append({
                     "run_id": r.run_id, "mid": r.mid, "run": r.measurement.run,
+                    "round_order": s.get("round_order"), "round_ratio": ratio,
                     "tool_calls_per_s": r.tool_calls_per_s, "v2_rps": r.v2_rps,
-                    "p50": lat.get("p50"), "p95": lat.get("p95"), "p99": lat.get("p99"),
+                    "p50": lat["p50"], "p95": lat["p95"], "p99": lat["p99"], "p99_ok": r.p99,
                     "error_rate": (s.get("errors") or {}).get("rate"), "cpu_avg": res.get("cpu_avg_pct"),
-                    "mem_avg": res.get("mem_avg_mb"),
+                    "mem_avg": res.get("mem_avg_mb"), "cpu_ms_per_call": r.cpu_ms_per_call,
                     "dropped": (s.get("throughput") or {}).get("dropped_iterations"),
-                    "flags": s.get("flags") or [],
+                    "flags": s.get("flags") or [], "publishable": r.publishable, "reasons": r.reasons,
+                    "warmup": s.get("warmup") or {}, "host": s.get("host"), "ceiling": s.get("ceiling") or {},
                     "files": self.raw_links(r.measurement.files(), r.run_id, name, r.mid),
                 })
             loads.append({"key": key, "row": row, "timeseries": ts_rel, "runs": runs})
@@ -332,10 +392,11 @@ class SiteBuilder:
         ordered = [headline] + [k for k in cons.keys if k != headline]
         common = {"headline": headline, "ordered_keys": ordered}
         self.render("index.html", "index.html", charts=index_charts, sweeps=sweeps, **common)
-        self.render("methodology.html", "methodology.html", config_fp=CONFIG_FINGERPRINT,
+        self.render("methodology.html", "methodology.html", config_fp=CONFIG_FINGERPRINT, rules=rules(),
                     env_fp=ENVIRONMENT_FINGERPRINT, config_rows=merged_settings(cons.dirs, "config"),
                     env_rows=merged_settings(cons.dirs, "environment"), **common)
-        self.render("v2.html", "v2.html", v2_key=v2_key, comparison=comparison, v2=v2, **common)
+        self.render("v2.html", "v2.html", v2_key=v2_key, comparison=comparison, v2=v2,
+                    profile_notes=v2.profile_differences(cons.dirs), **common)
         self.index_charts = list(index_charts.values()) + [s["chart"] for s in sweeps]
         (self.root / ".nojekyll").write_text("")
         (self.root / MARKER).write_text("generated by mcpbench report; the whole directory is replaced on rebuild\n")

@@ -2,43 +2,53 @@
 
 Pure functions on numbers and arrays (no file access), so each can be checked against hand-computed
 values. Latency percentiles are never computed here from other percentiles: callers pool the raw samples
-and use :func:`mcpbench.stats.latency_stats`.
+and use :func:`mcpbench.stats.latency_stats`. Tests and quantiles come from scipy.stats.
 
 The rules (also rendered, from these constants, on the methodology page):
 
-- Throughput: the run is the unit. Mean of the per-run figures, sample standard deviation, CV = sd/mean,
-  95 % confidence interval from Student's t with n-1 degrees of freedom (n >= 2 runs). With a single run
-  the interval is a moving-block bootstrap over the per-second throughput of the measured window and is
-  labelled "within-run": it shows the noise inside the run, not the run-to-run variation.
-- Two servers differ when, with >= MIN_RUNS_FOR_TEST runs each, Welch's t-test over their per-run
-  figures gives p < ALPHA. Mann-Whitney U is not used: with 3 runs against 3 its smallest possible
-  two-sided p-value is 0.10, so it could never separate anything at the usual run counts.
-- With fewer runs a moving-block bootstrap over per-second throughput (blocks keep the autocorrelation)
-  gives a 95 % interval of the difference; the servers differ only when the interval excludes zero AND
-  the difference exceeds MIN_EFFECT_FEW_RUNS, an allowance for the run-to-run variation one run cannot
-  show. Such a verdict is marked as few-run evidence.
-- Tiers: servers sorted by mean throughput; a new tier starts where a server is significantly below the
-  one ranked just above it. Servers in one tier share its rank.
+- The run (one round of one results directory) is the unit. Mean of the per-run figures, sample standard
+  deviation, CV = sd/mean, 95 % interval from Student's t with n-1 degrees of freedom (n >= 2 runs). With a
+  single run the interval shown is a moving-block bootstrap over the per-second throughput of the window,
+  labelled "within-run": a displayed interval only, never evidence for a rank or a change.
+- Nothing is claimed below MIN_RUNS_FOR_TEST runs: no tier, no rank number, no regression ("not tested").
+- Two servers of one ranking are compared by a paired t-test on the log of their per-round ratio over the
+  rounds they share (servers in the same round of one results directory were measured interleaved, so a
+  slow spell of the host hits both): PAIRED_TEST. When they share fewer than MIN_RUNS_FOR_TEST rounds but
+  each has at least MIN_RUNS_FOR_TEST runs, Welch's t-test on the per-run figures. The p-values of every
+  pair of one ranking (one load, one metric) form one family and are Holm-corrected (HOLM).
+- Tiers (TIER_RULE): sorted best first; tier 1 is the leader and every server not significantly below the
+  leader; the next tier starts at the first server significantly below the leader and is formed the same
+  way against its own leader, and so on. A tier of several servers shares its rank ("2=").
+- compare OLD NEW: Welch's t-test per change (the sides are independent runs), Holm across every test of
+  the comparison, and a change counts only when corrected-significant AND at least MIN_EFFECT large.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import stats as sps
 
 CONFIDENCE = 0.95
 ALPHA = 0.05
 MIN_RUNS_FOR_TEST = 3
+MIN_EFFECT = 0.03                # compare: smallest relative change reported as a regression / improvement
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261121
-MIN_EFFECT_FEW_RUNS = 0.05       # relative throughput difference required with < MIN_RUNS_FOR_TEST runs
-MIN_EFFECT_P99_FEW_RUNS = 0.10   # relative p99 difference required with < MIN_RUNS_FOR_TEST runs
-HISTOGRAM_BINS = 4096            # log-spaced bins for bootstrapping p99 (relative bin width ~0.2 % or less)
 SLO_MAX_ERROR_RATE = 0.01        # a load level meets the SLO only with at most 1 % failed tool calls
+HOLM = "Holm's step-down correction across every pair of servers of one ranking (one load, one metric)"
+PAIRED_TEST = ("paired t-test on log(a/b) over the rounds both servers share (scipy.stats.ttest_rel on logs); "
+               "Welch's t-test on per-run figures when they share fewer rounds")
+TIER_RULE = ("tier 1 = the leader and every server not significantly below the leader; the next tier starts "
+             "at the first server significantly below the leader and is formed the same way against its own "
+             "leader")
+
+
+def not_tested_text(n: int) -> str:
+    return f"{n} run{'s' if n != 1 else ''} — not tested"
 
 
 @dataclass(frozen=True)
@@ -58,28 +68,38 @@ class Interval:
 
 @dataclass(frozen=True)
 class Verdict:
-    """Is b different from a? diff = b - a (relative = diff / a)."""
+    """Is b different from a? diff = b - a (relative = diff / a). p_value is the raw p; p_adjusted the
+    Holm-corrected one once the family is known; significant uses p_adjusted when set."""
 
     significant: bool
     method: str
     diff: float | None
     relative: float | None
     p_value: float | None = None
-    low: float | None = None
-    high: float | None = None
-    few_runs: bool = False
+    p_adjusted: float | None = None
+    tested: bool = True
+    n: int = 0                     # runs (or shared rounds) the test rests on
 
     @property
     def text(self) -> str:
-        if self.diff is None:
+        if not self.tested or self.diff is None:
             return f"not tested ({self.method})"
-        if self.p_value is not None:
-            evidence = f"p = {self.p_value:.3g}, {self.method}"
-        elif self.low is not None:
-            evidence = f"95 % CI of difference [{self.low:.3g}, {self.high:.3g}], {self.method}"
-        else:
-            evidence = self.method
+        p = self.p_adjusted if self.p_adjusted is not None else self.p_value
+        evidence = f"p = {self.p_value:.3g}" if self.p_value is not None else ""
+        if self.p_adjusted is not None:
+            evidence += f", Holm-adjusted {p:.3g}"
+        evidence += f", {self.method}"
         return ("significant" if self.significant else "not significant") + f" ({evidence})"
+
+    def adjusted(self, p_adjusted: float, alpha: float = ALPHA, min_effect: float = 0.0) -> "Verdict":
+        big = self.relative is not None and abs(self.relative) >= min_effect
+        return Verdict(bool(p_adjusted < alpha and big), self.method, self.diff, self.relative, self.p_value,
+                       p_adjusted, self.tested, self.n)
+
+
+def t_quantile(q: float, df: float) -> float:
+    """Quantile of Student's t distribution."""
+    return float(sps.t.ppf(q, df))
 
 
 def mean_interval(values: Sequence[float]) -> Interval:
@@ -95,6 +115,13 @@ def mean_interval(values: Sequence[float]) -> Interval:
     half = t_quantile(0.5 + CONFIDENCE / 2, n - 1) * std / math.sqrt(n)
     cv = std / mean if mean else None
     return Interval(n, mean, std, cv, mean - half, mean + half, f"t, {n} runs")
+
+
+def cv(values: Sequence[float | None]) -> float | None:
+    data = np.asarray([v for v in values if v is not None], dtype=float)
+    if data.size < 2 or not data.mean():
+        return None
+    return float(data.std(ddof=1) / data.mean())
 
 
 def block_length(n_seconds: int) -> int:
@@ -148,49 +175,75 @@ def throughput_interval(per_run: Sequence[float], per_second: Sequence[np.ndarra
     return interval
 
 
-def t_quantile(q: float, df: float) -> float:
-    """Quantile of Student's t distribution (scipy.special, without importing all of scipy.stats)."""
-    return float(special.stdtrit(df, q))
 
 
 def welch(a: Sequence[float], b: Sequence[float]) -> float:
-    """Two-sided p-value of Welch's t-test (unequal variances, Welch-Satterthwaite degrees of freedom).
+    """Two-sided p-value of Welch's t-test (scipy.stats.ttest_ind, equal_var=False).
 
     Needs >= 2 values on each side; identical constant samples give 1, different constant ones 0."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
-    if va + vb == 0:
+    if a.var(ddof=1) + b.var(ddof=1) == 0:
         return 1.0 if a.mean() == b.mean() else 0.0
-    t = (a.mean() - b.mean()) / math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1))
-    return float(2 * special.stdtr(df, -abs(t)))
+    return float(sps.ttest_ind(a, b, equal_var=False).pvalue)
 
 
-def throughput_difference(a_runs: Sequence[float], b_runs: Sequence[float],
-                          a_seconds: Sequence[np.ndarray], b_seconds: Sequence[np.ndarray]) -> Verdict:
-    """Whether b's throughput differs from a's (see the module docstring for the rule)."""
-    a_mean, b_mean = float(np.mean(a_runs)), float(np.mean(b_runs))
+def paired_log(a: Sequence[float], b: Sequence[float]) -> float:
+    """Two-sided p-value of a paired t-test on log(a) - log(b) (scipy.stats.ttest_rel on the logs).
+
+    a[i] and b[i] come from the same round. Constant differences give 1 when zero, else 0."""
+    la, lb = np.log(np.asarray(a, dtype=float)), np.log(np.asarray(b, dtype=float))
+    d = la - lb
+    if np.ptp(d) <= 1e-12:   # a constant ratio (up to rounding of the logs): no variance to test against
+        return 1.0 if abs(d.mean()) <= 1e-12 else 0.0
+    return float(sps.ttest_rel(la, lb).pvalue)
+
+
+def pair_test(a: Mapping, b: Mapping) -> Verdict:
+    """Whether b differs from a. a, b: per-run figures keyed by round ((run_id, round) pairs).
+
+    PAIRED_TEST with >= MIN_RUNS_FOR_TEST shared rounds (all figures > 0); else Welch with
+    >= MIN_RUNS_FOR_TEST runs each; else not tested. The verdict is not yet corrected (see holm)."""
+    av = [v for v in a.values() if v is not None]
+    bv = [v for v in b.values() if v is not None]
+    if not av or not bv:
+        return Verdict(False, "no figures", None, None, tested=False)
+    a_mean, b_mean = float(np.mean(av)), float(np.mean(bv))
     diff = b_mean - a_mean
     relative = diff / a_mean if a_mean else None
-    if len(a_runs) >= MIN_RUNS_FOR_TEST and len(b_runs) >= MIN_RUNS_FOR_TEST:
-        p = welch(a_runs, b_runs)
-        return Verdict(p < ALPHA, f"Welch t-test, {len(a_runs)} vs {len(b_runs)} runs", diff, relative, p_value=p)
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    da, db = bootstrap_means(a_seconds, rng), bootstrap_means(b_seconds, rng)
-    method = f"block bootstrap over seconds, {len(a_runs)} vs {len(b_runs)} runs"
-    if da is None or db is None:
-        return Verdict(False, method + ": window too short", diff, relative, few_runs=True)
-    lo, hi = np.percentile(db - da, [50 * (1 - CONFIDENCE), 100 - 50 * (1 - CONFIDENCE)])
-    big_enough = relative is not None and abs(relative) >= MIN_EFFECT_FEW_RUNS
-    significant = bool((lo > 0 or hi < 0) and big_enough)
-    return Verdict(significant, method, diff, relative, low=float(lo), high=float(hi), few_runs=True)
+    shared = [k for k in a if k in b and a[k] is not None and b[k] is not None]
+    if len(shared) >= MIN_RUNS_FOR_TEST and all(a[k] > 0 and b[k] > 0 for k in shared):
+        p = paired_log([a[k] for k in shared], [b[k] for k in shared])
+        return Verdict(p < ALPHA, f"paired t-test on log ratios, {len(shared)} shared rounds", diff, relative,
+                       p_value=p, n=len(shared))
+    if len(av) >= MIN_RUNS_FOR_TEST and len(bv) >= MIN_RUNS_FOR_TEST:
+        p = welch(av, bv)
+        return Verdict(p < ALPHA, f"Welch t-test, {len(av)} vs {len(bv)} runs", diff, relative, p_value=p,
+                       n=min(len(av), len(bv)))
+    return Verdict(False, f"{len(av)} vs {len(bv)} runs, {len(shared)} shared rounds; a test needs "
+                          f"{MIN_RUNS_FOR_TEST} each", diff, relative, tested=False, n=min(len(av), len(bv)))
 
 
-def tiers(significant_below: Sequence[bool]) -> list[int]:
-    """Tier of each of n+1 items sorted best-first, given n flags: is item i+1 significantly below item i."""
-    out = [1]
-    for sig in significant_below:
-        out.append(out[-1] + 1 if sig else out[-1])
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input order: sorted ascending, the i-th (0-based) of m is
+    multiplied by m - i, made non-decreasing, capped at 1. Reject H_i when adjusted p_i < ALPHA."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    out = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        out[i] = running
+    return out
+
+
+def leader_tiers(n: int, below: Callable[[int, int], bool]) -> list[int]:
+    """TIER_RULE for n items sorted best first; below(leader, j): is item j significantly worse."""
+    out: list[int] = []
+    leader, tier = 0, 1
+    for j in range(n):
+        if j and below(leader, j):
+            tier, leader = tier + 1, j
+        out.append(tier)
     return out
 
 
@@ -201,6 +254,106 @@ def rank_labels(tier_numbers: Sequence[int]) -> list[str]:
         counts[t] = counts.get(t, 0) + 1
     return [f"{t}=" if counts[t] > 1 else str(t) for t in tier_numbers]
 
+
+@dataclass
+class Ranking:
+    """One ranking: items sorted best first, tiers of the testable ones, every pair's corrected verdict."""
+
+    order: list[str]
+    means: dict[str, float | None]
+    tiers: dict[str, int | None]
+    labels: dict[str, str | None]
+    pairs: dict[tuple[str, str], Verdict]        # (better, worse) -> Holm-corrected verdict
+    vs_leader: dict[str, tuple[str, Verdict]]    # item -> (the leader it was tested against, verdict)
+    family: int                                  # number of tests in the Holm family
+    higher_better: bool
+
+    def as_dicts(self) -> list[dict]:
+        return [{"a": a, "b": b, "method": v.method, "p": v.p_value, "p_holm": v.p_adjusted,
+                 "significant": v.significant, "relative": v.relative} for (a, b), v in self.pairs.items()]
+
+
+def rank(items: Mapping[str, Mapping], higher_better: bool = True) -> Ranking:
+    """Rank items (name -> per-run figures keyed by round) by their mean with TIER_RULE.
+
+    Items with fewer than MIN_RUNS_FOR_TEST runs get no tier (None): nothing is claimed for them.
+    Every pair of the testable items is tested (pair_test) and the family is Holm-corrected (HOLM)."""
+    means = {name: (float(np.mean([v for v in runs.values() if v is not None]))
+                    if any(v is not None for v in runs.values()) else None) for name, runs in items.items()}
+    sign = -1 if higher_better else 1
+    order = sorted(items, key=lambda n: (means[n] is None, sign * (means[n] or 0.0), n))
+    testable = [n for n in order if sum(v is not None for v in items[n].values()) >= MIN_RUNS_FOR_TEST]
+    raw: dict[tuple[str, str], Verdict] = {}
+    for i, a in enumerate(testable):
+        for b in testable[i + 1:]:
+            raw[(a, b)] = pair_test(items[a], items[b])
+    keys = [k for k, v in raw.items() if v.tested]
+    adjusted = holm([raw[k].p_value for k in keys])
+    pairs = {k: raw[k].adjusted(p) for k, p in zip(keys, adjusted)}
+    pairs.update({k: v for k, v in raw.items() if not v.tested})
+    vs_leader: dict[str, tuple[str, Verdict]] = {}
+
+    def below(i: int, j: int) -> bool:
+        leader, item = testable[i], testable[j]
+        verdict = pairs[(leader, item)]
+        vs_leader[item] = (leader, verdict)
+        worse = (verdict.diff or 0) < 0 if higher_better else (verdict.diff or 0) > 0
+        return verdict.significant and worse
+
+    tier_list = leader_tiers(len(testable), below)
+    tiers: dict[str, int | None] = {n: None for n in order}
+    tiers.update(zip(testable, tier_list))
+    labels: dict[str, str | None] = {n: None for n in order}
+    labels.update(zip(testable, rank_labels(tier_list)))
+    return Ranking(order, means, tiers, labels, pairs, vs_leader, len(keys), higher_better)
+
+
+def order_held(a: Mapping, b: Mapping, higher_better: bool = True) -> tuple[int, int]:
+    """(rounds in which a was strictly ahead of b, rounds both were measured in)."""
+    shared = [k for k in a if k in b and a[k] is not None and b[k] is not None]
+    held = sum(1 for k in shared if (a[k] > b[k] if higher_better else a[k] < b[k]))
+    return held, len(shared)
+
+
+def round_ratios(by_round: Mapping[object, Mapping[str, float]]) -> dict[str, dict]:
+    """Each item's figure divided by the geometric mean of its round (every item measured in that round).
+    The geometric mean, not the median: with an odd number of servers the median server's ratio would be 1
+    in every round by construction, and its CV 0. Rounds with a single item are left out (ratio 1)."""
+    out: dict[str, dict] = {}
+    for rnd, figures in by_round.items():
+        values = {k: v for k, v in figures.items() if v is not None}
+        if len(values) < 2:
+            continue
+        positive = [v for v in values.values() if v > 0]
+        centre = float(sps.gmean(positive)) if len(positive) == len(values) else None
+        for name, v in values.items():
+            out.setdefault(name, {})[rnd] = v / centre if centre else None
+    return out
+
+
+def change_test(a_runs: Sequence[float], b_runs: Sequence[float], a_figure: float | None = None,
+                b_figure: float | None = None) -> Verdict:
+    """compare: whether b's runs differ from a's (independent runs: Welch), diff between the shown figures
+    (the means, or the pooled figures given). Not tested below MIN_RUNS_FOR_TEST runs a side."""
+    a_runs = [v for v in a_runs if v is not None]
+    b_runs = [v for v in b_runs if v is not None]
+    a_fig = a_figure if a_figure is not None else (float(np.mean(a_runs)) if a_runs else None)
+    b_fig = b_figure if b_figure is not None else (float(np.mean(b_runs)) if b_runs else None)
+    diff = b_fig - a_fig if a_fig is not None and b_fig is not None else None
+    relative = diff / a_fig if diff is not None and a_fig else None
+    if len(a_runs) < MIN_RUNS_FOR_TEST or len(b_runs) < MIN_RUNS_FOR_TEST:
+        return Verdict(False, f"{len(a_runs)} vs {len(b_runs)} runs; a test needs {MIN_RUNS_FOR_TEST} a side",
+                       diff, relative, tested=False, n=min(len(a_runs), len(b_runs)))
+    p = welch(a_runs, b_runs)
+    return Verdict(p < ALPHA, f"Welch t-test, {len(a_runs)} vs {len(b_runs)} runs", diff, relative, p_value=p,
+                   n=min(len(a_runs), len(b_runs)))
+
+
+def cpu_ms_per_call(cpu_avg_pct: float | None, tool_calls_per_s: float | None) -> float | None:
+    """Server CPU milliseconds per successful tool call (as mcpbench.analysis.efficiency)."""
+    if cpu_avg_pct is None or not tool_calls_per_s:
+        return None
+    return cpu_avg_pct / 100.0 * 1000.0 / tool_calls_per_s
 
 def per_second_counts(t_s: np.ndarray, window: tuple[float, float]) -> np.ndarray:
     """Events per second over the measured window [start, end): one value per whole second."""
@@ -233,83 +386,3 @@ def slo_peak(levels: Sequence[dict], slo_p99_ms: float) -> dict | None:
     return max(ok, key=lambda lv: lv["load"])
 
 
-# --- p99 comparison (compare OLD NEW) -------------------------------------------------------------
-
-
-def log_bins(*arrays: np.ndarray, bins: int = HISTOGRAM_BINS) -> np.ndarray:
-    values = np.concatenate([np.asarray(a, dtype=float) for a in arrays])
-    values = values[values > 0]
-    lo, hi = (values.min(), values.max()) if values.size else (1.0, 2.0)
-    return np.geomspace(lo * 0.999, hi * 1.001, bins + 1)
-
-
-def _second_histograms(latency: np.ndarray, t_s: np.ndarray, window: tuple[float, float],
-                       edges: np.ndarray) -> np.ndarray:
-    start, end = window
-    n = max(1, int(math.floor(end - start + 1e-9)))
-    sec = np.clip(np.floor(np.asarray(t_s) - start).astype(int), 0, n - 1)
-    b = np.clip(np.searchsorted(edges, latency, side="right") - 1, 0, len(edges) - 2)
-    hist = np.zeros((n, len(edges) - 1), dtype=np.int32)
-    np.add.at(hist, (sec, b), 1)
-    return hist
-
-
-def bootstrap_quantile(runs: Sequence[tuple[np.ndarray, np.ndarray, tuple[float, float]]], q: float,
-                       edges: np.ndarray, rng: np.random.Generator,
-                       resamples: int = BOOTSTRAP_RESAMPLES) -> np.ndarray | None:
-    """Moving-block bootstrap distribution of the q-quantile (0..1) of pooled latencies.
-
-    runs: (latencies, end times, window) per run. Seconds are resampled in blocks per run; a resample's
-    quantile is read from the summed histograms over `edges` (log bins), at the bin's geometric centre.
-    """
-    block_hists = []
-    for latency, t_s, window in runs:
-        if len(latency) == 0:
-            continue
-        hist = _second_histograms(latency, t_s, window, edges)
-        n = hist.shape[0]
-        length = block_length(n)
-        csum = np.concatenate([np.zeros((1, hist.shape[1]), dtype=np.int64), np.cumsum(hist, axis=0)])
-        blocks = (csum[length:] - csum[:-length]).astype(np.int32)
-        block_hists.append((blocks, math.ceil(n / length)))
-    if not block_hists:
-        return None
-    centres = np.sqrt(edges[:-1] * edges[1:])
-    out = np.empty(resamples)
-    chunk = 100
-    for s in range(0, resamples, chunk):
-        m = min(chunk, resamples - s)
-        total = np.zeros((m, len(centres)), dtype=np.int64)
-        for blocks, k in block_hists:
-            idx = rng.integers(0, blocks.shape[0], size=(m, k))
-            total += blocks[idx].sum(axis=1)
-        cum = np.cumsum(total, axis=1)
-        target = q * cum[:, -1:]
-        pos = (cum < target).sum(axis=1)
-        out[s:s + m] = centres[np.clip(pos, 0, len(centres) - 1)]
-    return out
-
-
-def p99_difference(a_runs_p99: Sequence[float], b_runs_p99: Sequence[float], a_pooled: float, b_pooled: float,
-                   a_samples: Sequence[tuple], b_samples: Sequence[tuple]) -> Verdict:
-    """Whether b's pooled p99 differs from a's. >= MIN_RUNS_FOR_TEST runs each: Welch over per-run p99
-    (a test statistic only; the figure shown stays the pooled p99); otherwise a moving-block bootstrap
-    of the pooled p99, significant when its 95 % interval of the difference excludes zero and the
-    difference exceeds MIN_EFFECT_P99_FEW_RUNS."""
-    diff = b_pooled - a_pooled
-    relative = diff / a_pooled if a_pooled else None
-    if len(a_runs_p99) >= MIN_RUNS_FOR_TEST and len(b_runs_p99) >= MIN_RUNS_FOR_TEST:
-        p = welch(a_runs_p99, b_runs_p99)
-        return Verdict(p < ALPHA, f"Welch t-test on per-run p99, {len(a_runs_p99)} vs {len(b_runs_p99)} runs",
-                       diff, relative, p_value=p)
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    edges = log_bins(*(s[0] for s in a_samples), *(s[0] for s in b_samples))
-    da = bootstrap_quantile(a_samples, 0.99, edges, rng)
-    db = bootstrap_quantile(b_samples, 0.99, edges, rng)
-    method = f"block bootstrap of p99, {len(a_runs_p99)} vs {len(b_runs_p99)} runs"
-    if da is None or db is None:
-        return Verdict(False, method + ": no samples", diff, relative, few_runs=True)
-    lo, hi = np.percentile(db - da, [50 * (1 - CONFIDENCE), 100 - 50 * (1 - CONFIDENCE)])
-    big_enough = relative is not None and abs(relative) >= MIN_EFFECT_P99_FEW_RUNS
-    return Verdict(bool((lo > 0 or hi < 0) and big_enough), method, diff, relative, low=float(lo), high=float(hi),
-                   few_runs=True)

@@ -33,10 +33,13 @@ ENVIRONMENT = {
 
 def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, run_id: str = "20260101-000000-local",
                   config: dict | None = None, environment: dict | None = None, manifests: dict | None = None,
-                  extra_servers: dict | None = None, resources: dict | None = None) -> Path:
+                  extra_servers: dict | None = None, resources: dict | None = None, schema: int = 1,
+                  summaries: dict | None = None, run_extra: dict | None = None) -> Path:
     """A results directory by hand. servers: name -> runs; a run is a list of samples
-    (t_s, tool, ok, call_ms[, error_kind]). The window is [ramp_up + warmup, + duration) of `config`.
-    summary.json carries the throughput and error counts of the window (what the orchestrator writes)."""
+    (t_s, tool, ok, call_ms[, error_kind[, session_ms]]) (call_ms None = never sent). The window is
+    [ramp_up + warmup, + duration) of `config`. summary.json carries the throughput and error counts of the
+    window (what the orchestrator writes). schema=2 writes schema-2 files: publishable unless a flag is set;
+    summaries: name -> list (per run) of dicts merged over each summary.json (e.g. flags, efficiency)."""
     cfg = copy.deepcopy(CONFIG)
     cfg.update(config or {})
     start = cfg["ramp_up_s"] + cfg["warmup_s"]
@@ -62,7 +65,11 @@ def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, 
             for sample in samples:
                 t, tool, ok, ms = sample[:4]
                 kind = sample[4] if len(sample) > 4 else ("" if ok else "http_500")
-                lines.append(f"{t},1,{tool},{ok},{kind},{ms},{ms + 1},{ms / 2};{ms / 2}")
+                session = sample[5] if len(sample) > 5 else (ms + 1 if ms is not None else "")
+                if ms is None:
+                    lines.append(f"{t},1,{tool},{ok},{kind},,{session},1.0")
+                else:
+                    lines.append(f"{t},1,{tool},{ok},{kind},{ms},{session},{ms / 2};{ms / 2}")
             with gzip.open(mdir / "samples.csv.gz", "wt") as fh:
                 fh.write("\n".join(lines) + "\n")
             res = (resources or {}).get(name, (50.0, 100.0))
@@ -83,6 +90,15 @@ def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, 
                                          "mem_peak_mb": res[1]}},
                 "flags": [],
             }
+            if schema == 2:
+                summary.update(schema=2, efficiency={"cpu_ms_per_call": res[0] / 100 * 1000 / (len(good) / (end - start))
+                                                     if good else None, "mem_peak_mb": res[1]})
+            overrides = ((summaries or {}).get(name) or [])
+            if run - 1 < len(overrides):
+                summary.update(overrides[run - 1])
+            if schema == 2:
+                summary.setdefault("publishable", not summary["flags"])
+                summary.setdefault("unpublishable_reasons", [f"flag: {f}" for f in summary["flags"]])
             (mdir / "summary.json").write_text(json.dumps(summary))
         status[name] = {"status": "ok", "phase": None, "reason": None, "measurements": mids, "startup_s": 0.1,
                         "idle_mem_mb": 5.0}
@@ -90,8 +106,9 @@ def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, 
     cfg["servers"] = list(status)
     env = copy.deepcopy(ENVIRONMENT)
     env.update(environment or {})
-    run = {"schema": 1, "run_id": run_id, "status": "complete", "started_at": "2026-01-01T00:00:00Z",
+    run = {"schema": schema, "run_id": run_id, "status": "complete", "started_at": "2026-01-01T00:00:00Z",
            "finished_at": "2026-01-01T00:10:00Z", "config": cfg, "environment": env, "servers": status}
+    run.update(run_extra or {})
     path.mkdir(parents=True, exist_ok=True)
     (path / "run.json").write_text(json.dumps(run))
     return path

@@ -34,7 +34,8 @@ def test_signatures_are_as_agreed():
     assert report.parameters["slo_p99_ms"].default == 100.0
     assert report.parameters["allow_mixed"].default is False
     cmp = inspect.signature(commands.compare)
-    assert list(cmp.parameters) == ["old", "new", "html", "allow_mixed"]
+    assert list(cmp.parameters) == ["old", "new", "html", "allow_mixed", "min_effect", "fail_on_regression"]
+    assert cmp.parameters["min_effect"].default == 0.03 and cmp.parameters["fail_on_regression"].default is False
     assert cmp.parameters["html"].default is None
     assert commands.report.__doc__ and commands.compare.__doc__
 
@@ -67,5 +68,9 @@ def test_compare_command(app, tmp_path):
     result = run(app, "compare", BASIC, NEWER, "--html", html)
     assert result.exit_code == 0, result.output
     assert "regression" in result.output and html.is_file()
+    assert run(app, "compare", BASIC, NEWER, "--fail-on-regression").exit_code == 1     # python regressed
+    same = run(app, "compare", BASIC, BASIC, "--fail-on-regression")
+    assert same.exit_code == 0 and "no significant regression" in same.output
+    assert run(app, "compare", BASIC, NEWER, "--min-effect", 2).exit_code == 2
     result = run(app, "compare", BASIC, tmp_path / "missing")
     assert result.exit_code == 2 and "no such directory" in result.output

@@ -27,7 +27,7 @@ def test_pooled_percentiles_are_not_averaged(tmp_path):
     run1 = [(10 + i * 0.09, "checkout", 1, float(i + 1)) for i in range(100)]
     run2 = [(10 + i * 0.9, "checkout", 1, float(1000 + i)) for i in range(10)]
     warmup = [(5.0, "checkout", 1, 99999.0)]            # outside the window: must not count
-    failed = [(15.0, "checkout", 0, 88888.0)]           # failed calls are not in latency
+    failed = [(15.0, "checkout", 0, 88888.0)]           # failed calls are not in successful-call latency
     path = write_results(tmp_path, {"srv": [run1 + warmup + failed, run2]})
     cons = consolidate(load.load([path]))
     row = cons.rows[TEN][0]
@@ -41,6 +41,7 @@ def test_pooled_percentiles_are_not_averaged(tmp_path):
     assert row["per_run_tool_calls_per_s"] == [10.0, 1.0]
     assert row["tool_calls_per_s"] == pytest.approx(5.5)
     assert row["errors"] == 1 and row["tool_calls"] == 111 and row["error_rate"] == pytest.approx(1 / 111)
+    assert row["latency_all_count"] == 111 and row["latency_all_max_ms"] == 88888.0   # ... but in all-calls
 
 
 def test_per_tool_latency_is_pooled_per_tool(tmp_path):
@@ -77,10 +78,18 @@ def test_fixture_pooled_p99_over_runs(consolidated):
 
 
 def test_fixture_ranks_and_tiers(consolidated):
+    """Replaces the neighbour-chaining tiers test. Schema-1 fixtures: never assessed for publication, so rust
+    and java are ranked apart as "not assessed"; go and python carry the `errors` flag (a flag makes a result
+    unpublishable), so they are listed apart without a rank."""
     rows = consolidated.rows[TEN]
-    assert [r["server"] for r in rows] == ["rust", "go", "java", "python"]
-    assert [r["rank"] for r in rows] == ["1", "2=", "2=", "3"]   # go vs java: p = 0.10 with 3 runs each
-    assert "Welch" in rows[1]["vs_next"] and rows[1]["vs_next_significant"] is False
+    assert [r["server"] for r in rows] == ["rust", "java", "go", "python"]
+    assert [r["section"] for r in rows] == ["not-assessed", "not-assessed", "not-publishable", "not-publishable"]
+    assert [r["rank"] for r in rows] == ["1", "2", None, None]
+    assert [r["ranked"] for r in rows] == [True, True, False, False]
+    java = rows[1]
+    assert "paired t-test on log ratios, 3 shared rounds" in java["vs_leader"] and java["family"] == 1
+    assert rows[0]["order_held"] == {"next": "java", "held": 3, "rounds": 3, "text": "held in 3/3 rounds"}
+    assert rows[2]["rank_note"] == "not publishable" and "flag: errors" in rows[2]["unpublishable_reasons"]
     rust = rows[0]
     assert rust["runs"] == 4 and rust["run_ids"] == ["20261121-201500-local", "20261121-230000-local"]
     summaries = [json.loads(p.read_text())["throughput"]["tool_calls_per_s"]
@@ -88,6 +97,121 @@ def test_fixture_ranks_and_tiers(consolidated):
     assert rust["tool_calls_per_s"] == pytest.approx(np.mean(summaries))
     assert rust["ci_low"] < rust["tool_calls_per_s"] < rust["ci_high"]
     assert rust["cv"] == pytest.approx(np.std(summaries, ddof=1) / np.mean(summaries))
+    assert rust["publishable"] is None and rust["publishable_text"].startswith("not assessed")
+
+
+def test_cv_of_the_round_ratio(consolidated):
+    """Each run's throughput / the geometric mean of its round; the CV uses the rounds of the same server set (the
+    three BASIC rounds of four servers, not the sweep's round of two)."""
+    rust = next(r for r in consolidated.rows[TEN] if r["server"] == "rust")
+    tput = {}
+    for path in BASIC.glob("*/session-10vu-r*/summary.json"):
+        s = json.loads(path.read_text())
+        tput.setdefault(s["run"], {})[s["server"]] = s["throughput"]["tool_calls_per_s"]
+    ratios = [tput[r]["rust"] / np.exp(np.mean(np.log(list(tput[r].values())))) for r in sorted(tput)]
+    assert rust["per_run_round_ratio"][:3] == pytest.approx(ratios)
+    assert rust["cv_round_ratio_rounds"] == 3
+    assert rust["cv_round_ratio"] == pytest.approx(np.std(ratios, ddof=1) / np.mean(ratios))
+
+
+def test_harness_bound_row_is_never_ranked(consolidated):
+    row = consolidated.rows[LoadKey("session", "closed", 50.0)][0]
+    assert row["server"] == "rust" and row["harness_bound"] and row["section"] == "harness-limited"
+    assert row["rank"] is None and row["ranked"] is False
+    assert row["bound_text"] == f"≥ {row['tool_calls_per_s']:,.1f} calls/s — limited by the harness"
+
+
+def _schema2(tmp_path, flags_of: dict, runs: int = 3, rates: dict | None = None, **kw):
+    rates = rates or {"a": 9, "b": 6, "c": 3}
+    servers = {n: [steady(r + 0.1 * i, 1.0) for i in range(runs)] for n, r in rates.items()}
+    summaries = {n: [{"flags": list(flags_of.get(n, []))}] * runs for n in servers}
+    return write_results(tmp_path, servers, schema=2, summaries=summaries,
+                         config={"runs": runs}, **kw)
+
+
+def test_sections_publishable_bound_and_apart(tmp_path):
+    """Schema 2: a harness-bound row sits above the ranking without a rank; an unpublishable row is apart with
+    its reasons; the publishable ones are tiered. Every row says how many runs it rests on."""
+    path = _schema2(tmp_path, {"a": ["bound:ceiling"], "c": ["noisy-host"]},
+                    rates={"a": 9, "b": 6, "b2": 3, "c": 5})
+    rows = consolidate(load.load([path])).rows[TEN]
+    by = {r["server"]: r for r in rows}
+    assert [r["server"] for r in rows] == ["a", "b", "b2", "c"]
+    assert by["a"]["section"] == "harness-limited" and by["a"]["rank"] is None and not by["a"]["ranked"]
+    assert by["b"]["section"] == by["b2"]["section"] == "ranked" and by["b"]["publishable"] is True
+    assert by["b"]["rank"] == "1" and by["b2"]["rank"] == "2"
+    assert by["c"]["section"] == "not-publishable" and by["c"]["unpublishable_reasons"] == ["flag: noisy-host"]
+    assert all(r["runs"] == 3 for r in rows)
+    # efficiency: the bound row takes part, the noisy one does not
+    assert by["a"]["efficiency_section"] == "ranked" and by["c"]["efficiency_section"] == "not-publishable"
+    assert by["a"]["cpu_rank"] is not None and by["c"]["cpu_rank"] is None
+
+
+def test_efficiency_ranking_lower_is_better(tmp_path):
+    """CPU ms per call (50 % of a core): a at ~9 calls/s uses ~55 ms per call, c at ~3 calls/s ~165: a leads."""
+    path = _schema2(tmp_path, {"a": ["bound:k6"]})
+    cons = consolidate(load.load([path]))
+    eff = cons.efficiency_rows(TEN)
+    assert [r["server"] for r in eff] == ["a", "b", "c"]
+    assert eff[0]["cpu_ms_per_call"] == pytest.approx(np.mean([500 / (9 + 0.1 * i) for i in range(3)]), rel=1e-3)
+    assert eff[0]["cpu_rank"] == "1" and eff[0]["cpu_order_held"]["text"] == "held in 3/3 rounds"
+    assert eff[0]["mem_rank"] == "1=" and eff[0]["mem_peak_mb_mean"] == 100.0   # same memory everywhere
+
+
+def test_one_run_is_not_tested(tmp_path):
+    path = _schema2(tmp_path, {}, runs=1)
+    rows = consolidate(load.load([path])).rows[TEN]
+    assert [r["rank"] for r in rows] == [None, None, None]
+    assert {r["rank_note"] for r in rows} == {"1 run — not tested"}
+    assert rows[0]["ci_method"].startswith("within-run")     # an interval is shown, never used as evidence
+
+
+def test_missing_rounds_are_said(tmp_path):
+    path = _schema2(tmp_path, {})
+    shutil.rmtree(path / "b" / "session-10vu-r2")
+    mdir = path / "b" / "session-10vu-r2"
+    mdir.mkdir()
+    (mdir / "summary.json").write_text(json.dumps({"schema": 2, "server": "b", "mode": "session", "vus": 10,
+                                                   "run": 2, "executor": "closed", "status": "invalid",
+                                                   "phase": "infra", "reason": "redis died"}))
+    rows = {r["server"]: r for r in consolidate(load.load([path])).rows[TEN]}
+    assert rows["b"]["missing_text"] == "round 2 of 3 missing: invalid (infra: redis died)"
+    assert rows["b"]["runs"] == 2 and rows["b"]["rank"] is None and rows["b"]["rank_note"] == "2 runs — not tested"
+    assert rows["a"]["missing_text"] is None
+
+
+def test_all_calls_latency_counts_every_call(tmp_path):
+    """Successful calls at 1..4 ms; a failed call at its call_ms (50); a failure whose call was never sent at
+    its session_ms (70); a timeout at the request timeout (config 2 s = 2000 ms), not its observed 1900."""
+    samples = [(11.0 + i, "checkout", 1, float(i + 1)) for i in range(4)]
+    samples += [(15.0, "checkout", 0, 50.0, "http_500"), (16.0, "checkout", 0, None, "jsonrpc_-32000", 70.0),
+                (17.0, "checkout", 0, 1900.0, "timeout")]
+    path = write_results(tmp_path, {"srv": [samples]}, config={"request_timeout_s": 2})
+    row = consolidate(load.load([path])).rows[TEN][0]
+    everything = np.array([1.0, 2.0, 3.0, 4.0, 50.0, 70.0, 2000.0])
+    assert row["latency_all_count"] == 7 and row["latency_count"] == 4
+    assert row["latency_all_p99_ms"] == pytest.approx(latency_stats(everything)["p99"])
+    assert row["latency_all_max_ms"] == 2000.0 and row["latency_max_ms"] == 4.0
+    from mcpbench import analysis
+
+    calls = load.in_window(load.read_samples(path / "srv" / "session-10vu-r1" / "samples.csv.gz"), (10.0, 20.0))
+    assert sorted(analysis.all_calls_latency_ms(calls, 2.0)) == sorted(everything)   # summary.json's population
+
+
+def test_schema1_upgrade_is_honest():
+    d = load.load_results_dir(BASIC)
+    assert d.schema_read == 1 and d.run["schema"] == 2 and d.run["calibration"] is None
+    m = next(m for m in d.measurements if m.server == "rust" and m.run == 1)
+    s = m.summary
+    raw = json.loads((m.path / "summary.json").read_text())
+    assert s["schema_read"] == 1 and s["publishable"] is None and s["unpublishable_reasons"] == [load.NOT_ASSESSED]
+    assert s["throughput"]["http_rps"] == raw["throughput"]["v2_rps"] and s["throughput"]["v2_rps"] is None
+    assert s["host"] is None and s["warmup"]["steady"] is None and s["ceiling"]["fraction"] is None
+    res = raw["resources"]["server"]
+    assert s["efficiency"]["cpu_ms_per_call"] == pytest.approx(
+        res["cpu_avg_pct"] / 100 * 1000 / raw["throughput"]["tool_calls_per_s"])
+    go = next(m for m in d.measurements if m.server == "go")
+    assert go.summary["publishable"] is False and go.summary["unpublishable_reasons"][0] == "flag: errors"
 
 
 def test_per_second_series_match_throughput(consolidated):
@@ -113,6 +237,7 @@ def test_headline_and_sweeps(consolidated):
 def test_flags_count_runs(consolidated):
     python = next(r for r in consolidated.rows[TEN] if r["server"] == "python")
     assert python["flags"] == ["errors (3/4 runs)"]
+    assert python["unpublishable_reasons"][0] == "flag: errors (3/4 runs)"
 
 
 def test_refuses_mixed_sdk_versions():

@@ -68,12 +68,25 @@ def test_in_window_and_http_durations():
 
 
 def test_schema_is_checked(tmp_path):
+    """Schemas 1 and 2 are read (1 upgraded); anything else is refused."""
     path = write_results(tmp_path, {"a": [[(12.0, "checkout", 1, 1.0)]]})
+    assert load.load_results_dir(path).schema_read == 1
+    two = write_results(tmp_path / "two", {"a": [[(12.0, "checkout", 1, 1.0)]]}, schema=2)
+    d = load.load_results_dir(two)
+    assert d.schema_read == 2 and d.measurements[0].summary["publishable"] is True
     run = json.loads((path / "run.json").read_text())
-    run["schema"] = 2
+    run["schema"] = 3
     (path / "run.json").write_text(json.dumps(run))
-    with pytest.raises(ResultsError, match="unsupported schema"):
+    with pytest.raises(ResultsError, match="unsupported schema 3"):
         load.load_results_dir(path)
+
+
+def test_open_model_keyed_by_rate_fraction(tmp_path):
+    path = write_results(tmp_path, {"a": [[(12.0, "checkout", 1, 1.0)]]}, schema=2,
+                         summaries={"a": [{"executor": "open", "rate": 123.4, "rate_fraction": 0.5}]})
+    key = load.load_results_dir(path).measurements[0].key
+    assert key == LoadKey("session", "open", 0.5, "fraction")
+    assert key.label == "session · 50 % of round-1 max" and key.slug == "session-50pct"
 
 
 def test_broken_json_is_reported(tmp_path):
@@ -104,3 +117,15 @@ def test_recorded_fixtures_are_reproducible(tmp_path):
 
     assert digest(tmp_path / "results") == digest(FIXTURES)
     assert sum(p.stat().st_size for p in FIXTURES.rglob("*") if p.is_file()) < 3_000_000
+
+
+def test_the_orchestrators_own_directories_are_not_servers(tmp_path):
+    path = write_results(tmp_path, {"srv": [[(5.0, "checkout", 1, 1.0)]]})
+    # mcpbench run writes the harness ceiling as a measurement directory under _calibration/
+    calibration = path / "_calibration" / "session-50vu"
+    calibration.mkdir(parents=True)
+    (calibration / "summary.json").write_text(
+        (path / "srv" / "session-10vu-r1" / "summary.json").read_text().replace('"srv"', '"calibrate"'))
+    results = load.load_results_dir(path)
+    assert set(results.servers) == {"srv"}
+    assert {m.server for m in results.measurements} == {"srv"}

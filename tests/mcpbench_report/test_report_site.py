@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -84,9 +85,17 @@ def test_ranking_table(site):
     table = html[html.index('id="ranking-session-10vu"'):]
     table = table[:table.index("</table>")]
     names = re.findall(r'servers/(\w+)\.html', table)
-    assert names == ["rust", "go", "java", "python"]
+    assert names == ["rust", "java"]            # schema 1: the "not assessed" ranking
     ranks = re.findall(r'class="n rank"[^>]*>([^<]+)<', table)
-    assert ranks == ["1", "2=", "2=", "3"]
+    assert ranks == ["1", "2"]
+    assert "held in 3/3 rounds" in table and "p99 ms<br>all calls" in table and "p99 ms<br>successful" in table
+    assert "Ranking — not assessed for publication" in html
+    apart = html[html.index('id="apart-session-10vu"'):]
+    apart = apart[:apart.index("</table>")]
+    assert re.findall(r'servers/(\w+)\.html', apart) == ["go", "python"] and "flag: errors" in apart
+    bound = html[html.index('id="bound-session-50vu"'):]
+    assert "≥ " in bound[:bound.index("</table>")] and "limited by the harness" in bound
+    assert 'id="efficiency-not-assessed-session-10vu"' in html
     assert '<table class="sortable filterable" id="ranking-session-10vu">' in html
     assert "Not measured or failed" in html and "requires mvn" in html and "out of memory" in html
     assert 'id="concurrency"' in html and "Peak load meeting SLO" in html
@@ -100,10 +109,63 @@ def test_downloads_match_table(site, consolidated):
     assert float(rust["tool_calls_per_s"]) == pytest.approx(table_rust["tool_calls_per_s"])
     assert float(rust["latency_p99_ms"]) == pytest.approx(table_rust["latency_p99_ms"])
     assert rust["rank"] == "1" and rust["run_ids"] == "20261121-201500-local;20261121-230000-local"
+    assert rust["order_held"] == "held in 3/3 rounds" and rust["cv_round_ratio"] and rust["section"] == "not-assessed"
     doc = json.loads((site.out / "data" / "results.json").read_text())
-    assert doc["schema"] == 1 and len(doc["rows"]) == len(rows)
+    assert doc["schema"] == 2 and len(doc["rows"]) == len(rows)    # schema 2: the keys below are new
+    bound = next(r for r in doc["rows"] if r["config"] == "session · 50 VUs" and r["server"] == "rust")
+    assert bound["rank"] is None and bound["ranked"] is False and bound["harness_bound"] is True
+    for key in ("cv", "cv_round_ratio", "order_held", "latency_all_p99_ms", "latency_p99_ms", "cpu_ms_per_call",
+                "cpu_rank", "mem_rank", "publishable", "unpublishable_reasons", "missing_text", "section"):
+        assert key in doc["rows"][0], key
+    assert {r["name"] for r in doc["rules"]} >= {"MIN_RUNS_FOR_TEST", "CEILING_FRACTION", "HOLM", "TIER_RULE"}
     assert {f["server"] for f in doc["not_measured"]} == {"nodejs", "quarkus", "python"}
     assert doc["results"][0]["config"]["duration_s"] == 8
+
+
+def test_methodology_shows_every_rule_constant(site):
+    from mcpbench import analysis, warmup
+
+    from mcpbench_report import stats
+
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (site.out / "methodology.html").read_text()))
+    for name, value in (("MIN_RUNS_FOR_TEST", stats.MIN_RUNS_FOR_TEST), ("CEILING_FRACTION", analysis.CEILING_FRACTION),
+                        ("HOST_PROBE_MAX_CHANGE", analysis.HOST_PROBE_MAX_CHANGE),
+                        ("HOST_MAX_STEAL_PCT", analysis.HOST_MAX_STEAL_PCT),
+                        ("FOREIGN_CPU_LIMIT_PCT", analysis.FOREIGN_CPU_LIMIT_PCT),
+                        ("LITTLES_LAW_MAX_GAP", analysis.LITTLES_LAW_MAX_GAP), ("MIN_EFFECT", stats.MIN_EFFECT)):
+        assert f"{name} {value}" in text, name
+    assert (analysis.CEILING_FRACTION, analysis.HOST_PROBE_MAX_CHANGE, analysis.HOST_MAX_STEAL_PCT,
+            analysis.FOREIGN_CPU_LIMIT_PCT, analysis.LITTLES_LAW_MAX_GAP) == (0.80, 0.05, 2.0, 25.0, 0.10)
+    assert (warmup.STEADY_SPAN_S, warmup.STEADY_TOLERANCE) == (10, 0.03)
+    assert "within 3% of the 10 s before; bounds quick 10–60 s, full 30–180 s" in text
+    assert stats.TIER_RULE in text and "Holm" in text
+
+
+def test_methodology_schema2_profile_and_rate_fractions(tmp_path):
+    path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)]}, schema=2, config={
+        "rate_fractions": [0.5, 0.9], "warmup_cap_s": 60,
+        "profile": {"cpus": 1.0, "memory_mb": 2048, "server_cpus": [1], "harness_cpus": [0], "cpuset": "1",
+                    "note": None}})
+    info = build_site(consolidate(load.load([path])), tmp_path / "site")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (info.out / "methodology.html").read_text()))
+    assert "load generator and services on CPUs 0" in text
+    assert "50.0 % of round-1 max, 90.0 % of round-1 max" in text and "between 5 s and 60 s" in text
+    v2_page = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (info.out / "v2.html").read_text())))
+    assert "our profile differs from the study's" in v2_page
+
+
+def test_server_page_host_warmup_and_runs(tmp_path):
+    host = {"probe": {"1": {"before_s": 0.1, "after_s": 0.104, "change": 0.04}}, "steal_pct": {"1": 0.5},
+            "busy_pct": {"1": 97.0}, "server_cpus": [1], "harness_cpus": [0], "unstable": False, "reasons": []}
+    warm = {"used_s": 42.0, "min_s": 30, "cap_s": 180, "steady": True}
+    path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)]}, schema=2,
+                         summaries={"srv": [{"host": host, "warmup": warm, "round_order": 2}]})
+    info = build_site(consolidate(load.load([path])), tmp_path / "site")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (info.out / "servers" / "srv.html").read_text()))
+    assert "cpu1: 0.100 → 0.104 s (4.0 %)" in text and "cpu1: 0.50" in text and "cpu1: 97.0" in text
+    assert "42.0 s" in text and "30–180 s" in text and "stable" in text
+    assert "CV of the per-round ratio" in text and "1 run — not tested" in text
+    assert "Publication: publishable" in text
 
 
 def test_methodology_comes_from_config(tmp_path):
@@ -159,6 +221,7 @@ def test_v2_page(site):
     # published go / rust RPS = 3616 / 4845 = 0.746
     assert ">0.75<" in html
     assert "session · 10 VUs" in html
+    assert "RPS whole run" in html and "pool the samples" in html and "our profile differs" in html
 
 
 def test_server_pages(site):
@@ -166,6 +229,7 @@ def test_server_pages(site):
     assert "rmcp" in rust and "0.17.0" in rust
     assert "session-10vu-r1" in rust and "samples.csv.gz" in rust and "build.log" in rust
     assert rust.count("-timeseries.svg") == 6          # 10, 1, 50 VUs and 40, 70, 110 it/s
+    assert "not recorded (schema-1 result)" in rust and "make</code>" not in rust   # build.json has no command
     nodejs = (site.out / "servers" / "nodejs.html").read_text()
     assert "failed" in nodejs and "build command exited with 1" in nodejs
     java = (site.out / "servers" / "java.html").read_text()

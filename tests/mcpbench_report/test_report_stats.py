@@ -56,13 +56,6 @@ def test_why_not_mann_whitney_with_three_runs():
     assert stats.welch([1, 2, 3], [10, 11, 12]) < stats.ALPHA
 
 
-def test_tiers_and_labels():
-    assert stats.tiers([]) == [1]
-    assert stats.tiers([True, False, True]) == [1, 2, 2, 3]
-    assert stats.rank_labels([1, 2, 2, 3]) == ["1", "2=", "2=", "3"]
-    assert stats.rank_labels([1, 1]) == ["1=", "1="]
-
-
 def test_per_second_counts_window_edges():
     # window [3, 6): 3.0 counts (start included), 6.0 does not (end excluded), 2.9 is warm-up
     t = np.array([2.9, 3.0, 3.5, 4.2, 5.99, 6.0])
@@ -75,30 +68,6 @@ def test_block_length():
     assert stats.block_length(8) == 2
     assert stats.block_length(27) == 3
     assert stats.block_length(1) == 1
-
-
-def test_throughput_difference_with_runs_uses_welch():
-    clear = stats.throughput_difference([100, 101, 99], [90, 91, 89], [], [])
-    assert clear.significant and clear.p_value < 0.01 and clear.diff == pytest.approx(-10)
-    assert clear.relative == pytest.approx(-0.1)
-    assert "Welch" in clear.method and not clear.few_runs
-    noisy = stats.throughput_difference([100, 110, 90], [95, 105, 85], [], [])
-    assert not noisy.significant
-
-
-def test_throughput_difference_single_run_bootstrap():
-    rng = np.random.default_rng(7)
-    base = [rng.normal(200, 4, 60)]
-    same = [rng.normal(200, 4, 60)]
-    far = [rng.normal(160, 4, 60)]
-    near = [rng.normal(196, 1, 60)]   # clearly different inside the run, but only 2 %: below the allowance
-    assert not stats.throughput_difference([200], [200], base, same).significant
-    v = stats.throughput_difference([200.0], [160.0], base, far)
-    assert v.significant and v.few_runs and v.low < 0 and v.high < 0
-    tight = [rng.normal(200, 1, 60)]
-    v = stats.throughput_difference([200.0], [196.0], tight, near)
-    assert v.high < 0          # the interval excludes zero ...
-    assert not v.significant   # ... but a 2 % gap from one run each is not claimed
 
 
 def test_bootstrap_is_deterministic():
@@ -132,32 +101,171 @@ def test_slo_peak():
     assert stats.slo_peak(levels, 500.0)["load"] == 200
 
 
-def test_bootstrap_quantile_recovers_p99():
-    rng = np.random.default_rng(3)
-    lat = rng.lognormal(1.0, 0.5, 6000)
-    t = np.sort(rng.uniform(10, 40, lat.size))
-    edges = stats.log_bins(lat)
-    dist = stats.bootstrap_quantile([(lat, t, (10.0, 40.0))], 0.99, edges, np.random.default_rng(0), resamples=400)
-    assert np.median(dist) == pytest.approx(np.percentile(lat, 99), rel=0.05)
+def test_t_and_welch_come_from_scipy():
+    """The hand-written Student-t quantile and Welch test were replaced by scipy.stats: same results."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    assert stats.t_quantile(0.975, 2) == scipy_stats.t.ppf(0.975, 2)
+    assert stats.welch([100, 102, 104], [90, 93, 95]) == scipy_stats.ttest_ind(
+        [100, 102, 104], [90, 93, 95], equal_var=False).pvalue
 
 
-def test_p99_difference():
-    rng = np.random.default_rng(5)
+def test_leader_tiers_and_labels():
+    assert stats.leader_tiers(1, lambda i, j: True) == [1]
+    # a: 0 leads; 1 not below 0; 2 below 0 -> leads tier 2; 3 not below 2 (even if below 0)
+    below = {(0, 1): False, (0, 2): True, (2, 3): False}
+    assert stats.leader_tiers(4, lambda i, j: below[(i, j)]) == [1, 1, 2, 2]
+    assert stats.rank_labels([1, 1, 2, 2]) == ["1=", "1=", "2=", "2="]
+    assert stats.rank_labels([1, 2, 2, 3]) == ["1", "2=", "2=", "3"]
 
-    def run(scale):
-        lat = rng.lognormal(np.log(scale), 0.4, 4000)
-        return lat, np.sort(rng.uniform(0, 20, lat.size)), (0.0, 20.0)
 
-    a, b, c = run(10), run(10), run(20)
-    p = lambda r: float(np.percentile(r[0], 99))  # noqa: E731
-    same = stats.p99_difference([p(a)], [p(b)], p(a), p(b), [a], [b])
-    assert not same.significant and same.few_runs
-    worse = stats.p99_difference([p(a)], [p(c)], p(a), p(c), [a], [c])
-    assert worse.significant and worse.diff > 0
-    welch = stats.p99_difference([10, 11, 10.5], [20, 21, 19], 10.5, 20.0, [], [])
-    assert welch.significant and "Welch" in welch.method
+def test_holm_by_hand():
+    # sorted 0.01, 0.02, 0.04 of m = 3: x3 = 0.03, x2 = 0.04, x1 = 0.04 (monotone), in input order
+    assert stats.holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    assert stats.holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])     # 0.5 x 2 capped at 1; 0.9 x 1 raised to 1
+    assert stats.holm([]) == []
+
+
+def test_paired_log_by_hand():
+    # log ratios d = log(a/b) = log 1.1, log 1.2, log 1.15: t = mean / (sd / sqrt 3), df 2
+    a, b = [110.0, 120.0, 115.0], [100.0, 100.0, 100.0]
+    d = np.log(np.array(a) / np.array(b))
+    t = d.mean() / (d.std(ddof=1) / math.sqrt(3))
+    scipy_stats = pytest.importorskip("scipy.stats")
+    assert stats.paired_log(a, b) == pytest.approx(2 * scipy_stats.t.sf(abs(t), 2))
+    assert stats.paired_log([1, 2, 3], [1, 2, 3]) == 1.0
+    assert stats.paired_log([2, 4, 6], [1, 2, 3]) == 0.0          # a constant ratio: no variance at all
+
+
+def _p_welch(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    t = (a.mean() - b.mean()) / math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1))
+    return 2 * pytest.importorskip("scipy.stats").t.sf(abs(t), df)
+
+
+MEANS = {"A": 100.0, "B": 97.0, "C": 94.0, "D": 91.0}
+CV3 = (0.97, 1.00, 1.03)     # three runs with sd = 3 % of the mean: CV 3 %
+
+
+def test_four_servers_100_97_94_91_independent_runs():
+    """100/97/94/91, 3 runs each, CV 3 %, no shared rounds (independent runs: Welch).
+
+    Neighbour chaining called all four "1=" though first vs last differ: Welch p = 0.0187 (by hand below).
+    The leader rule compares with the leader, but the family is every pair of the ranking (6 tests) and
+    Holm multiplies the smallest p by 6: 0.112 > 0.05. With 3 runs and a 3 % CV no gap survives the
+    correction, so all four stay "1=" — now because of the correction, not the chaining (next test)."""
+    items = {n: {(n, i): m * f for i, f in enumerate(CV3)} for n, m in MEANS.items()}
+    p_ad = _p_welch([100 * f for f in CV3], [91 * f for f in CV3])
+    assert p_ad == pytest.approx(0.0187, abs=5e-4)
+    ranking = stats.rank(items)
+    assert ranking.family == 6
+    assert ranking.pairs[("A", "D")].p_value == pytest.approx(p_ad)
+    assert ranking.pairs[("A", "D")].p_adjusted == pytest.approx(6 * p_ad)
+    assert [ranking.labels[n] for n in ranking.order] == ["1=", "1=", "1=", "1="]
+    assert "Welch" in ranking.pairs[("A", "D")].method
+
+
+def test_four_servers_100_97_94_91_paired_rounds():
+    """The same means and 3 % round-to-round CV, measured in 3 shared rounds: the host's round effect
+    (x0.97, x1.00, x1.03) hits every server of a round, plus +-0.5 % of each server's own noise. The paired
+    test on log ratios removes the round effect; by hand (t on the log differences, df 2, Holm over 6):
+    every gap is significant, so the four servers are NOT "1=": 1, 2, 3, 4."""
+    jitter = {"A": (1.0, 1.005, 0.995), "B": (0.995, 1.0, 1.005), "C": (1.005, 0.995, 1.0),
+              "D": (1.005, 1.0, 0.995)}
+    items = {n: {("run", i + 1): m * CV3[i] * jitter[n][i] for i in range(3)} for n, m in MEANS.items()}
+    for runs in items.values():
+        assert stats.cv(list(runs.values())) == pytest.approx(0.03, abs=0.006)
+    scipy_stats = pytest.importorskip("scipy.stats")
+    raw = {}
+    for a, b in [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]:
+        d = np.log(np.array(list(items[a].values())) / np.array(list(items[b].values())))
+        raw[(a, b)] = 2 * scipy_stats.t.sf(abs(d.mean() / (d.std(ddof=1) / math.sqrt(3))), 2)
+    order = sorted(raw, key=raw.get)
+    holm, running = {}, 0.0
+    for i, k in enumerate(order):
+        running = max(running, min(1.0, (6 - i) * raw[k]))
+        holm[k] = running
+    assert max(holm.values()) < 0.05
+    ranking = stats.rank(items)
+    for k in raw:
+        assert ranking.pairs[k].p_value == pytest.approx(raw[k])
+        assert ranking.pairs[k].p_adjusted == pytest.approx(holm[k])
+        assert "paired" in ranking.pairs[k].method
+    assert [ranking.labels[n] for n in ranking.order] == ["1", "2", "3", "4"]
+
+
+def test_leader_rule_is_not_neighbour_chaining():
+    """CV 2 %, independent runs: no neighbour gap is significant, so chaining gave "1=" to all four. Against
+    the leader, 100 vs 91 has p = 0.0046, x6 (Holm) = 0.028 < 0.05; the next smallest (97 vs 91, p = 0.018)
+    x5 = 0.09 fails, so only D leaves tier 1: 1=, 1=, 1=, 2."""
+    cv2 = (0.98, 1.0, 1.02)
+    items = {n: {(n, i): m * f for i, f in enumerate(cv2)} for n, m in MEANS.items()}
+    assert _p_welch([100 * f for f in cv2], [91 * f for f in cv2]) * 6 == pytest.approx(0.028, abs=2e-3)
+    for a, b in [(100, 97), (97, 94), (94, 91)]:
+        assert _p_welch([a * f for f in cv2], [b * f for f in cv2]) > 0.05     # no neighbour is significant
+    ranking = stats.rank(items)
+    assert [ranking.labels[n] for n in ranking.order] == ["1=", "1=", "1=", "2"]
+    assert ranking.vs_leader["D"][0] == "A" and ranking.vs_leader["D"][1].significant
+
+
+def test_below_three_runs_nothing_is_claimed():
+    """Two runs each of 100 vs 50 (a huge gap): still no tier, no rank. A 1-run row next to 3-run rows is
+    ordered but unranked, and the 3-run rows are tiered among themselves."""
+    two = stats.rank({"a": {1: 100.0, 2: 101.0}, "b": {1: 50.0, 2: 51.0}})
+    assert two.labels == {"a": None, "b": None} and two.tiers == {"a": None, "b": None} and two.family == 0
+    mixed = stats.rank({"x": {1: 500.0}, "a": {1: 100.0, 2: 101.0, 3: 99.0}, "b": {1: 50.0, 2: 51.0, 3: 49.0}})
+    assert mixed.order == ["x", "a", "b"]
+    assert mixed.labels == {"x": None, "a": "1", "b": "2"}
+    assert stats.not_tested_text(1) == "1 run — not tested"
+    v = stats.change_test([100.0], [50.0])
+    assert not v.tested and not v.significant and v.text.startswith("not tested")
+
+
+def test_change_test_uses_welch_with_runs():
+    clear = stats.change_test([100, 101, 99], [90, 91, 89])
+    assert clear.significant and clear.p_value < 0.01 and clear.diff == pytest.approx(-10)
+    assert clear.relative == pytest.approx(-0.1) and "Welch" in clear.method
+    assert not stats.change_test([100, 110, 90], [95, 105, 85]).significant
+    pooled = stats.change_test([10, 11, 10.5], [20, 21, 19], 10.4, 20.2)   # the figure shown: pooled p99
+    assert pooled.diff == pytest.approx(9.8) and pooled.significant
+    small = clear.adjusted(0.001, min_effect=0.2)          # significant, but smaller than the minimum effect
+    assert not small.significant and small.p_adjusted == 0.001
+
+
+def test_pair_test_paired_or_welch():
+    a = {("r", 1): 100.0, ("r", 2): 110.0, ("r", 3): 90.0}
+    b = {("r", 1): 95.0, ("r", 2): 104.5, ("r", 3): 85.5}   # 5 % below in every round
+    v = stats.pair_test(a, b)
+    assert "paired" in v.method and v.p_value == 0.0 and v.n == 3
+    unshared = {("s", i): x for i, x in enumerate(b.values())}
+    assert "Welch" in stats.pair_test(a, unshared).method
+
+
+def test_order_held_and_round_ratios():
+    a = {1: 100.0, 2: 90.0, 3: 100.0, 4: 80.0}
+    b = {1: 95.0, 2: 95.0, 3: 99.0}
+    assert stats.order_held(a, b) == (2, 3)
+    assert stats.order_held(a, b, higher_better=False) == (1, 3)
+    ratios = stats.round_ratios({1: {"a": 100.0, "b": 50.0, "c": 80.0}, 2: {"a": 10.0}})
+    centre = (100.0 * 50.0 * 80.0) ** (1 / 3)                              # geometric mean; round 2 has one server
+    assert ratios == {"a": {1: pytest.approx(100 / centre)}, "b": {1: pytest.approx(50 / centre)},
+                      "c": {1: pytest.approx(80 / centre)}}
+    # the middle server is not 1 by construction (it would be with the median)
+    assert ratios["c"][1] != pytest.approx(1.0)
+
+
+def test_cpu_ms_per_call_is_the_orchestrators():
+    from mcpbench import analysis
+
+    # 50 % of a core at 200 calls/s = 500 ms of CPU per second / 200 calls = 2.5 ms per call
+    assert stats.cpu_ms_per_call(50.0, 200.0) == pytest.approx(2.5)
+    assert analysis.efficiency({"tool_calls_per_s": 200.0}, {"server": {"cpu_avg_pct": 50.0}})[
+        "cpu_ms_per_call"] == pytest.approx(2.5)
+    assert stats.cpu_ms_per_call(None, 200.0) is None and stats.cpu_ms_per_call(50.0, 0.0) is None
 
 
 def test_verdict_text():
     assert "p = " in stats.Verdict(True, "Welch", 1.0, 0.1, p_value=0.01).text
+    assert "Holm-adjusted 0.04" in stats.Verdict(True, "Welch", 1.0, 0.1, p_value=0.01).adjusted(0.04).text
     assert stats.Verdict(False, "x", None, None).text.startswith("not tested")

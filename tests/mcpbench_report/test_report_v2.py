@@ -8,7 +8,8 @@ from mcpbench_report import v2
 
 
 def row(server, rps, avg, p95, mem, cpu):
-    return {"server": server, "display_name": server, "v2_rps": rps, "http_avg_ms": avg, "http_p95_ms": p95,
+    """avg / p95: tools/call request durations (latency_ms.v2_tools_call), no longer every HTTP request."""
+    return {"server": server, "display_name": server, "v2_rps": rps, "v2_call_avg_ms": avg, "v2_call_p95_ms": p95,
             "mem_avg_mb": mem, "cpu_avg_pct": cpu}
 
 
@@ -44,3 +45,13 @@ def test_reference_fallback():
     assert cmp["reference"] == "go" and "rust" in cmp["note"]
     assert metric(cmp["rows"][1], "RPS")["ours_ratio"] == pytest.approx(0.125)
     assert v2.comparison([row("x", 1, 1, 1, 1, 1)], {}, "rust")["rows"] == []
+
+
+def test_profile_differences_are_said():
+    class D:
+        def __init__(self, cpus, cores):
+            self.run_id, self.config, self.environment = "r", {"profile": {"cpus": cpus}}, {"cores": cores}
+
+    assert v2.profile_differences([D(2.0, 8)]) == []
+    (note,) = v2.profile_differences([D(1.0, 2)])
+    assert "1.0 CPU per server (study: 2)" in note and "2-core machine (study: 8-vCPU host)" in note
