@@ -25,7 +25,8 @@ from mcpbench.paths import ROOT, SERVERS_DIR
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(3600)]
 
 SERVERS = [s for s in os.environ.get("MCPBENCH_DOCKER_SERVERS", "baseline,python").split(",") if s]
-TINY = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "2", "--duration", "6", "--ramp-down", "1"]
+TINY = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "2", "--duration", "6", "--ramp-down", "1",
+        "--no-calibrate"]
 
 
 def cannot(reason: str):

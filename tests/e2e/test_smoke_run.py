@@ -19,7 +19,8 @@ from mcpbench.paths import SERVERS_DIR
 pytestmark = pytest.mark.e2e
 
 SERVER = os.environ.get("MCPBENCH_E2E_SERVER", "go")
-TINY = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "2", "--duration", "6", "--ramp-down", "1"]
+TINY = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "2", "--duration", "6", "--ramp-down", "1",
+        "--no-calibrate"]
 
 
 def mcpbench(*args: str, **kwargs) -> subprocess.Popen:
@@ -49,23 +50,32 @@ def leftovers(marker: str) -> list[str]:
 
 
 def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> None:
-    proc = mcpbench("run", SERVER, *TINY, "--results-dir", str(tmp_path))
+    calibrated = [arg for arg in TINY if arg != "--no-calibrate"]
+    proc = mcpbench("run", SERVER, *calibrated, "--results-dir", str(tmp_path))
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, out
     run_dir = only_run(tmp_path)
     run = json.loads((run_dir / "run.json").read_text())
-    assert run["status"] == "complete"
+    assert run["status"] == "complete" and run["error"] is None
     assert run["servers"][SERVER]["status"] == "ok"
+    assert run["calibration"]["session"]["tool_calls_per_s"] > 0 and run["calibration"]["session"]["vus"] == 5
+    assert run["rounds"] == [[SERVER]]
     assert run["environment"]["tools"]["k6"] and run["environment"]["git"]["commit"]
     assert json.loads((run_dir / SERVER / "verify.json").read_text())["status"] in ("pass", "warn")
     measurement = run_dir / SERVER / "session-5vu-r1"
     summary = json.loads((measurement / "summary.json").read_text())
     assert summary["window"] == {"start_s": 3.0, "end_s": 9.0, "seconds": 6.0}
+    assert summary["warmup"] == {"used_s": 2.0, "min_s": 2.0, "cap_s": 2.0, "steady": None}  # fixed: not assessed
+    assert summary["run"] == 1 and summary["round_order"] == 1 and summary["schema"] == 2
+    assert set(summary["host"]["probe"]) == {str(c) for c in sorted(os.sched_getaffinity(0))}
+    assert all(p["before_s"] > 0 and p["after_s"] > 0 for p in summary["host"]["probe"].values())
+    assert summary["ceiling"]["tool_calls_per_s"] == run["calibration"]["session"]["tool_calls_per_s"]
+    assert summary["checks"]["k6_exit_code"] == 0 and summary["checks"]["problems"] == []
     assert summary["throughput"]["tool_calls_per_s"] > 0
     assert summary["errors"]["count"] == 0, summary["errors"]
     assert summary["latency_ms"]["tool_call"]["p99"] > 0
     assert summary["resources"]["server"]["mem_peak_mb"] > 0
-    assert set(summary["resources"]) >= {"server", "k6", "redis", "api"}
+    assert set(summary["resources"]) >= {"server", "k6", "redis", "api", "cpu0", "steal0"}
     with gzip.open(measurement / "samples.csv.gz", "rt") as handle:
         rows = handle.read().splitlines()
     assert rows[0].startswith("t_s,vu,tool,ok") and len(rows) > 10
@@ -73,15 +83,22 @@ def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> No
     assert not leftovers(str(run_dir))
 
 
-def test_a_server_that_will_not_start_is_recorded_and_the_suite_goes_on(tmp_path: Path) -> None:
+def run_beside_the_real_server(tmp_path: Path, name: str, manifest: str) -> tuple[subprocess.Popen, Path]:
+    """`mcpbench run NAME SERVER` over a servers directory holding the manifest given and the real SERVER."""
     servers = tmp_path / "servers"
-    (servers / "crasher").mkdir(parents=True)
-    (servers / "crasher" / "mcpbench.toml").write_text(
-        '[server]\ndisplay_name = "Crasher"\nlanguage = "bash"\nruntime = "bash"\nsdk = "none"\n'
-        'sdk_version = "-"\n[run]\ncommand = ["bash", "-c", "echo boom: no such config >&2; exit 3"]\n')
+    (servers / name).mkdir(parents=True)
+    (servers / name / "mcpbench.toml").write_text(
+        f'[server]\ndisplay_name = "{name}"\nlanguage = "x"\nruntime = "x"\nsdk = "none"\nsdk_version = "-"\n'
+        + manifest)
     (servers / SERVER).symlink_to(SERVERS_DIR / SERVER)
     results = tmp_path / "results"
-    proc = mcpbench("run", "crasher", SERVER, *TINY, "--servers-dir", str(servers), "--results-dir", str(results))
+    proc = mcpbench("run", name, SERVER, *TINY, "--servers-dir", str(servers), "--results-dir", str(results))
+    return proc, results
+
+
+def test_a_server_that_will_not_start_is_recorded_and_the_suite_goes_on(tmp_path: Path) -> None:
+    proc, results = run_beside_the_real_server(
+        tmp_path, "crasher", '[run]\ncommand = ["bash", "-c", "echo boom: no such config >&2; exit 3"]\n')
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 1, out
     run = json.loads((only_run(results) / "run.json").read_text())
@@ -115,4 +132,93 @@ def test_ctrl_c_keeps_what_was_measured_and_leaves_nothing_running(tmp_path: Pat
     assert json.loads(first.read_text())["status"] == "ok"
     time.sleep(0.5)
     assert not leftovers(str(run_dir))
+    assert not leftovers(str(SERVERS_DIR / SERVER))
+
+
+@pytest.mark.parametrize("victim", ["redis-server", "api-service"])
+def test_infra_killed_mid_measurement_invalidates_it_and_the_suite_goes_on(tmp_path: Path, victim: str) -> None:
+    proc = mcpbench("run", SERVER, "--quick", "--vus", "2,3", "--ramp-up", "1", "--warmup", "2", "--duration", "8",
+                    "--ramp-down", "1", "--no-calibrate", "--no-build", "--no-shuffle", "--results-dir", str(tmp_path),
+                    start_new_session=True)
+    orchestrator = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 300
+    killed = False
+    while time.monotonic() < deadline and proc.poll() is None and not killed:
+        children = orchestrator.children(recursive=True)
+        if any(p.name() == "k6" for p in children if p.is_running()):
+            time.sleep(4)  # inside the first measurement's window
+            for child in children:
+                if child.name() == victim:
+                    child.kill()
+                    killed = True
+        time.sleep(0.2)
+    assert killed, f"never saw k6 and {victim} running"
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 1, out
+    assert "Traceback" not in out
+    run_dir = only_run(tmp_path)
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["status"] == "complete", run
+    assert run["servers"][SERVER]["status"] == "invalid"
+    first = json.loads((run_dir / SERVER / "session-2vu-r1" / "summary.json").read_text())
+    assert (first["status"], first["phase"], first["publishable"]) == ("invalid", "infra", False)
+    assert ("Redis" if victim == "redis-server" else "API service") in first["reason"]
+    second = json.loads((run_dir / SERVER / "session-3vu-r1" / "summary.json").read_text())
+    assert second["status"] == "ok" and second["errors"]["count"] == 0, second["errors"]
+    time.sleep(0.5)
+    assert not leftovers(str(run_dir))
+
+
+def test_a_server_this_machine_cannot_build_is_unavailable_not_a_failure(tmp_path: Path) -> None:
+    proc, results = run_beside_the_real_server(
+        tmp_path, "exotic",
+        'requires = ["no-such-toolchain-mcpbench"]\n[build]\ncommand = "true"\n[run]\ncommand = ["true"]\n')
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out
+    run = json.loads((only_run(results) / "run.json").read_text())
+    assert run["servers"]["exotic"]["status"] == "unavailable"
+    assert "no-such-toolchain-mcpbench" in run["servers"]["exotic"]["reason"]
+    assert run["servers"][SERVER]["status"] == "ok"
+    verify = mcpbench("verify", "exotic", "--servers-dir", str(tmp_path / "servers"), "--results-dir", str(tmp_path / "v"))
+    out, _ = verify.communicate(timeout=300)
+    assert verify.returncode == 0, out
+    assert "unavailable" in out
+
+
+def test_an_orchestrator_error_is_one_line_and_run_json_says_failed(tmp_path: Path) -> None:
+    # No redis-server on PATH: the suite cannot start its infrastructure.
+    env = {**os.environ, "PATH": "/nonexistent"}
+    proc = mcpbench("run", SERVER, *TINY, "--no-build", "--results-dir", str(tmp_path), env=env)
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 1, out
+    assert "Traceback" not in out
+    assert "redis-server is not installed" in out
+    run = json.loads((only_run(tmp_path) / "run.json").read_text())
+    assert run["status"] == "failed" and "redis-server" in run["error"]
+
+
+def test_serve_keeps_one_server_up_until_ctrl_c(tmp_path: Path) -> None:
+    import re
+
+    from mcpbench.mcp_client import McpClient
+
+    proc = mcpbench("serve", SERVER, "--results-dir", str(tmp_path), start_new_session=True)
+    url = None
+    lines = []
+    deadline = time.monotonic() + 120
+    assert proc.stdout is not None
+    while time.monotonic() < deadline and url is None:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        match = re.search(r"(http://127\.0\.0\.1:\d+/mcp)", line)
+        url = match.group(1) if match else None
+    assert url, "".join(lines)
+    with McpClient(url, timeout_s=5) as client:
+        assert client.initialize().status == 200
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert "Traceback" not in out
+    time.sleep(0.5)
     assert not leftovers(str(SERVERS_DIR / SERVER))

@@ -1,0 +1,39 @@
+"""Server files that fairness depends on and that exist as copies (each server directory is its own
+build context and must build on its own, so they cannot share one file): the copies must stay equal."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+SERVERS = Path(__file__).resolve().parents[2] / "servers"
+
+# The Go SDK servers share the Redis + HTTP backend byte for byte.
+IDENTICAL = [("go/backend.go", "go-mcp-go/backend.go")]
+
+# The Spring servers' transport patch differs only in the web stack's names (MVC vs WebFlux).
+SPRING_TRANSPORT = ("java-spring/src/main/java/mcpbench/spring/McpTransportConfig.java",
+                    "java-webflux/src/main/java/mcpbench/webflux/McpTransportConfig.java")
+STACK_NAMES = [
+    (r"package mcpbench\.\w+;", "package PKG;"),
+    (r"org\.springframework\.ai\.mcp\.server\.web(mvc|flux)\.transport\.Web(Mvc|Flux)StatelessServerTransport",
+     "TRANSPORT_CLASS"),
+    (r"Web(Mvc|Flux)StatelessServerTransport", "TRANSPORT"),
+    (r"org\.springframework\.web\.(servlet\.function|reactive\.function\.server)\.", "FUNCTIONAL."),
+]
+
+
+def normalised(text: str) -> str:
+    for pattern, replacement in STACK_NAMES:
+        text = re.sub(pattern, replacement, text)
+    return text
+
+
+def test_copied_backends_are_identical() -> None:
+    for left, right in IDENTICAL:
+        assert (SERVERS / left).read_bytes() == (SERVERS / right).read_bytes(), f"{left} and {right} differ"
+
+
+def test_the_spring_transport_patches_differ_only_in_the_web_stack() -> None:
+    left, right = (normalised((SERVERS / p).read_text()) for p in SPRING_TRANSPORT)
+    assert left == right, "the two McpTransportConfig.java differ beyond MVC vs WebFlux names"
