@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from mcpbench import analysis, cgroups
 from mcpbench.paths import SERVERS_DIR
 
 pytestmark = pytest.mark.e2e
@@ -69,6 +70,8 @@ def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> No
     assert summary["run"] == 1 and summary["round_order"] == 1 and summary["schema"] == 2
     assert set(summary["host"]["probe"]) == {str(c) for c in sorted(os.sched_getaffinity(0))}
     assert all(p["before_s"] > 0 and p["after_s"] > 0 for p in summary["host"]["probe"].values())
+    # the probe timed the machine with the server frozen (cgroup freezer) — not the server's own work
+    assert summary["host"]["probe_server_paused"] is cgroups.detect().usable
     assert summary["ceiling"]["tool_calls_per_s"] == run["calibration"]["session"]["tool_calls_per_s"]
     assert summary["checks"]["k6_exit_code"] == 0 and summary["checks"]["problems"] == []
     assert summary["throughput"]["tool_calls_per_s"] > 0
@@ -80,6 +83,8 @@ def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> No
         rows = handle.read().splitlines()
     assert rows[0].startswith("t_s,vu,tool,ok") and len(rows) > 10
     assert (measurement / "resources.csv").read_text().startswith("t_s,component,cpu_pct,mem_mb")
+    # the figures come back identical from the recorded files alone (pyperf's "stats computed on load")
+    assert analysis.reanalysis_differences(measurement) == []
     assert not leftovers(str(run_dir))
 
 
@@ -135,23 +140,46 @@ def test_ctrl_c_keeps_what_was_measured_and_leaves_nothing_running(tmp_path: Pat
     assert not leftovers(str(SERVERS_DIR / SERVER))
 
 
+def _names(process: psutil.Process) -> dict[str, psutil.Process]:
+    """The orchestrator's descendants by name; processes that exit while being listed are left out."""
+    found = {}
+    for child in process.children(recursive=True):
+        try:
+            found[child.name()] = child
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def _kill_inside_the_first_window(proc: subprocess.Popen, victim: str) -> bool:
+    """SIGKILL `victim` once the first measurement's k6 has run 4 s (inside its window)."""
+    orchestrator = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        k6 = _names(orchestrator).get("k6")
+        try:
+            if k6 and time.time() - k6.create_time() >= 4:
+                target = _names(orchestrator).get(victim)
+                if target:
+                    target.kill()
+                    return True
+        except psutil.NoSuchProcess:
+            pass
+        time.sleep(0.2)
+    return False
+
+
 @pytest.mark.parametrize("victim", ["redis-server", "api-service"])
 def test_infra_killed_mid_measurement_invalidates_it_and_the_suite_goes_on(tmp_path: Path, victim: str) -> None:
     proc = mcpbench("run", SERVER, "--quick", "--vus", "2,3", "--ramp-up", "1", "--warmup", "2", "--duration", "8",
                     "--ramp-down", "1", "--no-calibrate", "--no-build", "--no-shuffle", "--results-dir", str(tmp_path),
                     start_new_session=True)
-    orchestrator = psutil.Process(proc.pid)
-    deadline = time.monotonic() + 300
-    killed = False
-    while time.monotonic() < deadline and proc.poll() is None and not killed:
-        children = orchestrator.children(recursive=True)
-        if any(p.name() == "k6" for p in children if p.is_running()):
-            time.sleep(4)  # inside the first measurement's window
-            for child in children:
-                if child.name() == victim:
-                    child.kill()
-                    killed = True
-        time.sleep(0.2)
+    try:
+        killed = _kill_inside_the_first_window(proc, victim)
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGINT)  # a failed test must not leave a suite running behind it
+        proc.communicate(timeout=60)
+        raise
     assert killed, f"never saw k6 and {victim} running"
     out, _ = proc.communicate(timeout=300)
     assert proc.returncode == 1, out
