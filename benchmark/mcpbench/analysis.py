@@ -6,9 +6,11 @@ a named constant; the suite, `calibrate` and the fixtures call `summarize`, the 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -62,9 +64,21 @@ class MeasurementContext:
     k6_counts: dict | None = None              # k6-counts.json: {"iterations","http_reqs","dropped_iterations"}
     k6_run_s: float | None = None              # k6 scenario start -> k6 exit, seconds
     host_probe: dict | None = None             # {"<cpu>": {"before_s": float, "after_s": float}}
+    probe_server_paused: bool | None = None    # the server was frozen while the probe ran (None: not recorded)
     server_cpus: tuple[int, ...] = ()
     harness_cpus: tuple[int, ...] = ()
     warmup: dict | None = None                 # {"used_s","min_s","cap_s","steady"}
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> MeasurementContext:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        for name in ("server_cpus", "harness_cpus"):
+            values[name] = tuple(values.get(name) or ())
+        return cls(**values)
 
 
 def in_window(samples: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
@@ -226,7 +240,8 @@ def host_stability(resources: dict[str, dict[str, float | None]], ctx: Measureme
     for cpu, pct in steal.items():
         if pct is not None and pct > HOST_MAX_STEAL_PCT:
             reasons.append(f"CPU {cpu}: {pct:.1f} % of the window was stolen by the hypervisor")
-    return {"probe": probe, "steal_pct": steal, "busy_pct": busy, "server_cpus": list(ctx.server_cpus),
+    return {"probe": probe, "probe_server_paused": ctx.probe_server_paused, "steal_pct": steal, "busy_pct": busy,
+            "server_cpus": list(ctx.server_cpus),
             "harness_cpus": list(ctx.harness_cpus), "unstable": bool(reasons), "reasons": reasons}
 
 
@@ -430,3 +445,56 @@ def publishable(summary: dict) -> tuple[bool, list[str]]:
     reasons += [f"check: {p}" for p in (summary.get("checks") or {}).get("problems") or []]
     reasons += [f"flag: {f}" for f in summary.get("flags") or []]
     return not reasons, reasons
+
+
+CONTEXT_FILE = "context.json"
+
+
+def reanalyze(measurement_dir: Path) -> dict[str, object]:
+    """The analysis of a recorded measurement, again, from its files alone (samples.csv.gz, resources.csv,
+    context.json and the window of summary.json): what the suite computed when it ran, minus what only the
+    suite knew (a server or the infra dying overrides the status). Stats are computed from the raw samples
+    on load, as pyperf does, so a recorded result can always be checked against today's definitions."""
+    from .loadgen import load_samples          # the sample reader sits beside the writer
+    from .results import read_resources
+
+    summary = json.loads((measurement_dir / "summary.json").read_text())
+    context = MeasurementContext.from_json(json.loads((measurement_dir / CONTEXT_FILE).read_text()))
+    window = (summary["window"]["start_s"], summary["window"]["end_s"])
+    return summarize(load_samples(measurement_dir / "samples.csv.gz"), window,
+                     read_resources(measurement_dir / "resources.csv"), context)
+
+
+# resources.csv keeps 2 decimals of CPU % and MiB, so figures derived from it may move by this much on
+# re-analysis; every other figure must come back identical.
+REANALYSIS_TOLERANCE = {"rel": 1e-3, "abs": 0.01}
+# What only the suite knew when it wrote summary.json (who stopped the test), not the samples.
+SUITE_ONLY = ("status", "phase", "reason")
+
+
+def reanalysis_differences(measurement_dir: Path) -> list[str]:
+    """Where summary.json and a re-analysis of its raw files disagree ("throughput.tool_calls_per_s:
+    12.5 != 12.4"); empty when the recorded figures are exactly what today's analysis computes."""
+    recorded = json.loads((measurement_dir / "summary.json").read_text())
+    again = reanalyze(measurement_dir)
+    differences: list[str] = []
+
+    def walk(path: str, a: object, b: object) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in sorted(set(a) | set(b)):
+                walk(f"{path}.{key}" if path else str(key), a.get(key), b.get(key))
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b)):
+                walk(f"{path}[{i}]", x, y)
+        elif isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+            if not math.isclose(a, b, rel_tol=REANALYSIS_TOLERANCE["rel"], abs_tol=REANALYSIS_TOLERANCE["abs"]):
+                differences.append(f"{path}: {a} != {b}")
+        elif a != b:
+            differences.append(f"{path}: {a!r} != {b!r}")
+
+    # a status the suite overrode also changed the verdict it derived from it
+    skip = SUITE_ONLY + (("publishable", "unpublishable_reasons") if recorded.get("status") != again["status"] else ())
+    for key in sorted(set(again)):
+        if key not in skip:
+            walk(key, recorded.get(key), again[key])
+    return differences

@@ -17,7 +17,7 @@ from .config import Load, ResourceProfile, Timing
 from .infra import Infra
 from .loadgen import run_k6
 from .resources import Sampler, UsageReader, process_reader, rebase
-from .results import SCHEMA, write_json
+from .results import SCHEMA, write_json, write_resources
 from .runtime.base import InfraHandle
 
 # The suite's calibration: short, a fixed warm-up (the endpoint has nothing to warm up).
@@ -41,10 +41,12 @@ def measure_ceiling(infra: InfraHandle, load: Load, timing: Timing, out_dir: Pat
                         on_start=on_start)
     samples = sampler.stop()
     rebased = rebase(samples, result.k6_start_epoch_s or 0.0)
+    write_resources(out_dir / "resources.csv", samples, result.k6_start_epoch_s or 0.0)
     context = analysis.MeasurementContext(
         mode=load.mode, executor=load.executor, vus=load.vus, rate=None, think_time_s=timing.think_time_s,
         request_timeout_s=timing.request_timeout_s, harness_cores=len(profile.harness_cpus or ()) or 1,
         limits_applied=True, k6_exit_code=result.exit_code, k6_counts=result.counts, k6_run_s=result.run_s)
+    write_json(out_dir / analysis.CONTEXT_FILE, context.to_json())
     summary = analysis.summarize(result.samples, timing.window, rebased, context)
     summary.update({"server": "calibrate", "mode": load.mode, "vus": load.vus, "run": 1,
                     "executor": load.executor, "rate": None, "schema": SCHEMA})

@@ -53,6 +53,15 @@ def write_resources(path: Path, samples: list[Sample], k6_start_epoch_s: float) 
     tmp.replace(path)
 
 
+def read_resources(path: Path) -> list[Sample]:
+    """resources.csv back as samples (t_s already counted from the k6 start)."""
+    if not path.is_file():
+        return []
+    frame = pd.read_csv(path)
+    return [Sample(float(r.t_s), str(r.component), float(r.cpu_pct), float(r.mem_mb))
+            for r in frame.itertuples(index=False)]
+
+
 class RunRecord:
     """run.json, kept current as servers finish, so an interrupted suite still describes itself."""
 

@@ -6,13 +6,14 @@ two sides must share config and machine (unless allow_mixed), and each change is
 per-run figures, p99 on each run's all-calls p99 while the figure shown is the pooled all-calls p99), Holm
 across every test of the comparison (throughput and p99 of every server and load: one family), and a
 change counts only when corrected-significant AND at least `min_effect` (MIN_EFFECT) large. Fewer than
-MIN_RUNS_FOR_TEST runs on a side: "not tested". A harness-limited throughput is not the server's: its
-change is not tested. Output: a rich table for the terminal and an optional self-contained page.
+MIN_RUNS_FOR_TEST runs on a side: "not tested". A harness-limited throughput is a lower bound of the
+server's: with both sides limited its change is not tested; with one side limited only the direction that
+bound still proves (a loss below a limited OLD, a gain above a limited NEW) is tested. Output: a rich table for the terminal and an optional self-contained page.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +78,24 @@ def _versions(old: Consolidated, new: Consolidated, server: str) -> list[str]:
     return [f"{k}: {a.get(k)} → {b.get(k)}" for k in MANIFEST_FINGERPRINT if a.get(k) != b.get(k)]
 
 
+def _throughput_change(g_old, g_new) -> stats.Verdict:
+    """A harness-limited figure is a lower bound of the server's capacity, not the capacity. Both sides
+    limited: nothing can be said. OLD limited only: NEW below it is still a real loss (OLD could do at
+    least that much), NEW above it says nothing; NEW limited only: the reverse. The test stays two-sided
+    (conservative) and enters the Holm family only when its direction can be evidence."""
+    tput = stats.change_test(g_old.throughputs, g_new.throughputs)
+    bound = [side for side, g in (("OLD", g_old), ("NEW", g_new)) if g.harness_bound]
+    if not bound:
+        return tput
+    diff = tput.diff or 0.0
+    if bound == ["OLD"] and diff < 0 and tput.tested:
+        return replace(tput, method=tput.method + "; OLD limited by the harness (a lower bound): only a loss counts")
+    if bound == ["NEW"] and diff > 0 and tput.tested:
+        return replace(tput, method=tput.method + "; NEW limited by the harness (a lower bound): only a gain counts")
+    return stats.Verdict(False, "limited by the harness on " + " and ".join(bound), tput.diff, tput.relative,
+                         tested=False)
+
+
 def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allow_mixed: bool = False,
                     min_effect: float = stats.MIN_EFFECT) -> Comparison:
     differences = fingerprint_differences(old_dirs + new_dirs)
@@ -90,11 +109,7 @@ def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allo
         if g_old is None:
             continue
         o, n = _row(old, server, key), _row(new, server, key)
-        tput = stats.change_test(g_old.throughputs, g_new.throughputs)
-        if g_old.harness_bound or g_new.harness_bound:
-            tput = stats.Verdict(False, "limited by the harness on " + " and ".join(
-                side for side, g in (("OLD", g_old), ("NEW", g_new)) if g.harness_bound), tput.diff, tput.relative,
-                tested=False)
+        tput = _throughput_change(g_old, g_new)
         p99 = stats.change_test([r.p99_all for r in g_old.runs], [r.p99_all for r in g_new.runs],
                                 o["latency_all_p99_ms"], n["latency_all_p99_ms"])
         changes.append(Change(server, new.servers[server].display_name, key, o, n, tput, p99,
@@ -132,7 +147,8 @@ def explanation(cmp: Comparison) -> str:
     return (f"sig.: Welch's t-test over runs (≥ {stats.MIN_RUNS_FOR_TEST} runs a side, else not tested), Holm-corrected "
             f"across all {cmp.family} tests of this comparison (p_Holm < {stats.ALPHA}), and a change of at least "
             f"{cmp.min_effect:.0%}. p99 = all tool calls (failures and timeouts included), pooled per side; tested "
-            f"on each run's own p99. A harness-limited throughput is not tested.")
+            f"on each run's own p99. A harness-limited throughput is a lower bound: not tested when both sides are "
+            f"limited; with one side limited only a loss below a limited OLD (or a gain above a limited NEW) counts.")
 
 
 def _style(verdict: str) -> str:

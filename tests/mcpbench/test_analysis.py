@@ -1,3 +1,5 @@
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -333,3 +335,16 @@ def test_publishable_lists_every_cause() -> None:
     # the suite changes the status afterwards and re-runs the verdict
     assert analysis_publishable({**summary, "status": "failed", "phase": "load"})[1][0] == "status failed (load)"
     assert analysis_publishable({"status": "ok", "checks": {"problems": []}, "flags": []}) == (True, [])
+
+
+def test_the_context_survives_json_so_a_recorded_measurement_can_be_analysed_again() -> None:
+    ctx = MeasurementContext(mode="session", executor="closed", vus=4, rate=None, think_time_s=0.05,
+                             request_timeout_s=30, harness_cores=1, limits_applied=True, ceiling_calls_per_s=990.0,
+                             k6_exit_code=105, k6_stopped_by_orchestrator=True,
+                             k6_counts={"iterations": 10, "http_reqs": 130, "dropped_iterations": 0}, k6_run_s=9.5,
+                             host_probe={"0": {"before_s": 0.2, "after_s": 0.21}}, server_cpus=(1,), harness_cpus=(0,),
+                             warmup={"used_s": 12.0, "min_s": 10.0, "cap_s": 60.0, "steady": True})
+    again = MeasurementContext.from_json(json.loads(json.dumps(ctx.to_json())))
+    assert again == ctx
+    # a field a later schema added is ignored by this one rather than refused
+    assert MeasurementContext.from_json({**ctx.to_json(), "added_later": 1}) == ctx

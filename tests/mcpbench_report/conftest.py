@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from report_helpers import BASIC, OPEN, SWEEP
+from report_helpers import OPEN, ROUNDS, SWEEP
 
 
 @pytest.fixture(scope="session")
 def fixture_dirs():
     from mcpbench_report.load import load
 
-    return load([BASIC, SWEEP, OPEN])
+    return load([ROUNDS, SWEEP, OPEN])
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +24,7 @@ def consolidated(fixture_dirs):
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory, consolidated):
-    """The report of the recorded fixtures (basic + sweep + open), built once per session."""
+    """The report of the recorded fixtures (rounds + sweep + open), built once per session."""
     from mcpbench_report.site import build_site
 
     out = tmp_path_factory.mktemp("report") / "site"

@@ -1,7 +1,7 @@
-"""Test helpers of the report tests: where the recorded results are (tests/fixtures/results/, made by
-tests/fixtures/make_results.py), and a writer of tiny hand-made results directories whose figures can be
-computed by hand. (A module of its own, not conftest.py: test modules import from it, and `conftest` is an
-ambiguous module name when several test directories have one.)"""
+"""Test helpers of the report tests: where the recorded results are (tests/fixtures/results/, recorded from
+real servers, real k6 and the real analysis: tests/fixtures/README.md), and a writer of tiny hand-made results
+directories for rules whose figures must be computable by hand. (A module of its own, not conftest.py: test
+modules import from it, and `conftest` is an ambiguous module name when several test directories have one.)"""
 
 from __future__ import annotations
 
@@ -13,11 +13,14 @@ from pathlib import Path
 
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
-# rust, go, java, python x 3 runs at 10 VUs; nodejs failed (build), quarkus skipped
-BASIC = FIXTURES / "20261121-201500-local"
-NEWER = FIXTURES / "20261122-090000-local"      # same config later: go faster (SDK upgrade), python slower
-SWEEP = FIXTURES / "20261121-230000-local"      # rust, python at 1, 10, 50 VUs, 1 run; python 50 VUs failed
-OPEN = FIXTURES / "20261122-120000-local"       # rust, open model at 40, 70, 110 it/s; the last drops iterations
+# rust, go, python, nodejs x 3 shuffled rounds at 8 VUs (rust, go, nodejs at the harness ceiling); broken: its
+# build fails; exotic: its toolchain is missing (unavailable)
+ROUNDS = FIXTURES / "20261123-113219-local"
+AGAIN = FIXTURES / "20261123-113459-local"      # the same code and config, minutes later
+HALF_CPU = FIXTURES / "20261123-113729-local"   # the same code at --cpus 0.5: python and nodejs really slower
+SWEEP = FIXTURES / "20261123-114002-local"      # rust, python at 1, 4, 16 VUs, 1 round
+OPEN = FIXTURES / "20261123-114126-local"       # rust: closed 4 VUs, then open at 50, 90, 150 % of that max
+SCHEMA1 = FIXTURES / "20261123-114227-local"    # rust, go x 3 runs at 8 VUs, written by schema-1 mcpbench (584cd9c)
 
 CONFIG = {
     "runtime": "local", "modes": ["session"], "vus": [10], "runs": 1, "shuffle": False, "executor": "closed",

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from mcpbench_report import commands
 
-from report_helpers import BASIC, NEWER, steady, write_results
+from report_helpers import AGAIN, HALF_CPU, ROUNDS, steady, write_results
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +52,8 @@ def test_report_writes_a_site(app, tmp_path):
 def test_report_bad_input(app, tmp_path):
     result = run(app, "report", tmp_path / "missing")
     assert result.exit_code == 2 and "no such directory" in result.output
-    result = run(app, "report", BASIC, NEWER, "--out", tmp_path / "s")
-    assert result.exit_code == 2 and "--allow-mixed" in result.output and "sdk_version" in result.output
+    result = run(app, "report", ROUNDS, HALF_CPU, "--out", tmp_path / "s")
+    assert result.exit_code == 2 and "--allow-mixed" in result.output and "profile.cpus" in result.output
     failed = write_results(tmp_path / "f", {}, extra_servers={
         "x": {"status": "failed", "phase": "build", "reason": "no", "measurements": []}})
     result = run(app, "report", failed, "--out", tmp_path / "s")
@@ -65,12 +65,12 @@ def test_report_bad_input(app, tmp_path):
 
 def test_compare_command(app, tmp_path):
     html = tmp_path / "compare.html"
-    result = run(app, "compare", BASIC, NEWER, "--html", html)
+    result = run(app, "compare", ROUNDS, HALF_CPU, "--allow-mixed", "--html", html)
     assert result.exit_code == 0, result.output
     assert "regression" in result.output and html.is_file()
-    assert run(app, "compare", BASIC, NEWER, "--fail-on-regression").exit_code == 1     # python regressed
-    same = run(app, "compare", BASIC, BASIC, "--fail-on-regression")
+    assert run(app, "compare", ROUNDS, HALF_CPU, "--allow-mixed", "--fail-on-regression").exit_code == 1  # python
+    same = run(app, "compare", ROUNDS, AGAIN, "--fail-on-regression")       # the same code, measured again
     assert same.exit_code == 0 and "no significant regression" in same.output
-    assert run(app, "compare", BASIC, NEWER, "--min-effect", 2).exit_code == 2
-    result = run(app, "compare", BASIC, tmp_path / "missing")
+    assert run(app, "compare", ROUNDS, AGAIN, "--min-effect", 2).exit_code == 2   # a share: 0..1
+    result = run(app, "compare", ROUNDS, tmp_path / "missing")
     assert result.exit_code == 2 and "no such directory" in result.output

@@ -7,15 +7,17 @@ import shutil
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 from mcpbench.stats import latency_stats
 
 from mcpbench_report import load
 from mcpbench_report.consolidate import MixedResultsError, consolidate, fingerprint_differences
 from mcpbench_report.load import LoadKey, ResultsError
 
-from report_helpers import BASIC, NEWER, SWEEP, steady, write_results
+from report_helpers import AGAIN, HALF_CPU, OPEN, ROUNDS, SCHEMA1, SWEEP, steady, write_results
 
-TEN = LoadKey("session", "closed", 10.0)
+TEN = LoadKey("session", "closed", 10.0)   # the hand-made results
+EIGHT = LoadKey("session", "closed", 8.0)  # the recorded ones
 
 
 def test_pooled_percentiles_are_not_averaged(tmp_path):
@@ -58,8 +60,8 @@ def test_per_tool_latency_is_pooled_per_tool(tmp_path):
 
 def test_fixture_single_run_figures_match_summary(consolidated):
     """Recomputed from samples, one run's pooled figures are that run's summary.json figures."""
-    rows = {r["server"]: r for r in consolidated.rows[LoadKey("session", "closed", 50.0)]}
-    summary = json.loads((SWEEP / "rust" / "session-50vu-r1" / "summary.json").read_text())
+    rows = {r["server"]: r for r in consolidated.rows[LoadKey("session", "closed", 16.0)]}
+    summary = json.loads((SWEEP / "rust" / "session-16vu-r1" / "summary.json").read_text())
     lat = summary["latency_ms"]["tool_call"]
     for k in ("avg", "p50", "p95", "p99", "max"):
         assert rows["rust"][f"latency_{k}_ms"] == pytest.approx(lat[k], abs=1e-3)
@@ -68,54 +70,83 @@ def test_fixture_single_run_figures_match_summary(consolidated):
 
 
 def test_fixture_pooled_p99_over_runs(consolidated):
-    group = consolidated.groups[("go", TEN)]
+    group = consolidated.groups[("python", EIGHT)]
     samples = [load.in_window(m.samples(), m.window) for m in (r.measurement for r in group.runs)]
     pooled = np.concatenate([s[(s["tool"] != "tools/list") & (s["ok"] == 1)]["call_ms"].to_numpy() for s in samples])
-    row = next(r for r in consolidated.rows[TEN] if r["server"] == "go")
+    row = next(r for r in consolidated.rows[EIGHT] if r["server"] == "python")
     assert row["latency_p99_ms"] == pytest.approx(latency_stats(pooled)["p99"])
     per_run = [r.p99 for r in group.runs]
     assert row["latency_p99_ms"] != pytest.approx(float(np.mean(per_run)), rel=1e-3)
 
 
-def test_fixture_ranks_and_tiers(consolidated):
-    """Replaces the neighbour-chaining tiers test. Schema-1 fixtures: never assessed for publication, so rust
-    and java are ranked apart as "not assessed"; go and python carry the `errors` flag (a flag makes a result
-    unpublishable), so they are listed apart without a rank."""
-    rows = consolidated.rows[TEN]
-    assert [r["server"] for r in rows] == ["rust", "java", "go", "python"]
-    assert [r["section"] for r in rows] == ["not-assessed", "not-assessed", "not-publishable", "not-publishable"]
-    assert [r["rank"] for r in rows] == ["1", "2", None, None]
-    assert [r["ranked"] for r in rows] == [True, True, False, False]
-    java = rows[1]
-    assert "paired t-test on log ratios, 3 shared rounds" in java["vs_leader"] and java["family"] == 1
-    assert rows[0]["order_held"] == {"next": "java", "held": 3, "rounds": 3, "text": "held in 3/3 rounds"}
-    assert rows[2]["rank_note"] == "not publishable" and "flag: errors" in rows[2]["unpublishable_reasons"]
-    rust = rows[0]
-    assert rust["runs"] == 4 and rust["run_ids"] == ["20261121-201500-local", "20261121-230000-local"]
-    summaries = [json.loads(p.read_text())["throughput"]["tool_calls_per_s"]
-                 for p in sorted(BASIC.glob("rust/*/summary.json")) + [SWEEP / "rust/session-10vu-r1/summary.json"]]
-    assert rust["tool_calls_per_s"] == pytest.approx(np.mean(summaries))
-    assert rust["ci_low"] < rust["tool_calls_per_s"] < rust["ci_high"]
-    assert rust["cv"] == pytest.approx(np.std(summaries, ddof=1) / np.mean(summaries))
-    assert rust["publishable"] is None and rust["publishable_text"].startswith("not assessed")
+def _recorded(root, server, mid="session-8vu-r*"):
+    return [json.loads(p.read_text()) for p in sorted(root.glob(f"{server}/{mid}/summary.json"))]
+
+
+def test_fixture_sections_ranks_and_efficiency(consolidated):
+    """Recorded at 8 VUs: rust, go and nodejs reached >= 80 % of the run's calibrated ceiling in every round
+    (flag bound:ceiling), so they sit above the ranking unranked; python is the only ranked row. The efficiency
+    ranking (CPU ms per call) ranks all four: it stays valid when the harness limits."""
+    rows = consolidated.rows[EIGHT]
+    assert [r["server"] for r in rows] == ["rust", "go", "nodejs", "python"]
+    assert [r["section"] for r in rows] == ["harness-limited"] * 3 + ["ranked"]
+    assert [r["rank"] for r in rows] == [None, None, None, "1"]
+    assert [r["ranked"] for r in rows] == [False, False, False, True]
+    ceiling = json.loads((ROUNDS / "run.json").read_text())["calibration"]["session"]["tool_calls_per_s"]
+    for row in rows[:3]:
+        summaries = _recorded(ROUNDS, row["server"])
+        assert all("bound:ceiling" in s["flags"] for s in summaries)
+        assert all(s["throughput"]["tool_calls_per_s"] >= 0.8 * ceiling for s in summaries)
+        assert row["bound_text"].startswith("≥ ") and row["bound_text"].endswith("limited by the harness")
+    python = rows[3]
+    summaries = _recorded(ROUNDS, "python")
+    tput = [s["throughput"]["tool_calls_per_s"] for s in summaries]
+    assert python["runs"] == 3 and python["run_ids"] == [ROUNDS.name]
+    assert python["tool_calls_per_s"] == pytest.approx(np.mean(tput))
+    assert python["ci_low"] < python["tool_calls_per_s"] < python["ci_high"]
+    assert python["cv"] == pytest.approx(np.std(tput, ddof=1) / np.mean(tput))
+    assert python["publishable"] is True and all(s["publishable"] for s in summaries)
+    # efficiency: lower CPU ms per successful call ranks first, from the same recorded summaries
+    cpu = {r["server"]: r["cpu_ms_per_call"] for r in rows}
+    assert sorted(cpu, key=cpu.get) == ["rust", "go", "nodejs", "python"]
+    assert cpu["rust"] == pytest.approx(np.mean([s["efficiency"]["cpu_ms_per_call"] for s in _recorded(ROUNDS, "rust")]))
+    assert [r["cpu_rank"] for r in rows] == ["1", "2", "3", "4"]
+
+
+def test_fixture_tiers_and_rank_stability():
+    """At half a CPU nodejs and python are both ranked: python's gap to nodejs is tested on the 3 rounds
+    both shared (paired t-test on log ratios); nodejs was ahead in 2 of the 3 rounds."""
+    rows = consolidate(load.load([HALF_CPU])).rows[EIGHT]
+    ranked = [r for r in rows if r["ranked"]]
+    assert [r["server"] for r in ranked] == ["nodejs", "python"]
+    tput = {n: {s["run"]: s["throughput"]["tool_calls_per_s"] for s in _recorded(HALF_CPU, n)} for n in ("nodejs", "python")}
+    held = sum(tput["nodejs"][r] > tput["python"][r] for r in (1, 2, 3))
+    assert ranked[0]["order_held"] == {"next": "python", "held": held, "rounds": 3,
+                                       "text": f"held in {held}/3 rounds"}
+    python = ranked[1]
+    assert "paired t-test on log ratios, 3 shared rounds" in python["vs_leader"] and python["family"] == 1
+    p = scipy_stats.ttest_rel(np.log([tput["nodejs"][r] for r in (1, 2, 3)]),
+                              np.log([tput["python"][r] for r in (1, 2, 3)])).pvalue
+    assert f"p = {p:.3f}" in python["vs_leader"]
+    assert [r["rank"] for r in ranked] == (["1", "2"] if p < 0.05 else ["1=", "1="])
 
 
 def test_cv_of_the_round_ratio(consolidated):
-    """Each run's throughput / the geometric mean of its round; the CV uses the rounds of the same server set (the
-    three BASIC rounds of four servers, not the sweep's round of two)."""
-    rust = next(r for r in consolidated.rows[TEN] if r["server"] == "rust")
+    """Each run's throughput / the geometric mean of its round (the four servers of ROUNDS)."""
+    python = next(r for r in consolidated.rows[EIGHT] if r["server"] == "python")
     tput = {}
-    for path in BASIC.glob("*/session-10vu-r*/summary.json"):
+    for path in ROUNDS.glob("*/session-8vu-r*/summary.json"):
         s = json.loads(path.read_text())
         tput.setdefault(s["run"], {})[s["server"]] = s["throughput"]["tool_calls_per_s"]
-    ratios = [tput[r]["rust"] / np.exp(np.mean(np.log(list(tput[r].values())))) for r in sorted(tput)]
-    assert rust["per_run_round_ratio"][:3] == pytest.approx(ratios)
-    assert rust["cv_round_ratio_rounds"] == 3
-    assert rust["cv_round_ratio"] == pytest.approx(np.std(ratios, ddof=1) / np.mean(ratios))
+    assert all(len(t) == 4 for t in tput.values())
+    ratios = [tput[r]["python"] / np.exp(np.mean(np.log(list(tput[r].values())))) for r in sorted(tput)]
+    assert python["per_run_round_ratio"] == pytest.approx(ratios)
+    assert python["cv_round_ratio_rounds"] == 3
+    assert python["cv_round_ratio"] == pytest.approx(np.std(ratios, ddof=1) / np.mean(ratios))
 
 
 def test_harness_bound_row_is_never_ranked(consolidated):
-    row = consolidated.rows[LoadKey("session", "closed", 50.0)][0]
+    row = consolidated.rows[EIGHT][0]
     assert row["server"] == "rust" and row["harness_bound"] and row["section"] == "harness-limited"
     assert row["rank"] is None and row["ranked"] is False
     assert row["bound_text"] == f"≥ {row['tool_calls_per_s']:,.1f} calls/s — limited by the harness"
@@ -199,19 +230,22 @@ def test_all_calls_latency_counts_every_call(tmp_path):
 
 
 def test_schema1_upgrade_is_honest():
-    d = load.load_results_dir(BASIC)
+    """SCHEMA1 was written by mcpbench before schema 2 (recorded with commit 584cd9c): read, upgraded, and
+    never called publishable — the checks it lacks were not made."""
+    d = load.load_results_dir(SCHEMA1)
     assert d.schema_read == 1 and d.run["schema"] == 2 and d.run["calibration"] is None
     m = next(m for m in d.measurements if m.server == "rust" and m.run == 1)
     s = m.summary
     raw = json.loads((m.path / "summary.json").read_text())
+    assert raw["schema"] == 1 and not (m.path / "context.json").exists()
     assert s["schema_read"] == 1 and s["publishable"] is None and s["unpublishable_reasons"] == [load.NOT_ASSESSED]
     assert s["throughput"]["http_rps"] == raw["throughput"]["v2_rps"] and s["throughput"]["v2_rps"] is None
     assert s["host"] is None and s["warmup"]["steady"] is None and s["ceiling"]["fraction"] is None
     res = raw["resources"]["server"]
     assert s["efficiency"]["cpu_ms_per_call"] == pytest.approx(
         res["cpu_avg_pct"] / 100 * 1000 / raw["throughput"]["tool_calls_per_s"])
-    go = next(m for m in d.measurements if m.server == "go")
-    assert go.summary["publishable"] is False and go.summary["unpublishable_reasons"][0] == "flag: errors"
+    rows = consolidate([d]).rows[EIGHT]
+    assert {r["section"] for r in rows} == {"not-assessed"} and all(r["publishable"] is None for r in rows)
 
 
 def test_per_second_series_match_throughput(consolidated):
@@ -222,28 +256,46 @@ def test_per_second_series_match_throughput(consolidated):
 
 def test_failures_are_listed_not_dropped(consolidated):
     got = {(f.server, f.what, f.status, f.phase) for f in consolidated.failures}
-    assert got == {("nodejs", "server", "failed", "build"), ("quarkus", "server", "skipped", None),
-                   ("python", "measurement", "failed", "load")}
-    assert "nodejs" in consolidated.servers and not consolidated.servers["nodejs"].measured
+    assert got == {("broken", "server", "failed", "build"), ("exotic", "server", "unavailable", "build")}
+    assert "broken" in consolidated.servers and not consolidated.servers["broken"].measured
+    exotic = next(f for f in consolidated.failures if f.server == "exotic")
+    assert "no-such-toolchain-mcpbench" in exotic.reason
 
 
 def test_headline_and_sweeps(consolidated):
-    assert consolidated.headline == TEN
+    assert consolidated.headline == EIGHT    # the load with the most servers
     assert sorted(consolidated.sweeps()) == [("session", "closed"), ("session", "open")]
-    open_rows = consolidated.rows[LoadKey("session", "open", 110.0)]
-    assert open_rows[0]["dropped_iterations"] > 0 and "dropped-iterations" in open_rows[0]["flag_names"]
+    fractions = sorted(k.load for k in consolidated.rows if k.executor == "open")
+    assert fractions == [0.5, 0.9, 1.5]
+    recorded = json.loads((OPEN / "rust" / "session-open0.9-r1" / "summary.json").read_text())
+    row = consolidated.rows[LoadKey("session", "open", 0.9, "fraction")][0]
+    assert row["dropped_iterations"] == recorded["throughput"]["dropped_iterations"]
 
 
 def test_flags_count_runs(consolidated):
-    python = next(r for r in consolidated.rows[TEN] if r["server"] == "python")
-    assert python["flags"] == ["errors (3/4 runs)"]
-    assert python["unpublishable_reasons"][0] == "flag: errors (3/4 runs)"
+    """rust at 4 VUs: the sweep's run reached the ceiling, the open run's closed 4-VU run did not."""
+    rust = next(r for r in consolidated.rows[LoadKey("session", "closed", 4.0)] if r["server"] == "rust")
+    flagged = [("bound:ceiling" in s["flags"]) for root in (SWEEP, OPEN) for s in _recorded(root, "rust", "session-4vu-r1")]
+    assert sorted(flagged) == [False, True]
+    assert rust["flags"] == ["bound:ceiling (1/2 runs)"]
+    assert rust["unpublishable_reasons"][0] == "flag: bound:ceiling (1/2 runs)"
 
 
-def test_refuses_mixed_sdk_versions():
+def _with_manifest(tmp_path, root, server, **changes):
+    """A copy of a recorded results directory whose server.json of `server` says something else."""
+    copy = tmp_path / root.name
+    shutil.copytree(root, copy)
+    path = copy / server / "server.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
+    return copy
+
+
+def test_refuses_mixed_sdk_versions(tmp_path):
+    other = _with_manifest(tmp_path, AGAIN, "go", sdk_version="9.9.9")
     with pytest.raises(MixedResultsError, match="server go sdk_version") as exc:
-        consolidate(load.load([BASIC, NEWER]))
+        consolidate(load.load([ROUNDS, other]))
     assert "--allow-mixed" in str(exc.value)
+    assert consolidate(load.load([ROUNDS, AGAIN])).rows[EIGHT][0]["runs"] == 6   # same code: the runs pool
 
 
 def test_refuses_other_machine_unless_allowed(tmp_path):
@@ -296,11 +348,11 @@ def test_inconsistent_summary_is_noted(tmp_path):
 
 
 def test_copy_of_fixture_with_other_kernel_is_mixed(tmp_path):
-    copy = tmp_path / "20261121-201500-local"
-    shutil.copytree(BASIC, copy)
+    copy = tmp_path / ROUNDS.name
+    shutil.copytree(ROUNDS, copy)
     run = json.loads((copy / "run.json").read_text())
     run["run_id"] = "copy"
     run["environment"]["kernel"] = "6.12.0"
     (copy / "run.json").write_text(json.dumps(run))
     with pytest.raises(MixedResultsError, match="environment.kernel"):
-        consolidate(load.load([BASIC, copy]))
+        consolidate(load.load([ROUNDS, copy]))

@@ -10,13 +10,15 @@ import pytest
 from mcpbench_report import load
 from mcpbench_report.load import LoadKey, ResultsError
 
-from report_helpers import BASIC, FIXTURES, OPEN, SWEEP, write_results
+from mcpbench import analysis
+
+from report_helpers import FIXTURES, OPEN, ROUNDS, SCHEMA1, SWEEP, write_results
 
 
 def test_expand_parent_directory():
     found = load.expand([FIXTURES])
     assert [p.name for p in found] == sorted(p.name for p in FIXTURES.iterdir() if (p / "run.json").is_file())
-    assert load.expand([BASIC, BASIC]) == [BASIC.resolve()]
+    assert load.expand([ROUNDS, ROUNDS]) == [ROUNDS.resolve()]
 
 
 def test_expand_errors(tmp_path):
@@ -30,31 +32,33 @@ def test_expand_errors(tmp_path):
         load.expand([tmp_path / "empty"])
 
 
-def test_load_basic_fixture():
-    d = load.load_results_dir(BASIC)
-    assert d.run_id == "20261121-201500-local" and d.status == "complete"
-    assert set(d.servers) == {"rust", "go", "java", "python", "nodejs", "quarkus"}
-    assert d.servers["nodejs"].status == "failed" and d.servers["nodejs"].phase == "build"
-    assert d.servers["quarkus"].status == "skipped" and "mvn" in d.servers["quarkus"].reason
+def test_load_recorded_rounds():
+    d = load.load_results_dir(ROUNDS)
+    assert d.run_id == "20261123-113219-local" and d.status == "complete"
+    assert set(d.servers) == {"rust", "go", "python", "nodejs", "broken", "exotic"}
+    assert (d.servers["broken"].status, d.servers["broken"].phase) == ("failed", "build")
+    assert "fails on purpose" in d.servers["broken"].reason
+    assert d.servers["exotic"].status == "unavailable" and "no-such-toolchain-mcpbench" in d.servers["exotic"].reason
     assert d.servers["rust"].manifest["sdk"] == "rmcp"
-    assert d.servers["java"].verify["status"] == "warn"
+    assert d.servers["python"].verify["status"] == "pass"
     assert len(d.measurements) == 12 and all(m.ok for m in d.measurements)
     m = next(m for m in d.measurements if m.server == "rust" and m.run == 2)
-    assert m.key == LoadKey("session", "closed", 10.0) and m.window == (3.0, 11.0)
-    assert {f.name for f in m.files()} >= {"summary.json", "samples.csv.gz", "resources.csv", "k6.log"}
+    assert m.key == LoadKey("session", "closed", 8.0) and m.window == (3.0, 7.0)
+    assert {f.name for f in m.files()} >= {"summary.json", "samples.csv.gz", "resources.csv", "k6.log", "context.json"}
 
 
-def test_load_keys_open_and_failed():
+def test_load_keys_open_and_sweep():
     d = load.load_results_dir(OPEN)
-    assert sorted(m.key.load for m in d.measurements) == [40.0, 70.0, 110.0]
-    assert {m.key.executor for m in d.measurements} == {"open"}
-    assert LoadKey("session", "open", 40.0).label == "session · 40 it/s"
+    assert sorted((m.key.executor, m.key.load) for m in d.measurements) == [
+        ("closed", 4.0), ("open", 0.5), ("open", 0.9), ("open", 1.5)]
+    assert LoadKey("session", "open", 0.5, "fraction").label == "session · 50 % of round-1 max"
     sweep = load.load_results_dir(SWEEP)
-    assert [m.mid for m in sweep.failed_measurements] == ["session-50vu-r1"]
+    assert sorted({m.key.load for m in sweep.measurements}) == [1.0, 4.0, 16.0]
+    assert not sweep.failed_measurements
 
 
 def test_samples_columns_and_types():
-    df = load.read_samples(BASIC / "rust" / "session-10vu-r1" / "samples.csv.gz")
+    df = load.read_samples(ROUNDS / "rust" / "session-8vu-r1" / "samples.csv.gz")
     assert list(df.columns) == list(load.SAMPLE_COLUMNS)
     assert df["ok"].dtype.kind == "i" and df["call_ms"].dtype.kind == "f"
     assert set(df["tool"]) == {"search_products", "get_user_cart", "checkout", "tools/list"}
@@ -96,27 +100,15 @@ def test_broken_json_is_reported(tmp_path):
         load.load_results_dir(path)
 
 
-def test_recorded_fixtures_are_reproducible(tmp_path):
-    """tests/fixtures/make_results.py regenerates the committed fixtures byte for byte."""
-    import hashlib
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location("make_results", FIXTURES.parent / "make_results.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_results"] = module     # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.modules.pop("make_results", None)
-    module.main(tmp_path / "results")
-
-    def digest(root):
-        return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-                for p in sorted(root.rglob("*")) if p.is_file()}
-
-    assert digest(tmp_path / "results") == digest(FIXTURES)
-    assert sum(p.stat().st_size for p in FIXTURES.rglob("*") if p.is_file()) < 3_000_000
+def test_recorded_fixtures_are_what_the_analysis_computes():
+    """Every recorded schema-2 measurement (the calibrations too) re-analysed from its raw files alone gives
+    its summary.json: the report is tested on figures the orchestrator really computes, from real samples."""
+    measurements = [p.parent for p in sorted(FIXTURES.glob("*/*/*/context.json"))]
+    schema2 = [p.parent for p in FIXTURES.glob("*/run.json") if p.parent != SCHEMA1]
+    assert len(measurements) == sum(len(list(r.glob("*/*/summary.json"))) for r in schema2) > 40
+    for m in measurements:
+        assert analysis.reanalysis_differences(m) == [], m
+    assert sum(p.stat().st_size for p in FIXTURES.rglob("*") if p.is_file()) < 6_000_000
 
 
 def test_the_orchestrators_own_directories_are_not_servers(tmp_path):
@@ -128,4 +120,5 @@ def test_the_orchestrators_own_directories_are_not_servers(tmp_path):
         (path / "srv" / "session-10vu-r1" / "summary.json").read_text().replace('"srv"', '"calibrate"'))
     results = load.load_results_dir(path)
     assert set(results.servers) == {"srv"}
+    assert {m.server for m in load.load_results_dir(ROUNDS).measurements} == {"rust", "go", "python", "nodejs"}
     assert {m.server for m in results.measurements} == {"srv"}

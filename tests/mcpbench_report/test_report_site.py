@@ -17,7 +17,7 @@ from mcpbench_report.consolidate import consolidate
 from mcpbench_report.load import ResultsError
 from mcpbench_report.site import MARKER, build_site
 
-from report_helpers import steady, write_results
+from report_helpers import HALF_CPU, ROUNDS, SCHEMA1, steady, write_results
 
 
 class Links(HTMLParser):
@@ -45,10 +45,11 @@ def test_site_layout(site, consolidated):
     for rel in ("index.html", "methodology.html", "v2.html", "data/results.csv", "data/results.json", ".nojekyll",
                 MARKER):
         assert (out / rel).is_file(), rel
-    for name in consolidated.servers:   # measured or not: nodejs failed, quarkus skipped
+    for name in consolidated.servers:   # measured or not: broken failed to build, exotic unavailable
         assert (out / "servers" / f"{name}.html").is_file()
-    assert (out / "raw" / "20261121-201500-local" / "run.json").is_file()
-    assert (out / "raw" / "20261121-201500-local" / "rust" / "session-10vu-r1" / "samples.csv.gz").is_file()
+    assert {"broken", "exotic"} <= set(consolidated.servers)
+    assert (out / "raw" / ROUNDS.name / "run.json").is_file()
+    assert (out / "raw" / ROUNDS.name / "rust" / "session-8vu-r1" / "samples.csv.gz").is_file()
     assert site.pages == 3 + len(consolidated.servers)
     assert site.charts == len(list((out / "charts").glob("*.svg")))
 
@@ -80,46 +81,59 @@ def test_no_network_fetch_at_view_time(site):
         assert "<script src" not in text and "<link " not in text
 
 
+def _table(html_text: str, table_id: str) -> str:
+    table = html_text[html_text.index(f'id="{table_id}"'):]
+    return table[:table.index("</table>")]
+
+
 def test_ranking_table(site):
-    html = (site.out / "index.html").read_text()
-    table = html[html.index('id="ranking-session-10vu"'):]
-    table = table[:table.index("</table>")]
-    names = re.findall(r'servers/(\w+)\.html', table)
-    assert names == ["rust", "java"]            # schema 1: the "not assessed" ranking
-    ranks = re.findall(r'class="n rank"[^>]*>([^<]+)<', table)
-    assert ranks == ["1", "2"]
-    assert "held in 3/3 rounds" in table and "p99 ms<br>all calls" in table and "p99 ms<br>successful" in table
-    assert "Ranking — not assessed for publication" in html
-    apart = html[html.index('id="apart-session-10vu"'):]
-    apart = apart[:apart.index("</table>")]
-    assert re.findall(r'servers/(\w+)\.html', apart) == ["go", "python"] and "flag: errors" in apart
-    bound = html[html.index('id="bound-session-50vu"'):]
-    assert "≥ " in bound[:bound.index("</table>")] and "limited by the harness" in bound
-    assert 'id="efficiency-not-assessed-session-10vu"' in html
-    assert '<table class="sortable filterable" id="ranking-session-10vu">' in html
-    assert "Not measured or failed" in html and "requires mvn" in html and "out of memory" in html
-    assert 'id="concurrency"' in html and "Peak load meeting SLO" in html
+    html_text = (site.out / "index.html").read_text()
+    ranking = _table(html_text, "ranking-session-8vu")
+    assert re.findall(r'servers/(\w+)\.html', ranking) == ["python"]
+    assert re.findall(r'class="n rank"[^>]*>([^<]+)<', ranking) == ["1"]
+    assert "p99 ms<br>all calls" in ranking and "p99 ms<br>successful" in ranking
+    bound = _table(html_text, "bound-session-8vu")
+    assert re.findall(r'servers/(\w+)\.html', bound) == ["rust", "go", "nodejs"]
+    assert bound.count("≥ ") == 3 and "limited by the harness" in bound
+    efficiency = _table(html_text, "efficiency-ranked-session-8vu")
+    assert re.findall(r'servers/(\w+)\.html', efficiency) == ["rust", "go", "nodejs", "python"]
+    assert '<table class="sortable filterable" id="ranking-session-8vu">' in html_text
+    assert "Not measured or failed" in html_text and "no-such-toolchain-mcpbench" in html_text
+    assert "fails on purpose" in html_text
+    assert 'id="concurrency"' in html_text and "Peak load meeting SLO" in html_text
+
+
+def test_tiers_rank_stability_and_not_assessed_on_the_index(tmp_path):
+    """At half a CPU nodejs and python are ranked with their rank stability; a schema-1 result is ranked
+    apart as "not assessed"."""
+    half = build_site(consolidate(load.load([HALF_CPU])), tmp_path / "half")
+    ranking = _table((half.out / "index.html").read_text(), "ranking-session-8vu")
+    assert re.findall(r'servers/(\w+)\.html', ranking) == ["nodejs", "python"]
+    assert re.search(r"held in [0-3]/3 rounds", ranking)
+    old = build_site(consolidate(load.load([SCHEMA1])), tmp_path / "old")
+    assert "Ranking — not assessed for publication" in (old.out / "index.html").read_text()
+    assert 'id="efficiency-not-assessed-session-8vu"' in (old.out / "index.html").read_text()
 
 
 def test_downloads_match_table(site, consolidated):
     rows = list(csv.DictReader((site.out / "data" / "results.csv").open()))
     assert len(rows) == len(consolidated.groups)
-    rust = next(r for r in rows if r["server"] == "rust" and r["config"] == "session · 10 VUs")
-    table_rust = next(r for r in consolidated.rows[consolidated.headline] if r["server"] == "rust")
-    assert float(rust["tool_calls_per_s"]) == pytest.approx(table_rust["tool_calls_per_s"])
-    assert float(rust["latency_p99_ms"]) == pytest.approx(table_rust["latency_p99_ms"])
-    assert rust["rank"] == "1" and rust["run_ids"] == "20261121-201500-local;20261121-230000-local"
-    assert rust["order_held"] == "held in 3/3 rounds" and rust["cv_round_ratio"] and rust["section"] == "not-assessed"
+    python = next(r for r in rows if r["server"] == "python" and r["config"] == "session · 8 VUs")
+    table_python = next(r for r in consolidated.rows[consolidated.headline] if r["server"] == "python")
+    assert float(python["tool_calls_per_s"]) == pytest.approx(table_python["tool_calls_per_s"])
+    assert float(python["latency_p99_ms"]) == pytest.approx(table_python["latency_p99_ms"])
+    assert python["rank"] == "1" and python["run_ids"] == ROUNDS.name and python["section"] == "ranked"
+    assert python["cv_round_ratio"]
     doc = json.loads((site.out / "data" / "results.json").read_text())
     assert doc["schema"] == 2 and len(doc["rows"]) == len(rows)    # schema 2: the keys below are new
-    bound = next(r for r in doc["rows"] if r["config"] == "session · 50 VUs" and r["server"] == "rust")
+    bound = next(r for r in doc["rows"] if r["config"] == "session · 8 VUs" and r["server"] == "rust")
     assert bound["rank"] is None and bound["ranked"] is False and bound["harness_bound"] is True
     for key in ("cv", "cv_round_ratio", "order_held", "latency_all_p99_ms", "latency_p99_ms", "cpu_ms_per_call",
                 "cpu_rank", "mem_rank", "publishable", "unpublishable_reasons", "missing_text", "section"):
         assert key in doc["rows"][0], key
     assert {r["name"] for r in doc["rules"]} >= {"MIN_RUNS_FOR_TEST", "CEILING_FRACTION", "HOLM", "TIER_RULE"}
-    assert {f["server"] for f in doc["not_measured"]} == {"nodejs", "quarkus", "python"}
-    assert doc["results"][0]["config"]["duration_s"] == 8
+    assert {f["server"] for f in doc["not_measured"]} == {"broken", "exotic"}
+    assert doc["results"][0]["config"]["duration_s"] == 4
 
 
 def test_methodology_shows_every_rule_constant(site):
@@ -216,24 +230,26 @@ def test_page_weight(site):
 
 
 def test_v2_page(site):
-    html = (site.out / "v2.html").read_text()
-    assert "ratio to the same reference server" in html
+    html_text = (site.out / "v2.html").read_text()
+    assert "ratio to the same reference server" in html_text
     # published go / rust RPS = 3616 / 4845 = 0.746
-    assert ">0.75<" in html
-    assert "session · 10 VUs" in html
-    assert "RPS whole run" in html and "pool the samples" in html and "our profile differs" in html
+    assert ">0.75<" in html_text
+    assert "session · 8 VUs" in html_text
+    assert "RPS whole run" in html_text and "pool the samples" in html_text and "our profile differs" in html_text
+    assert "limited by the harness: RPS is a lower bound" in html_text    # each row's flags are shown
 
 
 def test_server_pages(site):
     rust = (site.out / "servers" / "rust.html").read_text()
-    assert "rmcp" in rust and "0.17.0" in rust
-    assert "session-10vu-r1" in rust and "samples.csv.gz" in rust and "build.log" in rust
-    assert rust.count("-timeseries.svg") == 6          # 10, 1, 50 VUs and 40, 70, 110 it/s
-    assert "not recorded (schema-1 result)" in rust and "make</code>" not in rust   # build.json has no command
-    nodejs = (site.out / "servers" / "nodejs.html").read_text()
-    assert "failed" in nodejs and "build command exited with 1" in nodejs
-    java = (site.out / "servers" / "java.html").read_text()
-    assert "DELETE /mcp answered 405" in java
+    manifest = json.loads((ROUNDS / "rust" / "server.json").read_text())
+    assert "rmcp" in rust and manifest["sdk_version"] in rust
+    assert "session-8vu-r1" in rust and "samples.csv.gz" in rust and "build.log" in rust
+    assert rust.count("-timeseries.svg") == 7          # 8 VUs; 1, 4, 16 VUs; 50, 90, 150 % of round-1 max
+    assert "cargo build --release --locked" in rust     # the manifest's build command (build.json has none)
+    broken = (site.out / "servers" / "broken.html").read_text()
+    assert "failed" in broken and "fails on purpose" in broken
+    exotic = (site.out / "servers" / "exotic.html").read_text()
+    assert "unavailable" in exotic and "no-such-toolchain-mcpbench" in exotic
 
 
 def test_docker_results_show_runtime_image_and_cold_start(tmp_path):
