@@ -39,7 +39,7 @@ def _v1_mounts() -> dict[str, Path]:
             if fstype != "cgroup":
                 continue
             for option in options.split(","):
-                if option in ("cpu", "cpuacct", "memory", "cpuset"):
+                if option in ("cpu", "cpuacct", "memory", "cpuset", "freezer"):
                     mounts[option] = Path(mount_point)
     return mounts
 
@@ -99,7 +99,8 @@ class Cgroup:
                 _write(leaf / "cpuset.cpus", limits.cpuset)
             return group
         mounts = _v1_mounts()
-        controllers = ["cpu", "cpuacct", "memory"] + (["cpuset"] if limits.cpuset else [])
+        controllers = ["cpu", "cpuacct", "memory"] + (["cpuset"] if limits.cpuset else []) + \
+            (["freezer"] if "freezer" in mounts else [])  # v1 keeps the freezer in a controller of its own
         dirs: dict[str, Path] = {}
         for controller in controllers:
             parent = mounts[controller] / PARENT
@@ -150,6 +151,28 @@ class Cgroup:
             inactive = int(stat.get("total_inactive_file", 0))
         return max(0, usage - inactive)
 
+    def set_frozen(self, frozen: bool, timeout_s: float = 2.0) -> bool:
+        """The freezer: stop (or resume) every task of the group; True once the kernel says it is done.
+        v2: cgroup.freeze / cgroup.events; v1: the freezer controller's freezer.state (False, nothing done,
+        when v1 has no freezer mounted)."""
+        if self.version == 2:
+            leaf = next(iter(self._dirs.values()))  # v2: one directory for every controller
+            _write(leaf / "cgroup.freeze", "1" if frozen else "0")
+            done = lambda: f"frozen {1 if frozen else 0}" in (leaf / "cgroup.events").read_text().splitlines()  # noqa: E731
+        elif "freezer" in self._dirs:
+            state = self._dirs["freezer"] / "freezer.state"
+            want = "FROZEN" if frozen else "THAWED"
+            _write(state, want)
+            done = lambda: state.read_text().strip() == want  # noqa: E731
+        else:
+            return False
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if done():
+                return True
+            time.sleep(0.005)
+        return False
+
     def pids(self) -> list[int]:
         pids: set[int] = set()
         for path in self.procs_files():
@@ -168,6 +191,10 @@ class Cgroup:
 
     def remove(self) -> None:
         """Kill what is left inside and remove the directories (a cgroup with tasks cannot be removed)."""
+        try:
+            self.set_frozen(False, timeout_s=1.0)  # a v1-frozen task does not die until it is thawed
+        except OSError:
+            pass
         for _ in range(50):
             self.kill_all()
             try:

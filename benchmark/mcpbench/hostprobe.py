@@ -4,7 +4,9 @@ Two views, because on a shared VM neither is enough alone:
 - per-CPU busy and steal time (/proc/stat through psutil), sampled at 1 Hz with the other components as
   `cpu<N>` (busy %, steal excluded) and `steal<N>` (time the hypervisor gave our vCPU to someone else);
 - a fixed-work speed probe on each CPU just before and just after the load: a neighbour sharing the
-  physical core, or a host that throttles, slows identical work without showing up as steal.
+  physical core, or a host that throttles, slows identical work without showing up as steal. The suite
+  freezes the server while it probes (RunningServer.paused): otherwise the server's own work right after
+  the load (a JVM's JIT and GC, Node's idle GC) slows the probe on its CPU and looks like an unstable host.
 """
 
 from __future__ import annotations

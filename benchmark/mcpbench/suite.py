@@ -359,7 +359,8 @@ class Suite:
         sampler = Sampler(readers)
         died: list[str] = []
         decision: list[WarmupDecision] = [] if timing.adaptive else [WarmupDecision(timing.warmup_s, None)]
-        probe_before = hostprobe.probe_all(cpus)
+        with server.paused() as paused_before:
+            probe_before = hostprobe.probe_all(cpus)
 
         def on_start(pid: int) -> None:
             readers["k6"] = process_reader(pid)
@@ -400,7 +401,8 @@ class Suite:
                 sampler.stop()
                 raise ServerFailed("load", str(exc)) from exc
         resource_samples = sampler.stop()
-        probe_after = hostprobe.probe_all(cpus)
+        with server.paused() as paused_after:
+            probe_after = hostprobe.probe_all(cpus)
         warm = decision[0] if decision else WarmupDecision(timing.warmup_cap_s or timing.warmup_s, False)
         window = timing.window_after(warm.used_s)
         start_epoch = result.k6_start_epoch_s or 0.0
@@ -415,8 +417,10 @@ class Suite:
             k6_counts=result.counts, k6_run_s=result.run_s,
             host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)}
                         for cpu in probe_before},
+            probe_server_paused=paused_before and paused_after,
             server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
             warmup=warm.record(timing))
+        write_json(out_dir / analysis.CONTEXT_FILE, context.to_json())
         summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context)
         # What stopped the test decides above the cross-checks: a dead server is the server's failure,
         # dead infrastructure nobody's (the measurement is invalid and the suite goes on).

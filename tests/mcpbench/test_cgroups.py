@@ -44,3 +44,27 @@ def test_groups_left_by_a_killed_orchestrator_are_removed_and_live_ones_kept(sup
         assert all(Path(p).parent.exists() for p in live.procs_files())
     finally:
         live.remove()
+
+
+def test_a_frozen_group_uses_no_cpu_and_still_stops(support: cgroups.Support, tmp_path: Path) -> None:
+    """The host probe freezes the server: frozen, a busy loop gets no CPU; thawed, it runs again; a process
+    left frozen still stops (stop() thaws it first)."""
+    group = cgroups.Cgroup.create(f"freeze-{os.getpid()}", cgroups.Limits(0.5, 256, None), support.version or 1)
+    proc = processes.spawn("busy", ["bash", "-c", "yes > /dev/null"], log_path=tmp_path / "log", cgroup=group)
+
+    def cpu_ms_in(seconds: float) -> float:
+        before = group.cpu_usage_ns()
+        time.sleep(seconds)
+        return (group.cpu_usage_ns() - before) / 1e6
+
+    try:
+        time.sleep(0.3)
+        assert group.set_frozen(True)
+        assert cpu_ms_in(0.5) < 5
+        assert group.set_frozen(False)
+        assert cpu_ms_in(0.5) > 20
+        assert group.set_frozen(True)
+    finally:
+        group.set_frozen(False)
+        proc.stop(grace_s=1)
+    assert proc.popen.returncode is not None

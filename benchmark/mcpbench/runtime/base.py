@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
@@ -36,6 +37,10 @@ class RunningServer(Protocol):
     def usage(self) -> Usage | None: ...
 
     def log_tail(self, lines: int = 30) -> str: ...
+
+    # Frozen while the host's speed probe runs, so the probe times the machine and not the server's own
+    # after-load work; yields whether the server really is frozen (a runtime that cannot: False).
+    def paused(self) -> AbstractContextManager[bool]: ...
 
     def stop(self) -> None: ...
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
@@ -60,7 +62,24 @@ class LocalServer:
     def log_tail(self, lines: int = 30) -> str:
         return self.process.log_tail(lines)
 
+    @contextmanager
+    def paused(self) -> Iterator[bool]:
+        """The server frozen (cgroup v2 freezer) for the host's speed probe, which must time the machine,
+        not compete with the server's own after-load work (GC, JIT, timers). Yields whether it is frozen."""
+        frozen = False
+        try:
+            frozen = bool(self.cgroup and self.alive() and self.cgroup.set_frozen(True))
+            yield frozen
+        finally:
+            if self.cgroup and frozen:
+                self.cgroup.set_frozen(False)
+
     def stop(self) -> None:
+        if self.cgroup:
+            try:
+                self.cgroup.set_frozen(False)  # a frozen task would never see SIGTERM
+            except OSError:
+                pass
         self.process.stop()
 
 
