@@ -1,27 +1,26 @@
-"""A small client of the Docker Engine API (HTTP over the daemon's unix socket) and of `docker compose`.
+"""The Docker engine through docker-py (the Docker SDK for Python), and `docker compose` as a CLI.
 
-Only what the docker runtime needs: ping, inspect, start/stop/remove, one-shot stats, logs, image size, and
-image builds (the classic builder through the API, so no buildx plugin is needed; every Dockerfile here
-also builds with BuildKit). Compose v2 is driven as a CLI; docker/setup-engine.sh provides it.
+docker-py does the Engine API's plumbing: the connection and API version, the build context (it applies
+.dockerignore and carries a Dockerfile from outside the context into it), log demultiplexing. What stays
+here is what the benchmark decides: the errors a user sees, and how a stats reading becomes CPU time and
+memory as `docker stats` computes them. Images build with the classic builder through the API, so no
+buildx plugin is needed (every Dockerfile here also builds with BuildKit). docker-py has no compose:
+compose v2 runs as a CLI plugin, which docker/setup-engine.sh provides.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import os
-import re
 import shutil
-import struct
 import subprocess
-import tarfile
-import time
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+import docker
+import requests
+from docker.errors import APIError, DockerException
 
 from .runtime.base import Usage
 
@@ -31,11 +30,6 @@ MIN_API = (1, 41)  # Docker 20.10: one-shot stats, the oldest engine this runtim
 
 class DockerError(RuntimeError):
     """Anything the Docker engine or compose refused, with a message a user can act on."""
-
-
-def _socket_path() -> str | None:
-    host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-    return host[len("unix://"):] if host.startswith("unix://") else None
 
 
 def memory_usage(memory_stats: dict[str, Any]) -> int | None:
@@ -55,38 +49,29 @@ def memory_usage(memory_stats: dict[str, Any]) -> int | None:
 
 
 def usage_from_stats(stats: dict[str, Any]) -> Usage | None:
-    """Cumulative CPU time (ns, all CPUs) and current memory from one Engine API stats reading."""
+    """Cumulative CPU time (ns, all CPUs) and current memory from one one-shot stats reading.
+
+    CPU % is deliberately not computed from the reading itself. Docker documents two formulas, both over
+    one reading's `cpu_stats` minus its `precpu_stats`: cpu_delta / system_cpu_delta × online_cpus × 100
+    (`docker stats` on Linux) and cpu_delta / (read − preread) (Windows, which has no system_cpu_usage).
+    A one-shot reading (stream=False, one_shot=True: one daemon publication, ≤ 1 s, instead of the two a
+    plain stream=False waits for) has no "pre" half: precpu_stats is all zero and preread is
+    0001-01-01T00:00:00Z (tests/fixtures/docker-stats/ has a recorded one). Either formula applied to it
+    gives an average since the container (or the host) started, not the last second. So the reading stays
+    cumulative and CPU % = Δtotal_usage / Δt between two consecutive readings — the read − preread
+    formula with the previous reading as the "pre" one; resources.Sampler computes it, as it does for the
+    local runtime's processes. The interval is wall time, never system_cpu_delta / online_cpus: the daemon
+    sums /proc/stat's user…softirq without steal (on a VM with steal time that undercounts the interval and
+    inflates the %), in 10 ms ticks, over the host's CPUs rather than the container's cpuset.
+    """
     try:
         cpu = int(stats["cpu_stats"]["cpu_usage"]["total_usage"])
     except (KeyError, TypeError, ValueError):
-        return None
+        return None  # a stopped container's reading has empty cpu_stats
     memory = memory_usage(stats.get("memory_stats") or {})
     if memory is None:
         return None
     return Usage(cpu, memory)
-
-
-def cpu_percent(previous: dict[str, Any], current: dict[str, Any]) -> float:
-    """`docker stats`' CPU %: the container's share of the host's CPU time over the interval × online CPUs."""
-    cpu_delta = current["cpu_stats"]["cpu_usage"]["total_usage"] - previous["cpu_stats"]["cpu_usage"]["total_usage"]
-    system_delta = current["cpu_stats"].get("system_cpu_usage", 0) - previous["cpu_stats"].get("system_cpu_usage", 0)
-    online = current["cpu_stats"].get("online_cpus") or len(
-        current["cpu_stats"]["cpu_usage"].get("percpu_usage") or []) or 1
-    if system_delta <= 0 or cpu_delta < 0:
-        return 0.0
-    return cpu_delta / system_delta * online * 100.0
-
-
-def demux_logs(raw: bytes) -> str:
-    """Container logs without a TTY come as 8-byte-framed stdout/stderr chunks; join them in order."""
-    out = bytearray()
-    view = memoryview(raw)
-    while len(view) >= 8 and view[0] in (0, 1, 2) and view[1:4] == b"\0\0\0":
-        (size,) = struct.unpack(">I", view[4:8])
-        out += view[8:8 + size]
-        view = view[8 + size:]
-    out += view  # a TTY container's logs are not framed
-    return out.decode("utf-8", errors="replace")
 
 
 @dataclass(frozen=True)
@@ -95,88 +80,112 @@ class BuildResult:
     log: str
 
 
+def _reason(exc: BaseException) -> str:
+    """The innermost cause of a connection failure ("[Errno 2] No such file or directory"), not the
+    three layers of requests and urllib3 wrapped around it."""
+    seen = exc
+    while seen.__cause__ or seen.__context__:
+        seen = seen.__cause__ or seen.__context__  # type: ignore[assignment]
+        if isinstance(seen, OSError) and not isinstance(seen, requests.RequestException):
+            return str(seen)
+    return str(exc)
+
+
+def _explain(exc: APIError) -> str:
+    return str(exc.explanation or exc).strip()
+
+
 class Engine:
-    """The Engine API over a unix socket, with the API version the daemon speaks (at least 1.41)."""
+    """A docker-py client of the local engine, which must speak API 1.41+ (Docker 20.10 or newer).
 
-    def __init__(self, socket_path: str | None = None, timeout_s: float = 30.0):
-        path = socket_path or _socket_path()
-        if not path:
-            raise DockerError(f"DOCKER_HOST={os.environ.get('DOCKER_HOST')} is not a unix socket; the docker "
-                              "runtime talks to a local engine only")
-        if not os.path.exists(path):
-            raise DockerError(f"no Docker daemon: {path} does not exist ({SETUP_HINT})")
-        self.socket_path = path
-        self._raw = httpx.Client(transport=httpx.HTTPTransport(uds=path), base_url="http://docker",
-                                 timeout=timeout_s)
+    The calls go through docker-py's low-level APIClient: each is one Engine API request (the high-level
+    models inspect a container before every call, once a second per container in a measurement) and
+    returns the Engine's own JSON, which callers and run.json use as it is. One client serves every
+    thread (the stats rounds read containers in parallel): its urllib3 pool, which is thread-safe, gives
+    each concurrent request a connection of its own.
+    """
+
+    def __init__(self, timeout_s: float = 30.0):
+        host = os.environ.get("DOCKER_HOST", "")
+        if host and not host.startswith("unix://"):
+            raise DockerError(f"DOCKER_HOST={host} is not a unix socket; the docker runtime talks to a local "
+                              "engine only (it publishes ports on 127.0.0.1 and reads containers' processes)")
+        where = host or "unix:///var/run/docker.sock"
+        if host and not os.path.exists(host[len("unix://"):]):
+            raise DockerError(f"no Docker daemon: {host[len('unix://'):]} does not exist ({SETUP_HINT})")
         try:
-            version = self._raw.get("/version").json()
-        except (httpx.HTTPError, ValueError) as exc:
-            self._raw.close()
-            raise DockerError(f"no Docker daemon answers on {path} ({exc}); {SETUP_HINT}") from exc
-        self.version: dict[str, Any] = version
-        api = tuple(int(p) for p in str(version.get("ApiVersion", "0.0")).split("."))
+            # DOCKER_HOST, else the docker CLI's current context, else /var/run/docker.sock; asks /version.
+            self.client = docker.from_env(timeout=timeout_s)
+        except DockerException as exc:
+            raise DockerError(f"no Docker daemon answers on {where} ({_reason(exc)}); {SETUP_HINT}") from exc
+        self.api = self.client.api
+        if not self.api.base_url.startswith("http+docker://local"):  # a context that points elsewhere
+            self.close()
+            raise DockerError(f"the Docker context points at {self.api.base_url}; the docker runtime talks to a "
+                              "local engine only (set DOCKER_HOST=unix:///var/run/docker.sock)")
+        self.server_version: dict[str, Any] = self._call("docker version", self.client.version)
+        api = tuple(int(p) for p in str(self.server_version.get("ApiVersion", "0.0")).split("."))
         if api < MIN_API:
-            self._raw.close()
-            raise DockerError(f"the Docker engine {version.get('Version')} speaks API {version.get('ApiVersion')}; "
-                              f"mcpbench needs {MIN_API[0]}.{MIN_API[1]}+ (Docker 20.10 or newer)")
-        self.api = f"v{api[0]}.{api[1]}"
+            self.close()
+            raise DockerError(f"the Docker engine {self.server_version.get('Version')} speaks API "
+                              f"{self.server_version.get('ApiVersion')}; mcpbench needs {MIN_API[0]}.{MIN_API[1]}+ "
+                              "(Docker 20.10 or newer)")
 
-    # -- plumbing ----------------------------------------------------------------------------------------
-    def _url(self, path: str) -> str:
-        return f"/{self.api}{path}"
-
-    def _request(self, method: str, path: str, ok: Iterable[int] = (200, 201, 204), **kwargs: Any) -> httpx.Response:
+    def _call(self, what: str, fn, *args: Any, absent: tuple[int, ...] = (), **kwargs: Any) -> Any:
+        """fn(*args, **kwargs) with docker-py's errors as DockerError; None for a status in `absent`."""
         try:
-            response = self._raw.request(method, self._url(path), **kwargs)
-        except httpx.HTTPError as exc:
-            raise DockerError(f"the Docker daemon did not answer {method} {path}: {exc}") from exc
-        if response.status_code not in ok:
-            try:
-                message = response.json().get("message", response.text)
-            except ValueError:
-                message = response.text
-            raise DockerError(f"{method} {path}: {response.status_code} {message}".strip())
-        return response
+            return fn(*args, **kwargs)
+        except APIError as exc:
+            if exc.status_code in absent:
+                return None
+            raise DockerError(f"{what}: {_explain(exc)}") from exc
+        except (DockerException, requests.RequestException) as exc:
+            raise DockerError(f"{what}: the Docker daemon did not answer ({_reason(exc)})") from exc
 
     def close(self) -> None:
-        self._raw.close()
+        self.client.close()
 
     # -- the daemon ----------------------------------------------------------------------------------------
     def info(self) -> dict[str, Any]:
-        return self._request("GET", "/info").json()
+        return self._call("docker info", self.client.info)
 
     def describe(self) -> dict[str, Any]:
         """What run.json records about the engine."""
         info = self.info()
-        return {"engine": self.version.get("Version"), "api": self.version.get("ApiVersion"),
+        return {"engine": self.server_version.get("Version"), "api": self.server_version.get("ApiVersion"),
                 "os": info.get("OperatingSystem"), "storage_driver": info.get("Driver"),
                 "cgroup_version": int(info.get("CgroupVersion") or 1), "cgroup_driver": info.get("CgroupDriver"),
                 "cpus": info.get("NCPU"), "memory_gb": round((info.get("MemTotal") or 0) / 2**30, 1)}
 
     # -- containers ----------------------------------------------------------------------------------------
     def container(self, ref: str) -> dict[str, Any] | None:
-        response = self._request("GET", f"/containers/{ref}/json", ok=(200, 404))
-        return None if response.status_code == 404 else response.json()
+        return self._call(f"docker inspect {ref}", self.api.inspect_container, ref, absent=(404,))
 
     def containers(self, labels: dict[str, str] | None = None, all_: bool = True) -> list[dict[str, Any]]:
         filters = {"label": [f"{k}={v}" if v else k for k, v in (labels or {}).items()]}
-        return self._request("GET", "/containers/json",
-                             params={"all": str(all_).lower(), "filters": json.dumps(filters)}).json()
+        return self._call("docker ps", self.api.containers, all=all_, filters=filters)
 
     def start(self, ref: str) -> None:
-        self._request("POST", f"/containers/{ref}/start", ok=(204, 304))
+        self._call(f"docker start {ref}", self.api.start, ref)
 
     def stop(self, ref: str, grace_s: int = 10) -> None:
-        self._request("POST", f"/containers/{ref}/stop", ok=(204, 304, 404), params={"t": grace_s},
-                      timeout=grace_s + 30)
+        self._call(f"docker stop {ref}", self.api.stop, ref, timeout=grace_s, absent=(404,))
+
+    def pause(self, ref: str) -> None:
+        """The container's cgroup freezer, as `docker pause`."""
+        self._call(f"docker pause {ref}", self.api.pause, ref)
+
+    def unpause(self, ref: str) -> None:
+        self._call(f"docker unpause {ref}", self.api.unpause, ref, absent=(404, 409))
 
     def remove(self, ref: str) -> None:
-        self._request("DELETE", f"/containers/{ref}", ok=(204, 404, 409), params={"force": "true", "v": "true"})
+        """Force-remove with its anonymous volumes; gone already or being removed is fine."""
+        self._call(f"docker rm {ref}", self.api.remove_container, ref, force=True, v=True, absent=(404, 409))
 
     def stats(self, ref: str) -> dict[str, Any]:
-        """One reading, without the daemon's one-second wait for a second sample (one-shot, API 1.41+)."""
-        return self._request("GET", f"/containers/{ref}/stats",
-                             params={"stream": "false", "one-shot": "true"}).json()
+        """One reading, without the daemon's wait for a second sample (one-shot, API 1.41+). It still waits
+        for the daemon's next publication (≤ 1 s): see usage_from_stats for what that reading holds."""
+        return self._call(f"docker stats {ref}", self.api.stats, ref, stream=False, one_shot=True)
 
     def usage(self, ref: str) -> Usage | None:
         try:
@@ -185,9 +194,10 @@ class Engine:
             return None
 
     def logs(self, ref: str, tail: int | None = None) -> str:
-        params = {"stdout": "true", "stderr": "true", "tail": str(tail) if tail else "all"}
-        response = self._request("GET", f"/containers/{ref}/logs", ok=(200, 404), params=params)
-        return "" if response.status_code == 404 else demux_logs(response.content)
+        """stdout and stderr, interleaved as written ("" when the container is gone)."""
+        raw = self._call(f"docker logs {ref}", self.api.logs, ref, stdout=True, stderr=True,
+                         tail=tail if tail else "all", absent=(404,))
+        return (raw or b"").decode("utf-8", errors="replace")
 
     def published_port(self, ref: str, container_port: int) -> int:
         details = self.container(ref)
@@ -197,48 +207,45 @@ class Engine:
                 return int(binding["HostPort"])
         raise DockerError(f"container {ref} publishes no host port for {container_port}/tcp")
 
+    def remove_network(self, name: str) -> None:
+        """Gone already, still in use (403/409: its containers are being removed) or predefined is fine."""
+        self._call(f"docker network rm {name}", self.api.remove_network, name, absent=(403, 404, 409))
+
     # -- images ----------------------------------------------------------------------------------------------
     def image(self, ref: str) -> dict[str, Any] | None:
-        response = self._request("GET", f"/images/{ref}/json", ok=(200, 404))
-        return None if response.status_code == 404 else response.json()
+        return self._call(f"docker image inspect {ref}", self.api.inspect_image, ref, absent=(404,))
 
-    def build(self, context: Path, tag: str, dockerfile: str = "Dockerfile", target: str | None = None,
+    def build(self, context: Path, tag: str, dockerfile: str | Path = "Dockerfile", target: str | None = None,
               build_args: dict[str, str] | None = None, labels: dict[str, str] | None = None,
-              extra_files: dict[str, bytes] | None = None, log: io.TextIOBase | None = None,
-              timeout_s: float = 3600, no_cache: bool = False) -> BuildResult:
-        """Build with the classic builder (no buildx needed); `extra_files` are added to the context."""
-        body = _context_tar(context, extra_files or {})
-        params: dict[str, str] = {"t": tag, "dockerfile": dockerfile, "rm": "1", "forcerm": "1",
-                                  "buildargs": json.dumps(build_args or {}), "labels": json.dumps(labels or {}),
-                                  "version": "1"}
-        if target:
-            params["target"] = target
-        if no_cache:
-            params["nocache"] = "1"
+              log: io.TextIOBase | None = None, timeout_s: float = 3600, no_cache: bool = False) -> BuildResult:
+        """`docker build` with the classic builder. docker-py sends `context` minus what its .dockerignore
+        excludes; a `dockerfile` outside the context (an absolute path) goes into it under a name of its own.
+
+        The low-level build streams the daemon's output, written to `log` as it comes: a long build shows
+        progress and a killed one leaves its log (the high-level images.build returns only at the end).
+        """
         lines: list[str] = []
-        image_id = None
         error = None
         try:
-            with self._raw.stream("POST", self._url("/build"), params=params, content=body,
-                                  headers={"Content-Type": "application/x-tar"},
-                                  timeout=httpx.Timeout(timeout_s, connect=30)) as response:
-                if response.status_code != 200:
-                    response.read()
-                    raise DockerError(f"docker build {tag}: {response.status_code} {response.text.strip()}")
-                for event in _json_stream(response.iter_bytes()):
-                    text = event.get("stream") or event.get("status") or ""
-                    if "aux" in event and isinstance(event["aux"], dict):
-                        image_id = event["aux"].get("ID", image_id)
-                    if event.get("error"):
-                        error = event["error"]
-                        text = f"ERROR: {error}\n"
-                    if text:
-                        lines.append(text)
-                        if log:
-                            log.write(text)
-                            log.flush()
-        except httpx.HTTPError as exc:
-            raise DockerError(f"docker build {tag}: the daemon stopped answering ({exc})") from exc
+            events = self.api.build(path=str(context), dockerfile=str(dockerfile), tag=tag, target=target,
+                                    buildargs=build_args or None, labels=labels or None, nocache=no_cache,
+                                    rm=True, forcerm=True, timeout=timeout_s, decode=True)
+            for event in events:
+                text = event.get("stream") or event.get("status") or ""
+                if event.get("error"):
+                    error = event["error"]
+                    text = f"ERROR: {error}\n"
+                if text:
+                    lines.append(text)
+                    if log:
+                        log.write(text)
+                        log.flush()
+        except APIError as exc:
+            raise DockerError(f"docker build {tag}: {_explain(exc)}") from exc
+        except (DockerException, requests.RequestException) as exc:
+            raise DockerError(f"docker build {tag}: the Docker daemon stopped answering ({_reason(exc)})") from exc
+        except OSError as exc:  # the context or Dockerfile could not be read
+            raise DockerError(f"docker build {tag}: {exc}") from exc
         output = "".join(lines)
         if error:
             tail = "\n".join(output.splitlines()[-20:])
@@ -249,121 +256,23 @@ class Engine:
         return BuildResult(found["Id"], output)
 
 
-def _json_stream(chunks: Iterator[bytes]) -> Iterator[dict[str, Any]]:
-    buffer = b""
-    decoder = json.JSONDecoder()
-    for chunk in chunks:
-        buffer += chunk
-        text = buffer.decode("utf-8", errors="replace")
-        position = 0
-        while True:
-            while position < len(text) and text[position] in " \r\n\t":
-                position += 1
-            if position >= len(text):
-                break
-            try:
-                obj, end = decoder.raw_decode(text, position)
-            except ValueError:
-                break
-            position = end
-            if isinstance(obj, dict):
-                yield obj
-        buffer = text[position:].encode("utf-8")
-
-
-def _dockerignore(context: Path) -> list[str]:
-    path = context / ".dockerignore"
-    if not path.exists():
-        return []
-    patterns = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            patterns.append(line)
-    return patterns
-
-
-def _pattern(body: str) -> re.Pattern[str]:
-    """A .dockerignore pattern as a regex: `**` any number of directories, `*` and `?` within one."""
-    out = []
-    i = 0
-    while i < len(body):
-        if body.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif body[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif body[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(body[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
-def _ignored(relative: str, patterns: list[str]) -> bool:
-    """.dockerignore semantics: the last matching pattern wins, `!` re-includes, and a pattern that
-    matches a directory covers everything below it."""
-    parts = relative.split("/")
-    prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
-    ignored = False
-    for pattern in patterns:
-        negate = pattern.startswith("!")
-        body = os.path.normpath((pattern[1:] if negate else pattern).strip()).lstrip("/")
-        regex = _pattern(body)
-        if any(regex.match(prefix) for prefix in prefixes):
-            ignored = not negate
-    return ignored
-
-
-def _context_tar(context: Path, extra_files: dict[str, bytes]) -> bytes:
-    patterns = _dockerignore(context)
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for root, dirs, files in os.walk(context):
-            rel_root = os.path.relpath(root, context)
-            rel_root = "" if rel_root == "." else rel_root
-            kept = []
-            for name in sorted(dirs):
-                rel = f"{rel_root}/{name}" if rel_root else name
-                if not _ignored(rel, patterns) or any(p.startswith("!") for p in patterns):  # may re-include
-                    kept.append(name)
-            dirs[:] = kept
-            for name in sorted(files):
-                rel = f"{rel_root}/{name}" if rel_root else name
-                if _ignored(rel, patterns) and rel not in ("Dockerfile", ".dockerignore"):
-                    continue
-                tar.add(os.path.join(root, name), arcname=rel, recursive=False)
-        for name, data in extra_files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            info.mode = 0o644
-            info.mtime = int(time.time())
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
-
-
 # -- compose ---------------------------------------------------------------------------------------------
 def compose_command() -> list[str]:
     """`docker compose` (v2). Compose v1 (Debian's docker-compose 1.29) is not used: it applies
     deploy.resources.limits only with --compatibility and lacks `up --wait`; setup-engine.sh builds v2."""
-    docker = shutil.which("docker")
-    if not docker:
+    docker_cli = shutil.which("docker")
+    if not docker_cli:
         raise DockerError(f"no docker CLI on PATH ({SETUP_HINT})")
     try:
-        out = subprocess.run([docker, "compose", "version", "--short"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([docker_cli, "compose", "version", "--short"], capture_output=True, text=True,
+                             timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise DockerError(f"`docker compose version` failed: {exc}") from exc
     version = out.stdout.strip().lstrip("v")
     if out.returncode != 0 or not version.startswith("2."):
         raise DockerError(f"compose v2 is not installed as a docker CLI plugin ({SETUP_HINT})"
                           + (f"; `docker compose version` said: {out.stderr.strip()[:200]}" if out.stderr else ""))
-    return [docker, "compose"]
+    return [docker_cli, "compose"]
 
 
 def compose_version() -> str | None:

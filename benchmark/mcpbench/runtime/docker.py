@@ -1,5 +1,6 @@
 """The docker runtime: Redis, the API service and each server as containers of the generated compose file,
-under deploy.resources.limits from the same resource profile as the local runtime, stats from the Engine API.
+under deploy.resources.limits from the same resource profile as the local runtime, stats from the Engine API
+(through docker-py, mcpbench.docker_engine).
 
 Lifecycle: `docker compose` creates the containers (so what runs is exactly docker-compose.yml plus a
 run override that only disables healthchecks, which would otherwise exec probes inside the measured
@@ -17,6 +18,8 @@ import os
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +98,7 @@ def sweep_stale_projects(engine: Engine) -> list[str]:
 
 def _remove_network(engine: Engine, project: str) -> None:
     try:
-        engine._request("DELETE", f"/networks/{project}_bench", ok=(204, 404, 409, 403))
+        engine.remove_network(f"{project}_bench")
     except DockerError:
         pass
 
@@ -134,10 +137,9 @@ class ImageBuilder:
                 self.engine.build(DOCKER_DIR / "redis", REDIS_IMAGE, log=log, labels={"mcpbench.role": "redis"},
                                   build_args=_base_override(), no_cache=no_cache)
                 log.write(f"$ build {API_IMAGE} from infra/api-service with docker/api-service/Dockerfile\n")
-                dockerfile = (DOCKER_DIR / "api-service" / "Dockerfile").read_bytes()
-                self.engine.build(API_SERVICE_DIR, API_IMAGE, dockerfile="Dockerfile.mcpbench", log=log,
-                                  extra_files={"Dockerfile.mcpbench": dockerfile},
-                                  labels={"mcpbench.role": "api-service"}, build_args=_base_override(),
+                # A Dockerfile outside the context: docker-py adds it to the context it sends.
+                self.engine.build(API_SERVICE_DIR, API_IMAGE, dockerfile=DOCKER_DIR / "api-service" / "Dockerfile",
+                                  log=log, labels={"mcpbench.role": "api-service"}, build_args=_base_override(),
                                   no_cache=no_cache)
             except DockerError as exc:
                 return BuildOutcome("failed", time.monotonic() - started, str(exc), log_path)
@@ -186,28 +188,26 @@ class StatsHub:
     other, three containers would take three seconds per 1 Hz sample. So the first reader called in a
     round fetches every watched container at once (one connection each) and the other readers of the same
     round get their container's reading from that same publication: one round per second, all components
-    read at the same instant, as `docker stats` shows them.
+    read at the same instant, as `docker stats` shows them. The engine's client is shared: its connection
+    pool gives each parallel request a connection of its own.
     """
 
-    def __init__(self, socket_path: str):
-        self.socket_path = socket_path
-        self._engines: dict[str, Engine] = {}
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._watched: set[str] = set()
         self._latest: dict[str, Usage | None] = {}
         self._unread: set[str] = set()  # fetched in the current round and not yet returned
         self._lock = threading.Lock()
 
     def watch(self, container_id: str) -> None:
         with self._lock:
-            if container_id not in self._engines:
-                self._engines[container_id] = Engine(self.socket_path)
+            self._watched.add(container_id)
 
     def unwatch(self, container_id: str) -> None:
         with self._lock:
-            engine = self._engines.pop(container_id, None)
+            self._watched.discard(container_id)
             self._latest.pop(container_id, None)
             self._unread.discard(container_id)
-        if engine:
-            engine.close()
 
     def reader(self, container_id: str):
         self.watch(container_id)
@@ -216,29 +216,25 @@ class StatsHub:
     def read(self, container_id: str) -> Usage | None:
         """This container's reading of the current round; a new round when it was already returned."""
         with self._lock:
-            if container_id not in self._engines:
+            if container_id not in self._watched:
                 return None
             if container_id not in self._unread:
-                engines = dict(self._engines)
-                threads = [threading.Thread(target=self._fetch, args=(ref, engine), daemon=True)
-                           for ref, engine in engines.items()]
+                watched = set(self._watched)
+                threads = [threading.Thread(target=self._fetch, args=(ref,), daemon=True) for ref in watched]
                 for thread in threads:
                     thread.start()
                 for thread in threads:
                     thread.join(timeout=10)
-                self._unread = set(engines)
+                self._unread = watched
             self._unread.discard(container_id)
             return self._latest.get(container_id)
 
-    def _fetch(self, container_id: str, engine: Engine) -> None:
-        self._latest[container_id] = engine.usage(container_id)
+    def _fetch(self, container_id: str) -> None:
+        self._latest[container_id] = self.engine.usage(container_id)
 
     def close(self) -> None:
         with self._lock:
-            engines = list(self._engines.values())
-            self._engines.clear()
-        for engine in engines:
-            engine.close()
+            self._watched.clear()
 
 
 class DockerServer:
@@ -252,8 +248,7 @@ class DockerServer:
         self.limits_applied = False
         self.details: dict[str, Any] = {}
         self._runtime = runtime
-        self._engine = runtime.engine
-        self._stats = Engine(runtime.engine.socket_path)  # its own connection: the sampler thread reads it
+        self._engine = runtime.engine  # the sampler thread uses it too: one pooled connection per thread
         self._usage = runtime.stats.reader(container_id)
         self._lock = threading.Lock()
         self._stopped = False
@@ -274,7 +269,7 @@ class DockerServer:
             return None
         if not self._pid:
             try:
-                self._pid = ((self._stats.container(self.container_id) or {}).get("State") or {}).get("Pid")
+                self._pid = ((self._engine.container(self.container_id) or {}).get("State") or {}).get("Pid")
             except DockerError:
                 return None
         if not self._pid:
@@ -303,6 +298,21 @@ class DockerServer:
             return f"[logs unavailable: {exc}]"
         return f"{text}\n{note}".strip() if note else text
 
+    @contextmanager
+    def paused(self) -> Iterator[bool]:
+        """Frozen (`docker pause`) while the host's speed probe runs: see RunningServer.paused."""
+        frozen = False
+        try:
+            try:
+                self._engine.pause(self.container_id)
+                frozen = True
+            except DockerError:
+                pass  # exited, or an engine that cannot pause: the probe runs beside it and says so
+            yield frozen
+        finally:
+            if frozen:
+                self._engine.unpause(self.container_id)
+
     def stop(self) -> None:
         with self._lock:
             if self._stopped:
@@ -323,7 +333,6 @@ class DockerServer:
             except DockerError:
                 pass
             self._runtime.stats.unwatch(self.container_id)
-            self._stats.close()
 
 
 class DockerInfra:
@@ -385,7 +394,7 @@ class DockerRuntime:
         self.specs: dict[str, ServerSpec] = {}
         self.plans: dict[str, ContainerPlan] = {}
         self.builder = ImageBuilder(self.engine)
-        self.stats = StatsHub(self.engine.socket_path)
+        self.stats = StatsHub(self.engine)
         self._compose_dir: Path | None = None
         self._closed = False
         sweep_stale_projects(self.engine)

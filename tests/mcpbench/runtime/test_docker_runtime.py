@@ -1,4 +1,5 @@
-"""The docker runtime's decisions, on a fake engine (no Docker needed): clean-up, limits, messages, env."""
+"""The docker runtime's decisions: on a stand-in engine (no Docker needed) the limits, messages and env;
+the sweep of a dead run's project also on the real engine."""
 
 from __future__ import annotations
 
@@ -14,14 +15,12 @@ from mcpbench.runtime import docker as docker_runtime
 
 
 class FakeEngine:
-    socket_path = "/nonexistent"
-
     def __init__(self, containers=(), images=None, inspect=None):
         self._containers = list(containers)
         self._images = images or {}
         self._inspect = inspect or {}
         self.removed: list[str] = []
-        self.requests: list[str] = []
+        self.removed_networks: list[str] = []
 
     def containers(self, labels=None, all_=True):
         return self._containers
@@ -38,8 +37,8 @@ class FakeEngine:
     def logs(self, ref, tail=None):
         return "java.lang.OutOfMemoryError: Java heap space\n"
 
-    def _request(self, method, path, ok=(), **kwargs):
-        self.requests.append(f"{method} {path}")
+    def remove_network(self, name):
+        self.removed_networks.append(name)
 
 
 def dead_pid() -> int:
@@ -59,7 +58,44 @@ def test_projects_of_dead_orchestrators_are_swept_and_live_ones_kept() -> None:
     ])
     assert docker_runtime.sweep_stale_projects(engine) == [f"mcpbench-{dead}"]
     assert engine.removed == ["a"]
-    assert engine.requests == [f"DELETE /networks/mcpbench-{dead}_bench"]
+    assert engine.removed_networks == [f"mcpbench-{dead}_bench"]
+
+
+@pytest.mark.docker
+def test_a_dead_runs_project_is_swept_from_the_real_engine() -> None:
+    """Containers and network of a project whose orchestrator is gone go; a live one's stay."""
+    import os
+
+    from mcpbench.compose import BASE_IMAGE
+    from mcpbench.docker_engine import Engine
+
+    try:
+        engine = Engine()
+    except DockerError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"the docker tests must run in CI, but: {exc}")
+        pytest.skip(str(exc))
+    image = os.environ.get("MCPBENCH_BASE_IMAGE") or BASE_IMAGE
+    if not engine.image(image):
+        engine.close()
+        pytest.skip(f"{image} is not built (docker/build-base.sh)")
+    dead, live = f"mcpbench-{dead_pid()}", f"mcpbench-{os.getpid()}"
+    created = []
+    try:
+        for project in (dead, live):
+            engine.client.networks.create(f"{project}_bench", labels={docker_runtime.PROJECT_LABEL: project})
+            created.append(engine.client.containers.create(
+                image, ["true"], labels={docker_runtime.PROJECT_LABEL: project}, network=f"{project}_bench").id)
+        assert dead in docker_runtime.sweep_stale_projects(engine)
+        assert engine.container(created[0]) is None and engine.container(created[1]) is not None
+        assert not engine.client.networks.list(names=[f"{dead}_bench"])
+        assert engine.client.networks.list(names=[f"{live}_bench"])
+    finally:
+        for ref in created:
+            engine.remove(ref)
+        for project in (dead, live):
+            engine.remove_network(f"{project}_bench")
+        engine.close()
 
 
 def test_image_details_separate_the_shared_base_from_the_servers_own_layers() -> None:
