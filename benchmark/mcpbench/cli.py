@@ -93,10 +93,6 @@ def build(servers: ServersArg = None, servers_dir: ServersDirOpt = SERVERS_DIR) 
         raise typer.Exit(1)
 
 
-def _profile(cpus: float, memory_mb: int):
-    return resource_profile(cpus, memory_mb)
-
-
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
@@ -126,7 +122,7 @@ def verify_command(
 
     _terminate_on_sigterm()
     specs = selected_servers(servers_dir, servers)
-    profile = _profile(2.0, 2048)
+    profile = resource_profile(2.0, 2048)
     try:
         ok = verify_servers(specs, runtime, profile, not no_build, results_dir / f"{new_run_id(runtime)}-verify",
                             console)
@@ -181,7 +177,7 @@ def run(
         config = RunConfig(
             runtime=runtime, servers=tuple(s.name for s in specs), modes=_csv(mode, str, "--mode"),
             vus=_csv(vus, int, "--vus"), runs=runs or (1 if quick else FULL_ROUNDS), shuffle=shuffle, timing=timing,
-            profile=_profile(cpus, memory_mb),
+            profile=resource_profile(cpus, memory_mb),
             rate_fractions=_csv(open_fractions, float, "--open") if open_fractions else (),
             build=not no_build, calibrate=not no_calibrate,
         )
@@ -228,7 +224,7 @@ def calibrate(
         raise fail(f"the API service did not build: {outcome.reason}")
     loads = [Load(m, vus) for m in _csv(mode, str, "--mode")]
     try:
-        run_calibration(out, loads, base, _profile(2.0, 2048), console)
+        run_calibration(out, loads, base, resource_profile(2.0, 2048), console)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     except Exception as exc:  # noqa: BLE001 - one line, no traceback
@@ -254,7 +250,7 @@ def serve(
 
     _terminate_on_sigterm()
     spec = selected_servers(servers_dir, [server])[0]
-    config = RunConfig(runtime=runtime, servers=(spec.name,), profile=_profile(cpus, memory_mb))  # type: ignore[arg-type]
+    config = RunConfig(runtime=runtime, servers=(spec.name,), profile=resource_profile(cpus, memory_mb))  # type: ignore[arg-type]
     support = cgroups.detect() if runtime == "local" else cgroups.Support(None, True, None)
     runtime_impl = make_runtime(config, support)
     out = results_dir / f"{new_run_id(runtime)}-serve"

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,7 +42,6 @@ class ManagedProcess:
         self.popen = popen
         self.log_path = log_path
         self.cgroup = cgroup
-        self.started_at = time.monotonic()
 
     @property
     def pid(self) -> int:

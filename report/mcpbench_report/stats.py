@@ -61,10 +61,6 @@ class Interval:
     high: float | None
     method: str
 
-    def as_dict(self) -> dict:
-        return {"n": self.n, "mean": self.mean, "std": self.std, "cv": self.cv, "ci_low": self.low,
-                "ci_high": self.high, "ci_method": self.method}
-
 
 @dataclass(frozen=True)
 class Verdict:
