@@ -10,7 +10,7 @@ import pytest
 from mcpbench_report import charts
 from mcpbench_report.load import LoadKey
 
-TEN = LoadKey("session", "closed", 10.0)
+EIGHT = LoadKey("session", "closed", 8.0)   # the recorded ROUNDS fixture
 
 
 def svg_text(path) -> str:
@@ -20,7 +20,7 @@ def svg_text(path) -> str:
 
 
 def test_ranking_charts_are_labelled(tmp_path, consolidated):
-    rows = consolidated.rows[TEN]
+    rows = consolidated.rows[EIGHT]
     cases = [
         (charts.throughput_bars, "tool calls per second"),
         (charts.latency_percentiles, "latency (ms"),
@@ -37,7 +37,7 @@ def test_ranking_charts_are_labelled(tmp_path, consolidated):
 
 
 def test_charts_are_deterministic(tmp_path, consolidated):
-    rows = consolidated.rows[TEN]
+    rows = consolidated.rows[EIGHT]
     a, b = tmp_path / "a.svg", tmp_path / "b.svg"
     charts.throughput_bars(rows, path=a, title="T")
     charts.throughput_bars(rows, path=b, title="T")
@@ -45,7 +45,7 @@ def test_charts_are_deterministic(tmp_path, consolidated):
 
 
 def test_timeseries_and_distribution(tmp_path, consolidated):
-    group = consolidated.groups[("rust", TEN)]
+    group = consolidated.groups[("rust", EIGHT)]
     path = tmp_path / "ts.svg"
     charts.timeseries([(f"r{r.measurement.run}", r.timeseries) for r in group.runs], group.runs[0].window,
                       path=path, title="rust")
