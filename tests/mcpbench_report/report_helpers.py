@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,6 +22,16 @@ HALF_CPU = FIXTURES / "20261123-113729-local"   # the same code at --cpus 0.5: p
 SWEEP = FIXTURES / "20261123-114002-local"      # rust, python at 1, 4, 16 VUs, 1 round
 OPEN = FIXTURES / "20261123-114126-local"       # rust: closed 4 VUs, then open at 50, 90, 150 % of that max
 SCHEMA1 = FIXTURES / "20261123-114227-local"    # rust, go x 3 runs at 8 VUs, written by schema-1 mcpbench (584cd9c)
+
+def copy_with_manifest(tmp_path: Path, root: Path, server: str, **changes) -> Path:
+    """A copy of a recorded results directory whose server.json of `server` says something else (an SDK
+    upgrade, say), under the same run id."""
+    copy_dir = tmp_path / root.name
+    shutil.copytree(root, copy_dir)
+    path = copy_dir / server / "server.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
+    return copy_dir
+
 
 CONFIG = {
     "runtime": "local", "modes": ["session"], "vus": [10], "runs": 1, "shuffle": False, "executor": "closed",

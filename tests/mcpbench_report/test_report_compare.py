@@ -14,7 +14,7 @@ from mcpbench_report.compare import (IMPROVEMENT, NOT_TESTED, REGRESSION, UNCHAN
                                      print_comparison, write_html)
 from mcpbench_report.consolidate import MixedResultsError
 
-from report_helpers import AGAIN, HALF_CPU, ROUNDS, SWEEP, steady, write_results
+from report_helpers import AGAIN, HALF_CPU, ROUNDS, SWEEP, copy_with_manifest, steady, write_results
 
 
 @pytest.fixture(scope="module")
@@ -22,14 +22,6 @@ def rounds_vs_half_cpu():
     """The same code measured again with half the CPU (recorded): a real loss. --allow-mixed: the CPU
     limit is part of the configuration fingerprint."""
     return compare_results(load.load([ROUNDS]), load.load([HALF_CPU]), allow_mixed=True)
-
-
-def _copy_with_sdk(tmp_path, root, server, version):
-    copy = tmp_path / root.name
-    shutil.copytree(root, copy)
-    path = copy / server / "server.json"
-    path.write_text(json.dumps({**json.loads(path.read_text()), "sdk_version": version}))
-    return copy
 
 
 def test_verdicts(rounds_vs_half_cpu):
@@ -55,7 +47,7 @@ def test_a_limited_new_side_can_only_show_a_gain():
 
 
 def test_sdk_versions_are_shown(tmp_path):
-    newer = _copy_with_sdk(tmp_path, AGAIN, "go", "9.9.9")
+    newer = copy_with_manifest(tmp_path, AGAIN, "go", sdk_version="9.9.9")
     result = compare_results(load.load([ROUNDS]), load.load([newer]))
     go = next(c for c in result.changes if c.server == "go")
     old_version = json.loads((ROUNDS / "go" / "server.json").read_text())["sdk_version"]

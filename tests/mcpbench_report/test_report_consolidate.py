@@ -14,7 +14,7 @@ from mcpbench_report import load
 from mcpbench_report.consolidate import MixedResultsError, consolidate, fingerprint_differences
 from mcpbench_report.load import LoadKey, ResultsError
 
-from report_helpers import AGAIN, HALF_CPU, OPEN, ROUNDS, SCHEMA1, SWEEP, steady, write_results
+from report_helpers import AGAIN, HALF_CPU, OPEN, ROUNDS, SCHEMA1, SWEEP, copy_with_manifest, steady, write_results
 
 TEN = LoadKey("session", "closed", 10.0)   # the hand-made results
 EIGHT = LoadKey("session", "closed", 8.0)  # the recorded ones
@@ -281,17 +281,8 @@ def test_flags_count_runs(consolidated):
     assert rust["unpublishable_reasons"][0] == "flag: bound:ceiling (1/2 runs)"
 
 
-def _with_manifest(tmp_path, root, server, **changes):
-    """A copy of a recorded results directory whose server.json of `server` says something else."""
-    copy = tmp_path / root.name
-    shutil.copytree(root, copy)
-    path = copy / server / "server.json"
-    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
-    return copy
-
-
 def test_refuses_mixed_sdk_versions(tmp_path):
-    other = _with_manifest(tmp_path, AGAIN, "go", sdk_version="9.9.9")
+    other = copy_with_manifest(tmp_path, AGAIN, "go", sdk_version="9.9.9")
     with pytest.raises(MixedResultsError, match="server go sdk_version") as exc:
         consolidate(load.load([ROUNDS, other]))
     assert "--allow-mixed" in str(exc.value)

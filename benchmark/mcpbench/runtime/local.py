@@ -75,12 +75,7 @@ class LocalServer:
                 self.cgroup.set_frozen(False)
 
     def stop(self) -> None:
-        if self.cgroup:
-            try:
-                self.cgroup.set_frozen(False)  # a frozen task would never see SIGTERM
-            except OSError:
-                pass
-        self.process.stop()
+        self.process.stop()  # paused() thaws on every way out; Cgroup.remove thaws whatever is left
 
 
 def _tree_usage(pid: int) -> Usage:
