@@ -12,7 +12,7 @@ import pytest
 
 from mcpbench import processes
 from mcpbench.build import build_api_service
-from mcpbench.infra import Infra
+from mcpbench.runtime.local_infra import Infra
 
 
 @pytest.fixture(scope="session")

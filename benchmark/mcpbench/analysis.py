@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import scenarios
+from .model import http_durations
 from .resources import Sample
 from .stats import latency_stats
 from .workload import TOOL_NAMES
@@ -51,7 +53,7 @@ class MeasurementContext:
     """What the analysis needs to know about how a measurement was taken, beside its samples."""
 
     mode: str                      # session | stateless | persistent
-    executor: str                  # closed | open
+    executor: str                  # the load's kind (scenarios.KINDS): closed | open
     vus: int
     rate: float | None             # open model: offered tool calls/s
     think_time_s: float
@@ -81,9 +83,7 @@ class MeasurementContext:
         return cls(**values)
 
 
-def in_window(samples: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
-    start, end = window
-    return samples[(samples["t_s"] >= start) & (samples["t_s"] < end)]
+in_window = scenarios.in_window  # the one window filter (also the report's)
 
 
 def _http_entries(column: pd.Series) -> pd.Series:
@@ -94,13 +94,6 @@ def _http_counts(column: pd.Series) -> pd.Series:
     """HTTP requests per sample: the entries of its ';'-joined http_ms list."""
     text = _http_entries(column)
     return (text.str.count(";") + 1).where(text != "", 0)
-
-
-def _http_durations(column: pd.Series) -> np.ndarray:
-    """Every HTTP request's duration of the samples, pooled."""
-    text = _http_entries(column)
-    values = pd.to_numeric(text[text != ""].str.split(";").explode(), errors="coerce")
-    return values.dropna().to_numpy(dtype=float)
 
 
 def v2_requests(samples: pd.DataFrame, mode: str) -> int:
@@ -163,7 +156,7 @@ def latency(window_samples: pd.DataFrame, request_timeout_s: float) -> dict[str,
         "per_tool": {tool: latency_stats(ok_calls.loc[ok_calls["tool"] == tool, "call_ms"].dropna().to_numpy())
                      for tool in TOOL_NAMES},
         "session": latency_stats(ok_calls["session_ms"].dropna().to_numpy()),
-        "http_request": latency_stats(_http_durations(ok_samples["http_ms"])),
+        "http_request": latency_stats(http_durations(ok_samples).to_numpy(dtype=float)),
         "v2_tools_call": latency_stats(calls["call_ms"].dropna().to_numpy()),
     }
 
@@ -245,71 +238,20 @@ def host_stability(resources: dict[str, dict[str, float | None]], ctx: Measureme
             "harness_cpus": list(ctx.harness_cpus), "unstable": bool(reasons), "reasons": reasons}
 
 
-def closed_iterations(samples: pd.DataFrame) -> pd.DataFrame:
-    """The closed model's iterations, one row each: the VU, the time its tools/list sample ended it (t_s)
-    and its busy time (busy_ms).
-
-    load.js runs, per VU and iteration, one session per tool then one tools/list session, then sleeps the
-    think time; a failed session does not end the iteration. So a VU's samples, in the order it wrote
-    them (its console lines are in order; times alone can tie at ms resolution), split into iterations
-    after every tools/list sample, and an iteration's busy time is the sum of its sessions' session_ms.
-    Only iterations that reached their tools/list sample are returned (the last samples of a VU stopped
-    mid-iteration form none).
-    """
-    columns = ["vu", "t_s", "busy_ms", "sessions"]
-    if samples.empty:
-        return pd.DataFrame(columns=columns)
-    frame = samples[["vu", "tool", "t_s", "session_ms"]].reset_index(drop=True)
-    is_list = (frame["tool"] == "tools/list").astype(int)
-    # iteration number within the VU: how many tools/list samples the VU wrote before this one
-    frame["iteration"] = is_list.groupby(frame["vu"]).cumsum() - is_list
-    frame["is_list"] = is_list
-    grouped = frame.groupby(["vu", "iteration"], sort=False)
-    iterations = grouped.agg(busy_ms=("session_ms", "sum"), sessions=("session_ms", "size"),
-                             ended=("is_list", "max"), t_s=("t_s", "last")).reset_index()
-    return iterations.loc[iterations["ended"] == 1, columns].reset_index(drop=True)
-
-
 def littles_law(samples: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext) -> dict[str, float] | None:
-    """The load generator's self-check (L = lambda x W), recorded in checks.littles_law.
-
-    Closed model: the VUs k6 ran should equal iterations/s x mean iteration time, where
-      iterations/s = iterations whose tools/list sample ended in the window / window seconds, and
-      iteration time = the sum of that iteration's sessions' session_ms (closed_iterations) + the think
-      time, averaged over those same iterations.
-    gap = |predicted - VUs| / VUs; `summarize` flags it above LITTLES_LAW_MAX_GAP. What the formula leaves
-    out (k6's own time between sessions: writing the sample, starting the next request) makes `predicted`
-    slightly low; a large gap means the VUs did not run the loop as configured (stalled or starved VUs).
-    Open model: L = arrival rate (samples ended in the window / s) x mean session_ms = the mean number of
-    calls in flight, recorded with no flag (the open model has no fixed population to compare with).
-    """
+    """The load generator's self-check (L = lambda x W), recorded in checks.littles_law, as the load's
+    kind reads it (scenarios/: the closed model compares it with its VUs; the open model records the mean
+    number of calls in flight). `summarize` flags a gap above LITTLES_LAW_MAX_GAP."""
     seconds = window[1] - window[0]
     if samples.empty or seconds <= 0:
         return None
-    if ctx.executor == "open":
-        inside = in_window(samples, window)
-        session_s = inside["session_ms"].dropna().mean() / 1000.0
-        if inside.empty or not math.isfinite(session_s):
-            return None
-        arrivals = len(inside) / seconds
-        return {"arrivals_per_s": float(arrivals), "mean_session_s": float(session_s),
-                "in_flight": float(arrivals * session_s)}
-    iterations = in_window(closed_iterations(samples), window)
-    if iterations.empty or ctx.vus <= 0:
-        return None
-    iterations_per_s = len(iterations) / seconds
-    iteration_s = float(iterations["busy_ms"].mean()) / 1000.0 + ctx.think_time_s
-    predicted = iterations_per_s * iteration_s
-    return {"vus": float(ctx.vus), "predicted": float(predicted), "gap": abs(predicted - ctx.vus) / ctx.vus,
-            "iterations_per_s": float(iterations_per_s), "mean_iteration_s": iteration_s}
+    return scenarios.kind(ctx.executor).littles_law(samples, window, ctx.vus, ctx.think_time_s)
 
 
 # HTTP requests a VU may have sent that no sample holds, per mode: a session cut short when k6 stopped
 # (up to its 4 requests), or a call cut short (1); persistent mode also opens its session once per VU
 # (initialize + notification) outside any sample, + the cut-short call.
 UNSAMPLED_HTTP_PER_VU = {"session": 4, "stateless": 1, "persistent": 3}
-# load.js lets the open model grow to this many times its pre-allocated VUs (maxVUs).
-OPEN_MAX_VUS_FACTOR = 4
 
 
 def count_allowance(k6_count: int, ctx: MeasurementContext, per_vu: int) -> float:
@@ -317,8 +259,7 @@ def count_allowance(k6_count: int, ctx: MeasurementContext, per_vu: int) -> floa
     count, or what the VUs still in flight when k6 stopped can explain (per_vu each), whichever is larger.
     k6 counts only iterations that ran to their end, but counts every HTTP request sent; a sample is only
     written when its session ends."""
-    vus = ctx.vus * (OPEN_MAX_VUS_FACTOR if ctx.executor == "open" else 1)
-    return max(COUNT_TOLERANCE * k6_count, vus * per_vu)
+    return max(COUNT_TOLERANCE * k6_count, scenarios.kind(ctx.executor).max_vus(ctx.vus) * per_vu)
 
 
 def k6_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext,
@@ -340,7 +281,7 @@ def k6_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, 
     empty = int((per_second == 0).sum())
     if empty:
         problems.append(f"{empty} second(s) of the window have no sample at all")
-    sample_iterations = int((samples["tool"] == "tools/list").sum()) if ctx.executor == "closed" else len(samples)
+    sample_iterations = scenarios.kind(ctx.executor).sample_iterations(samples)
     sample_http = int(_http_counts(samples["http_ms"]).sum()) if len(samples) else 0
     counts = ctx.k6_counts or {}
     k6_iterations, k6_http = counts.get("iterations"), counts.get("http_reqs")
@@ -455,14 +396,13 @@ def reanalyze(measurement_dir: Path) -> dict[str, object]:
     context.json and the window of summary.json): what the suite computed when it ran, minus what only the
     suite knew (a server or the infra dying overrides the status). Stats are computed from the raw samples
     on load, as pyperf does, so a recorded result can always be checked against today's definitions."""
-    from .loadgen import load_samples          # the sample reader sits beside the writer
-    from .results import read_resources
+    from .model import read_samples, resource_samples
 
     summary = json.loads((measurement_dir / "summary.json").read_text())
     context = MeasurementContext.from_json(json.loads((measurement_dir / CONTEXT_FILE).read_text()))
     window = (summary["window"]["start_s"], summary["window"]["end_s"])
-    return summarize(load_samples(measurement_dir / "samples.csv.gz"), window,
-                     read_resources(measurement_dir / "resources.csv"), context)
+    return summarize(read_samples(measurement_dir / "samples.csv.gz"), window,
+                     resource_samples(measurement_dir / "resources.csv"), context)
 
 
 # resources.csv keeps 2 decimals of CPU % and MiB, so figures derived from it may move by this much on

@@ -7,9 +7,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .infra import API_SERVICE_BIN
+from . import model
 from .manifest import ServerSpec
-from .paths import API_SERVICE_DIR
+from .paths import API_SERVICE_BIN, API_SERVICE_DIR
 from .toolchain import MissingRequirement, environment_for
 
 
@@ -19,15 +19,19 @@ class BuildOutcome:
     seconds: float
     reason: str | None
     log_path: Path | None
+    command: str | None = None  # what ran, as build.json records it (None: nothing, or a docker image build)
 
     def record(self) -> dict[str, object]:
-        return {"status": self.status, "seconds": round(self.seconds, 2), "reason": self.reason,
-                "log": self.log_path.name if self.log_path else None}
+        """build.json (mcpbench.model.Build), checked against the model before it is written."""
+        return model.Build(status=self.status, seconds=round(self.seconds, 2), reason=self.reason,
+                           log=self.log_path.name if self.log_path else None,
+                           command=self.command).model_dump()
 
 
 def _run(commands: tuple[str, ...], cwd: Path, env: dict[str, str], timeout_s: float,
          log_path: Path) -> BuildOutcome:
     started = time.monotonic()
+    joined = " && ".join(commands)  # each runs only when the one before succeeded
     with open(log_path, "w", encoding="utf-8") as log:
         for command in commands:
             log.write(f"$ {command}\n")
@@ -39,12 +43,12 @@ def _run(commands: tuple[str, ...], cwd: Path, env: dict[str, str], timeout_s: f
                                       timeout=timeout_s, start_new_session=True)
             except subprocess.TimeoutExpired:
                 return BuildOutcome("failed", time.monotonic() - started,
-                                    f"build timed out after {timeout_s:g} s: {command}", log_path)
+                                    f"build timed out after {timeout_s:g} s: {command}", log_path, joined)
             if done.returncode != 0:
                 tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-15:])
                 return BuildOutcome("failed", time.monotonic() - started,
-                                    f"`{command}` exited {done.returncode}:\n{tail}", log_path)
-    return BuildOutcome("ok", time.monotonic() - started, None, log_path)
+                                    f"`{command}` exited {done.returncode}:\n{tail}", log_path, joined)
+    return BuildOutcome("ok", time.monotonic() - started, None, log_path, joined)
 
 
 def build_server(spec: ServerSpec, log_path: Path) -> BuildOutcome:

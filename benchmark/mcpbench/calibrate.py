@@ -12,50 +12,60 @@ from typing import Any
 
 from rich.console import Console
 
-from . import analysis, processes
-from .config import Load, ResourceProfile, Timing
-from .infra import Infra
-from .loadgen import run_k6
-from .resources import Sampler, UsageReader, process_reader, rebase
-from .results import SCHEMA, write_json, write_resources
-from .runtime.base import InfraHandle
+from . import loadgen
+from . import runtime as runtimes
+from .config import ResourceProfile, Timing
+from .measure import Harness, MeasurementFailed, measure
+from .resources import Usage
+from .results import SCHEMA, write_checked
+from .runtime.base import InfraHandle, ServerBase
+from .scenarios import Load
+from .session import Bench
 
 # The suite's calibration: short, a fixed warm-up (the endpoint has nothing to warm up).
 SUITE_TIMING_QUICK = Timing(ramp_up_s=2, warmup_s=3, duration_s=10, ramp_down_s=1, warmup_cap_s=None)
 SUITE_TIMING_FULL = Timing(ramp_up_s=5, warmup_s=10, duration_s=30, ramp_down_s=2, warmup_cap_s=None)
+CALIBRATION_PATH = "/calibrate/mcp"
 
 
-def measure_ceiling(infra: InfraHandle, load: Load, timing: Timing, out_dir: Path, profile: ResourceProfile,
-                    console: Console) -> dict[str, Any]:
+class CalibrationTarget(ServerBase):
+    """The API service's canned MCP endpoint as a load target: part of the harness, so it has no limits
+    of its own and no usage apart from the API service's (sampled as `api`)."""
+
+    name = "calibrate"
+    startup_s = 0.0
+    limits_applied = True
+
+    def __init__(self, infra: InfraHandle):
+        self.url = f"{infra.api_url}{CALIBRATION_PATH}"
+
+    def alive(self) -> bool:
+        return True  # the API service dying is the infrastructure watch's to see
+
+    def usage(self) -> Usage | None:
+        return None
+
+    def log_tail(self, lines: int = 30) -> str:
+        return ""
+
+    def stop(self) -> None:
+        pass
+
+
+def measure_ceiling(harness: Harness, load: Load, timing: Timing, out_dir: Path) -> dict[str, Any]:
     """One calibration measurement against the infra's API service; its summary.json is written to out_dir."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    readers: dict[str, UsageReader] = dict(infra.readers())
-    sampler = Sampler(readers)
-
-    def on_start(pid: int) -> None:
-        readers["k6"] = process_reader(pid)
-        sampler.start()
-
-    with console.status(f"calibrating the harness: {load.label} for {timing.total_s:g} s…"):
-        result = run_k6(f"{infra.api_url}/calibrate/mcp", load, timing, out_dir, profile.harness_cpus,
-                        on_start=on_start)
-    samples = sampler.stop()
-    rebased = rebase(samples, result.k6_start_epoch_s or 0.0)
-    write_resources(out_dir / "resources.csv", samples, result.k6_start_epoch_s or 0.0)
-    context = analysis.MeasurementContext(
-        mode=load.mode, executor=load.executor, vus=load.vus, rate=None, think_time_s=timing.think_time_s,
-        request_timeout_s=timing.request_timeout_s, harness_cores=len(profile.harness_cpus or ()) or 1,
-        limits_applied=True, k6_exit_code=result.exit_code, k6_counts=result.counts, k6_run_s=result.run_s)
-    write_json(out_dir / analysis.CONTEXT_FILE, context.to_json())
-    summary = analysis.summarize(result.samples, timing.window, rebased, context)
-    summary.update({"server": "calibrate", "mode": load.mode, "vus": load.vus, "run": 1,
-                    "executor": load.executor, "rate": None, "schema": SCHEMA})
-    write_json(out_dir / "summary.json", summary)
+    at_timing = Harness(harness.bench, harness.generator, timing, harness.console)
+    with harness.console.status(f"calibrating the harness: {load.label} for {timing.total_s:g} s…"):
+        summary = measure(at_timing, CalibrationTarget(harness.infra), load, out_dir)
+    summary.update({"server": CalibrationTarget.name, **load.record(), "run": 1, "schema": SCHEMA})
+    write_checked(out_dir / "summary.json", summary)
     thr = summary["throughput"]
     k6_cpu = summary["resources"].get("k6", {}).get("cpu_avg_pct") or 0
-    console.print(f"  harness ceiling {load.label}: {thr['tool_calls_per_s']:.0f} tool calls/s, "
-                  f"k6 CPU {k6_cpu:.0f} %, p99 {summary['latency_ms']['tool_call']['p99'] or 0:.2f} ms"
-                  + ("" if summary["status"] == "ok" else f" [red]({summary['status']}: {summary['reason']})[/]"))
+    harness.console.print(
+        f"  harness ceiling {load.label}: {thr['tool_calls_per_s']:.0f} tool calls/s, k6 CPU {k6_cpu:.0f} %, "
+        f"p99 {summary['latency_ms']['tool_call']['p99'] or 0:.2f} ms"
+        + ("" if summary["status"] == "ok" else f" [red]({summary['status']}: {summary['reason']})[/]"))
     return summary
 
 
@@ -66,14 +76,16 @@ def ceiling_record(summary: dict[str, Any]) -> dict[str, Any]:
             "status": summary["status"]}
 
 
-def calibrate(out_dir: Path, loads: list[Load], timing: Timing, profile: ResourceProfile,
-              console: Console) -> list[dict[str, Any]]:
+def calibrate(out_dir: Path, loads: list[Load], timing: Timing, profile: ResourceProfile, console: Console,
+              runtime: str = runtimes.DEFAULT, k6_instances: int = 1) -> list[dict[str, Any]]:
     """`mcpbench calibrate`: its own Redis and API service, one measurement per load."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    infra = Infra.start(out_dir / "_infra", profile.harness_cpus)
-    try:
-        return [measure_ceiling(infra, load, timing, out_dir / "calibrate" / f"{load.label}-r1", profile, console)
+    with Bench(runtime, profile, out_dir) as bench:
+        outcome = bench.build_infra()
+        if outcome.status != "ok":
+            raise MeasurementFailed(f"the API service did not build: {outcome.reason}")
+        bench.start_infra()
+        harness = Harness(bench, loadgen.create(loadgen.DEFAULT, profile.harness_cpus, k6_instances), timing,
+                          console)
+        return [measure_ceiling(harness, load, timing, out_dir / "calibrate" / f"{load.label}-r1")
                 for load in loads]
-    finally:
-        infra.stop()
-        processes.stop_all()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import json
 import signal
 import sys
 from pathlib import Path
@@ -12,19 +11,29 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from . import processes
+from . import loadgen, processes, runtime as runtimes
 from .build import build_api_service, build_server
-from .docker_cli import register as register_docker_commands
-from .config import FULL_ROUNDS, FULL_TIMING, MODES, QUICK_TIMING, Load, RunConfig, Timing, resource_profile
+from .config import FULL_ROUNDS, FULL_TIMING, MODES, QUICK_TIMING, RunConfig, Timing, resource_profile
+from .scenarios import ClosedLoad
 from .manifest import discover
 from .paths import RESULTS_DIR, SERVERS_DIR
 from .results import new_run_id
-from .cli_common import ServersArg, ServersDirOpt, console, fail, selected_servers
+from .cli_common import JsonOpt, ServersArg, ServersDirOpt, console, fail, print_json, selected_servers
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Reproducible performance benchmark for MCP servers.")
 
-RuntimeOpt = Annotated[str, typer.Option("--runtime", help="local (processes in cgroups) or docker.")]
+def _runtime_name(value: str) -> str:
+    try:
+        return runtimes.check(value)
+    except runtimes.UnknownRuntime as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+RuntimeOpt = Annotated[str, typer.Option("--runtime", callback=_runtime_name,
+                                         help=f"Where the servers run: {', '.join(runtimes.names())}.")]
+K6InstancesOpt = Annotated[int, typer.Option(
+    "--k6-instances", min=1, help="Split each load test across this many k6 processes (execution segments).")]
 
 
 def _terminate_on_sigterm() -> None:
@@ -46,14 +55,12 @@ def _csv(value: str, kind: type, what: str) -> tuple:
 
 
 @app.command("list")
-def list_servers(servers_dir: ServersDirOpt = SERVERS_DIR,
-                 as_json: Annotated[bool, typer.Option("--json", help="Machine-readable: one JSON document.")] = False,
-                 ) -> None:
+def list_servers(servers_dir: ServersDirOpt = SERVERS_DIR, as_json: JsonOpt = False) -> None:
     """Show every server discovered under servers/ (and any broken manifest)."""
     discovery = discover(servers_dir)
     if as_json:
-        print(json.dumps({"servers": [spec.describe() for spec in discovery.servers],
-                          "errors": [str(error) for error in discovery.errors]}, indent=2, default=str))
+        print_json({"servers": [spec.describe() for spec in discovery.servers],
+                    "errors": [str(error) for error in discovery.errors]})
         if discovery.errors:
             raise typer.Exit(1)
         return
@@ -113,21 +120,28 @@ def _warmup(value: str | None, base: Timing) -> tuple[float, float | None]:
 def verify_command(
     servers: ServersArg = None,
     servers_dir: ServersDirOpt = SERVERS_DIR,
-    runtime: RuntimeOpt = "local",
+    runtime: RuntimeOpt = runtimes.DEFAULT,
     no_build: Annotated[bool, typer.Option("--no-build", help="Use what is already built.")] = False,
     results_dir: Annotated[Path, typer.Option(help="Where the verify record goes.")] = RESULTS_DIR,
+    as_json: JsonOpt = False,
 ) -> None:
     """Start infra and each server, and check protocol, the three tools and bad input. Exit 1 on any fail."""
+    from rich.console import Console
+
     from .verify_run import verify_servers
 
     _terminate_on_sigterm()
     specs = selected_servers(servers_dir, servers)
     profile = resource_profile(2.0, 2048)
     try:
-        ok = verify_servers(specs, runtime, profile, not no_build, results_dir / f"{new_run_id(runtime)}-verify",
-                            console)
+        # With --json, progress goes to stderr and stdout holds only the document.
+        ok, verdicts = verify_servers(specs, runtime, profile, not no_build,
+                                      results_dir / f"{new_run_id(runtime)}-verify",
+                                      Console(stderr=True) if as_json else console)
     except Exception as exc:  # noqa: BLE001 - no engine, redis-server missing, a port in use: one line
         raise fail(_one_line(exc), 1) from exc
+    if as_json:
+        print_json({"ok": ok, "servers": verdicts})
     if not ok:
         raise typer.Exit(1)
 
@@ -136,7 +150,7 @@ def verify_command(
 def run(
     servers: ServersArg = None,
     servers_dir: ServersDirOpt = SERVERS_DIR,
-    runtime: RuntimeOpt = "local",
+    runtime: RuntimeOpt = runtimes.DEFAULT,
     runs: Annotated[Optional[int], typer.Option(
         help=f"Rounds: each measures every server once, interleaved (default: quick 1, full {FULL_ROUNDS}).")] = None,
     shuffle: Annotated[bool, typer.Option("--shuffle/--no-shuffle",
@@ -157,6 +171,7 @@ def run(
     no_build: Annotated[bool, typer.Option("--no-build", help="Use what is already built.")] = False,
     no_calibrate: Annotated[bool, typer.Option(
         "--no-calibrate", help="Skip the harness ceiling measured before the first round.")] = False,
+    k6_instances: K6InstancesOpt = 1,
     results_dir: Annotated[Path, typer.Option(help="Parent of the run's results directory.")] = RESULTS_DIR,
 ) -> None:
     """Measure servers in interleaved rounds: for each, reset Redis, start, verify, warm up, measure, stop, record."""
@@ -179,7 +194,8 @@ def run(
             vus=_csv(vus, int, "--vus"), runs=runs or (1 if quick else FULL_ROUNDS), shuffle=shuffle, timing=timing,
             profile=resource_profile(cpus, memory_mb),
             rate_fractions=_csv(open_fractions, float, "--open") if open_fractions else (),
-            build=not no_build, calibrate=not no_calibrate,
+            build=not no_build, calibrate=not no_calibrate, load_generator=loadgen.DEFAULT,
+            k6_instances=k6_instances,
         )
     except ValueError as exc:
         raise fail(str(exc)) from exc
@@ -209,6 +225,7 @@ def calibrate(
     vus: Annotated[int, typer.Option(help="VUs.")] = 50,
     quick: Annotated[bool, typer.Option("--quick", help="Smoke profile.")] = False,
     duration: Annotated[Optional[float], typer.Option(help="Measured seconds.")] = 60,
+    k6_instances: K6InstancesOpt = 1,
     results_dir: Annotated[Path, typer.Option(help="Parent of the calibration's results directory.")] = RESULTS_DIR,
 ) -> None:
     """Measure the harness's own ceiling: k6 + infra against a trivial MCP endpoint with no I/O."""
@@ -218,13 +235,9 @@ def calibrate(
     base = (Timing(ramp_up_s=2, warmup_s=5, duration_s=15, ramp_down_s=2, warmup_cap_s=None) if quick else
             Timing(ramp_up_s=5, warmup_s=15, duration_s=duration or 60, ramp_down_s=2, warmup_cap_s=None))
     out = results_dir / f"{new_run_id('local')}-calibrate"
-    (out / "_infra").mkdir(parents=True)
-    outcome = build_api_service(out / "_infra" / "api-service-build.log")
-    if outcome.status != "ok":
-        raise fail(f"the API service did not build: {outcome.reason}")
-    loads = [Load(m, vus) for m in _csv(mode, str, "--mode")]
+    loads = [ClosedLoad(m, vus) for m in _csv(mode, str, "--mode")]
     try:
-        run_calibration(out, loads, base, resource_profile(2.0, 2048), console)
+        run_calibration(out, loads, base, resource_profile(2.0, 2048), console, k6_instances=k6_instances)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     except Exception as exc:  # noqa: BLE001 - one line, no traceback
@@ -236,7 +249,7 @@ def calibrate(
 def serve(
     server: Annotated[str, typer.Argument(help="The server to start.", show_default=False)],
     servers_dir: ServersDirOpt = SERVERS_DIR,
-    runtime: RuntimeOpt = "local",
+    runtime: RuntimeOpt = runtimes.DEFAULT,
     cpus: Annotated[float, typer.Option(help="CPU cores for the server (scaled down if the machine is small).")] = 2.0,
     memory_mb: Annotated[int, typer.Option(help="Memory limit for the server, MiB.")] = 2048,
     results_dir: Annotated[Path, typer.Option(help="Where the logs go.")] = RESULTS_DIR,
@@ -245,32 +258,29 @@ def serve(
     Ctrl-C: for running your own client or k6 script against a reference server (TFB's debug mode)."""
     import time as _time
 
-    from . import cgroups
-    from .suite import make_runtime, server_environment
+    from .session import Bench
 
     _terminate_on_sigterm()
     spec = selected_servers(servers_dir, [server])[0]
-    config = RunConfig(runtime=runtime, servers=(spec.name,), profile=resource_profile(cpus, memory_mb))  # type: ignore[arg-type]
-    support = cgroups.detect() if runtime == "local" else cgroups.Support(None, True, None)
-    runtime_impl = make_runtime(config, support)
+    profile = resource_profile(cpus, memory_mb)
     out = results_dir / f"{new_run_id(runtime)}-serve"
-    infra = None
     try:
-        infra = runtime_impl.start_infra(out / "_infra")
-        infra.reset()
-        env = server_environment(spec, infra, config.profile, runtime)
-        running = runtime_impl.start(spec, env, out / "server.log")
-        console.print(f"[bold]{spec.name}[/] ready in {running.startup_s:.2f} s at [bold]{running.url}[/]")
-        console.print(f"  Redis {infra.redis_url}, API service {infra.api_url}; server log {out / 'server.log'}")
-        console.print(f"  limits: {config.profile.cpus:g} CPU, {config.profile.memory_mb} MiB"
-                      + (f", CPUs {config.profile.cpuset}" if config.profile.cpuset else "")
-                      + ("" if running.limits_applied else " [red](not applied)[/]"))
-        console.print("  environment: " + " ".join(f"{k}={env[k]}" for k in
-                                                    ("REDIS_URL", "API_SERVICE_URL", "CPU_LIMIT", "MEMORY_LIMIT_MB")))
-        console.print("Ctrl-C stops everything.")
-        while running.alive():
-            _time.sleep(0.5)
-        console.print(f"[red]{spec.name} exited:[/]\n{running.log_tail()}")
+        with Bench(runtime, profile, out) as bench:
+            infra = bench.start_infra()
+            bench.reset()
+            env = bench.runtime.server_environment(spec, infra)
+            with bench.server(spec, out / "server.log") as running:
+                console.print(f"[bold]{spec.name}[/] ready in {running.startup_s:.2f} s at [bold]{running.url}[/]")
+                console.print(f"  Redis {infra.redis_url}, API service {infra.api_url}; server log {out / 'server.log'}")
+                console.print(f"  limits: {profile.cpus:g} CPU, {profile.memory_mb} MiB"
+                              + (f", CPUs {profile.cpuset}" if profile.cpuset else "")
+                              + ("" if running.limits_applied else " [red](not applied)[/]"))
+                console.print("  environment: " + " ".join(
+                    f"{k}={env[k]}" for k in ("REDIS_URL", "API_SERVICE_URL", "CPU_LIMIT", "MEMORY_LIMIT_MB")))
+                console.print("Ctrl-C stops everything.")
+                while running.alive():
+                    _time.sleep(0.5)
+                console.print(f"[red]{spec.name} exited:[/]\n{running.log_tail()}")
         raise typer.Exit(1)
     except KeyboardInterrupt:
         console.print("stopping")
@@ -278,11 +288,6 @@ def serve(
         raise
     except Exception as exc:  # noqa: BLE001 - one line, no traceback
         raise fail(_one_line(exc), 1) from exc
-    finally:
-        if infra:
-            infra.stop()
-        runtime_impl.close()
-        processes.stop_all()
 
 
 def _register_report_commands() -> None:
@@ -295,8 +300,25 @@ def _register_report_commands() -> None:
 
 
 _register_report_commands()
-register_docker_commands(app)  # `mcpbench images …`, `mcpbench compose …` (docker_cli.py)
+runtimes.register_commands(app)  # e.g. `mcpbench images …`, `mcpbench compose …` (runtime/docker_cli.py)
+
+
+def main() -> None:
+    """The `mcpbench` entry point: whatever a command did not catch is one line, not a traceback (the
+    traceback goes to a file for whoever debugs it)."""
+    try:
+        app()
+    except Exception as exc:  # noqa: BLE001 - the last line of defence, by design
+        import tempfile
+        import traceback
+
+        with tempfile.NamedTemporaryFile("w", prefix="mcpbench-error-", suffix=".log", delete=False) as log:
+            log.write(traceback.format_exc())
+        console.print(f"[bold red]error:[/] {_one_line(exc)} (traceback in {log.name})")
+        sys.exit(1)
+    finally:
+        processes.stop_all()
 
 
 if __name__ == "__main__":
-    sys.exit(app())
+    main()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -15,6 +16,12 @@ console = Console()
 
 ServersArg = Annotated[Optional[list[str]], typer.Argument(help="Server names (default: all discovered).")]
 ServersDirOpt = Annotated[Path, typer.Option("--servers-dir", help="Where server directories live.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable: one JSON document on stdout.")]
+
+
+def print_json(document: object) -> None:
+    """A command's --json output: plain stdout (no Rich wrapping or markup), one document."""
+    print(json.dumps(document, indent=2, default=str))
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Literal
 
-Mode = Literal["session", "stateless", "persistent"]
-Executor = Literal["closed", "open"]
-MODES: tuple[Mode, ...] = ("session", "stateless", "persistent")
+from . import runtime as runtimes
+from .scenarios import MODES, ClosedLoad, Load, Mode, OpenLoad  # noqa: F401 - Load, Mode: re-exported
 
 
 @dataclass(frozen=True)
@@ -100,29 +98,8 @@ def resource_profile(cpus: float = 2.0, memory_mb: int = 2048, cores: int | None
 
 
 @dataclass(frozen=True)
-class Load:
-    """One k6 test: the parameters a measurement is named by."""
-
-    mode: Mode
-    vus: int
-    executor: Executor = "closed"
-    rate: float | None = None  # open model: tool calls per second
-    rate_fraction: float | None = None  # open model: the fraction of round 1's closed rate it was set from
-
-    @property
-    def label(self) -> str:
-        # Open loads are named by fraction, not rate: the rate is fixed after round 1, and every round's
-        # measurement of that fraction must pool under one name.
-        if self.executor == "open":
-            load = f"open{self.rate_fraction:g}" if self.rate_fraction is not None else f"rate{self.rate:g}"
-        else:
-            load = f"{self.vus}vu"
-        return f"{self.mode}-{load}"
-
-
-@dataclass(frozen=True)
 class RunConfig:
-    runtime: Literal["local", "docker"]
+    runtime: str             # a name in runtime.RUNTIMES
     servers: tuple[str, ...]
     modes: tuple[Mode, ...] = ("session",)
     vus: tuple[int, ...] = (50,)
@@ -133,8 +110,13 @@ class RunConfig:
     rate_fractions: tuple[float, ...] = ()  # open model at these fractions of round 1's closed maximum
     build: bool = True
     calibrate: bool = True   # measure the harness's ceiling once, before the first round
+    load_generator: str = "k6"  # a name in loadgen.GENERATORS
+    k6_instances: int = 1    # >1: the test split across that many k6 processes by execution segments
 
     def __post_init__(self) -> None:
+        runtimes.check(self.runtime)
+        if self.k6_instances < 1:
+            raise ValueError("--k6-instances must be at least 1")
         if self.runs < 1:
             raise ValueError("--runs must be at least 1")
         if not self.vus or any(v < 1 for v in self.vus):
@@ -146,7 +128,7 @@ class RunConfig:
             raise ValueError(f"unknown mode(s) {sorted(unknown)}; choose from {', '.join(MODES)}")
 
     def loads(self) -> list[Load]:
-        return [Load(mode, vus) for mode in self.modes for vus in self.vus]
+        return [ClosedLoad(mode, vus) for mode in self.modes for vus in self.vus]
 
     def record(self) -> dict[str, object]:
         """What run.json says about the configuration."""
@@ -155,7 +137,8 @@ class RunConfig:
         return {
             "runtime": self.runtime, "servers": list(self.servers), "modes": list(self.modes),
             "vus": list(self.vus), "runs": self.runs, "shuffle": self.shuffle,
-            "executor": "open" if self.rate_fractions else "closed",
+            "executor": OpenLoad.kind if self.rate_fractions else ClosedLoad.kind,
             "rate_fractions": list(self.rate_fractions) or None, "calibrate": self.calibrate,
             **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
+            "load_generator": {"name": self.load_generator, "instances": self.k6_instances},
         }

@@ -69,6 +69,11 @@ def tool_versions() -> dict[str, str | None]:
     }
 
 
+def limits_record(support: Support) -> dict[str, object]:
+    """run.json environment.cgroup: whether the runtime could apply the servers' CPU/memory limits."""
+    return {"version": support.version, "applied": support.usable, "note": support.reason}
+
+
 def fingerprint(support: Support) -> dict[str, object]:
     return {
         "hostname": socket.gethostname(),
@@ -77,7 +82,7 @@ def fingerprint(support: Support) -> dict[str, object]:
         "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
         "kernel": platform.release(),
         "os": _os_name(),
-        "cgroup": {"version": support.version, "applied": support.usable, "note": support.reason},
+        "cgroup": limits_record(support),
         "tools": tool_versions(),
         "git": _git(),
     }

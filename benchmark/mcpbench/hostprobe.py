@@ -19,8 +19,7 @@ from collections.abc import Iterable
 
 import psutil
 
-from .resources import UsageReader
-from .runtime.base import Usage
+from .resources import Usage, UsageReader
 
 # The probe's work: sha256 over PROBE_PASSES x PROBE_BYTES, PROBE_REPEATS times; the fastest repeat is the
 # figure. sha256 is pure CPU in C (hashlib releases the GIL) with no allocation in the loop; a repeat takes

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import psutil
 
-from .runtime.base import Usage
+
+
+@dataclass(frozen=True)
+class Usage:
+    """A cumulative reading: CPU time used so far, and memory in use now."""
+
+    cpu_ns: int
+    memory_bytes: int
+
 
 UsageReader = Callable[[], Usage | None]
 
@@ -37,6 +45,19 @@ def process_reader(pid: int) -> UsageReader:
         except psutil.Error:
             return None
         return Usage(int(cpu * 1e9), rss)
+
+    return read
+
+
+def process_group_reader(pids: Sequence[int]) -> UsageReader:
+    """Several processes (e.g. k6 instances) read as one component: CPU times and RSS summed."""
+    readers = [process_reader(pid) for pid in pids]
+
+    def read() -> Usage | None:
+        usages = [usage for usage in (reader() for reader in readers) if usage is not None]
+        if not usages:
+            return None
+        return Usage(sum(u.cpu_ns for u in usages), sum(u.memory_bytes for u in usages))
 
     return read
 

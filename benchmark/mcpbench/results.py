@@ -11,11 +11,9 @@ from typing import Any
 
 import pandas as pd
 
+from . import model
+from .model import RESOURCE_COLUMNS, SCHEMA
 from .resources import Sample
-
-# 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
-# defined them, all-calls latency, publishable verdicts (docs/results-format.md).
-SCHEMA = 2
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -26,6 +24,14 @@ def write_json(path: Path, data: Any) -> None:
         json.dump(data, handle, indent=2, default=_jsonable)
         handle.write("\n")
     os.replace(tmp, path)
+
+
+def write_checked(path: Path, data: dict[str, Any]) -> None:
+    """A file the results model defines (model.FILES, by its name: summary.json, context.json, verify.json,
+    image.json, server.json…), checked against the model, then written: a writer that drifts from the
+    format fails here, in its tests, not in the report."""
+    model.validated(model.FILES[path.name], data, path)
+    write_json(path, data)
 
 
 def _jsonable(value: Any) -> Any:
@@ -45,21 +51,12 @@ def new_run_id(runtime: str) -> str:
 
 
 def write_resources(path: Path, samples: list[Sample], k6_start_epoch_s: float) -> None:
-    frame = pd.DataFrame([s.__dict__ for s in samples], columns=["t_s", "component", "cpu_pct", "mem_mb"])
+    frame = pd.DataFrame([s.__dict__ for s in samples], columns=list(RESOURCE_COLUMNS))
     frame["t_s"] = (frame["t_s"] - k6_start_epoch_s).round(3)
     frame[["cpu_pct", "mem_mb"]] = frame[["cpu_pct", "mem_mb"]].round(2)
     tmp = path.with_suffix(".tmp")
     frame.to_csv(tmp, index=False)
     tmp.replace(path)
-
-
-def read_resources(path: Path) -> list[Sample]:
-    """resources.csv back as samples (t_s already counted from the k6 start)."""
-    if not path.is_file():
-        return []
-    frame = pd.read_csv(path)
-    return [Sample(float(r.t_s), str(r.component), float(r.cpu_pct), float(r.mem_mb))
-            for r in frame.itertuples(index=False)]
 
 
 class RunRecord:
@@ -94,4 +91,4 @@ class RunRecord:
         self.save()
 
     def save(self) -> None:
-        write_json(self.path, self.data)
+        write_checked(self.path, self.data)

@@ -9,34 +9,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import redis
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from . import analysis, calibrate, cgroups, hostprobe, processes
-from .build import BuildOutcome, build_api_service, build_server
-from .config import FULL_TIMING, Load, ResourceProfile, RunConfig
-from .fingerprint import fingerprint
-from .infrawatch import InfraWatch
-from .loadgen import LoadError, LiveSamples, Tick, run_k6
+from . import analysis, calibrate, cgroups, loadgen
+from .config import FULL_TIMING, RunConfig
+from .fingerprint import fingerprint, limits_record
 from .manifest import ServerSpec
-from .resources import Sampler, rebase, host_reader, process_reader
-from .results import SCHEMA, RunRecord, new_run_id, write_json, write_resources
-from .runtime.base import InfraHandle, RunningServer, StartError
-from .toolchain import MissingRequirement, environment_for
+from .measure import Harness, MeasurementFailed, measure
+from .results import SCHEMA, RunRecord, new_run_id, write_checked, write_json
+from .runtime.base import RunningServer
+from .scenarios import ClosedLoad, Load, OpenLoad
+from .session import Bench, ServerFailed, ServerUnavailable
 from .verify import verify
-from .warmup import WarmupDecision, steady_start
-
-
-class ServerFailed(Exception):
-    def __init__(self, phase: str, reason: str):
-        super().__init__(f"{phase}: {reason}")
-        self.phase = phase
-        self.reason = reason
-
-
-class ServerUnavailable(ServerFailed):
-    """This machine lacks what the server needs (a toolchain, a JDK): listed with the reason, not a failure."""
 
 
 class SuiteFailed(RuntimeError):
@@ -52,58 +36,33 @@ class _ServerState:
     invalid: list[tuple[str, str]] = field(default_factory=list)  # (phase, why) of measurements not to trust
 
 
-def server_environment(spec: ServerSpec, infra: InfraHandle, profile: ResourceProfile,
-                       runtime: str = "local") -> dict[str, str]:
-    """The contract's environment (docs/server-contract.md) plus the manifest's toolchain needs."""
-    contract = {
-        "REDIS_URL": infra.server_redis_url, "API_SERVICE_URL": infra.server_api_url, "SERVER_TYPE": spec.name,
-        "CPU_LIMIT": f"{profile.cpus:g}", "MEMORY_LIMIT_MB": str(profile.memory_mb),
-    }
-    if runtime == "docker":  # containers get the contract variables only; their toolchains are in the images
-        return contract
-    env = environment_for(spec.info.requires, spec.info.jdk)
-    env.update(contract)
-    return env
-
-
-def make_runtime(config: RunConfig, support: cgroups.Support):
-    if config.runtime == "docker":
-        from .runtime.docker import DockerRuntime  # imported lazily: the local path needs no docker
-
-        return DockerRuntime(config.profile)
-    from .runtime.local import LocalRuntime
-
-    return LocalRuntime(config.profile, support)
-
-
 class Suite:
     def __init__(self, config: RunConfig, specs: list[ServerSpec], results_root: Path,
                  console: Console | None = None, run_id: str | None = None):
         self.config = config
         self.specs = specs
         self.console = console or Console()
-        self.support = cgroups.detect() if config.runtime == "local" else cgroups.Support(None, True, None)
         self.run_id = run_id or new_run_id(config.runtime)
         self.directory = results_root / self.run_id
         self.record: RunRecord | None = None
-        self.infra: InfraHandle | None = None
-        self.runtime: Any = None
+        self.bench: Bench | None = None
+        self.harness: Harness | None = None
 
     # -- the whole suite -------------------------------------------------------------------------------
     def run(self) -> RunRecord:
         self.directory.mkdir(parents=True, exist_ok=False)
-        if not self.support.usable:
-            self.console.print(
-                f"[bold red]WARNING: cgroup limits cannot be applied ({self.support.reason}). The servers run "
-                "WITHOUT CPU/memory limits; every result is flagged cgroup-not-applied.[/]")
         if self.config.profile.note:
             self.console.print(f"[yellow]Resource profile: {self.config.profile.note}[/]")
-        self.record = RunRecord(self.directory, self.run_id, self.config.record(), fingerprint(self.support))
+        # Whether limits apply is the runtime's to say, once it has started (below).
+        unknown = cgroups.Support(None, False, "not known: the runtime did not start")
+        self.record = RunRecord(self.directory, self.run_id, self.config.record(), fingerprint(unknown))
         self.console.print(f"Results: [bold]{self.directory}[/]")
         self._pin_orchestrator()
         status, error = "complete", None
         try:
-            self._run_all()
+            with Bench(self.config.runtime, self.config.profile, self.directory) as self.bench:
+                self._record_runtime()
+                self._run_all()
         except KeyboardInterrupt:
             status = "interrupted"
             self.console.print("[bold red]Interrupted: stopping everything; finished measurements are kept.[/]")
@@ -112,12 +71,26 @@ class Suite:
             # The whole traceback is for whoever debugs it, not for the console.
             (self.directory / "error.log").write_text(traceback.format_exc())
         finally:
-            self._shutdown()
             self.record.finish(status, error)
         if error:
             raise SuiteFailed(f"{error} (finished measurements are kept in {self.directory}; "
                               f"traceback in error.log)")
         return self.record
+
+    def _record_runtime(self) -> None:
+        assert self.record is not None and self.bench is not None
+        runtime = self.bench.runtime
+        support = runtime.limits_support()
+        environment = self.record.data["environment"]
+        environment["cgroup"] = limits_record(support)
+        extra = runtime.environment()
+        if extra:  # docker: engine, compose, base image
+            environment[runtime.name] = extra
+        self.record.save()
+        if not support.usable:
+            self.console.print(
+                f"[bold red]WARNING: CPU/memory limits cannot be applied ({support.reason}). The servers run "
+                "WITHOUT them; every result is flagged cgroup-not-applied.[/]")
 
     def _pin_orchestrator(self) -> None:
         """The orchestrator (sampling, probes, progress) runs on the harness CPUs, never on the server's."""
@@ -128,26 +101,19 @@ class Suite:
             except OSError:
                 pass
 
-    def _shutdown(self) -> None:
-        if self.infra:
-            self.infra.stop()
-        if self.runtime:
-            self.runtime.close()
-        processes.stop_all()
-
     def _run_all(self) -> None:
         assert self.record is not None
         states = {spec.name: _ServerState(spec) for spec in self.specs}
+        assert self.bench is not None
         for spec in self.specs:
             self.record.server(spec.name)
-            write_json(self.directory / spec.name / "server.json", spec.describe())
-        self.runtime = make_runtime(self.config, self.support)
-        if hasattr(self.runtime, "environment"):  # docker: engine, compose, base image
-            self.record.data["environment"][self.runtime.name] = self.runtime.environment()
-            self.record.save()
+            write_checked(self.directory / spec.name / "server.json", spec.describe())
         if self.config.build:
             self._build_all(states)
-        self.infra = self.runtime.start_infra(self.directory / "_infra")
+        self.bench.start_infra()
+        generator = loadgen.create(self.config.load_generator, self.config.profile.harness_cpus,
+                                   self.config.k6_instances)
+        self.harness = Harness(self.bench, generator, self.config.timing, self.console)
         if self.config.calibrate:
             self._calibrate()
         rounds: list[list[str]] = []
@@ -179,35 +145,27 @@ class Suite:
 
     def _calibrate(self) -> None:
         """The harness's ceiling for every mode, once, before the first round (run.json `calibration`)."""
-        assert self.record is not None and self.infra is not None
+        assert self.record is not None and self.harness is not None
         quick = self.config.timing.duration_s < FULL_TIMING.duration_s
         timing = calibrate.SUITE_TIMING_QUICK if quick else calibrate.SUITE_TIMING_FULL
         ceilings = {}
         for mode in self.config.modes:
-            load = Load(mode, max(self.config.vus))
-            summary = calibrate.measure_ceiling(self.infra, load, timing,
-                                                self.directory / "_calibration" / f"{load.label}",
-                                                self.config.profile, self.console)
+            load = ClosedLoad(mode, max(self.config.vus))
+            summary = calibrate.measure_ceiling(self.harness, load, timing,
+                                                self.directory / "_calibration" / f"{load.label}")
             ceilings[mode] = calibrate.ceiling_record(summary)
         self.record.data["calibration"] = ceilings
         self.record.save()
 
     def _build_all(self, states: dict[str, _ServerState]) -> None:
-        assert self.record is not None
-        infra_log = self.directory / "_infra" / "api-service-build.log"
-        infra_log.parent.mkdir(parents=True, exist_ok=True)
-        # A runtime that builds its own artefacts (docker: images) says so with build_infra/build_server.
-        outcome = getattr(self.runtime, "build_infra", build_api_service)(infra_log)
+        assert self.record is not None and self.bench is not None
+        outcome = self.bench.build_infra()
         if outcome.status != "ok":
             raise RuntimeError(f"the API service did not build: {outcome.reason}")
-        done: dict[tuple[Path, tuple[str, ...]], BuildOutcome] = {}
         for state in states.values():
             spec = state.spec
-            builder = getattr(self.runtime, "build_server", None)
-            key = (spec.directory, spec.build_commands) if builder is None else (spec.name,)
             with self.console.status(f"building {spec.name}…"):
-                outcome = done.get(key) or (builder or build_server)(spec, self.directory / spec.name / "build.log")
-            done[key] = outcome
+                outcome = self.bench.build(spec, self.directory / spec.name / "build.log")
             write_json(self.directory / spec.name / "build.json", outcome.record())
             if outcome.status != "ok":
                 state.failed = True
@@ -221,10 +179,13 @@ class Suite:
 
     # -- one server ------------------------------------------------------------------------------------
     def _measure_server(self, state: _ServerState, round_index: int, position: int) -> None:
-        assert self.record is not None
+        assert self.record is not None and self.bench is not None
         self.record.update_server(state.spec.name, status="running")
         if round_index == 1:
-            self._record_runtime_version(state.spec)
+            version = self.bench.runtime_version(state.spec)
+            if version:
+                self.record.update_server(state.spec.name, runtime_version=version)
+                self.console.print(f"[cyan]{state.spec.name}[/] runs on {version}")
         for load in self.config.loads():
             self._measure(state, load, round_index, position)
         for fraction in self.config.rate_fractions:
@@ -235,54 +196,24 @@ class Suite:
                     self.console.print(f"  [yellow]{state.spec.name}: no round-1 closed rate for {mode}; "
                                        f"open model at {fraction:g} skipped[/]")
                     continue
-                load = Load(mode, max(self.config.vus), "open", round(best * fraction, 1), fraction)
-                self._measure(state, load, round_index, position)
-
-    def _record_runtime_version(self, spec: ServerSpec) -> None:
-        assert self.record is not None and self.infra is not None
-        try:
-            env = server_environment(spec, self.infra, self.config.profile, self.config.runtime)
-        except MissingRequirement:
-            return  # start() reports it
-        version = self.runtime.runtime_version(spec, env)
-        if version:
-            self.record.update_server(spec.name, runtime_version=version)
-            self.console.print(f"[cyan]{spec.name}[/] runs on {version}")
-
-    def _start(self, spec: ServerSpec, log_path: Path) -> RunningServer:
-        assert self.infra is not None
-        try:
-            env = server_environment(spec, self.infra, self.config.profile, self.config.runtime)
-            return self.runtime.start(spec, env, log_path)
-        except MissingRequirement as exc:
-            raise ServerUnavailable("start", str(exc)) from exc
-        except StartError as exc:
-            raise ServerFailed("start", str(exc)) from exc
+                self._measure(state, OpenLoad(mode, max(self.config.vus), round(best * fraction, 1), fraction),
+                              round_index, position)
 
     def _measure(self, state: _ServerState, load: Load, round_index: int, position: int) -> None:
-        assert self.record is not None and self.infra is not None
+        assert self.record is not None and self.bench is not None and self.harness is not None
         spec = state.spec
         measurement = f"{load.label}-r{round_index}"
         out_dir = self.directory / spec.name / measurement
         out_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            seed_s = self.infra.reset()
-        except (redis.RedisError, OSError, ValueError) as exc:  # died between or during seeding: not the server's doing
-            self.console.print(f"  [yellow]Redis did not answer the re-seed ({type(exc).__name__}); restarting the "
-                               "infrastructure[/]")
-            self._restart_infra()
-            assert self.infra is not None
-            seed_s = self.infra.reset()
-        server = self._start(spec, out_dir / "server.log")
-        try:
+        seed_s = self.bench.reset()
+        with self.bench.server(spec, out_dir / "server.log") as server:
             idle = server.usage()
             idle_mem_mb = idle.memory_bytes / 2**20 if idle else None
-            tree = server.process_tree_usage() if hasattr(server, "process_tree_usage") else None
+            tree = server.process_tree_usage()
             idle_rss_mb = round(tree.memory_bytes / 2**20, 1) if tree else None
-            details = getattr(server, "details", None)  # the docker runtime: image, its size, cold start
-            if details:
-                self.record.update_server(spec.name, **details)
-                write_json(self.directory / spec.name / "image.json", details)
+            if server.details:  # the docker runtime: image, its size, cold start
+                self.record.update_server(spec.name, **server.details)
+                write_checked(self.directory / spec.name / "image.json", server.details)
             self.record.update_server(spec.name, startup_s=round(server.startup_s, 3),
                                       idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
                                       idle_rss_mb=idle_rss_mb)
@@ -292,17 +223,18 @@ class Suite:
             if not state.verified:
                 self._verify(spec, server)
                 state.verified = True
-                seed_s = self.infra.reset()  # verify's checkout wrote to Redis
-            summary = self._load(spec, server, load, out_dir)
-        finally:
-            server.stop()
-        summary.update({"server": spec.name, "mode": load.mode, "vus": load.vus, "run": round_index,
-                        "round_order": position, "executor": load.executor, "rate": load.rate,
-                        "rate_fraction": load.rate_fraction, "startup_s": round(server.startup_s, 3),
-                        "idle_mem_mb": idle_mem_mb, "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3),
-                        "schema": SCHEMA})
+                seed_s = self.bench.reset()  # verify's checkout wrote to Redis
+            ceiling = ((self.record.data.get("calibration") or {}).get(load.mode) or {})
+            try:
+                summary = measure(self.harness, server, load, out_dir,
+                                  ceiling.get("tool_calls_per_s") if ceiling.get("status") == "ok" else None)
+            except MeasurementFailed as exc:
+                raise ServerFailed("load", str(exc)) from exc
+        summary.update({"server": spec.name, **load.record(), "run": round_index, "round_order": position,
+                        "startup_s": round(server.startup_s, 3), "idle_mem_mb": idle_mem_mb,
+                        "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3), "schema": SCHEMA})
         summary["publishable"], summary["unpublishable_reasons"] = analysis.publishable(summary)
-        write_json(out_dir / "summary.json", summary)
+        write_checked(out_dir / "summary.json", summary)
         self.record.server(spec.name)["measurements"].append(measurement)
         self.record.save()
         if summary["status"] == "failed":
@@ -312,30 +244,18 @@ class Suite:
             self.console.print(f"  [bold red]{spec.name} {measurement} invalid[/] ({summary['phase']}): "
                                f"{summary['reason']}")
             if summary["phase"] == "infra":
-                self._restart_infra()
+                self.bench.restart_infra()
+                self.console.print("  [yellow]infrastructure restarted and re-seeded; going on[/]")
             return
-        if load.executor == "closed" and round_index == 1:
+        if isinstance(load, ClosedLoad) and round_index == 1:
             rate = summary["throughput"]["tool_calls_per_s"]
             state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
         self._print_summary(spec.name, measurement, summary)
 
-    def _restart_infra(self) -> None:
-        """Redis or the API service died: a fresh pair, re-seeded, and the suite goes on."""
-        assert self.infra is not None and self.runtime is not None
-        try:
-            self.infra.stop()
-        except Exception:  # noqa: BLE001 - it is already broken; the new one is what matters
-            pass
-        restarts = sum(1 for p in self.directory.glob("_infra-restart-*"))
-        self.infra = None
-        self.infra = self.runtime.start_infra(self.directory / f"_infra-restart-{restarts + 1}")
-        self.infra.reset()
-        self.console.print("  [yellow]infrastructure restarted and re-seeded; going on[/]")
-
     def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
         with self.console.status(f"verifying {spec.name}…"):
             verdict = verify(server.url, spec.name)
-        write_json(self.directory / spec.name / "verify.json", verdict.record())
+        write_checked(self.directory / spec.name / "verify.json", verdict.record())
         for check in verdict.checks:
             colour = {"pass": "green", "warn": "yellow", "fail": "red"}[check.status]
             if check.status != "pass":
@@ -344,94 +264,6 @@ class Suite:
         if verdict.status == "fail":
             reasons = "; ".join(f"{c.name}: {c.reason}" for c in verdict.failures())
             raise ServerFailed("verify", reasons)
-
-    def _load(self, spec: ServerSpec, server: RunningServer, load: Load, out_dir: Path) -> dict[str, Any]:
-        """One k6 test with everything watched: resources at 1 Hz, the host's speed before and after,
-        the server and the infra alive, and (adaptive warm-up) the window placed once throughput is steady."""
-        assert self.infra is not None
-        timing = self.config.timing
-        profile = self.config.profile
-        cpus = hostprobe.involved_cpus(profile.server_cpus, profile.harness_cpus)
-        readers = {"server": server.usage, **self.infra.readers(), "host": host_reader,
-                   **hostprobe.cpu_readers(cpus)}
-        if hasattr(server, "process_tree_usage"):
-            readers["server-procs"] = server.process_tree_usage
-        sampler = Sampler(readers)
-        died: list[str] = []
-        decision: list[WarmupDecision] = [] if timing.adaptive else [WarmupDecision(timing.warmup_s, None)]
-        with server.paused() as paused_before:
-            probe_before = hostprobe.probe_all(cpus)
-
-        def on_start(pid: int) -> None:
-            readers["k6"] = process_reader(pid)
-            sampler.start()
-
-        with Progress(TextColumn(f"  load {load.label}"), BarColumn(), TimeElapsedColumn(), TextColumn("/"),
-                      TimeRemainingColumn(), TextColumn("{task.fields[phase]}"), console=self.console,
-                      transient=True) as progress, \
-                InfraWatch(self.infra.redis_url, self.infra.api_url) as watch:
-            task = progress.add_task("k6", total=timing.total_s, phase="warm-up")
-
-            def on_tick(elapsed: float, live: LiveSamples) -> Tick:
-                if not server.alive():
-                    died.append(server.log_tail())
-                    return Tick.ABORT
-                if watch.problem:
-                    return Tick.ABORT
-                if not decision:
-                    found = steady_start(live.per_second, timing, live.complete_s)
-                    if found:
-                        decision.append(found)
-                if decision:
-                    window = timing.window_after(decision[0].used_s)
-                    total = window[1] + timing.ramp_down_s
-                    progress.update(task, total=total, completed=min(elapsed, total),
-                                    phase=f"window from {window[0]:.0f} s" + ("" if decision[0].steady is not False
-                                                                               else " (warm-up capped)"))
-                    if timing.adaptive and live.latest_s >= window[1] + 1:
-                        return Tick.STOP  # the window is complete; the rest of k6's hold is not needed
-                else:
-                    progress.update(task, completed=min(elapsed, timing.total_s))
-                return Tick.GO_ON
-
-            try:
-                result = run_k6(server.url, load, timing, out_dir, profile.harness_cpus,
-                                on_start=on_start, on_tick=on_tick)
-            except LoadError as exc:
-                sampler.stop()
-                raise ServerFailed("load", str(exc)) from exc
-        resource_samples = sampler.stop()
-        with server.paused() as paused_after:
-            probe_after = hostprobe.probe_all(cpus)
-        warm = decision[0] if decision else WarmupDecision(timing.warmup_cap_s or timing.warmup_s, False)
-        window = timing.window_after(warm.used_s)
-        start_epoch = result.k6_start_epoch_s or 0.0
-        write_resources(out_dir / "resources.csv", resource_samples, start_epoch)
-        ceiling = ((self.record.data.get("calibration") or {}).get(load.mode) or {}) if self.record else {}
-        context = analysis.MeasurementContext(
-            mode=load.mode, executor=load.executor, vus=load.vus, rate=load.rate,
-            think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
-            harness_cores=len(profile.harness_cpus or ()) or 1, limits_applied=server.limits_applied,
-            ceiling_calls_per_s=ceiling.get("tool_calls_per_s") if ceiling.get("status") == "ok" else None,
-            k6_exit_code=result.exit_code, k6_stopped_by_orchestrator=result.stopped_early,
-            k6_counts=result.counts, k6_run_s=result.run_s,
-            host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)}
-                        for cpu in probe_before},
-            probe_server_paused=paused_before and paused_after,
-            server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
-            warmup=warm.record(timing))
-        write_json(out_dir / analysis.CONTEXT_FILE, context.to_json())
-        summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context)
-        # What stopped the test decides above the cross-checks: a dead server is the server's failure,
-        # dead infrastructure nobody's (the measurement is invalid and the suite goes on).
-        if died or not server.alive():
-            summary.update(status="failed", phase="load",
-                           reason="the server exited during the load test:\n" + (died[0] if died else server.log_tail()))
-        elif watch.problem:
-            summary.update(status="invalid", phase="infra", reason=watch.problem)
-        elif summary["status"] == "ok" and summary["throughput"]["tool_calls"] == 0:
-            summary.update(status="failed", phase="load", reason="no tool call completed in the measured window")
-        return summary
 
     def _print_summary(self, name: str, measurement: str, summary: dict[str, Any]) -> None:
         thr = summary["throughput"]

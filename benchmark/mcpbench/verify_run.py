@@ -7,59 +7,45 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from . import cgroups, processes
-from .build import build_api_service, build_server
-from .config import ResourceProfile, RunConfig
-from .runtime.base import InfraHandle
+from .config import ResourceProfile
 from .manifest import ServerSpec
-from .results import write_json
-from .suite import ServerFailed, ServerUnavailable, Suite, make_runtime
+from .results import write_checked
+from .session import Bench, ServerFailed, ServerUnavailable
 from .verify import Check, verify
 
 
 def verify_servers(specs: list[ServerSpec], runtime: str, profile: ResourceProfile, build: bool,
-                   out_dir: Path, console: Console) -> bool:
-    """True when every server passed (warnings allowed). Writes <out_dir>/<server>/verify.json."""
+                   out_dir: Path, console: Console) -> tuple[bool, dict[str, dict]]:
+    """Whether every server passed (warnings allowed), and each server's verify record (also written to
+    <out_dir>/<server>/verify.json)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    config = RunConfig(runtime=runtime, servers=tuple(s.name for s in specs), profile=profile, build=build)  # type: ignore[arg-type]
-    suite = Suite(config, specs, out_dir.parent, console, run_id=out_dir.name)
-    support = cgroups.detect() if runtime == "local" else cgroups.Support(None, True, None)
     table = Table(title="verify")
     for column in ("server", "check", "status", "reason"):
         table.add_column(column, overflow="fold")
     all_ok = True
-    infra = None
-    runtime_impl = None
+    verdicts: dict[str, dict] = {}
     try:
-        runtime_impl = make_runtime(config, support)
-        suite.runtime = runtime_impl
-        if build:  # a runtime with build_infra (docker: images) builds its own artefacts
-            outcome = getattr(runtime_impl, "build_infra", build_api_service)(out_dir / "api-service-build.log")
-            if outcome.status != "ok":
-                console.print(f"[red]the API service did not build:[/] {outcome.reason}")
-                return False
-        infra = runtime_impl.start_infra(out_dir / "_infra")
-        suite.infra = infra
-        for spec in specs:
-            checks = _verify_one(spec, suite, infra, build, out_dir, console)
-            write_json(out_dir / spec.name / "verify.json",
-                       {"status": _status(checks), "checks": [c.__dict__ for c in checks]})
-            for check in checks:
-                colour = {"pass": "green", "warn": "yellow", "fail": "red", "unavailable": "yellow"}[check.status]
-                table.add_row(spec.name, check.name, f"[{colour}]{check.status}[/]", check.reason)
-            all_ok &= _status(checks) != "fail"
-            console.print(f"{spec.name}: [bold]{_status(checks)}[/]")
+        with Bench(runtime, profile, out_dir) as bench:
+            if build:
+                outcome = bench.build_infra()
+                if outcome.status != "ok":
+                    console.print(f"[red]the API service did not build:[/] {outcome.reason}")
+                    return False, verdicts
+            bench.start_infra()
+            for spec in specs:
+                checks = _verify_one(spec, bench, build, out_dir, console)
+                verdicts[spec.name] = {"status": _status(checks), "checks": [c.__dict__ for c in checks]}
+                write_checked(out_dir / spec.name / "verify.json", verdicts[spec.name])
+                for check in checks:
+                    colour = {"pass": "green", "warn": "yellow", "fail": "red", "unavailable": "yellow"}[check.status]
+                    table.add_row(spec.name, check.name, f"[{colour}]{check.status}[/]", check.reason)
+                all_ok &= _status(checks) != "fail"
+                console.print(f"{spec.name}: [bold]{_status(checks)}[/]")
     except KeyboardInterrupt:
         console.print("[red]interrupted[/]")
         all_ok = False
-    finally:
-        if infra:
-            infra.stop()
-        if runtime_impl:
-            runtime_impl.close()
-        processes.stop_all()
     console.print(table)
-    return all_ok
+    return all_ok, verdicts
 
 
 def _status(checks: list[Check]) -> str:
@@ -69,30 +55,25 @@ def _status(checks: list[Check]) -> str:
     return "fail" if "fail" in statuses else "warn" if "warn" in statuses else "pass"
 
 
-def _verify_one(spec: ServerSpec, suite: Suite, infra: InfraHandle, build: bool, out_dir: Path,
-                console: Console) -> list[Check]:
+def _verify_one(spec: ServerSpec, bench: Bench, build: bool, out_dir: Path, console: Console) -> list[Check]:
     server_dir = out_dir / spec.name
     server_dir.mkdir(parents=True, exist_ok=True)
     if build:
         with console.status(f"building {spec.name}…"):
-            outcome = getattr(suite.runtime, "build_server", build_server)(spec, server_dir / "build.log")
+            outcome = bench.build(spec, server_dir / "build.log")
         if outcome.status == "skipped":
             return [Check("build", "unavailable", outcome.reason or "needs a toolchain this machine lacks")]
         if outcome.status != "ok":
             return [Check("build", "fail", outcome.reason or outcome.status)]
-    infra.reset()
+    bench.reset()
     try:
-        server = suite._start(spec, server_dir / "server.log")
+        with bench.server(spec, server_dir / "server.log") as server, console.status(f"verifying {spec.name}…"):
+            checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s")]
+            checks += verify(server.url, spec.name).checks
+            if not server.alive():
+                checks.append(Check("server alive", "fail", "the server exited during verify:\n" + server.log_tail()))
+            return checks
     except ServerUnavailable as missing:
         return [Check("start", "unavailable", missing.reason)]
     except ServerFailed as failure:
         return [Check("start", "fail", failure.reason)]
-    try:
-        with console.status(f"verifying {spec.name}…"):
-            checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s")]
-            checks += verify(server.url, spec.name).checks
-        if not server.alive():
-            checks.append(Check("server alive", "fail", "the server exited during verify:\n" + server.log_tail()))
-        return checks
-    finally:
-        server.stop()

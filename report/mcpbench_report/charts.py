@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+from mcpbench.scenarios import Load  # noqa: E402
 
 RC = {
     "svg.fonttype": "none",          # text stays text: smaller files, selectable, scales cleanly
@@ -254,13 +255,13 @@ def timeseries(runs: Sequence[tuple[str, object]], window: tuple[float, float], 
         _save(fig, path)
 
 
-def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str, executor: str,
+def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str, kind: type[Load],
                 slo_p99_ms: float, colour_of: Mapping[str, str] | None = None) -> None:
     """Throughput and p99 against load (VUs, or offered arrival rate) per server; the SLO as a line."""
     with plt.rc_context(RC):
         fig, axes = _figure(9, 3.8, margins={"left": 0.075, "right": 0.98, "top": 0.88, "bottom": 0.13,
                                              "wspace": 0.22}, ncols=2)
-        xlabel = "offered arrival rate (iterations/s)" if executor == "open" else "virtual users (VUs)"
+        xlabel = kind.words.axis_label
         loads = sorted({r["load"] for rows in curves.values() for r in rows})
         for i, (label, rows) in enumerate(curves.items()):
             rows = sorted(rows, key=lambda r: r["load"])
@@ -293,7 +294,7 @@ def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str,
                 ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
                 ax.xaxis.set_minor_formatter(NullFormatter())
         axes[0].legend(loc="lower right")
-        if executor == "open":
+        if kind.drops_iterations:
             axes[1].text(0.99, 0.02, "× = dropped iterations", transform=axes[1].transAxes, ha="right",
                          color="#d62728", fontsize=8)
         fig.suptitle(title, fontweight="bold", fontsize=10)

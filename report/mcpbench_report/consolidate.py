@@ -17,11 +17,12 @@ import numpy as np
 import pandas as pd
 from mcpbench import analysis
 from mcpbench.config import Timing
+from mcpbench.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST, http_durations, in_window
+from mcpbench.scenarios import Load
 from mcpbench.stats import latency_stats
 
 from . import stats
-from .load import (NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST, LoadKey, Measurement, ResultsDir, ResultsError,
-                   ServerRecord, http_durations, in_window)
+from .load import LoadKey, Measurement, ResultsDir, ResultsError, ServerRecord
 
 HARNESS_BOUND_PREFIX = analysis.HARNESS_BOUND_PREFIX
 
@@ -332,8 +333,8 @@ class Group:
         publishable = self.publishable
         return {
             "server": self.server, "mode": self.key.mode, "executor": self.key.executor,
-            "vus": self.key.load if self.key.executor == "closed" else None,
-            "rate": (float(np.mean(rates)) if rates else None) if self.key.executor == "open" else None,
+            "vus": self.key.vus,
+            "rate": (float(np.mean(rates)) if rates else None) if self.key.kind.level_field == "rate" else None,
             "rate_fraction": self.key.load if self.key.basis == "fraction" else None,
             "load": self.key.load, "config": self.key.label,
             "runs": len(runs), "run_ids": sorted({r.run_id for r in runs}),
@@ -539,10 +540,15 @@ class Consolidated:
         return sorted({k for _, k in self.groups}, key=lambda k: (k.mode, k.executor, k.basis, k.load))
 
     @property
+    def kinds(self) -> list[type[Load]]:
+        """The kinds of load measured (mcpbench.scenarios), in the order of their first load."""
+        return list(dict.fromkeys(k.kind for k in self.keys))
+
+    @property
     def headline(self) -> LoadKey:
-        """The load most servers were measured at (ties: closed before open, then the highest load)."""
+        """The load most servers were measured at (ties: the v2 study's kind first, then the highest load)."""
         counts = Counter(k for _, k in self.groups)
-        return max(counts, key=lambda k: (counts[k], k.executor == "closed", k.load))
+        return max(counts, key=lambda k: (counts[k], k.kind.v2_comparable, k.load))
 
     def sweeps(self) -> list[tuple[str, str]]:
         """(mode, executor) pairs measured at more than one load."""

@@ -20,8 +20,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
-from jinja2 import ChainableUndefined, Environment, FileSystemLoader, Undefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
+from mcpbench import runtime as runtimes, scenarios
+from mcpbench.model import SCHEMA
 from mcpbench.stats import latency_stats
 
 from . import charts, stats, v2
@@ -66,39 +68,39 @@ def rules() -> list[dict]:
     from mcpbench import analysis, config, warmup
 
     quick, full = config.QUICK_TIMING, config.FULL_TIMING
-    return [
-        {"name": "MIN_RUNS_FOR_TEST", "value": stats.MIN_RUNS_FOR_TEST,
-         "rule": f"below {stats.MIN_RUNS_FOR_TEST} runs per server nothing is claimed: no tier, no rank number, "
-                 "no regression (\"1 run — not tested\")"},
-        {"name": "ALPHA", "value": stats.ALPHA, "rule": "significance level, after correction"},
-        {"name": "TIER_RULE", "value": None, "rule": stats.TIER_RULE},
-        {"name": "PAIRED_TEST", "value": None, "rule": stats.PAIRED_TEST},
-        {"name": "HOLM", "value": None, "rule": stats.HOLM},
-        {"name": "MIN_EFFECT", "value": stats.MIN_EFFECT,
-         "rule": "compare: a change counts only when corrected-significant and at least this large (--min-effect)"},
-        {"name": "CEILING_FRACTION", "value": analysis.CEILING_FRACTION,
-         "rule": "bound:ceiling when throughput ≥ this share of the run's calibrated harness ceiling"},
-        {"name": "HARNESS_BOUND_PREFIX", "value": analysis.HARNESS_BOUND_PREFIX,
-         "rule": "a row with any flag starting so is shown as “≥ X calls/s — limited by the harness”, never ranked"},
-        {"name": "HOST_PROBE_MAX_CHANGE", "value": analysis.HOST_PROBE_MAX_CHANGE,
-         "rule": "unstable-host when the fixed-work probe of a CPU changes more than this between before and after"},
-        {"name": "HOST_MAX_STEAL_PCT", "value": analysis.HOST_MAX_STEAL_PCT,
-         "rule": "unstable-host when a CPU's mean steal over the window reaches this many %"},
-        {"name": "FOREIGN_CPU_LIMIT_PCT", "value": analysis.FOREIGN_CPU_LIMIT_PCT,
-         "rule": "noisy-host when foreign programs use at least this % of one core on average in the window"},
-        {"name": "LITTLES_LAW_MAX_GAP", "value": analysis.LITTLES_LAW_MAX_GAP,
-         "rule": "littles-law when VUs and rate × iteration time differ by more than this share"},
-        {"name": "STEADY_SPAN_S / STEADY_TOLERANCE", "value": f"{warmup.STEADY_SPAN_S} s / {warmup.STEADY_TOLERANCE}",
-         "rule": f"warm-up ends when the last {warmup.STEADY_SPAN_S} s are within "
-                 f"{warmup.STEADY_TOLERANCE:.0%} of the {warmup.STEADY_SPAN_S} s before; bounds quick "
-                 f"{quick.warmup_s:g}–{quick.warmup_cap_s:g} s, full {full.warmup_s:g}–{full.warmup_cap_s:g} s "
-                 "(at the cap: not-steady)"},
-        {"name": "publishable", "value": None,
-         "rule": "the headline ranking uses rows whose every measurement is publishable (status ok, no failed "
-                 "self-check, no flag); schema-1 results were never assessed and are ranked apart, so labelled"},
-        {"name": "SLO_MAX_ERROR_RATE", "value": stats.SLO_MAX_ERROR_RATE,
-         "rule": "SLO peak: highest load whose all-calls p99 meets the SLO with at most this share of failed calls"},
-    ]
+    table = (  # (constant, its value or None for a rule in words, the rule)
+        ("MIN_RUNS_FOR_TEST", stats.MIN_RUNS_FOR_TEST,
+         f"below {stats.MIN_RUNS_FOR_TEST} runs per server nothing is claimed: no tier, no rank number, "
+         "no regression (\"1 run — not tested\")"),
+        ("ALPHA", stats.ALPHA, "significance level, after correction"),
+        ("TIER_RULE", None, stats.TIER_RULE),
+        ("PAIRED_TEST", None, stats.PAIRED_TEST),
+        ("HOLM", None, stats.HOLM),
+        ("MIN_EFFECT", stats.MIN_EFFECT,
+         "compare: a change counts only when corrected-significant and at least this large (--min-effect)"),
+        ("CEILING_FRACTION", analysis.CEILING_FRACTION,
+         "bound:ceiling when throughput ≥ this share of the run's calibrated harness ceiling"),
+        ("HARNESS_BOUND_PREFIX", analysis.HARNESS_BOUND_PREFIX,
+         "a row with any flag starting so is shown as “≥ X calls/s — limited by the harness”, never ranked"),
+        ("HOST_PROBE_MAX_CHANGE", analysis.HOST_PROBE_MAX_CHANGE,
+         "unstable-host when the fixed-work probe of a CPU changes more than this between before and after"),
+        ("HOST_MAX_STEAL_PCT", analysis.HOST_MAX_STEAL_PCT,
+         "unstable-host when a CPU's mean steal over the window reaches this many %"),
+        ("FOREIGN_CPU_LIMIT_PCT", analysis.FOREIGN_CPU_LIMIT_PCT,
+         "noisy-host when foreign programs use at least this % of one core on average in the window"),
+        ("LITTLES_LAW_MAX_GAP", analysis.LITTLES_LAW_MAX_GAP,
+         "littles-law when VUs and rate × iteration time differ by more than this share"),
+        ("STEADY_SPAN_S / STEADY_TOLERANCE", f"{warmup.STEADY_SPAN_S} s / {warmup.STEADY_TOLERANCE}",
+         f"warm-up ends when the last {warmup.STEADY_SPAN_S} s are within {warmup.STEADY_TOLERANCE:.0%} of the "
+         f"{warmup.STEADY_SPAN_S} s before; bounds quick {quick.warmup_s:g}–{quick.warmup_cap_s:g} s, full "
+         f"{full.warmup_s:g}–{full.warmup_cap_s:g} s (at the cap: not-steady)"),
+        ("publishable", None,
+         "the headline ranking uses rows whose every measurement is publishable (status ok, no failed "
+         "self-check, no flag); schema-1 results were never assessed and are ranked apart, so labelled"),
+        ("SLO_MAX_ERROR_RATE", stats.SLO_MAX_ERROR_RATE,
+         "SLO peak: highest load whose all-calls p99 meets the SLO with at most this share of failed calls"),
+    )
+    return [{"name": name, "value": value, "rule": rule} for name, value, rule in table]
 
 
 def slug(text: str) -> str:
@@ -110,8 +112,7 @@ def href(*parts: str) -> str:
 
 
 def num(value, digits: int = 1) -> str:
-    # Optional fields may be absent from older or partial files (jinja2 Undefined), not only null.
-    if value is None or isinstance(value, Undefined) or (isinstance(value, float) and not np.isfinite(value)):
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
         return "—"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
@@ -119,7 +120,12 @@ def num(value, digits: int = 1) -> str:
 
 
 def pct(value, digits: int = 2) -> str:
-    return "—" if value is None or isinstance(value, Undefined) else f"{value * 100:.{digits}f} %"
+    return "—" if value is None else f"{value * 100:.{digits}f} %"
+
+
+def short(value) -> str:
+    """A setting as it was given: 5, 0.25, 60 (not 5.0)."""
+    return "—" if value is None else f"{value:g}"
 
 
 def sortval(value) -> str:
@@ -169,10 +175,12 @@ def merged_settings(dirs: list, section: str) -> list[dict]:
 def _environment() -> Environment:
     # Files next to this module (package data), found by path rather than through the package object, which
     # under pytest can be the namespace directory tests/mcpbench_report instead of this package.
+    # StrictUndefined: a field the results model does not have is an error, never an empty cell.
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True,
-                      undefined=ChainableUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(num=num, pct=pct, sortval=sortval, slug=slug)
-    env.globals.update(href=href, flag_help=FLAG_HELP, stats=stats, sections=dict(
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(num=num, pct=pct, short=short, sortval=sortval, slug=slug)
+    env.globals.update(href=href, flag_help=FLAG_HELP, stats=stats, runtime_description=runtimes.description,
+                       sections=dict(
         bound=BOUND, ranked=RANKED, not_assessed=NOT_ASSESSED, unpublishable=UNPUBLISHABLE))
     static = HERE / "static"
     env.globals["inline_css"] = Markup((static / "style.css").read_text())
@@ -258,7 +266,7 @@ class SiteBuilder:
             writer.writerow({k: ("" if flat.get(k) is None else flat.get(k)) for k in CSV_COLUMNS})
         (data / "results.csv").write_text(buf.getvalue())
         doc = {
-            "schema": 2, "generator": "mcpbench report",
+            "schema": SCHEMA, "generator": "mcpbench report",
             "results": [{"run_id": d.run_id, "status": d.status, "schema_read": d.schema_read, "config": d.config,
                          "environment": d.environment, "calibration": d.run.get("calibration"),
                          "rounds": d.run.get("rounds")} for d in self.cons.dirs],
@@ -306,9 +314,9 @@ class SiteBuilder:
             curves = {s: rows for s, rows in curves.items() if len(rows) > 1}
             if not curves:
                 continue
-            what = "arrival rate" if executor == "open" else "concurrency"
+            kind = scenarios.kind(executor)
             rel = self.chart(f"sweep-{slug(mode)}-{executor}", charts.concurrency, curves,
-                             title=f"Throughput and p99 against {what} — {mode}", executor=executor,
+                             title=f"Throughput and p99 against {kind.words.sweep_what} — {mode}", kind=kind,
                              slo_p99_ms=self.slo, colour_of=self.colour)
             slo_rows = []
             for server, rows in sorted(curves.items()):
@@ -319,8 +327,8 @@ class SiteBuilder:
                 slo_rows.append({"server": server, "display_name": self.cons.servers[server].display_name,
                                  "best": best, "levels": sorted(levels, key=lambda lv: lv["load"])})
             slo_rows.sort(key=lambda r: -(r["best"]["throughput"] if r["best"] else -1))
-            sections.append({"mode": mode, "executor": executor, "chart": rel, "slo_rows": slo_rows,
-                             "unit": "iterations/s offered" if executor == "open" else "VUs"})
+            sections.append({"mode": mode, "kind": kind, "chart": rel, "slo_rows": slo_rows,
+                             "unit": kind.words.level_unit})
         return sections
 
     def server_page(self, name: str) -> None:
@@ -335,17 +343,17 @@ class SiteBuilder:
             for r, ratio in zip(group.runs, row["per_run_round_ratio"]):
                 s = r.summary
                 lat = latency_stats(r.latency_all)
-                res = (s.get("resources") or {}).get("server") or {}
+                server = s["resources"].get("server") or {}   # a component the sampler may have missed
                 runs.append({
                     "run_id": r.run_id, "mid": r.mid, "run": r.measurement.run,
-                    "round_order": s.get("round_order"), "round_ratio": ratio,
+                    "round_order": s["round_order"], "round_ratio": ratio,
                     "tool_calls_per_s": r.tool_calls_per_s, "v2_rps": r.v2_rps,
                     "p50": lat["p50"], "p95": lat["p95"], "p99": lat["p99"], "p99_ok": r.p99,
-                    "error_rate": (s.get("errors") or {}).get("rate"), "cpu_avg": res.get("cpu_avg_pct"),
-                    "mem_avg": res.get("mem_avg_mb"), "cpu_ms_per_call": r.cpu_ms_per_call,
-                    "dropped": (s.get("throughput") or {}).get("dropped_iterations"),
-                    "flags": s.get("flags") or [], "publishable": r.publishable, "reasons": r.reasons,
-                    "warmup": s.get("warmup") or {}, "host": s.get("host"), "ceiling": s.get("ceiling") or {},
+                    "error_rate": s["errors"]["rate"], "cpu_avg": server.get("cpu_avg_pct"),
+                    "mem_avg": server.get("mem_avg_mb"), "cpu_ms_per_call": r.cpu_ms_per_call,
+                    "dropped": s["throughput"]["dropped_iterations"],
+                    "flags": s["flags"], "publishable": r.publishable, "reasons": r.reasons,
+                    "warmup": s["warmup"], "host": s["host"], "ceiling": s["ceiling"],
                     "files": self.raw_links(r.measurement.files(), r.run_id, name, r.mid),
                 })
             loads.append({"key": key, "row": row, "timeseries": ts_rel, "runs": runs})
@@ -369,7 +377,8 @@ class SiteBuilder:
             rows = [row for key, row in _group_rows(self.cons, name) if (key.mode, key.executor) == (mode, executor)]
             if len(rows) > 1:
                 sweeps.append(self.chart(f"server-{slug(name)}-sweep-{slug(mode)}-{executor}", charts.concurrency,
-                                         {name: rows}, title=f"{view.display_name} — {mode}", executor=executor,
+                                         {name: rows}, title=f"{view.display_name} — {mode}",
+                                         kind=scenarios.kind(executor),
                                          slo_p99_ms=self.slo, colour_of=self.colour))
         records = []
         for record in view.records:
@@ -405,7 +414,7 @@ class SiteBuilder:
 def v2_load(cons: Consolidated) -> LoadKey:
     """The load to set beside the published figures: closed model, the most servers that the study also
     measured, then the closest to its 50 VUs, then session mode."""
-    closed = [k for k in cons.keys if k.executor == "closed"] or cons.keys
+    closed = [k for k in cons.keys if k.kind.v2_comparable] or cons.keys
 
     def score(key: LoadKey):
         known = sum(1 for r in cons.rows[key] if v2.published_name(r["server"], cons.servers[r["server"]].manifest))

@@ -10,28 +10,19 @@ from collections.abc import Mapping, Sequence
 
 # Mean of 3 runs, 50 VUs, session mode; RPS = every HTTP request (the study counted warm-up and ramp too),
 # avg/p95 = HTTP request duration, RAM and CPU as the study reported them (docs/workload.md §5).
-PUBLISHED: dict[str, dict] = {
-    "rust": {"stack": "rmcp 0.17 + Tokio + deadpool-redis", "rps": 4845, "avg_ms": 5.09, "p95_ms": 10.99,
-             "ram_mb": 10.9, "cpu_pct": 117.9},
-    "quarkus": {"stack": "Quarkus 3.31 MCP server (Vert.x)", "rps": 4739, "avg_ms": 4.04, "p95_ms": 8.13,
-                "ram_mb": 194.5, "cpu_pct": 161.7},
-    "go": {"stack": "Go MCP SDK + tuned http.Transport", "rps": 3616, "avg_ms": 6.87, "p95_ms": 17.62,
-           "ram_mb": 23.9, "cpu_pct": 209.9},
-    "java": {"stack": "Spring Boot 4 MVC + Spring AI", "rps": 3540, "avg_ms": 6.13, "p95_ms": 13.71,
-             "ram_mb": 368.1, "cpu_pct": 206.0},
-    "java-vt": {"stack": "Spring Boot 4 + virtual threads", "rps": 3482, "avg_ms": 9.03, "p95_ms": 18.43,
-                "ram_mb": 349.7, "cpu_pct": 184.9},
-    "micronaut": {"stack": "Micronaut 4.10 MCP", "rps": 3382, "avg_ms": 9.75, "p95_ms": 17.00,
-                  "ram_mb": 216.3, "cpu_pct": 190.5},
-    "java-webflux": {"stack": "Spring Boot 4 WebFlux", "rps": 3032, "avg_ms": 8.89, "p95_ms": 27.48,
-                     "ram_mb": 484.6, "cpu_pct": 207.2},
-    "bun": {"stack": "same JS as nodejs, Bun 1", "rps": 876, "avg_ms": 48.46, "p95_ms": 98.50,
-            "ram_mb": 540.8, "cpu_pct": 205.8},
-    "nodejs": {"stack": "TS SDK + Express, 4 cluster workers", "rps": 423, "avg_ms": 123.50, "p95_ms": 200.07,
-               "ram_mb": 389.2, "cpu_pct": 202.2},
-    "python": {"stack": "FastMCP + uvicorn, 4 workers, uvloop", "rps": 259, "avg_ms": 251.62, "p95_ms": 342.41,
-               "ram_mb": 258.6, "cpu_pct": 206.6},
-}
+PUBLISHED_COLUMNS = ("stack", "rps", "avg_ms", "p95_ms", "ram_mb", "cpu_pct")
+PUBLISHED: dict[str, dict] = {name: dict(zip(PUBLISHED_COLUMNS, row)) for name, row in {
+    "rust": ("rmcp 0.17 + Tokio + deadpool-redis", 4845, 5.09, 10.99, 10.9, 117.9),
+    "quarkus": ("Quarkus 3.31 MCP server (Vert.x)", 4739, 4.04, 8.13, 194.5, 161.7),
+    "go": ("Go MCP SDK + tuned http.Transport", 3616, 6.87, 17.62, 23.9, 209.9),
+    "java": ("Spring Boot 4 MVC + Spring AI", 3540, 6.13, 13.71, 368.1, 206.0),
+    "java-vt": ("Spring Boot 4 + virtual threads", 3482, 9.03, 18.43, 349.7, 184.9),
+    "micronaut": ("Micronaut 4.10 MCP", 3382, 9.75, 17.00, 216.3, 190.5),
+    "java-webflux": ("Spring Boot 4 WebFlux", 3032, 8.89, 27.48, 484.6, 207.2),
+    "bun": ("same JS as nodejs, Bun 1", 876, 48.46, 98.50, 540.8, 205.8),
+    "nodejs": ("TS SDK + Express, 4 cluster workers", 423, 123.50, 200.07, 389.2, 202.2),
+    "python": ("FastMCP + uvicorn, 4 workers, uvloop", 259, 251.62, 342.41, 258.6, 206.6),
+}.items()}
 PUBLISHED_VUS = 50
 PUBLISHED_PROFILE = "2 vCPU / 2 GB per server, 8-vCPU host, mean of 3 runs"
 

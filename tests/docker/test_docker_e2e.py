@@ -37,7 +37,7 @@ def cannot(reason: str):
 
 @pytest.fixture(scope="session")
 def engine():
-    from mcpbench.docker_engine import DockerError
+    from mcpbench.runtime.docker_engine import DockerError
     from mcpbench.runtime.docker import ensure_base, ensure_engine
 
     if os.environ.get("MCPBENCH_SKIP_DOCKER"):

@@ -250,3 +250,15 @@ def test_serve_keeps_one_server_up_until_ctrl_c(tmp_path: Path) -> None:
     assert "Traceback" not in out
     time.sleep(0.5)
     assert not leftovers(str(SERVERS_DIR / SERVER))
+
+
+def test_verify_json_is_one_parsable_document_on_stdout(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "mcpbench.cli", "verify", SERVER, "--json",
+                           "--results-dir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)  # progress and the table went to stderr
+    assert document["ok"] is True
+    verdict = document["servers"][SERVER]
+    assert verdict["status"] in ("pass", "warn")
+    assert {"start", "initialize"} <= {check["name"] for check in verdict["checks"]}
+    assert json.loads((only_run(tmp_path) / SERVER / "verify.json").read_text()) == verdict

@@ -12,11 +12,10 @@ import pytest
 from mcpbench import cgroups
 from mcpbench.build import BuildOutcome, build_server
 from mcpbench.config import resource_profile
-from mcpbench.infra import Infra
+from mcpbench.runtime.local_infra import Infra
 from mcpbench.manifest import ServerSpec, discover
 from mcpbench.paths import SERVERS_DIR
 from mcpbench.runtime.local import LocalRuntime
-from mcpbench.suite import server_environment
 from mcpbench.toolchain import MissingRequirement
 from mcpbench.verify import verify
 
@@ -55,14 +54,13 @@ def test_server_builds_starts_under_limits_and_passes_verify(
     if outcome.status == "skipped":
         pytest.skip(outcome.reason or "toolchain missing")
     assert outcome.status == "ok", outcome.reason
-    profile = resource_profile()
+    runtime = LocalRuntime(resource_profile(), cgroups.detect())
     try:
-        env = server_environment(spec, infra, profile)
+        runtime.server_environment(spec, infra)
     except MissingRequirement as exc:
         pytest.skip(str(exc))
     infra.reset()
-    runtime = LocalRuntime(profile, cgroups.detect())
-    server = runtime.start(spec, env, tmp_path / "server.log")
+    server = runtime.start(spec, infra, tmp_path / "server.log")
     try:
         verdict = verify(server.url, spec.name)
         failures = [f"{c.name}: {c.reason}" for c in verdict.failures()]

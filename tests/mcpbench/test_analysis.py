@@ -207,9 +207,9 @@ def test_v2_rps_counts_what_the_study_counted_on_recorded_stateless_and_stateful
         name: str, http_per_session: int) -> None:
     from pathlib import Path
 
-    from mcpbench.loadgen import load_samples
+    from mcpbench.model import read_samples
 
-    samples = load_samples(Path(__file__).parents[1] / "fixtures" / "recorded" / f"v2-{name}-session-4vu.csv.gz")
+    samples = read_samples(Path(__file__).parents[1] / "fixtures" / "recorded" / f"v2-{name}-session-4vu.csv.gz")
     window = (3.0, 8.0)
     inside = samples[(samples["t_s"] >= 3.0) & (samples["t_s"] < 8.0)]
     # By hand: every recorded session succeeded, so each sent initialize and its call (2 counted requests),

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from mcpbench.analysis import MeasurementContext, summarize
-from mcpbench.loadgen import load_samples
+from mcpbench.model import read_samples
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "recorded"
 WINDOW = (5.0, 7.0)  # every row of the trimmed files lies in it
@@ -28,7 +28,7 @@ EXPECTED = {
 @pytest.mark.parametrize("name", EXPECTED)
 def test_v2_rps_is_8_requests_per_3_tool_calls_whether_or_not_the_server_issues_a_session_id(name: str) -> None:
     rows, http_per_session, iterations = EXPECTED[name]
-    samples = load_samples(RECORDED / f"{name}-session-4vu.csv.gz")
+    samples = read_samples(RECORDED / f"{name}-session-4vu.csv.gz")
     assert len(samples) == rows and samples["ok"].all()
     summary = summarize(samples, WINDOW, [], context())
     thr = summary["throughput"]
@@ -49,7 +49,7 @@ def test_v2_rps_is_8_requests_per_3_tool_calls_whether_or_not_the_server_issues_
 @pytest.mark.parametrize("name", EXPECTED)
 def test_v2_tools_call_latency_is_the_call_request_pooled_and_real_samples_pass_every_cross_check(name: str) -> None:
     rows, http_per_session, iterations = EXPECTED[name]
-    samples = load_samples(RECORDED / f"{name}-session-4vu.csv.gz")
+    samples = read_samples(RECORDED / f"{name}-session-4vu.csv.gz")
     summary = summarize(samples, WINDOW, [], context(k6_exit_code=0,
                                                      k6_counts={"iterations": iterations,
                                                                 "http_reqs": http_per_session * rows}))

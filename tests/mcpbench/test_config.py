@@ -1,6 +1,7 @@
 import pytest
 
-from mcpbench.config import Load, RunConfig, Timing, resource_profile
+from mcpbench.config import RunConfig, Timing, resource_profile
+from mcpbench.scenarios import ClosedLoad, OpenLoad
 
 
 def test_the_v2_profile_is_kept_where_the_machine_has_room_for_k6_beside_it() -> None:
@@ -42,9 +43,9 @@ def test_bad_configuration_is_refused(kwargs: dict) -> None:
 
 
 def test_measurements_are_named_by_their_load() -> None:
-    assert Load("session", 50).label == "session-50vu"
-    assert Load("stateless", 50, "open", 120.5).label == "stateless-rate120.5"
+    assert ClosedLoad("session", 50).label == "session-50vu"
+    assert OpenLoad("stateless", 50, 120.5).label == "stateless-rate120.5"
     # rates are fixed after round 1 and named by fraction, so every round's measurement pools under one name
-    assert Load("stateless", 50, "open", 120.5, 0.5).label == "stateless-open0.5"
+    assert OpenLoad("stateless", 50, 120.5, 0.5).label == "stateless-open0.5"
     config = RunConfig(runtime="local", servers=("x",), modes=("session", "stateless"), vus=(1, 10))
     assert [load.label for load in config.loads()] == ["session-1vu", "session-10vu", "stateless-1vu", "stateless-10vu"]

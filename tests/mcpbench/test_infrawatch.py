@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench.infra import Infra
+from mcpbench.runtime.local_infra import Infra
 from mcpbench.infrawatch import InfraWatch
 
 

@@ -12,13 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench.config import Load, Timing
-from mcpbench.infra import Infra
-from mcpbench.loadgen import COUNTS_FILE, LoadError, Tick, load_samples, run_k6
+from mcpbench.config import Timing
+from mcpbench.loadgen import LocalK6
+from mcpbench.scenarios import ClosedLoad, OpenLoad
+from mcpbench.runtime.local_infra import Infra
+from mcpbench.loadgen import COUNTS_FILE, LoadError, Tick
+from mcpbench.model import read_samples
 from mcpbench.toolchain import which
 
 TIMING = Timing(ramp_up_s=0.5, warmup_s=1, duration_s=2, ramp_down_s=0.5, warmup_cap_s=None)
 TOOLS = {"search_products", "get_user_cart", "checkout"}
+
+
+def run_k6(url: str, load, timing: Timing, out_dir: Path, cpus=None, **hooks):
+    """One local k6 process, as the suite runs it."""
+    return LocalK6(cpus).run(url, load, timing, out_dir, **hooks)
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +42,7 @@ def http_counts(samples) -> list[int]:
 @pytest.mark.parametrize("mode, http_per_call", [("session", {3, 4}), ("stateless", {1}), ("persistent", {1})])
 def test_every_mode_drives_all_tools_and_records_one_sample_per_call(
         infra: Infra, tmp_path: Path, mode: str, http_per_call: set[int]) -> None:
-    run = run_k6(f"{infra.api_url}/calibrate/mcp", Load(mode, 3), TIMING, tmp_path, None)
+    run = run_k6(f"{infra.api_url}/calibrate/mcp", ClosedLoad(mode, 3), TIMING, tmp_path, None)
     samples = run.samples
     assert run.exit_code == 0
     assert run.k6_start_epoch_s is not None
@@ -43,7 +51,7 @@ def test_every_mode_drives_all_tools_and_records_one_sample_per_call(
     assert set(http_counts(samples)) <= http_per_call
     assert samples["t_s"].between(0, TIMING.total_s + 6).all()
     assert (tmp_path / "samples.csv.gz").exists() and not (tmp_path / "k6-summary.json").exists()
-    assert len(load_samples(tmp_path / "samples.csv.gz")) == len(samples)
+    assert len(read_samples(tmp_path / "samples.csv.gz")) == len(samples)
     # k6's own counts agree with the samples: every iteration is 3 tool calls + tools/list, and every
     # HTTP request is in some sample's http_ms (persistent: plus initialize + initialized per VU).
     counts = json.loads((tmp_path / COUNTS_FILE).read_text())
@@ -57,7 +65,7 @@ def test_every_mode_drives_all_tools_and_records_one_sample_per_call(
 
 def test_the_open_model_sends_tool_calls_at_the_arrival_rate(infra: Infra, tmp_path: Path) -> None:
     timing = Timing(ramp_up_s=0.5, warmup_s=0.5, duration_s=4, ramp_down_s=0.5, warmup_cap_s=None)
-    run = run_k6(f"{infra.api_url}/calibrate/mcp", Load("stateless", 5, "open", 20.0), timing, tmp_path, None)
+    run = run_k6(f"{infra.api_url}/calibrate/mcp", OpenLoad("stateless", 5, 20.0), timing, tmp_path, None)
     inside = run.samples[run.samples["t_s"].between(*timing.window)]
     assert "tools/list" not in set(run.samples["tool"])
     assert 0.8 * 20 * 4 <= len(inside) <= 1.2 * 20 * 4
@@ -66,7 +74,7 @@ def test_the_open_model_sends_tool_calls_at_the_arrival_rate(infra: Infra, tmp_p
 
 def test_a_wrong_answer_counts_as_an_error(infra: Infra, tmp_path: Path) -> None:
     # The API service's plain /health answers 200 with JSON that is no JSON-RPC reply at all.
-    run = run_k6(f"{infra.api_url}/health", Load("stateless", 1), TIMING, tmp_path, None)
+    run = run_k6(f"{infra.api_url}/health", ClosedLoad("stateless", 1), TIMING, tmp_path, None)
     assert not run.samples["ok"].any()
     assert set(run.samples["error_kind"]) <= {"bad_response", "http_405", "http_404"}
 
@@ -75,7 +83,7 @@ def test_a_relative_output_directory_works(infra: Infra, tmp_path: Path, monkeyp
     # `mcpbench run --results-dir results/x` hands a relative path down, and k6 runs inside that directory.
     monkeypatch.chdir(tmp_path)
     (tmp_path / "rel").mkdir()
-    run = run_k6(f"{infra.api_url}/calibrate/mcp", Load("stateless", 1), TIMING, Path("rel"), None)
+    run = run_k6(f"{infra.api_url}/calibrate/mcp", ClosedLoad("stateless", 1), TIMING, Path("rel"), None)
     assert run.exit_code == 0 and len(run.samples) > 0
     assert (tmp_path / "rel" / "samples.csv.gz").exists() and (tmp_path / "rel" / COUNTS_FILE).exists()
 
@@ -85,9 +93,9 @@ def test_k6s_own_error_is_on_the_first_line_of_the_failure(
     # The console prints a failure's first line only; "k6 produced no samples" alone says nothing.
     broken = tmp_path / "broken.js"
     broken.write_text("throw new Error('the script is broken');\nexport default function () {}\n")
-    monkeypatch.setattr("mcpbench.loadgen.K6_SCRIPT", broken)
+    monkeypatch.setattr("mcpbench.loadgen.k6.K6_SCRIPT", broken)
     with pytest.raises(LoadError) as failure:
-        run_k6(f"{infra.api_url}/calibrate/mcp", Load("stateless", 1), TIMING, tmp_path, None)
+        run_k6(f"{infra.api_url}/calibrate/mcp", ClosedLoad("stateless", 1), TIMING, tmp_path, None)
     assert "the script is broken" in str(failure.value).splitlines()[0]
 
 
@@ -95,7 +103,7 @@ def test_stopped_with_sigint_k6_exits_105_and_still_writes_its_counts(infra: Inf
     # The orchestrator ends a test early with SIGINT (Tick.STOP). k6 1.8.1 then aborts the run (exit code
     # 105, "ExternalAbort": iterations in flight are interrupted), but handleSummary still runs.
     timing = Timing(ramp_up_s=0.5, warmup_s=1, duration_s=60, ramp_down_s=0.5, warmup_cap_s=None)
-    run = run_k6(f"{infra.api_url}/calibrate/mcp", Load("session", 3), timing, tmp_path, None,
+    run = run_k6(f"{infra.api_url}/calibrate/mcp", ClosedLoad("session", 3), timing, tmp_path, None,
                  on_tick=lambda elapsed, live: Tick.STOP if elapsed >= 3 else Tick.GO_ON)
     assert run.stopped_early and run.exit_code == 105
     assert run.samples["t_s"].max() < 20
@@ -213,7 +221,7 @@ def scripted() -> Iterator[Callable[..., tuple[str, Scripted]]]:
 def test_the_server_sees_the_same_messages_as_before(scripted, tmp_path: Path) -> None:
     # The script builds bodies from templates; they must be the very bytes JSON.stringify gave.
     url, script = scripted()
-    run = run_k6(url, Load("session", 1), TIMING, tmp_path, None)
+    run = run_k6(url, ClosedLoad("session", 1), TIMING, tmp_path, None)
     assert run.samples["ok"].all(), run.samples[run.samples["ok"] == 0].head()
     user = "user-00001"
     arguments = {
@@ -247,7 +255,7 @@ def test_the_server_sees_the_same_messages_as_before(scripted, tmp_path: Path) -
 @pytest.mark.parametrize("status, kind", [(500, "http_500"), (404, "http_404"), (405, ""), (204, "")])
 def test_a_failed_delete_fails_the_session(scripted, tmp_path: Path, status: int, kind: str) -> None:
     url, _ = scripted(delete_status=status)
-    run = run_k6(url, Load("session", 2), TIMING, tmp_path, None)
+    run = run_k6(url, ClosedLoad("session", 2), TIMING, tmp_path, None)
     samples = run.samples
     assert len(samples) > 0
     assert set(samples["error_kind"]) == {kind}
@@ -263,7 +271,7 @@ def test_a_failed_delete_fails_the_session(scripted, tmp_path: Path, status: int
 ])
 def test_a_failed_initialize_ends_the_session(scripted, tmp_path: Path, reply, kind: str) -> None:
     url, script = scripted(initialize=reply)
-    run = run_k6(url, Load("session", 2), TIMING, tmp_path, None)
+    run = run_k6(url, ClosedLoad("session", 2), TIMING, tmp_path, None)
     assert len(run.samples) > 0
     assert set(run.samples["error_kind"]) == {kind} and not run.samples["ok"].any()
     assert set(http_counts(run.samples)) == {1} and run.samples["call_ms"].isna().all()
@@ -272,13 +280,13 @@ def test_a_failed_initialize_ends_the_session(scripted, tmp_path: Path, reply, k
 
 def test_an_initialize_error_over_sse_is_seen_too(scripted, tmp_path: Path) -> None:
     url, _ = scripted(sse=True, initialize=lambda i: {"jsonrpc": "2.0", "id": i, "error": {"code": -32000}})
-    run = run_k6(url, Load("session", 1), TIMING, tmp_path, None)
+    run = run_k6(url, ClosedLoad("session", 1), TIMING, tmp_path, None)
     assert set(run.samples["error_kind"]) == {"jsonrpc_-32000"}
 
 
 def test_sse_replies_pass(scripted, tmp_path: Path) -> None:
     url, _ = scripted(sse=True)
-    run = run_k6(url, Load("stateless", 1), TIMING, tmp_path, None)
+    run = run_k6(url, ClosedLoad("stateless", 1), TIMING, tmp_path, None)
     assert run.samples["ok"].all() and set(run.samples["tool"]) == TOOLS | {"tools/list"}
 
 
@@ -290,7 +298,7 @@ def test_sse_replies_pass(scripted, tmp_path: Path) -> None:
 ])
 def test_the_tool_payload_is_checked_as_strictly_as_json_parse(scripted, tmp_path: Path, text) -> None:
     url, _ = scripted(tool_text={"search_products": text})
-    run = run_k6(url, Load("stateless", 1), TIMING, tmp_path, None)
+    run = run_k6(url, ClosedLoad("stateless", 1), TIMING, tmp_path, None)
     search = run.samples[run.samples["tool"] == "search_products"]
     others = run.samples[run.samples["tool"] != "search_products"]
     assert len(search) > 0 and set(search["error_kind"]) == {"check_failed"}
@@ -301,7 +309,7 @@ def test_a_persistent_session_that_expires_is_reopened_once(scripted, tmp_path: 
     # The first session's first call gets 404 (session expired): the script opens a new session and
     # repeats the call there, so no sample fails.
     url, script = scripted(expire={"s1"})
-    run = run_k6(url, Load("persistent", 1), TIMING, tmp_path, None)
+    run = run_k6(url, ClosedLoad("persistent", 1), TIMING, tmp_path, None)
     assert len(run.samples) > 0 and run.samples["ok"].all(), run.samples.head()
     sessions = [headers.get("Mcp-Session-Id") for _, headers, body in script.requests
                 if json.loads(body).get("method") == "tools/call"]
@@ -312,7 +320,7 @@ def test_a_persistent_session_that_expires_is_reopened_once(scripted, tmp_path: 
 
 def test_a_persistent_session_expiring_again_is_recorded_after_one_retry(scripted, tmp_path: Path) -> None:
     url, script = scripted(expire=True)
-    run = run_k6(url, Load("persistent", 1), TIMING, tmp_path, None)
+    run = run_k6(url, ClosedLoad("persistent", 1), TIMING, tmp_path, None)
     samples = run.samples
     assert len(samples) > 0 and set(samples["error_kind"]) == {"http_404"}
     assert set(http_counts(samples)) == {1} and samples["call_ms"].notna().all()
@@ -322,7 +330,7 @@ def test_a_persistent_session_expiring_again_is_recorded_after_one_retry(scripte
 
 def test_a_persistent_session_that_cannot_open_is_retried_once_then_recorded(scripted, tmp_path: Path) -> None:
     url, script = scripted(initialize=lambda i: {"jsonrpc": "2.0", "id": i, "error": {"code": -32603}})
-    run = run_k6(url, Load("persistent", 1), TIMING, tmp_path, None)
+    run = run_k6(url, ClosedLoad("persistent", 1), TIMING, tmp_path, None)
     samples = run.samples
     assert len(samples) > 0 and set(samples["error_kind"]) == {"jsonrpc_-32603"}
     assert set(http_counts(samples)) == {1}
@@ -336,7 +344,7 @@ def test_a_request_timeout_is_a_timeout(scripted, tmp_path: Path) -> None:
     url, _ = scripted(slow={"checkout": 1.5})
     timing = Timing(ramp_up_s=0.5, warmup_s=1, duration_s=2, ramp_down_s=0.5, warmup_cap_s=None,
                     request_timeout_s=0.4)
-    run = run_k6(url, Load("stateless", 1), timing, tmp_path, None)
+    run = run_k6(url, ClosedLoad("stateless", 1), timing, tmp_path, None)
     checkout = run.samples[run.samples["tool"] == "checkout"]
     assert len(checkout) > 0 and set(checkout["error_kind"]) == {"timeout"}
     assert checkout["call_ms"].between(380, 1000).all()

@@ -1,10 +1,13 @@
 import gzip
+import json
 from pathlib import Path
 
 import pytest
 
-from mcpbench.config import Load, Timing
-from mcpbench.loadgen import _compress, k6_env, load_samples, parse_samples
+from mcpbench.config import Timing
+from mcpbench.loadgen.k6 import _compress, k6_env, parse_samples
+from mcpbench.model import read_samples
+from mcpbench.scenarios import ClosedLoad, OpenLoad
 
 
 def test_samples_and_the_scenario_start_are_read_back_from_the_k6_log(fixtures_dir: Path) -> None:
@@ -21,10 +24,10 @@ def test_compressed_samples_round_trip_and_the_raw_log_is_reduced_to_k6s_own_mes
     log = tmp_path / "k6-samples.log"
     log.write_text((fixtures_dir / "k6-samples.log").read_text())
     samples, _ = parse_samples(log)
-    _compress(log, tmp_path / "samples.csv.gz", samples)
+    _compress([log], tmp_path / "samples.csv.gz", samples, tmp_path / "k6.log")
     assert not log.exists()
     assert "a k6 warning" in (tmp_path / "k6.log").read_text()
-    again = load_samples(tmp_path / "samples.csv.gz")
+    again = read_samples(tmp_path / "samples.csv.gz")
     assert again["http_ms"].tolist() == samples["http_ms"].tolist()
     assert again["error_kind"].tolist() == samples["error_kind"].tolist()
     with gzip.open(tmp_path / "samples.csv.gz", "rt") as handle:
@@ -32,10 +35,18 @@ def test_compressed_samples_round_trip_and_the_raw_log_is_reduced_to_k6s_own_mes
 
 
 def test_k6_is_told_the_whole_timeline_and_the_load() -> None:
-    env = k6_env("http://127.0.0.1:1/mcp", Load("stateless", 10, "open", 250.0),
+    env = k6_env("http://127.0.0.1:1/mcp", OpenLoad("stateless", 10, 250.0),
                  Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2, warmup_cap_s=None), Path("/x/s.json"))
-    assert env["HOLD_S"] == "27"  # warm-up + measured, at full load
-    adaptive = k6_env("http://127.0.0.1:1/mcp", Load("session", 10),
+    scenario = json.loads(env["SCENARIO"])
+    # ramp-up, then warm-up + measured at full load, then ramp-down
+    assert [s["duration"] for s in scenario["stages"]] == ["3s", "27s", "2s"]
+    adaptive = k6_env("http://127.0.0.1:1/mcp", ClosedLoad("session", 10),
                       Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2, warmup_cap_s=40), Path("/x/s.json"))
-    assert adaptive["HOLD_S"] == "60"  # the longest warm-up + measured; the orchestrator ends it earlier
-    assert (env["MODE"], env["EXECUTOR"], env["VUS"], env["RATE"]) == ("stateless", "open", "10", "250.0")
+    closed = json.loads(adaptive["SCENARIO"])
+    # the longest warm-up + measured; the orchestrator ends it earlier
+    assert [s["duration"] for s in closed["stages"]] == ["3s", "60s", "2s"]
+    assert env["MODE"] == "stateless"
+    # the open model: 250 calls/s as iterations per 10 s, 10 VUs pre-allocated, one call per iteration
+    assert (scenario["executor"], scenario["exec"], scenario["preAllocatedVUs"], scenario["stages"][1]["target"]) \
+        == ("ramping-arrival-rate", "openIteration", 10, 2500)
+    assert (closed["executor"], closed["exec"], closed["stages"][1]["target"]) == ("ramping-vus", "closedIteration", 10)

@@ -7,8 +7,10 @@ import stat
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from mcpbench.results import write_json
+from mcpbench.model import ResultsError
+from mcpbench.results import RunRecord, write_checked, write_json
 
 
 def test_json_is_written_whole_and_readable_by_a_web_server(tmp_path: Path) -> None:
@@ -17,3 +19,26 @@ def test_json_is_written_whole_and_readable_by_a_web_server(tmp_path: Path) -> N
     assert json.loads(target.read_text()) == {"calls_per_s": 12.5, "path": "/x"}
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
     assert [p.name for p in target.parent.iterdir()] == ["summary.json"]  # no temporary file left
+
+
+def test_a_results_file_is_checked_against_the_model_before_it_is_written(tmp_path: Path) -> None:
+    recorded = Path(__file__).resolve().parents[1] / "fixtures" / "results" / "20261123-113219-local"
+    summary = json.loads((recorded / "rust" / "session-8vu-r1" / "summary.json").read_text())
+    write_checked(tmp_path / "summary.json", summary)
+    assert json.loads((tmp_path / "summary.json").read_text()) == summary
+    drifted = {**summary, "harness_cpuset": "0"}
+    with pytest.raises(ResultsError, match="harness_cpuset"):
+        write_checked(tmp_path / "again" / "summary.json", drifted)
+    assert not (tmp_path / "again").exists()
+
+
+def test_run_json_is_checked_on_every_save(tmp_path: Path) -> None:
+    run = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "results" / "20261123-113219-local"
+                      / "run.json").read_text())
+    record = RunRecord(tmp_path, run["run_id"], run["config"], run["environment"])
+    record.update_server("rust", status="ok", idle_rss_mb=6.6)
+    assert json.loads(record.path.read_text())["servers"]["rust"]["status"] == "ok"
+    with pytest.raises(ResultsError, match="servers.rust.status"):
+        record.update_server("rust", status="fine")
+    with pytest.raises(ResultsError, match="config.rates"):
+        RunRecord(tmp_path, run["run_id"], {**run["config"], "rates": None}, run["environment"])

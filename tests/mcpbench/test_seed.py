@@ -3,7 +3,7 @@ import json
 import pytest
 import redis
 
-from mcpbench.infra import Infra
+from mcpbench.runtime.local_infra import Infra
 
 
 @pytest.fixture

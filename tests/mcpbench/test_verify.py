@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from mcpbench.infra import Infra
+from mcpbench.runtime.local_infra import Infra
 from mcpbench.verify import verify
 
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("search_products", "get_user_cart", "checkout")]

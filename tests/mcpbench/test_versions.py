@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from mcpbench.manifest import discover
-from mcpbench.runtime.local import LocalRuntime
+from mcpbench.runtime.local import LocalRuntime, program_version
 from mcpbench.versions import first_lines, probe
 
 
@@ -52,6 +52,6 @@ run.command = ["./server"]
     interp.write_text("#!/bin/sh\n[ \"$1\" = --version ] && echo \"Interp 3.13.5\"\n")
     interp.chmod(0o755)
     servers = discover(tmp_path).by_name()
-    runtime = LocalRuntime.__new__(LocalRuntime)  # runtime_version needs neither cgroups nor a profile
-    assert runtime.runtime_version(servers["srv"], {"PATH": "/usr/bin:/bin"}) == "Interp 3.13.5"
-    assert runtime.runtime_version(servers["compiled"], {"PATH": "/usr/bin:/bin"}) is None
+    assert program_version(servers["srv"], {"PATH": "/usr/bin:/bin"}) == "Interp 3.13.5"
+    runtime = LocalRuntime.__new__(LocalRuntime)  # a compiled server is not asked: no cgroups, no infra needed
+    assert runtime.runtime_version(servers["compiled"], None) is None

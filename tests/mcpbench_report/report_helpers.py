@@ -12,6 +12,9 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from mcpbench import analysis
+from mcpbench.model import in_window, read_samples
+
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
 # rust, go, python, nodejs x 3 shuffled rounds at 8 VUs (rust, go, nodejs at the harness ceiling); broken: its
@@ -33,10 +36,12 @@ def copy_with_manifest(tmp_path: Path, root: Path, server: str, **changes) -> Pa
     return copy_dir
 
 
-CONFIG = {
+CONFIG = {  # run.json config as mcpbench writes it (mcpbench.model.Config)
     "runtime": "local", "modes": ["session"], "vus": [10], "runs": 1, "shuffle": False, "executor": "closed",
-    "rates": None, "ramp_up_s": 5, "warmup_s": 5, "duration_s": 10, "ramp_down_s": 1, "think_time_s": 0.05,
-    "profile": {"cpus": 1.0, "memory_mb": 2048, "cpuset": "1", "harness_cpuset": "0", "note": None},
+    "rate_fractions": None, "calibrate": False, "ramp_up_s": 5, "warmup_s": 5, "warmup_cap_s": None,
+    "warmup_adaptive": False, "duration_s": 10, "ramp_down_s": 1, "think_time_s": 0.05, "request_timeout_s": 30,
+    "profile": {"cpus": 1.0, "memory_mb": 2048, "server_cpus": [1], "harness_cpus": [0], "cpuset": "1",
+                "note": None},
 }
 ENVIRONMENT = {
     "hostname": "test", "cpu_model": "Test CPU", "cores": 2, "memory_gb": 16.0, "kernel": "6.1", "os": "Debian 12",
@@ -63,8 +68,8 @@ def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, 
     for name, runs in servers.items():
         sdir = path / name
         sdir.mkdir(parents=True)
-        manifest = {"display_name": name.title(), "language": "Lang", "runtime": "rt 1", "sdk": "sdk",
-                    "sdk_version": "1.0", "framework": "fw"}
+        manifest = {"name": name, "display_name": name.title(), "language": "Lang", "runtime": "rt 1",
+                    "sdk": "sdk", "sdk_version": "1.0", "framework": "fw", "build": [], "run": [f"./{name}"]}
         manifest.update((manifests or {}).get(name, {}))
         (sdir / "server.json").write_text(json.dumps(manifest))
         (sdir / "verify.json").write_text(json.dumps({"status": "pass", "checks": [
@@ -91,6 +96,8 @@ def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, 
                 f"{t},server,{res[0]},{res[1]}\n" for t in range(int(end) + 2)))
             in_win = [s for s in samples if start <= s[0] < end and s[1] != "tools/list"]
             good = [s for s in in_win if s[2] == 1]
+            figures = analysis.latency(in_window(read_samples(mdir / "samples.csv.gz"), (start, end)),
+                                       cfg["request_timeout_s"])   # the orchestrator's own definitions
             summary = {
                 "schema": 1, "server": name, "mode": "session", "vus": cfg["vus"][0], "run": run,
                 "executor": "closed", "rate": None, "status": "ok", "phase": None, "reason": None,
@@ -100,13 +107,19 @@ def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, 
                                "http_requests": 2 * len(in_win), "iterations_per_s": 0.0, "dropped_iterations": 0},
                 "errors": {"count": len(in_win) - len(good),
                            "rate": (len(in_win) - len(good)) / len(in_win) if in_win else 0.0, "kinds": {}},
+                "latency_ms": figures,
                 "resources": {"server": {"cpu_avg_pct": res[0], "cpu_peak_pct": res[0], "mem_avg_mb": res[1],
-                                         "mem_peak_mb": res[1]}},
-                "flags": [],
+                                         "mem_peak_mb": res[1], "samples": int(end - start)}},
+                "flags": [], "foreign_cpu_pct": None,
             }
-            if schema == 2:
+            if schema == 2:  # what schema 2 adds, as a run without host probe, cross-checks or ceiling has it
                 summary.update(schema=2, efficiency={"cpu_ms_per_call": res[0] / 100 * 1000 / (len(good) / (end - start))
-                                                     if good else None, "mem_peak_mb": res[1]})
+                                                     if good else None, "mem_peak_mb": res[1]},
+                               warmup=None, host=None, checks=None, ceiling={"tool_calls_per_s": None, "fraction": None})
+                summary["throughput"].update(v2_requests=2 * len(in_win), v2_rps_whole_run=None,
+                                             v2_requests_whole_run=None, k6_run_s=None,
+                                             http_rps=2 * len(in_win) / (end - start))
+                summary["errors"]["failed_tool_calls"] = len(in_win) - len(good)
             overrides = ((summaries or {}).get(name) or [])
             if run - 1 < len(overrides):
                 summary.update(overrides[run - 1])
@@ -116,12 +129,15 @@ def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, 
             (mdir / "summary.json").write_text(json.dumps(summary))
         status[name] = {"status": "ok", "phase": None, "reason": None, "measurements": mids, "startup_s": 0.1,
                         "idle_mem_mb": 5.0}
-    status.update(extra_servers or {})
+    status.update({name: {"phase": None, "reason": None, "measurements": [], "startup_s": None, "idle_mem_mb": None,
+                          **entry} for name, entry in (extra_servers or {}).items()})
     cfg["servers"] = list(status)
     env = copy.deepcopy(ENVIRONMENT)
     env.update(environment or {})
     run = {"schema": schema, "run_id": run_id, "status": "complete", "started_at": "2026-01-01T00:00:00Z",
            "finished_at": "2026-01-01T00:10:00Z", "config": cfg, "environment": env, "servers": status}
+    if schema == 2:
+        run.update(error=None, calibration=None, rounds=None)
     run.update(run_extra or {})
     path.mkdir(parents=True, exist_ok=True)
     (path / "run.json").write_text(json.dumps(run))

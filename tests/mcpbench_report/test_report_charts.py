@@ -9,6 +9,7 @@ import pytest
 
 from mcpbench_report import charts
 from mcpbench_report.load import LoadKey
+from mcpbench.scenarios import ClosedLoad
 
 EIGHT = LoadKey("session", "closed", 8.0)   # the recorded ROUNDS fixture
 
@@ -65,7 +66,7 @@ def test_concurrency_curve_has_slo(tmp_path, consolidated):
             for row in consolidated.rows[key]:
                 curves.setdefault(row["server"], []).append(row)
     path = tmp_path / "c.svg"
-    charts.concurrency(curves, path=path, title="c", executor="closed", slo_p99_ms=100.0)
+    charts.concurrency(curves, path=path, title="c", kind=ClosedLoad, slo_p99_ms=100.0)
     text = svg_text(path)
     assert "SLO p99 ≤ 100 ms" in text and "virtual users (VUs)" in text and "p99 latency (ms" in text
 

@@ -8,6 +8,7 @@ import shutil
 import numpy as np
 import pytest
 from scipy import stats as scipy_stats
+from mcpbench import model
 from mcpbench.stats import latency_stats
 
 from mcpbench_report import load
@@ -71,7 +72,7 @@ def test_fixture_single_run_figures_match_summary(consolidated):
 
 def test_fixture_pooled_p99_over_runs(consolidated):
     group = consolidated.groups[("python", EIGHT)]
-    samples = [load.in_window(m.samples(), m.window) for m in (r.measurement for r in group.runs)]
+    samples = [model.in_window(m.samples(), m.window) for m in (r.measurement for r in group.runs)]
     pooled = np.concatenate([s[(s["tool"] != "tools/list") & (s["ok"] == 1)]["call_ms"].to_numpy() for s in samples])
     row = next(r for r in consolidated.rows[EIGHT] if r["server"] == "python")
     assert row["latency_p99_ms"] == pytest.approx(latency_stats(pooled)["p99"])
@@ -202,9 +203,10 @@ def test_missing_rounds_are_said(tmp_path):
     shutil.rmtree(path / "b" / "session-10vu-r2")
     mdir = path / "b" / "session-10vu-r2"
     mdir.mkdir()
-    (mdir / "summary.json").write_text(json.dumps({"schema": 2, "server": "b", "mode": "session", "vus": 10,
-                                                   "run": 2, "executor": "closed", "status": "invalid",
-                                                   "phase": "infra", "reason": "redis died"}))
+    # the suite writes an invalid measurement's summary whole, with the status it set
+    summary = json.loads((path / "b" / "session-10vu-r1" / "summary.json").read_text())
+    summary.update(run=2, status="invalid", phase="infra", reason="redis died")
+    (mdir / "summary.json").write_text(json.dumps(summary))
     rows = {r["server"]: r for r in consolidate(load.load([path])).rows[TEN]}
     assert rows["b"]["missing_text"] == "round 2 of 3 missing: invalid (infra: redis died)"
     assert rows["b"]["runs"] == 2 and rows["b"]["rank"] is None and rows["b"]["rank_note"] == "2 runs — not tested"
@@ -225,7 +227,7 @@ def test_all_calls_latency_counts_every_call(tmp_path):
     assert row["latency_all_max_ms"] == 2000.0 and row["latency_max_ms"] == 4.0
     from mcpbench import analysis
 
-    calls = load.in_window(load.read_samples(path / "srv" / "session-10vu-r1" / "samples.csv.gz"), (10.0, 20.0))
+    calls = model.in_window(model.read_samples(path / "srv" / "session-10vu-r1" / "samples.csv.gz"), (10.0, 20.0))
     assert sorted(analysis.all_calls_latency_ms(calls, 2.0)) == sorted(everything)   # summary.json's population
 
 
@@ -238,7 +240,7 @@ def test_schema1_upgrade_is_honest():
     s = m.summary
     raw = json.loads((m.path / "summary.json").read_text())
     assert raw["schema"] == 1 and not (m.path / "context.json").exists()
-    assert s["schema_read"] == 1 and s["publishable"] is None and s["unpublishable_reasons"] == [load.NOT_ASSESSED]
+    assert s["schema_read"] == 1 and s["publishable"] is None and s["unpublishable_reasons"] == [model.NOT_ASSESSED]
     assert s["throughput"]["http_rps"] == raw["throughput"]["v2_rps"] and s["throughput"]["v2_rps"] is None
     assert s["host"] is None and s["warmup"]["steady"] is None and s["ceiling"]["fraction"] is None
     res = raw["resources"]["server"]

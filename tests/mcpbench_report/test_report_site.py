@@ -6,6 +6,7 @@ import csv
 import html
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -17,7 +18,7 @@ from mcpbench_report.consolidate import consolidate
 from mcpbench_report.load import ResultsError
 from mcpbench_report.site import MARKER, build_site
 
-from report_helpers import HALF_CPU, ROUNDS, SCHEMA1, steady, write_results
+from report_helpers import HALF_CPU, ROUNDS, SCHEMA1, SWEEP, steady, write_results
 
 
 class Links(HTMLParser):
@@ -285,3 +286,17 @@ def test_local_results_say_so_and_show_no_image_columns(tmp_path):
     assert "runtime: local processes in cgroups" in (info.out / "index.html").read_text()
     server = (info.out / "servers" / "srv.html").read_text()
     assert "Image size" not in server and "Runs on" not in server
+
+
+def test_server_page_shows_the_build_command(tmp_path):
+    """build.json records the command the build ran (BuildOutcome.record, the orchestrator's writer); the server
+    page shows it. The recorded run was made with --no-build: its other servers have no build.json."""
+    from mcpbench.build import BuildOutcome
+
+    copy = tmp_path / SWEEP.name
+    shutil.copytree(SWEEP, copy)
+    outcome = BuildOutcome("ok", 0.27, None, copy / "rust" / "build.log", "cargo build --release --locked")
+    (copy / "rust" / "build.json").write_text(json.dumps(outcome.record()))
+    info = build_site(consolidate(load.load([copy])), tmp_path / "site")
+    assert "<code>cargo build --release --locked</code>" in (info.out / "servers" / "rust.html").read_text()
+    assert "<code>cargo build" not in (info.out / "servers" / "python.html").read_text()

@@ -18,51 +18,16 @@ import { sleep } from 'k6';
 
 const TARGET = __ENV.TARGET_URL;                      // http://127.0.0.1:PORT/mcp
 const MODE = __ENV.MODE || 'session';                 // session | stateless | persistent
-const EXECUTOR = __ENV.EXECUTOR || 'closed';          // closed (VUs) | open (arrival rate)
-const VUS = parseInt(__ENV.VUS || '50', 10);
-const RATE = parseFloat(__ENV.RATE || '0');           // open model: tool calls per second
-const RAMP_UP = parseFloat(__ENV.RAMP_UP_S || '15');
-const HOLD = parseFloat(__ENV.HOLD_S || '360');       // warm-up + measured duration
-const RAMP_DOWN = parseFloat(__ENV.RAMP_DOWN_S || '10');
+// The k6 scenario (executor, stages, and `exec`: which iteration below), built by the load's kind in
+// benchmark/mcpbench/scenarios/: a new kind of load needs no change here unless it needs a new iteration.
+const SCENARIO = JSON.parse(__ENV.SCENARIO);
 const THINK = parseFloat(__ENV.THINK_TIME_S || '0.05');
 const TIMEOUT = __ENV.REQUEST_TIMEOUT || '30s';
 const CHECKS = (__ENV.CHECKS || 'on') === 'on';
 const COUNTS_PATH = __ENV.COUNTS_PATH || 'k6-counts.json';
 
-function closedScenario() {
-  return {
-    executor: 'ramping-vus',
-    startVUs: 0,
-    stages: [
-      { duration: `${RAMP_UP}s`, target: VUS },
-      { duration: `${HOLD}s`, target: VUS },
-      { duration: `${RAMP_DOWN}s`, target: 0 },
-    ],
-    gracefulRampDown: '5s',
-    gracefulStop: '5s',
-  };
-}
-
-function openScenario() {
-  // k6 wants whole-number targets: count iterations per 10 s so the rate has 0.1/s resolution.
-  const target = Math.round(RATE * 10);
-  return {
-    executor: 'ramping-arrival-rate',
-    startRate: 0,
-    timeUnit: '10s',
-    preAllocatedVUs: VUS,
-    maxVUs: VUS * 4,
-    stages: [
-      { duration: `${RAMP_UP}s`, target },
-      { duration: `${HOLD}s`, target },
-      { duration: `${RAMP_DOWN}s`, target: 0 },
-    ],
-    gracefulStop: '5s',
-  };
-}
-
 export const options = {
-  scenarios: { load: EXECUTOR === 'open' ? openScenario() : closedScenario() },
+  scenarios: { load: SCENARIO },
   // Only counts are read from k6's summary (handleSummary); no percentiles to sort at the end.
   summaryTrendStats: ['count'],
 };
@@ -327,16 +292,19 @@ function persistentCall(tool) {
 
 const oneCall = MODE === 'session' ? sessionCall : MODE === 'persistent' ? persistentCall : statelessCall;
 
-export default function () {
+// Closed model (scenarios/closed.py): the three tools, tools/list, then the think time.
+export function closedIteration() {
   if (callPrefixes === null) vuSetup();
-  if (EXECUTOR === 'open') {
-    // Open model: one iteration = one tool call, the tools in turn; the arrival rate is tool calls/s.
-    oneCall(TOOLS[exec.scenario.iterationInTest % TOOLS.length]);
-    return;
-  }
   for (const tool of TOOLS) oneCall(tool);
   oneCall('tools/list');
   sleep(THINK);
+}
+
+// Open model (scenarios/open.py): one iteration = one tool call, the tools in turn; the arrival rate is
+// tool calls/s.
+export function openIteration() {
+  if (callPrefixes === null) vuSetup();
+  oneCall(TOOLS[exec.scenario.iterationInTest % TOOLS.length]);
 }
 
 // k6's own counts over the whole test, for the orchestrator's cross-check against the samples.

@@ -1,29 +1,28 @@
-"""What the suite needs from a runtime, whichever it is."""
+"""What the suite needs from a runtime, whichever it is: the one seam between "where servers run" and
+everything else (docs/architecture.md). A runtime subclasses `Runtime`, overrides what differs from the
+defaults, and is named in `runtime/__init__.py`'s registry; nothing outside this package knows its name."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import Any, ClassVar, Protocol
 
 import httpx
 
+from .. import cgroups
+from ..build import BuildOutcome, build_api_service, build_server
+from ..config import ResourceProfile
+from ..manifest import ServerSpec
 from ..mcp_client import McpClient
+from ..resources import Usage, UsageReader
 
 
 class StartError(RuntimeError):
     """The server did not come up: it exited, or it did not answer in time. Carries its log tail."""
-
-
-@dataclass(frozen=True)
-class Usage:
-    """A cumulative reading: CPU time used so far, and memory in use now."""
-
-    cpu_ns: int
-    memory_bytes: int
 
 
 class RunningServer(Protocol):
@@ -31,10 +30,17 @@ class RunningServer(Protocol):
     url: str  # the MCP endpoint, http://127.0.0.1:PORT/mcp
     startup_s: float  # from launch to the first successful `initialize`
     limits_applied: bool
+    # What the runtime knows of the server beyond the process (docker: image, its size, cold start);
+    # recorded in run.json and image.json. None: nothing to add.
+    details: dict[str, Any] | None
 
     def alive(self) -> bool: ...
 
-    def usage(self) -> Usage | None: ...
+    def usage(self) -> Usage | None: ...  # what the limits count (the cgroup, the container)
+
+    # psutil's view of the server's processes beside usage(): RSS and CPU time summed over the tree.
+    # None where the runtime cannot see the processes.
+    def process_tree_usage(self) -> Usage | None: ...
 
     def log_tail(self, lines: int = 30) -> str: ...
 
@@ -55,24 +61,77 @@ class InfraHandle(Protocol):
 
     def reset(self) -> float: ...  # flush + seed Redis; seconds taken
 
-    def readers(self) -> dict[str, Callable[[], Usage | None]]: ...  # "redis", "api" usage readers
+    def readers(self) -> dict[str, UsageReader]: ...  # "redis", "api" usage readers
 
     def stop(self) -> None: ...
 
 
-class Runtime(Protocol):
-    name: str
+class Runtime(ABC):
+    """Where the infrastructure and the servers run. Defaults are the local machine's way of building."""
 
+    name: ClassVar[str]
+
+    def __init__(self, profile: ResourceProfile):
+        self.profile = profile
+
+    # -- what run.json records ---------------------------------------------------------------------------
+    def limits_support(self) -> cgroups.Support:
+        """Whether CPU/memory limits can be applied here (run.json environment.cgroup)."""
+        return cgroups.Support(None, True, None)
+
+    def environment(self) -> dict[str, Any]:
+        """Runtime-specific facts for run.json's environment (engine, base image…); {} when none."""
+        return {}
+
+    # -- builds ----------------------------------------------------------------------------------------
+    def build_infra(self, log_path: Path) -> BuildOutcome:
+        return build_api_service(log_path)
+
+    def build_server(self, spec: ServerSpec, log_path: Path) -> BuildOutcome:
+        return build_server(spec, log_path)
+
+    def build_key(self, spec: ServerSpec) -> Hashable:
+        """Servers with the same key share one build (variants of one directory build once locally)."""
+        return (spec.directory, spec.build_commands)
+
+    # -- running -------------------------------------------------------------------------------------------
+    @abstractmethod
     def start_infra(self, log_dir: Path) -> InfraHandle: ...
 
-    def start(self, spec, env: dict[str, str], log_path: Path) -> RunningServer: ...
+    def server_environment(self, spec: ServerSpec, infra: InfraHandle) -> dict[str, str]:
+        """The contract's environment (docs/server-contract.md): what every server is started with."""
+        return {
+            "REDIS_URL": infra.server_redis_url, "API_SERVICE_URL": infra.server_api_url,
+            "SERVER_TYPE": spec.name, "CPU_LIMIT": f"{self.profile.cpus:g}",
+            "MEMORY_LIMIT_MB": str(self.profile.memory_mb),
+        }
 
-    def runtime_version(self, spec, env: dict[str, str]) -> str | None: ...  # interpreter/VM, if any
+    @abstractmethod
+    def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> RunningServer:
+        """The server up and answering `initialize`, under the profile's limits; StartError otherwise."""
 
-    def close(self) -> None: ...
+    def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:
+        """The interpreter/VM the server runs on, as it reports itself; None for a compiled server."""
+        return None
+
+    def close(self) -> None:
+        """Everything the runtime started is gone (idempotent)."""
 
 
-def wait_until_ready(url: str, alive, timeout_s: float, log_tail) -> float:
+class ServerBase:
+    """The defaults of a RunningServer: nothing beyond the process, no tree view, no freezer."""
+
+    details: dict[str, Any] | None = None
+
+    def process_tree_usage(self) -> Usage | None:
+        return None
+
+    @contextmanager
+    def paused(self) -> Iterator[bool]:
+        yield False
+
+
+def wait_until_ready(url: str, alive: Callable[[], bool], timeout_s: float, log_tail: Callable[[], str]) -> float:
     """Poll `initialize` until the server answers it; returns seconds waited. No fixed sleeps."""
     started = time.monotonic()
     deadline = started + timeout_s

@@ -27,16 +27,17 @@ import httpx
 import psutil
 import redis as redis_lib
 
-from .. import seed, versions
+from .. import cgroups, seed, versions
 from ..build import BuildOutcome
-from ..compose import (API_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR, REDIS_IMAGE,
-                       REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported, container_plan,
-                       document)
 from ..config import ResourceProfile
-from ..docker_engine import DockerError, Engine, compose_command, compose_version
 from ..manifest import ServerSpec
 from ..paths import API_SERVICE_DIR, ROOT
-from .base import StartError, Usage, wait_until_ready
+from ..resources import Usage
+from .docker_compose import (API_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR, REDIS_IMAGE,
+                             REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported,
+                             container_plan, document)
+from .docker_engine import DockerError, Engine, compose_command, compose_version
+from .base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
 from .local import _tree_usage
 
 PROJECT_PREFIX = "mcpbench-"
@@ -155,12 +156,13 @@ class ImageBuilder:
         except DockerConfigError as exc:
             return BuildOutcome("failed", 0.0, str(exc), None)
         log_path.parent.mkdir(parents=True, exist_ok=True)
+        command = (f"build {plan.image} from {plan.context}/{plan.dockerfile}"
+                   + (f" --target {plan.target}" if plan.target else ""))
         with open(log_path, "w", encoding="utf-8") as log:
-            log.write(f"$ build {plan.image} from {plan.context}/{plan.dockerfile}"
-                      + (f" --target {plan.target}" if plan.target else "") + "\n")
+            log.write(f"$ {command}\n")
             previous = self._built.get(plan.build_key)
             if previous and previous.status != "ok":
-                return BuildOutcome("failed", 0.0, previous.reason, log_path)
+                return BuildOutcome("failed", 0.0, previous.reason, log_path, command)
             try:
                 ensure_base(self.engine, log)
                 result = self.engine.build(
@@ -168,10 +170,10 @@ class ImageBuilder:
                     build_args={**plan.build_args, **_base_override()}, log=log,
                     labels={"mcpbench.server": plan.name}, timeout_s=spec.build_timeout_s, no_cache=no_cache)
             except DockerError as exc:
-                outcome = BuildOutcome("failed", time.monotonic() - started, str(exc), log_path)
+                outcome = BuildOutcome("failed", time.monotonic() - started, str(exc), log_path, command)
                 self._built[plan.build_key] = outcome
                 return outcome
-        outcome = BuildOutcome("ok", time.monotonic() - started, None, log_path)
+        outcome = BuildOutcome("ok", time.monotonic() - started, None, log_path, command)
         self._built[plan.build_key] = outcome
         self._seconds[spec.name] = outcome.seconds
         _write_image_record(log_path.parent / "image.json",
@@ -237,7 +239,7 @@ class StatsHub:
             self._watched.clear()
 
 
-class DockerServer:
+class DockerServer(ServerBase):
     def __init__(self, runtime: DockerRuntime, plan: ContainerPlan, container_id: str, log_path: Path):
         self.name = plan.name
         self.plan = plan
@@ -376,11 +378,11 @@ class DockerInfra:
             self._runtime.stats.unwatch(ref)
 
 
-class DockerRuntime:
+class DockerRuntime(Runtime):
     name = "docker"
 
     def __init__(self, profile: ResourceProfile, log=print):
-        self.profile = profile
+        super().__init__(profile)
         self.log = log
         self.engine = ensure_engine(log)
         self.compose = compose_command()
@@ -401,6 +403,11 @@ class DockerRuntime:
         atexit.register(self.close)
 
     # -- what run.json records -------------------------------------------------------------------------------
+    def limits_support(self) -> cgroups.Support:
+        # The engine applies the limits; whether it can is recorded here and per server (limits_applied).
+        return cgroups.Support(None, self.limits_supported, None if self.limits_supported else
+                               "; ".join(self.limit_warnings) or "the engine cannot enforce CPU/memory limits")
+
     def environment(self) -> dict[str, Any]:
         described = self.engine.describe()
         base = self.engine.image(BASE_IMAGE) or {}
@@ -420,6 +427,9 @@ class DockerRuntime:
 
     def build_infra(self, log_path: Path) -> BuildOutcome:
         return self.builder.build_infra(log_path)
+
+    def build_key(self, spec: ServerSpec) -> str:
+        return spec.name  # one image per server: variants have stages of their own
 
     def build_server(self, spec: ServerSpec, log_path: Path) -> BuildOutcome:
         try:
@@ -441,11 +451,11 @@ class DockerRuntime:
         (self._compose_dir / "docker-compose.run.yml").write_text(json.dumps(override, indent=2) + "\n",
                                                                    encoding="utf-8")
 
-    def _compose_env(self, cpus: str | None = None, memory_mb: str | None = None) -> dict[str, str]:
+    def _compose_env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("MCPBENCH_") and k != "COMPOSE_PROFILES"}
         env.update({
-            "MCPBENCH_CPUS": cpus or f"{self.profile.cpus:g}",
-            "MCPBENCH_MEMORY_MB": memory_mb or str(self.profile.memory_mb),
+            "MCPBENCH_CPUS": f"{self.profile.cpus:g}",
+            "MCPBENCH_MEMORY_MB": str(self.profile.memory_mb),
             "MCPBENCH_SERVER_CPUSET": self.profile.cpuset or "",
             "MCPBENCH_HARNESS_CPUSET": ",".join(map(str, self.profile.harness_cpus or ())),
             "MCPBENCH_SERVER_PORT": "", "MCPBENCH_REDIS_PORT": "", "MCPBENCH_API_PORT": "",
@@ -520,7 +530,7 @@ class DockerRuntime:
                 time.sleep(0.05)
 
     # -- servers ------------------------------------------------------------------------------------------------
-    def runtime_version(self, spec: ServerSpec, env: dict[str, str]) -> str | None:
+    def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:
         """What the image's own program (its CMD) says it is, run in a throw-away container."""
         if not spec.info.version_args:
             return None
@@ -531,21 +541,20 @@ class DockerRuntime:
         return versions.probe(["docker", "run", "--rm", "--network", "none", "--entrypoint", command[0], tag,
                                *spec.info.version_args])
 
-    def start(self, spec: ServerSpec, env: dict[str, str], log_path: Path) -> DockerServer:
+    def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> DockerServer:
         if self._compose_dir is None:
             raise StartError("start_infra() must run before start()")
         try:
             plan = self.plan(spec)
             self._require_image(plan.image, spec.name)
-            self._check_env(spec, env)
             self._compose("up", "--no-start", "--no-build", "--no-deps", "--force-recreate", spec.name,
-                          env=self._compose_env(env.get("CPU_LIMIT"), env.get("MEMORY_LIMIT_MB")))
+                          env=self._compose_env())
             container_id = self._container_of(spec.name)
         except (DockerError, DockerConfigError) as exc:
             raise StartError(str(exc)) from exc
         server = DockerServer(self, plan, container_id, log_path)
         try:
-            server.limits_applied = self._limits_applied(container_id, env)
+            server.limits_applied = self._limits_applied(container_id)
             started = time.monotonic()
             self.engine.start(container_id)
             try:
@@ -568,21 +577,10 @@ class DockerRuntime:
             raise
         return server
 
-    def _check_env(self, spec: ServerSpec, env: dict[str, str]) -> None:
-        """The orchestrator's contract environment must be what the compose file gives the container."""
-        expected = {"REDIS_URL": REDIS_URL_IN_NETWORK, "API_SERVICE_URL": API_URL_IN_NETWORK,
-                    "SERVER_TYPE": spec.name}
-        wrong = {k: env.get(k) for k, v in expected.items() if k in env and env[k] != v}
-        if wrong:
-            raise DockerError(f"the docker runtime cannot pass {wrong} into the container: the compose file "
-                              f"gives {expected}")
-
-    def _limits_applied(self, container_id: str, env: dict[str, str]) -> bool:
+    def _limits_applied(self, container_id: str) -> bool:
         host = (self.engine.container(container_id) or {}).get("HostConfig") or {}
-        cpus = float(env.get("CPU_LIMIT") or self.profile.cpus)
-        memory = int(env.get("MEMORY_LIMIT_MB") or self.profile.memory_mb) * 2**20
-        applied = (int(host.get("NanoCpus") or 0) == int(round(cpus * 1e9))
-                   and int(host.get("Memory") or 0) == memory
+        applied = (int(host.get("NanoCpus") or 0) == int(round(self.profile.cpus * 1e9))
+                   and int(host.get("Memory") or 0) == self.profile.memory_mb * 2**20
                    and (host.get("CpusetCpus") or "") == (self.profile.cpuset or ""))
         return applied and self.limits_supported
 

@@ -13,10 +13,12 @@ import psutil
 
 from .. import cgroups, processes, versions
 from ..config import ResourceProfile
-from ..infra import Infra
 from ..manifest import ServerSpec
 from ..ports import free_port
-from .base import StartError, Usage, wait_until_ready
+from ..resources import Usage
+from ..toolchain import environment_for
+from .base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
+from .local_infra import Infra
 
 _counter = itertools.count(1)
 
@@ -30,7 +32,7 @@ def _executable(program: str, directory: Path) -> str:
     return str(directory / program) if not os.path.isabs(program) and "/" in program else program
 
 
-class LocalServer:
+class LocalServer(ServerBase):
     def __init__(self, name: str, process: processes.ManagedProcess, port: int,
                  cgroup: cgroups.Cgroup | None):
         self.name = name
@@ -93,21 +95,29 @@ def _tree_usage(pid: int) -> Usage:
     return Usage(int(cpu * 1e9), rss)
 
 
-class LocalRuntime:
+class LocalRuntime(Runtime):
     name = "local"
 
-    def __init__(self, profile: ResourceProfile, support: cgroups.Support):
-        self.profile = profile
-        self.support = support
-        if support.usable:
+    def __init__(self, profile: ResourceProfile, support: cgroups.Support | None = None):
+        super().__init__(profile)
+        self.support = support or cgroups.detect()
+        if self.support.usable:
             cgroups.remove_stale()
+
+    def limits_support(self) -> cgroups.Support:
+        return self.support
 
     def start_infra(self, log_dir: Path) -> Infra:
         return Infra.start(log_dir, self.profile.harness_cpus)
 
-    def start(self, spec: ServerSpec, env: dict[str, str], log_path: Path) -> LocalServer:
+    def server_environment(self, spec: ServerSpec, infra: InfraHandle) -> dict[str, str]:
+        """The contract's variables over the toolchain's (PATH with the manifest's interpreter, JAVA_HOME);
+        MissingRequirement when this machine lacks one."""
+        return {**environment_for(spec.info.requires, spec.info.jdk), **super().server_environment(spec, infra)}
+
+    def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> LocalServer:
         port = free_port()
-        env = {**env, "PORT": str(port),
+        env = {**self.server_environment(spec, infra), "PORT": str(port),
                **{k: _substitute(v, port, spec.directory) for k, v in spec.run_env.items()}}
         argv = [_substitute(arg, port, spec.directory) for arg in spec.run_command]
         argv[0] = _executable(argv[0], spec.directory)
@@ -134,12 +144,13 @@ class LocalRuntime:
         server.startup_s = time.monotonic() - launched
         return server
 
-    def runtime_version(self, spec: ServerSpec, env: dict[str, str]) -> str | None:
+    def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:
         """What the run command's program says it is (None for a compiled server)."""
         if not spec.info.version_args:
             return None
-        program = _executable(spec.run_command[0], spec.directory)
-        return versions.probe([program, *spec.info.version_args], cwd=spec.directory, env=env)
+        return program_version(spec, self.server_environment(spec, infra))
 
-    def close(self) -> None:
-        pass
+
+def program_version(spec: ServerSpec, env: dict[str, str]) -> str | None:
+    program = _executable(spec.run_command[0], spec.directory)
+    return versions.probe([program, *spec.info.version_args], cwd=spec.directory, env=env)

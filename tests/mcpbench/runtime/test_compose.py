@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench import compose
+from mcpbench.runtime import docker_compose as compose
 from mcpbench.manifest import discover, load_manifest
 from mcpbench.paths import ROOT, SERVERS_DIR
 

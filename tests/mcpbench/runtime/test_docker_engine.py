@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from docker.errors import DockerException
 
-from mcpbench.compose import BASE_IMAGE
-from mcpbench.docker_engine import (DockerError, Engine, compose_command, compose_version, memory_usage,
+from mcpbench.runtime.docker_compose import BASE_IMAGE
+from mcpbench.runtime.docker_engine import (DockerError, Engine, compose_command, compose_version, memory_usage,
                                     usage_from_stats)
 from mcpbench.resources import Sampler
 

@@ -9,8 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from mcpbench.runtime import docker_compose as compose
 from mcpbench.config import resource_profile
-from mcpbench.docker_engine import DockerError
+from mcpbench.runtime.docker_engine import DockerError
 from mcpbench.runtime import docker as docker_runtime
 
 
@@ -66,8 +67,8 @@ def test_a_dead_runs_project_is_swept_from_the_real_engine() -> None:
     """Containers and network of a project whose orchestrator is gone go; a live one's stay."""
     import os
 
-    from mcpbench.compose import BASE_IMAGE
-    from mcpbench.docker_engine import Engine
+    from mcpbench.runtime.docker_compose import BASE_IMAGE
+    from mcpbench.runtime.docker_engine import Engine
 
     try:
         engine = Engine()
@@ -124,30 +125,24 @@ def test_limits_applied_only_when_the_container_has_the_profiles_limits() -> Non
     good = {"HostConfig": {"NanoCpus": 1_000_000_000, "Memory": 2048 * 2**20, "CpusetCpus": "1"}}
     engine = FakeEngine(inspect={"good": good, "unpinned": {"HostConfig": {**good["HostConfig"], "CpusetCpus": ""}}})
     runtime = bare_runtime(profile, engine)
-    env = {"CPU_LIMIT": "1", "MEMORY_LIMIT_MB": "2048"}
-    assert runtime._limits_applied("good", env)
-    assert not runtime._limits_applied("unpinned", env)
+    assert runtime._limits_applied("good")
+    assert not runtime._limits_applied("unpinned")
     runtime.limits_supported = False  # the daemon said it cannot enforce them
-    assert not runtime._limits_applied("good", env)
+    assert not runtime._limits_applied("good")
 
 
-def test_the_contract_environment_must_match_the_compose_file() -> None:
-    runtime = bare_runtime(resource_profile(2.0, 2048, cores=2), FakeEngine())
-    spec = SimpleNamespace(name="rust")
-    runtime._check_env(spec, {"REDIS_URL": "redis://redis:6379", "API_SERVICE_URL": "http://api:8080",
-                              "SERVER_TYPE": "rust"})
-    with pytest.raises(DockerError, match="cannot pass"):
-        runtime._check_env(spec, {"REDIS_URL": "redis://127.0.0.1:6379"})
-
-
-def test_containers_get_only_the_contract_variables() -> None:
-    from mcpbench.suite import server_environment
-
-    infra = SimpleNamespace(server_redis_url="redis://redis:6379", server_api_url="http://api:8080")
+def test_containers_get_only_the_contract_variables_the_compose_file_gives_them() -> None:
+    profile = resource_profile(2.0, 2048, cores=2)
+    runtime = bare_runtime(profile, FakeEngine())
+    infra = docker_runtime.DockerInfra  # its class attributes: the addresses inside the project network
     spec = SimpleNamespace(name="java-spring", info=SimpleNamespace(requires=["mvn-that-is-not-here"], jdk=99))
-    env = server_environment(spec, infra, resource_profile(2.0, 2048, cores=2), "docker")  # no mvn, no JDK needed
+    env = runtime.server_environment(spec, infra)  # no mvn, no JDK needed
     assert env == {"REDIS_URL": "redis://redis:6379", "API_SERVICE_URL": "http://api:8080",
                    "SERVER_TYPE": "java-spring", "CPU_LIMIT": "1", "MEMORY_LIMIT_MB": "2048"}
+    compose_env = compose.contract_environment("java-spring")
+    interpolated = {"${MCPBENCH_CPUS:-%s}" % compose.DEFAULT_CPUS: env["CPU_LIMIT"],
+                    "${MCPBENCH_MEMORY_MB:-%s}" % compose.DEFAULT_MEMORY_MB: env["MEMORY_LIMIT_MB"]}
+    assert {k: interpolated.get(v, v) for k, v in compose_env.items() if k != "PORT"} == env
 
 
 def test_an_oom_killed_container_says_so() -> None:

@@ -18,10 +18,10 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from . import compose
-from .manifest import discover
-from .paths import RESULTS_DIR, ROOT, SERVERS_DIR
-from .cli_common import ServersArg, ServersDirOpt, console, fail, selected_servers
+from . import docker_compose as compose
+from ..manifest import discover
+from ..paths import RESULTS_DIR, ROOT, SERVERS_DIR
+from ..cli_common import JsonOpt, ServersArg, ServersDirOpt, console, fail, print_json, selected_servers
 
 images_app = typer.Typer(add_completion=False, no_args_is_help=True,
                          help="Docker images of the servers, Redis and the API service (no registry needed).")
@@ -33,8 +33,8 @@ compose_app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 
 def _engine(need_compose: bool = False):
+    from .docker import ensure_engine
     from .docker_engine import DockerError
-    from .runtime.docker import ensure_engine
 
     try:
         return ensure_engine(lambda message: console.print(f"[yellow]{message}[/]"), need_compose)
@@ -50,7 +50,7 @@ def images_build(
     logs: Annotated[Path, typer.Option(help="Where the build logs go.")] = RESULTS_DIR / "_build-logs" / "docker",
 ) -> None:
     """Build the base image if missing, then Redis, the API service and the servers' images."""
-    from .runtime.docker import ImageBuilder, image_details
+    from .docker import ImageBuilder, image_details
 
     specs = selected_servers(servers_dir, servers)
     engine = _engine()
@@ -97,14 +97,11 @@ def images_base(
 
 
 @images_app.command("list")
-def images_list(servers_dir: ServersDirOpt = SERVERS_DIR) -> None:
+def images_list(servers_dir: ServersDirOpt = SERVERS_DIR, as_json: JsonOpt = False) -> None:
     """The base, Redis, API service and server images, with their sizes."""
-    from .runtime.docker import image_details
+    from .docker import image_details
 
     engine = _engine()
-    table = Table(title="mcpbench images")
-    for column in ("image", "size MB", "own layers MB", "created"):
-        table.add_column(column)
     names = [compose.BASE_IMAGE, compose.REDIS_IMAGE, compose.API_IMAGE]
     unsupported = set()
     for spec in discover(servers_dir).servers:
@@ -115,14 +112,27 @@ def images_list(servers_dir: ServersDirOpt = SERVERS_DIR) -> None:
             unsupported.add(names[-1])
         except compose.DockerConfigError:
             pass
+    rows = []
     for name in names:
         if not engine.image(name):
-            table.add_row(name, "-", "-", "unsupported" if name in unsupported else "not built")
+            rows.append({"image": name, "status": "unsupported" if name in unsupported else "not built"})
             continue
         details = image_details(engine, name)
-        own = details["image_own_layers_mb"]
-        table.add_row(name, f"{details['image_size_mb']:.1f}", "-" if own is None else f"{own:.1f}",
-                      str(details["image_created"])[:19])
+        rows.append({"image": name, "status": "built", "size_mb": details["image_size_mb"],
+                     "own_layers_mb": details["image_own_layers_mb"], "created": details["image_created"]})
+    if as_json:
+        print_json({"images": rows})
+        return
+    table = Table(title="mcpbench images")
+    for column in ("image", "size MB", "own layers MB", "created"):
+        table.add_column(column)
+    for row in rows:
+        if row["status"] != "built":
+            table.add_row(row["image"], "-", "-", row["status"])
+            continue
+        own = row["own_layers_mb"]
+        table.add_row(row["image"], f"{row['size_mb']:.1f}", "-" if own is None else f"{own:.1f}",
+                      str(row["created"])[:19])
     console.print(table)
 
 

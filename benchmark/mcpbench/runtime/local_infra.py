@@ -9,13 +9,11 @@ from pathlib import Path
 import httpx
 import redis
 
-from . import processes, seed
-from .paths import TOOLS_BIN
-from .ports import free_port
-from .resources import UsageReader, process_reader
-from .toolchain import which
-
-API_SERVICE_BIN = TOOLS_BIN / "api-service"
+from .. import processes, seed
+from ..paths import API_SERVICE_BIN
+from ..ports import free_port
+from ..resources import UsageReader, process_reader
+from ..toolchain import which
 
 
 class InfraError(RuntimeError):

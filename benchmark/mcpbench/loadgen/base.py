@@ -1,0 +1,69 @@
+"""What the suite needs from a load generator, wherever it runs: a test driven until it ends or the
+orchestrator ends it, and its raw samples back in one format (docs/results-format.md, samples.csv.gz).
+The analysis and the report read only that format, so where the load came from never reaches them."""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from ..config import Timing
+    from ..scenarios import Load
+
+
+class LoadError(RuntimeError):
+    pass
+
+
+class Tick(enum.Enum):
+    """What the orchestrator wants after a look at a running test."""
+
+    GO_ON = "go on"
+    STOP = "stop"    # the measured window is complete: end the test now, as a normal end of it
+    ABORT = "abort"  # the server or the infrastructure died: end it, the measurement is lost
+
+
+class LiveView(Protocol):
+    """The samples so far, while the test runs (the adaptive warm-up reads them)."""
+
+    per_second: list[int]  # successful tool calls per second since the scenario start
+    latest_s: float        # the latest sample's time
+
+    @property
+    def complete_s(self) -> int: ...  # seconds known complete
+
+
+@dataclass(frozen=True)
+class LoadRun:
+    samples: pd.DataFrame                 # SAMPLE_COLUMNS, t_s from the scenario start
+    k6_start_epoch_s: float | None        # the scenario start (the earliest instance's), epoch seconds
+    exit_code: int | None
+    wall_s: float
+    stopped_early: bool = False           # ended by the orchestrator (Tick.STOP or Tick.ABORT)
+    counts: dict | None = None            # the generator's own counts (k6-counts.json), None when none
+    run_s: float | None = None            # scenario start -> generator exit
+
+
+OnStart = Callable[[Sequence[int]], None]       # the generator's local process ids (resource sampling)
+OnTick = Callable[[float, LiveView], Tick]      # about once a second: elapsed seconds, the samples so far
+
+
+class LoadGenerator(ABC):
+    name: ClassVar[str]
+
+    @abstractmethod
+    def describe(self) -> dict[str, Any]:
+        """What run.json records of the generator (config.load_generator)."""
+
+    @abstractmethod
+    def run(self, url: str, load: Load, timing: Timing, out_dir: Path, on_start: OnStart | None = None,
+            on_tick: OnTick | None = None, checks: bool = True) -> LoadRun:
+        """Run one test until it ends or `on_tick` ends it; samples.csv.gz and k6-counts.json are written
+        to out_dir. LoadError when no sample came back."""

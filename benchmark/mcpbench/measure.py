@@ -1,0 +1,136 @@
+"""One measurement: a load test against a running target with everything watched — resources at 1 Hz,
+the host's speed before and after (the target frozen meanwhile), the target and the infrastructure
+alive, and (adaptive warm-up) the window placed once throughput is steady — then the raw files written
+and the figures computed by analysis.summarize. The suite measures servers with it, calibration the
+harness's own ceiling."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from . import analysis, hostprobe
+from .config import ResourceProfile, Timing
+from .infrawatch import InfraWatch
+from .loadgen import LiveView, LoadError, LoadGenerator, Tick
+from .resources import Sampler, UsageReader, host_reader, process_group_reader, rebase
+from .results import write_checked, write_resources
+from .runtime.base import InfraHandle, RunningServer
+from .scenarios import Load
+from .session import Bench
+from .warmup import WarmupDecision, steady_start
+
+
+class MeasurementFailed(Exception):
+    """The load generator could not run the test (no samples, k6 missing or stuck)."""
+
+
+@dataclass(frozen=True)
+class Harness:
+    """Where the load comes from and what it runs on: the same for every measurement of a command."""
+
+    bench: Bench
+    generator: LoadGenerator
+    timing: Timing
+    console: Console
+
+    @property
+    def infra(self) -> InfraHandle:  # the bench's current pair: it may have been restarted
+        assert self.bench.infra is not None
+        return self.bench.infra
+
+    @property
+    def profile(self) -> ResourceProfile:
+        return self.bench.profile
+
+
+def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
+            ceiling_calls_per_s: float | None = None) -> dict[str, Any]:
+    """The measurement's summary (not yet written: the caller adds who and when). A target that died
+    during the test makes it `failed`, dead infrastructure `invalid`."""
+    timing, profile, infra = harness.timing, harness.profile, harness.infra
+    cpus = hostprobe.involved_cpus(profile.server_cpus, profile.harness_cpus)
+    readers: dict[str, UsageReader] = {"server": target.usage, **infra.readers(), "host": host_reader,
+                                       **hostprobe.cpu_readers(cpus), "server-procs": target.process_tree_usage}
+    sampler = Sampler(readers)
+    died: list[str] = []
+    decision: list[WarmupDecision] = [] if timing.adaptive else [WarmupDecision(timing.warmup_s, None)]
+    with target.paused() as paused_before:
+        probe_before = hostprobe.probe_all(cpus)
+
+    def on_start(pids) -> None:
+        readers["k6"] = process_group_reader(pids)
+        sampler.start()
+
+    with Progress(TextColumn(f"  load {load.label}"), BarColumn(), TimeElapsedColumn(), TextColumn("/"),
+                  TimeRemainingColumn(), TextColumn("{task.fields[phase]}"), console=harness.console,
+                  transient=True) as progress, InfraWatch(infra.redis_url, infra.api_url) as watch:
+        task = progress.add_task("k6", total=timing.total_s, phase="warm-up")
+
+        def on_tick(elapsed: float, live: LiveView) -> Tick:
+            if not target.alive():
+                died.append(target.log_tail())
+                return Tick.ABORT
+            if watch.problem:
+                return Tick.ABORT
+            if not decision:
+                found = steady_start(live.per_second, timing, live.complete_s)
+                if found:
+                    decision.append(found)
+            if decision:
+                window = timing.window_after(decision[0].used_s)
+                total = window[1] + timing.ramp_down_s
+                capped = "" if decision[0].steady is not False else " (warm-up capped)"
+                progress.update(task, total=total, completed=min(elapsed, total),
+                                phase=f"window from {window[0]:.0f} s{capped}")
+                if timing.adaptive and live.latest_s >= window[1] + 1:
+                    return Tick.STOP  # the window is complete; the rest of k6's hold is not needed
+            else:
+                progress.update(task, completed=min(elapsed, timing.total_s))
+            return Tick.GO_ON
+
+        try:
+            result = harness.generator.run(target.url, load, timing, out_dir, on_start=on_start, on_tick=on_tick)
+        except LoadError as exc:
+            sampler.stop()
+            raise MeasurementFailed(str(exc)) from exc
+    resource_samples = sampler.stop()
+    with target.paused() as paused_after:
+        probe_after = hostprobe.probe_all(cpus)
+    warm = decision[0] if decision else WarmupDecision(timing.warmup_cap_s or timing.warmup_s, False)
+    window = timing.window_after(warm.used_s)
+    start_epoch = result.k6_start_epoch_s or 0.0
+    write_resources(out_dir / "resources.csv", resource_samples, start_epoch)
+    context = analysis.MeasurementContext(
+        mode=load.mode, executor=load.kind, vus=load.vus, rate=load.record()["rate"],
+        think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
+        harness_cores=len(profile.harness_cpus or ()) or 1, limits_applied=target.limits_applied,
+        ceiling_calls_per_s=ceiling_calls_per_s,
+        k6_exit_code=result.exit_code, k6_stopped_by_orchestrator=result.stopped_early,
+        k6_counts=result.counts, k6_run_s=result.run_s,
+        host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)} for cpu in probe_before},
+        probe_server_paused=paused_before and paused_after,
+        server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
+        warmup=warm.record(timing))
+    write_checked(out_dir / analysis.CONTEXT_FILE, context.to_json())
+    summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context)
+    # What stopped the test decides above the cross-checks: a dead target is its own failure, dead
+    # infrastructure nobody's (the measurement is invalid and the suite goes on).
+    if died or not target.alive():
+        summary.update(status="failed", phase="load",
+                       reason="the server exited during the load test:\n" + (died[0] if died else target.log_tail()))
+    elif watch.problem:
+        summary.update(status="invalid", phase="infra", reason=watch.problem)
+    elif summary["status"] == "ok" and summary["throughput"]["tool_calls"] == 0:
+        summary.update(status="failed", phase="load", reason="no tool call completed in the measured window")
+    return summary

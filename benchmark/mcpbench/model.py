@@ -1,0 +1,599 @@
+"""The results format (docs/results-format.md), defined once: the orchestrator writes through it, the report
+reads through it, and the doc's field tables are generated from it.
+
+Versions (asv's "api_version + update"): every file carries the SCHEMA it was written with; a reader upgrades
+an older one step by step (RUN_UPGRADES, SUMMARY_UPGRADES) to the current SCHEMA before validating it, and
+refuses a schema it does not know with a one-line ResultsError. A field an old version never recorded is
+filled with an honest null and, where a reader could mistake the null for a verdict, the upgrade says why
+(`publishable` None = "not assessed").
+
+Extra keys are refused where one writer owns the whole file (a drifting writer fails a test) and allowed
+where a runtime or a manifest adds its own (environment, image.json, server.json, run.json's servers).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .resources import Sample
+from .scenarios import in_window  # noqa: F401 - the one window filter, part of the reading API
+
+# 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
+# defined them, all-calls latency, publishable verdicts.
+SCHEMA = 2
+SCHEMAS_READ = (1, 2)
+SAMPLE_COLUMNS = ("t_s", "vu", "tool", "ok", "error_kind", "call_ms", "session_ms", "http_ms")
+RESOURCE_COLUMNS = ("t_s", "component", "cpu_pct", "mem_mb")
+TOOL_LIST = "tools/list"   # a sample that is no tool call
+NOT_ASSESSED = ("not assessed: schema-1 result, written before the publishable check "
+                "(no k6 cross-checks, host probe or calibrated ceiling were recorded)")
+
+
+class ResultsError(Exception):
+    """Input the report cannot use; the message says what and where, for the person at the terminal."""
+
+
+class Closed(BaseModel):
+    """A part one writer owns whole: an unknown key is drift."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Open(BaseModel):
+    """A part a runtime or a manifest may add its own keys to."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def described(text: str, default: Any = ...) -> Any:
+    """A field with its meaning (rendered into docs/results-format.md)."""
+    return Field(default, description=text)
+
+
+# -- run.json ------------------------------------------------------------------------------------------------
+
+class Profile(Closed):
+    cpus: float = described("CPUs granted to the server (its CPU quota)")
+    memory_mb: int = described("the server's memory limit, MiB")
+    server_cpus: list[int] | None = described("CPUs the server is pinned to (null: not pinned)")
+    harness_cpus: list[int] | None = described("CPUs of k6, Redis, the API service and the orchestrator")
+    note: str | None = described("why the profile differs from the one asked for (scaled down on a small machine)")
+    cpuset: str | None = described("server_cpus as a cpuset string")
+
+
+class LoadGenerator(Open):
+    name: str = described("the load generator (loadgen.GENERATORS): `k6`")
+    instances: int = described("processes the test was split across")
+
+
+class Pacing(BaseModel):
+    """How a VU paces its calls: run.json's config, and context.json for the analysis."""
+
+    think_time_s: float = described("a VU's pause after each iteration")
+    request_timeout_s: float = described("k6's request timeout (a timed-out call counts at it in all-calls latency)")
+
+
+class Config(Closed, Pacing):
+    runtime: str = described("`local` or `docker`")
+    servers: list[str] = described("the servers asked for, in the order given")
+    modes: list[str] = described("`session`, `stateless`, `persistent`")
+    vus: list[int] = described("closed-model VUs, one load each (a sweep when several)")
+    runs: int = described("rounds: each measures every server once")
+    shuffle: bool = described("a new random server order per round")
+    executor: str = described("`closed`, or `open` when rate_fractions are given")
+    rate_fractions: list[float] | None = described("open model: fractions of round 1's closed maximum")
+    calibrate: bool = described("the harness ceiling was measured before round 1")
+    ramp_up_s: float = described("k6 ramp-up, excluded from every figure")
+    warmup_s: float = described("the (minimum) warm-up, excluded")
+    warmup_cap_s: float | None = described("the adaptive warm-up's cap (null: a fixed warm-up)")
+    warmup_adaptive: bool = described("the warm-up ends when throughput is steady")
+    duration_s: float = described("the measured window")
+    ramp_down_s: float = described("k6 ramp-down, excluded")
+    profile: Profile = described("the server's resource limits and CPU pinning")
+    load_generator: LoadGenerator | None = described("what generated the load (null: not recorded, k6)", None)
+
+
+class Git(Open):
+    """The mcpbench checkout that measured: a dirty one cannot be reproduced from its commit."""
+
+    commit: str | None = described("the checkout's commit")
+    dirty: bool | None = described("tracked files had uncommitted changes")
+
+
+class Cgroup(Open):
+    """Whether the runtime could confine the servers; when not, every result is flagged cgroup-not-applied."""
+
+    version: int | None = described("cgroup version 1 or 2 (null: not known)")
+    applied: bool | None = described("the servers' CPU and memory limits could be applied")
+    note: str | None = described("why not, when they could not")
+
+
+class Environment(Open):
+    hostname: str = described("the machine's host name")
+    cpu_model: str = described("/proc/cpuinfo model name")
+    cores: int = described("logical CPUs")
+    memory_gb: float = described("total memory, GiB")
+    kernel: str = described("kernel release")
+    os: str = described("os-release PRETTY_NAME")
+    cgroup: Cgroup = described("whether resource limits applied")
+    tools: dict[str, str | None] = described("versions of k6, redis, python, go, cargo, node, java, mvn, docker, mcpbench")
+    git: Git = described("the mcpbench checkout")
+    docker: dict[str, Any] | None = described("docker runtime only: engine, compose, base image, limit support", None)
+
+
+class Calibration(Open):
+    tool_calls_per_s: float | None = described("the harness's ceiling: tool calls/s against a no-I/O endpoint")
+    vus: int = described("the VUs it was measured at (the largest of the run)")
+    k6_cpu_pct: float | None = described("k6's CPU meanwhile, % of one core")
+    status: str = described("the calibration measurement's status")
+
+
+class ServerStart(BaseModel):
+    """The server's start-up and idle figures, as run.json (its last start) and summary.json (this
+    measurement's start; null in a calibration) record them."""
+
+    startup_s: float | None = described("start to first answered initialize", None)
+    idle_mem_mb: float | None = described("memory before the load (cgroup)", None)
+    idle_rss_mb: float | None = described("summed RSS of its process tree before the load", None)
+
+
+class ServerStatus(Open, ServerStart):
+    status: Literal["ok", "failed", "invalid", "unavailable", "running", "pending"] = described(
+        "`unavailable`: this machine lacks what it needs; `invalid`: a measurement could not be trusted for "
+        "reasons not its own")
+    phase: str | None = described("where a failed server stopped: build, start, verify, load, collect, infra")
+    reason: str | None = described("why, in one message")
+    measurements: list[str] = described("its measurement ids, in the order measured")
+    runtime_version: str | None = described("what the interpreter or VM said it is (manifest version_args)", None)
+    image_size_mb: float | None = described("docker runtime only: its image size", None)
+    cold_start_s: float | None = described("docker runtime only: container start to first initialize", None)
+
+
+class Run(Closed):
+    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    run_id: str = described("UTC `YYYYmmdd-HHMMSS-<runtime>`")
+    status: Literal["running", "complete", "interrupted", "failed"] = described(
+        "`interrupted`: Ctrl-C or SIGTERM; `failed`: an orchestrator error")
+    started_at: str = described("ISO-8601")
+    finished_at: str | None = described("ISO-8601, null while running")
+    error: str | None = described("status `failed`: the one-line error that stopped the suite")
+    config: Config = described("the configuration")
+    environment: Environment = described("the machine and tools")
+    calibration: dict[str, Calibration] | None = described(
+        "per mode, the harness ceiling measured once before round 1 (null: --no-calibrate, or schema 1)")
+    rounds: list[list[str]] | None = described("each round's server order (null: schema 1)")
+    servers: dict[str, ServerStatus] = described("per server: status and start-up figures")
+
+
+# -- <server>/: server.json, build.json, verify.json, image.json ----------------------------------------------
+
+class Server(Open):
+    name: str = described("the server's directory name under servers/")
+    display_name: str = described("its name in the report")
+    language: str = described("programming language")
+    runtime: str = described("what runs it")
+    sdk: str = described("the MCP SDK")
+    sdk_version: str | None = described("its version")
+    framework: str | None = described("the HTTP framework")
+    build: list[str] = described("the manifest's build commands")
+    run: list[str] = described("the manifest's run command")
+
+
+class Build(Closed):
+    status: Literal["ok", "failed", "skipped"] = described("`skipped`: this machine lacks the toolchain")
+    seconds: float = described("how long the build took")
+    reason: str | None = described("why it failed or was skipped")
+    log: str | None = described("the build log's file name, beside build.json")
+    command: str | None = described("the build commands as run, `&&`-joined (null: none, or a docker image build)",
+                            None)
+
+
+class Check(Closed):
+    name: str = described("what was checked")
+    status: Literal["pass", "warn", "fail", "unavailable"] = described("its outcome")
+    reason: str | None = described("what was seen")
+
+
+class Verify(Closed):
+    status: Literal["pass", "warn", "fail", "unavailable"] = described("the worst of its checks")
+    checks: list[Check] = described("every check, in order")
+
+
+class Image(Open):
+    image: str = described("docker runtime only: the image tag")
+    image_size_mb: float | None = described("its size, MB")
+    image_own_layers_mb: float | None = described("its size above the base image, MB", None)
+    build_s: float | None = described("how long its build took", None)
+    cold_start_s: float | None = described("container start to first initialize", None)
+
+
+# -- <measurement>/summary.json, context.json, k6-counts.json -------------------------------------------------
+
+class Warmup(Closed):
+    used_s: float | None = described("the warm-up this measurement got")
+    min_s: float | None = described("its lower bound")
+    cap_s: float | None = described("its cap")
+    steady: bool | None = described("true: steady; false: hit the cap; null: a fixed warm-up, not assessed")
+
+
+class Window(Closed):
+    start_s: float = described("window start, seconds since the k6 test started")
+    end_s: float = described("window end (exclusive)")
+    seconds: float = described("its length")
+
+
+class Throughput(Closed):
+    tool_calls_per_s: float = described("successful tool calls ended in the window / window seconds (primary)")
+    successful_tool_calls: int = described("their count")
+    tool_calls: int = described("every tool call ended in the window")
+    v2_rps: float | None = described("the v2 study's requests (initialize + tools/call + tools/list) / window s")
+    v2_requests: int | None = described("their count")
+    v2_rps_whole_run: float | None = described("the same over the whole k6 run, as the study counted it")
+    v2_requests_whole_run: int | None = described("their count")
+    k6_run_s: float | None = described("k6 scenario start to k6 exit")
+    http_rps: float | None = described("every HTTP request / window s (schema 1's v2_rps)")
+    http_requests: int = described("their count")
+    iterations_per_s: float = described("tools/list samples / window s (closed model: iterations)")
+    dropped_iterations: int = described("open model: offered calls never started in the window")
+
+
+class LatencyStats(Closed):
+    count: int = described("samples")
+    avg: float | None = described("mean, ms")
+    min: float | None = described("fastest, ms")
+    p50: float | None = described("median, ms (linear interpolation)")
+    p90: float | None = described("90th percentile, ms")
+    p95: float | None = described("95th percentile, ms")
+    p99: float | None = described("99th percentile, ms")
+    p999: float | None = described("99.9th percentile, ms")
+    max: float | None = described("slowest, ms")
+
+
+class Latency(Closed):
+    tool_call: LatencyStats = described("successful tool calls' tools/call request")
+    tool_call_all: LatencyStats | None = described("every tool call: a failure at its observed time, a timeout at "
+                                           "the timeout (what SLOs use; null: schema 1)")
+    per_tool: dict[str, LatencyStats] = described("tool_call per tool")
+    session: LatencyStats = described("successful tool calls' whole session")
+    http_request: LatencyStats = described("every HTTP request of the successful samples")
+    v2_tools_call: LatencyStats | None = described("every tools/call request sent, pooled (null: schema 1)")
+
+
+class Errors(Closed):
+    count: int = described("failed samples, tools/list included")
+    failed_tool_calls: int | None = described("failed tool calls (null: schema 1)")
+    rate: float | None = described("failed tool calls / tool calls")
+    kinds: dict[str, int] = described("failed samples per error kind")
+
+
+class ComponentFigures(Closed):
+    cpu_avg_pct: float | None = described("mean CPU in the window, % of one core")
+    cpu_peak_pct: float | None = described("highest 1 s CPU sample")
+    mem_avg_mb: float | None = described("mean memory, MiB")
+    mem_peak_mb: float | None = described("highest memory sample")
+    samples: int = described("1 Hz samples in the window")
+
+
+class Efficiency(Closed):
+    """Figures the harness cannot cap: they rank servers even where the load generator limits throughput."""
+
+    cpu_ms_per_call: float | None = described("server CPU ms per successful tool call")
+    mem_peak_mb: float | None = described("the server's peak memory")
+
+
+class Probe(Closed):
+    """One CPU's fixed-work speed probe (sha256 of 128 MiB), the server frozen meanwhile."""
+
+    before_s: float | None = described("just before the load, fastest of 5 runs")
+    after_s: float | None = described("the same just after")
+    change: float | None = described("after / before - 1 (summary.json; context.json has the readings only)", None)
+
+
+class Pinning(BaseModel):
+    """Where the server and the harness ran (summary.json's host, context.json)."""
+
+    server_cpus: list[int] = described("the server's CPUs")
+    harness_cpus: list[int] = described("the harness's CPUs")
+
+
+class Host(Closed, Pinning):
+    probe: dict[str, Probe] = described("per CPU, the speed probe")
+    probe_server_paused: bool | None = described("the server was frozen while probing (null: not recorded)", None)
+    steal_pct: dict[str, float | None] = described("per CPU, % of the window stolen by the hypervisor")
+    busy_pct: dict[str, float | None] = described("per CPU, % busy")
+    unstable: bool = described("a probe moved or steal was high: flag unstable-host")
+    reasons: list[str] = described("why")
+
+
+class Ceiling(Closed):
+    tool_calls_per_s: float | None = described("run.json's calibrated ceiling for this mode (null: not calibrated)")
+    fraction: float | None = described("tool_calls_per_s / the ceiling")
+
+
+class Checks(Closed):
+    k6_exit_code: int | None = described("k6's exit code (105: ended by the orchestrator at the window's end)")
+    k6_stopped_early_by_orchestrator: bool = described("the orchestrator ended k6 at the window's end")
+    k6_iterations: int | None = described("k6's own iteration count (k6-counts.json)")
+    k6_http_reqs: int | None = described("k6's own HTTP request count")
+    sample_iterations: int = described("iterations the samples hold")
+    sample_http_reqs: int = described("HTTP requests the samples hold")
+    count_gap: float | None = described("the larger relative gap of the two counts")
+    last_sample_s: float | None = described("the last sample's end")
+    empty_seconds: int = described("seconds of the window without a sample")
+    littles_law: dict[str, float] | None = described("L = lambda x W, as the load's kind reads it (closed: vus, "
+                                             "predicted, gap…; open: arrivals_per_s, in_flight…)")
+    problems: list[str] = described("each failed cross-check: the measurement is invalid")
+
+
+class MeasuredLoad(Closed):
+    """What summary.json and context.json both say about the load."""
+
+    mode: str = described("`session`, `stateless`, `persistent`")
+    executor: str = described("the load's kind: `closed`, `open`")
+    vus: int = described("VUs (open model: pre-allocated VUs)")
+    rate: float | None = described("open model: offered tool calls/s")
+
+
+class Summary(MeasuredLoad, ServerStart):
+    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    server: str = described("the server (`calibrate` for the harness ceiling)")
+    run: int = described("the round")
+    round_order: int | None = described("its position in the round (null: calibration, schema 1)", None)
+    rate_fraction: float | None = described("open model: the fraction of round 1's closed maximum", None)
+    status: Literal["ok", "failed", "invalid"] = described("`failed`: the server failed; `invalid`: not to be trusted, "
+                                                   "not the server's doing")
+    phase: str | None = described("`k6`, `infra`, `load`…")
+    reason: str | None = described("why")
+    warmup: Warmup | None = described("the warm-up (null: calibration)")
+    window: Window = described("the measured window")
+    throughput: Throughput = described("throughput figures")
+    latency_ms: Latency = described("latency populations")
+    errors: Errors = described("errors in the window")
+    resources: dict[str, ComponentFigures] = described("per component of resources.csv")
+    efficiency: Efficiency = described("figures the harness cannot cap")
+    host: Host | None = described("host stability (null: schema 1)")
+    ceiling: Ceiling = described("the harness ceiling and the share reached")
+    checks: Checks | None = described("k6 cross-checked (null: schema 1)")
+    flags: list[str] = described("bound:*, errors, noisy-host, unstable-host, …")
+    foreign_cpu_pct: float | None = described("CPU of programs other than ours in the window, % of one core")
+    publishable: bool | None = described("ok, every check passed, no flag (null: schema 1, not assessed)")
+    unpublishable_reasons: list[str] = described("every cause")
+    seed_s: float | None = described("Redis re-seed before the measurement", None)
+
+
+class K6Counts(Closed):
+    iterations: int | None = described("k6's complete iterations")
+    http_reqs: int | None = described("k6's HTTP requests")
+    dropped_iterations: int | None = described("iterations k6 could not start (open model)")
+
+
+class Context(MeasuredLoad, Pacing, Pinning):
+    harness_cores: int = described("CPUs of the harness (saturation thresholds)")
+    limits_applied: bool = described("false: flag cgroup-not-applied")
+    ceiling_calls_per_s: float | None = described("the run's calibrated ceiling for this mode")
+    k6_exit_code: int | None = described("k6's exit code")
+    k6_stopped_by_orchestrator: bool = described("ended at the window's end: exit 105 expected")
+    k6_counts: K6Counts | None = described("k6-counts.json")
+    k6_run_s: float | None = described("k6 scenario start to exit")
+    host_probe: dict[str, Probe] | None = described("per CPU, the speed probe")
+    probe_server_paused: bool | None = described("the server was frozen while probing", None)
+    warmup: Warmup | None = described("the warm-up")
+
+
+# Every file of a results directory the model defines, by name (docs/results-format.md's tables).
+FILES: dict[str, type[BaseModel]] = {
+    "run.json": Run, "server.json": Server, "build.json": Build, "verify.json": Verify, "image.json": Image,
+    "summary.json": Summary, "context.json": Context, "k6-counts.json": K6Counts,
+}
+
+
+def validated(model: type[BaseModel], data: Any, where: Path | str) -> dict[str, Any]:
+    """`data` checked against `model`, back as a plain dict with every field the model names (defaults
+    filled, extra keys of open parts kept). A mismatch is a ResultsError naming the file and the field."""
+    try:
+        return model.model_validate(data).model_dump(by_alias=True)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(the file)"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ResultsError(f"{where}: {field}: {first['msg']}{more}") from None
+
+
+# -- upgrades ------------------------------------------------------------------------------------------------
+
+def _upgrade_run_1(run: dict) -> dict:
+    """schema 1 -> 2: no calibration, no round orders recorded; config keys of schema 2 where derivable."""
+    run = dict(run, schema=2)
+    run.setdefault("calibration", None)
+    run.setdefault("rounds", None)
+    run.setdefault("error", None)
+    config = dict(run.get("config") or {})
+    config.setdefault("calibrate", False)
+    config.setdefault("warmup_cap_s", None)
+    config.setdefault("warmup_adaptive", False)
+    run["config"] = config
+    return run
+
+
+def _upgrade_summary_1(summary: dict, run: dict) -> dict:
+    """schema 1 -> 2. Old `v2_rps` counted every HTTP request: it becomes `http_rps`, and v2_rps (a new
+    definition) is None: the report recounts it from the samples. Fields never recorded are None;
+    `publishable` is False when the old file already shows a reason (status, a flag), else None (not
+    assessed) with NOT_ASSESSED as the reason."""
+    from . import (
+        analysis,  # the orchestrator's definitions: one function for both schemas
+    )
+
+    s = dict(summary, schema=2)
+    thr = dict(s.get("throughput") or {})
+    if "http_rps" not in thr:
+        thr["http_rps"] = thr.get("v2_rps")
+    for k in ("v2_rps", "v2_requests", "v2_rps_whole_run", "v2_requests_whole_run", "k6_run_s"):
+        thr[k] = None
+    s["throughput"] = thr
+    lat = dict(s.get("latency_ms") or {})
+    lat.setdefault("tool_call_all", None)
+    lat.setdefault("v2_tools_call", None)
+    s["latency_ms"] = lat
+    s["errors"] = {"failed_tool_calls": None, **(s.get("errors") or {})}
+    s.setdefault("round_order", None)
+    s.setdefault("rate_fraction", None)
+    warmup_s = (run.get("config") or {}).get("warmup_s")
+    s.setdefault("warmup", {"used_s": warmup_s, "min_s": warmup_s, "cap_s": warmup_s, "steady": None})
+    s.setdefault("efficiency", analysis.efficiency(thr, s.get("resources") or {}))
+    s.setdefault("host", None)
+    s.setdefault("ceiling", {"tool_calls_per_s": None, "fraction": None})
+    s.setdefault("checks", None)
+    reasons = []
+    if s.get("status", "ok") != "ok":
+        reasons.append(f"status {s.get('status')}" + (f" ({s.get('phase')})" if s.get("phase") else ""))
+    reasons += [f"flag: {f}" for f in s.get("flags") or []]
+    s["publishable"] = False if reasons else None
+    s["unpublishable_reasons"] = reasons + [NOT_ASSESSED]
+    return s
+
+
+RUN_UPGRADES = {1: _upgrade_run_1}
+SUMMARY_UPGRADES = {1: _upgrade_summary_1}
+
+
+def _schema_of(data: Any, where: Path, default: Any = None) -> int:
+    found = data.get("schema", default) if isinstance(data, dict) else None
+    if found not in SCHEMAS_READ:
+        raise ResultsError(f"{where}: unsupported schema {found!r} (this reader reads schemas "
+                           f"{', '.join(map(str, SCHEMAS_READ))})")
+    return found
+
+
+def upgrade_run(run: Any, where: Path) -> dict:
+    """run.json of any readable schema, as the current SCHEMA and validated (the original in `schema_read`)."""
+    original = _schema_of(run, where)
+    while run["schema"] != SCHEMA:
+        run = RUN_UPGRADES[run["schema"]](run)
+    return dict(validated(Run, run, where), schema_read=original)
+
+
+def upgrade_summary(summary: Any, run: dict, where: Path) -> dict:
+    """summary.json of any readable schema (a file without one has its run's), as the current SCHEMA."""
+    original = _schema_of(summary, where, run.get("schema_read", SCHEMA))
+    summary = dict(summary, schema=original)
+    while summary["schema"] != SCHEMA:
+        summary = SUMMARY_UPGRADES[summary["schema"]](summary, run)
+    return dict(validated(Summary, summary, where), schema_read=original)
+
+
+# -- samples.csv.gz and resources.csv ------------------------------------------------------------------------
+
+def read_samples(path: Path) -> pd.DataFrame:
+    """samples.csv.gz with its documented columns and types (http_ms stays a ';'-joined string)."""
+    if not path.is_file():
+        raise ResultsError(f"missing file: {path}")
+    try:
+        df = pd.read_csv(path, dtype={"tool": str, "error_kind": str, "http_ms": str}, keep_default_na=False,
+                         na_values={"t_s": [""], "call_ms": [""], "session_ms": [""]})
+    except (OSError, EOFError, pd.errors.ParserError) as exc:
+        raise ResultsError(f"{path}: cannot read samples: {exc}") from None
+    missing = [c for c in SAMPLE_COLUMNS if c not in df.columns]
+    if missing:
+        raise ResultsError(f"{path}: missing columns {', '.join(missing)}")
+    df["ok"] = pd.to_numeric(df["ok"], errors="coerce").fillna(0).astype(int)
+    for col in ("t_s", "call_ms", "session_ms"):
+        df[col] = pd.to_numeric(df[col], errors="coerce")
+    return df
+
+
+def read_resources(path: Path) -> pd.DataFrame:
+    """resources.csv (t_s counted from the k6 start); an empty frame when the measurement has none."""
+    if not path.is_file():
+        return pd.DataFrame(columns=list(RESOURCE_COLUMNS))
+    return pd.read_csv(path)
+
+
+def resource_samples(path: Path) -> list[Sample]:
+    """resources.csv back as the sampler's samples (what analysis.summarize takes)."""
+    return [Sample(float(r.t_s), str(r.component), float(r.cpu_pct), float(r.mem_mb))
+            for r in read_resources(path).itertuples(index=False)]
+
+
+def http_durations(df: pd.DataFrame) -> pd.Series:
+    """Every HTTP request duration (ms) of the given sessions, from the ';'-joined http_ms column."""
+    values = df["http_ms"].astype(str).str.split(";").explode()
+    values = pd.to_numeric(values[values != ""], errors="coerce")
+    return values.dropna().astype(float)
+
+
+# -- docs/results-format.md ----------------------------------------------------------------------------------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "results-format.md"
+DOC_BEGIN = "<!-- fields: generated from benchmark/mcpbench/model.py by `python -m mcpbench.model` -->"
+DOC_END = "<!-- fields: end -->"
+
+
+def _type_name(annotation: Any) -> str:
+    """A field's type as the doc says it (no `|`: it would split a markdown table cell)."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if annotation is type(None):
+        return "null"
+    if origin in (Union, UnionType):
+        return " or ".join(_type_name(a) for a in args)
+    if origin is Literal:
+        return " / ".join(json.dumps(a) for a in args)
+    if origin is list:
+        return f"list of {_type_name(args[0])}"
+    if origin is dict:
+        return f"{{{_type_name(args[0])}: {_type_name(args[1])}}}"
+    return getattr(annotation, "__name__", "any")
+
+
+def _models_of(model: type[BaseModel], seen: list[type[BaseModel]]) -> list[type[BaseModel]]:
+    """`model` and every model its fields use, depth first, each once."""
+    if model not in seen:
+        seen.append(model)
+        for info in model.model_fields.values():
+            for inner in _inner_models(info.annotation):
+                _models_of(inner, seen)
+    return seen
+
+
+def _inner_models(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in getattr(annotation, "__args__", ()) for m in _inner_models(arg)]
+
+
+def field_tables() -> str:
+    """One markdown table per model, every field with its type and meaning, file by file."""
+    out: list[str] = []
+    done: list[type[BaseModel]] = []
+    for filename, model in FILES.items():
+        out.append(f"### {filename}\n")
+        for part in _models_of(model, []):
+            if part in done:
+                continue
+            done.append(part)
+            extra = " (may hold further keys)" if part.model_config.get("extra") == "allow" else ""
+            out.append(f"`{part.__name__}`{extra}\n\n| field | type | meaning |\n|---|---|---|")
+            for name, info in part.model_fields.items():
+                optional = "" if info.is_required() else " (optional)"
+                out.append(f"| `{info.alias or name}` | `{_type_name(info.annotation)}` | "
+                           f"{info.description}{optional} |")
+            out.append("")
+    return "\n".join(out)
+
+
+def render_doc(text: str) -> str:
+    """The doc with its generated region replaced by today's field_tables()."""
+    head, _, rest = text.partition(DOC_BEGIN)
+    _, _, tail = rest.partition(DOC_END)
+    return f"{head}{DOC_BEGIN}\n\n{field_tables()}\n{DOC_END}{tail}"
+
+
+if __name__ == "__main__":  # python -m mcpbench.model: regenerate the doc's tables after changing a model
+    DOC.write_text(render_doc(DOC.read_text()))
+    print(f"wrote {DOC}")

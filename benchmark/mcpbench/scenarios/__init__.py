@@ -1,0 +1,21 @@
+"""The kinds of load by name (the `executor` recorded in results): the one place a new kind is registered."""
+
+from __future__ import annotations
+
+from .base import MODES, Load, Mode, in_window
+from .closed import ClosedLoad
+from .open import OpenLoad
+
+KINDS: dict[str, type[Load]] = {ClosedLoad.kind: ClosedLoad, OpenLoad.kind: OpenLoad}
+DEFAULT_KIND = ClosedLoad.kind
+
+
+def kind(name: str | None) -> type[Load]:
+    """The kind recorded as `executor` (results before kinds were recorded are closed)."""
+    try:
+        return KINDS[name or DEFAULT_KIND]
+    except KeyError:
+        raise ValueError(f"unknown load kind {name!r}; known: {', '.join(KINDS)}") from None
+
+
+__all__ = ["KINDS", "MODES", "ClosedLoad", "Load", "Mode", "OpenLoad", "in_window", "kind"]

@@ -1,0 +1,114 @@
+"""What a kind of load is (docs/architecture.md): its name, its label, its k6 scenario, and how the
+analysis and the report read its measurements. A new kind is a module here plus a registry entry."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+import pandas as pd
+
+if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
+    from ..config import Timing
+
+
+Mode = Literal["session", "stateless", "persistent"]
+MODES: tuple[Mode, ...] = ("session", "stateless", "persistent")
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How the report speaks of a kind of load."""
+
+    title: str        # "closed model (VUs)": a sweep section's heading
+    description: str  # the methodology page's sentence about it
+    level_unit: str   # what a sweep of it varies (a report column)
+    axis_label: str   # a sweep chart's x axis
+    sweep_what: str   # "concurrency": what a sweep of it varies, in a chart title
+
+
+@dataclass(frozen=True)
+class Load(ABC):
+    """One k6 test's load: the parameters a measurement is named by. Subclasses are the kinds."""
+
+    mode: Mode
+    vus: int
+
+    kind: ClassVar[str]             # recorded as `executor` in summary.json and context.json
+    words: ClassVar[Wording]
+    level_field: ClassVar[str]      # the summary field its level is (vus, rate)
+    drops_iterations: ClassVar[bool] = False  # k6 may drop iterations (counted, shown in the report)
+    paced_by_think_time: ClassVar[bool] = False  # iterations wait the think time between them
+    v2_comparable: ClassVar[bool] = False     # the v2 study's kind of load (set beside its figures)
+
+    # -- naming ------------------------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def level(self) -> float:
+        """The value a sweep of this kind varies (VUs, offered rate, fraction of the closed rate)."""
+
+    @property
+    @abstractmethod
+    def label(self) -> str:
+        """The measurement's name in the results directory: `<mode>-<load>`."""
+
+    def record(self) -> dict[str, Any]:
+        """What summary.json says about the load."""
+        return {"mode": self.mode, "executor": self.kind, "vus": self.vus, "rate": None, "rate_fraction": None}
+
+    # -- the report: measurements of one kind pool by (mode, level, basis) -------------------------------
+    @classmethod
+    def level_of(cls, record: dict[str, Any]) -> tuple[float, str] | None:
+        """A summary's level and its basis ("abs", or "fraction" of round 1's closed rate); None when the
+        summary lacks it."""
+        value = record.get(cls.level_field)
+        return None if value is None else (float(value), "abs")
+
+    @classmethod
+    def level_text(cls, level: float, basis: str) -> str:
+        return f"{level:g} {cls.words.level_unit}"
+
+    @classmethod
+    def level_slug(cls, level: float, basis: str) -> str:
+        return f"{level:g}{cls.level_field}"
+
+    @classmethod
+    def unit_of(cls, basis: str) -> str:
+        return cls.words.level_unit
+
+    # -- k6 ------------------------------------------------------------------------------------------------
+    @abstractmethod
+    def k6_scenario(self, timing: Timing) -> dict[str, Any]:
+        """The k6 scenario object (options.scenarios.load), `exec` naming load.js's iteration function."""
+
+    # -- analysis --------------------------------------------------------------------------------------------
+    @classmethod
+    def max_vus(cls, vus: int) -> int:
+        """The most VUs k6 may run for this load (count_allowance: samples a stopped VU never wrote)."""
+        return vus
+
+    @classmethod
+    @abstractmethod
+    def sample_iterations(cls, samples: pd.DataFrame) -> int:
+        """How many k6 iterations the samples hold (the cross-check against k6's own count)."""
+
+    @classmethod
+    @abstractmethod
+    def littles_law(cls, samples: pd.DataFrame, window: tuple[float, float], vus: int,
+                    think_time_s: float) -> dict[str, float] | None:
+        """The load generator's self-check, L = lambda x W, as this kind reads it (analysis.littles_law);
+        a `gap` in the result is flagged above analysis.LITTLES_LAW_MAX_GAP."""
+
+
+def in_window(samples: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
+    """The rows whose t_s lies in [start, end): the measured window, warm-up and ramps excluded."""
+    start, end = window
+    return samples[(samples["t_s"] >= start) & (samples["t_s"] < end)]
+
+
+def ramp(timing: Timing, target: float) -> list[dict[str, Any]]:
+    """k6 stages: ramp up to `target`, hold it for warm-up + window, ramp down."""
+    return [{"duration": f"{timing.ramp_up_s:g}s", "target": target},
+            {"duration": f"{timing.hold_s:g}s", "target": target},
+            {"duration": f"{timing.ramp_down_s:g}s", "target": 0}]

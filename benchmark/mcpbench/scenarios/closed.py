@@ -1,0 +1,88 @@
+"""The closed model: a fixed number of VUs, each starting its next iteration (three tool calls, then
+tools/list, then the think time) when its last one ended. The v2 study's load."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import pandas as pd
+
+if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
+    from ..config import Timing
+
+from .base import Load, Wording, in_window, ramp
+
+
+@dataclass(frozen=True)
+class ClosedLoad(Load):
+    kind: ClassVar[str] = "closed"
+    words: ClassVar[Wording] = Wording(
+        "closed model (VUs)", "a fixed number of VUs, each starting its next iteration when its last one ended",
+        level_unit="VUs", axis_label="virtual users (VUs)", sweep_what="concurrency")
+    level_field: ClassVar[str] = "vus"
+    v2_comparable: ClassVar[bool] = True
+    paced_by_think_time: ClassVar[bool] = True
+
+    @property
+    def level(self) -> float:
+        return float(self.vus)
+
+    @property
+    def label(self) -> str:
+        return f"{self.mode}-{self.vus}vu"
+
+    @classmethod
+    def level_slug(cls, level: float, basis: str) -> str:
+        return f"{level:g}vu"
+
+    def k6_scenario(self, timing: Timing) -> dict[str, Any]:
+        return {"executor": "ramping-vus", "exec": "closedIteration", "startVUs": 0,
+                "stages": ramp(timing, self.vus), "gracefulRampDown": "5s", "gracefulStop": "5s"}
+
+    @classmethod
+    def sample_iterations(cls, samples: pd.DataFrame) -> int:
+        return int((samples["tool"] == "tools/list").sum())  # every iteration ends with tools/list
+
+    @classmethod
+    def littles_law(cls, samples: pd.DataFrame, window: tuple[float, float], vus: int,
+                    think_time_s: float) -> dict[str, float] | None:
+        """The VUs k6 ran should equal iterations/s x mean iteration time, where iterations/s = iterations
+        whose tools/list sample ended in the window / window seconds, and iteration time = the sum of that
+        iteration's sessions' session_ms (closed_iterations) + the think time, averaged over those same
+        iterations. gap = |predicted - VUs| / VUs. What the formula leaves out (k6's own time between
+        sessions) makes `predicted` slightly low; a large gap means the VUs did not run the loop as
+        configured (stalled or starved VUs)."""
+        iterations = in_window(closed_iterations(samples), window)
+        if iterations.empty or vus <= 0:
+            return None
+        iterations_per_s = len(iterations) / (window[1] - window[0])
+        iteration_s = float(iterations["busy_ms"].mean()) / 1000.0 + think_time_s
+        predicted = iterations_per_s * iteration_s
+        return {"vus": float(vus), "predicted": float(predicted), "gap": abs(predicted - vus) / vus,
+                "iterations_per_s": float(iterations_per_s), "mean_iteration_s": iteration_s}
+
+
+def closed_iterations(samples: pd.DataFrame) -> pd.DataFrame:
+    """The closed model's iterations, one row each: the VU, the time its tools/list sample ended it (t_s)
+    and its busy time (busy_ms).
+
+    load.js runs, per VU and iteration, one session per tool then one tools/list session, then sleeps the
+    think time; a failed session does not end the iteration. So a VU's samples, in the order it wrote
+    them (its console lines are in order; times alone can tie at ms resolution), split into iterations
+    after every tools/list sample, and an iteration's busy time is the sum of its sessions' session_ms.
+    Only iterations that reached their tools/list sample are returned (the last samples of a VU stopped
+    mid-iteration form none).
+    """
+    columns = ["vu", "t_s", "busy_ms", "sessions"]
+    if samples.empty:
+        return pd.DataFrame(columns=columns)
+    frame = samples[["vu", "tool", "t_s", "session_ms"]].reset_index(drop=True)
+    is_list = (frame["tool"] == "tools/list").astype(int)
+    # iteration number within the VU: how many tools/list samples the VU wrote before this one
+    frame["iteration"] = is_list.groupby(frame["vu"]).cumsum() - is_list
+    frame["is_list"] = is_list
+    grouped = frame.groupby(["vu", "iteration"], sort=False)
+    iterations = grouped.agg(busy_ms=("session_ms", "sum"), sessions=("session_ms", "size"),
+                             ended=("is_list", "max"), t_s=("t_s", "last")).reset_index()
+    return iterations.loc[iterations["ended"] == 1, columns].reset_index(drop=True)

@@ -1,0 +1,93 @@
+"""The open model: k6 starts iterations (one tool call each, the tools in turn) at a fixed arrival rate
+whatever the server does; an iteration that finds no free VU is dropped and counted."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import pandas as pd
+
+if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
+    from ..config import Timing
+
+from .base import Load, Wording, in_window, ramp
+
+# load.js lets the open model grow to this many times its pre-allocated VUs (maxVUs).
+MAX_VUS_FACTOR = 4
+
+
+@dataclass(frozen=True)
+class OpenLoad(Load):
+    rate: float = 0.0                    # tool calls per second offered
+    rate_fraction: float | None = None   # the fraction of round 1's closed rate it was set from
+
+    kind: ClassVar[str] = "open"
+    words: ClassVar[Wording] = Wording(
+        "open model (arrival rate)", "k6's arrival-rate executor starts iterations at a fixed rate whatever the "
+        "server does; an iteration that finds no free VU is dropped and counted",
+        level_unit="iterations/s (offered)", axis_label="offered arrival rate (iterations/s)", sweep_what="arrival rate")
+    level_field: ClassVar[str] = "rate"
+    drops_iterations: ClassVar[bool] = True
+
+    @property
+    def level(self) -> float:
+        return self.rate_fraction if self.rate_fraction is not None else self.rate
+
+    @property
+    def label(self) -> str:
+        # Named by fraction, not rate: the rate is fixed after round 1, and every round's measurement of
+        # that fraction must pool under one name.
+        load = f"open{self.rate_fraction:g}" if self.rate_fraction is not None else f"rate{self.rate:g}"
+        return f"{self.mode}-{load}"
+
+    def record(self) -> dict[str, Any]:
+        return {**super().record(), "rate": self.rate, "rate_fraction": self.rate_fraction}
+
+    @classmethod
+    def level_of(cls, record: dict[str, Any]) -> tuple[float, str] | None:
+        # Rates set from a fraction of round 1's closed maximum pool by that fraction (they differ a little
+        # between runs); a rate given directly is its own level.
+        if record.get("rate_fraction") is not None:
+            return float(record["rate_fraction"]), "fraction"
+        return super().level_of(record)
+
+    @classmethod
+    def level_text(cls, level: float, basis: str) -> str:
+        return f"{level * 100:g} % of round-1 max" if basis == "fraction" else f"{level:g} it/s"
+
+    @classmethod
+    def level_slug(cls, level: float, basis: str) -> str:
+        return f"{level * 100:g}pct" if basis == "fraction" else f"{level:g}rate"
+
+    @classmethod
+    def unit_of(cls, basis: str) -> str:
+        return "% of round 1's closed maximum (offered)" if basis == "fraction" else cls.words.level_unit
+
+    def k6_scenario(self, timing: Timing) -> dict[str, Any]:
+        # k6 wants whole-number targets: iterations per 10 s give the rate a 0.1/s resolution.
+        return {"executor": "ramping-arrival-rate", "exec": "openIteration", "startRate": 0, "timeUnit": "10s",
+                "preAllocatedVUs": self.vus, "maxVUs": self.max_vus(self.vus),
+                "stages": ramp(timing, round(self.rate * 10)), "gracefulStop": "5s"}
+
+    @classmethod
+    def max_vus(cls, vus: int) -> int:
+        return vus * MAX_VUS_FACTOR
+
+    @classmethod
+    def sample_iterations(cls, samples: pd.DataFrame) -> int:
+        return len(samples)  # one call per iteration
+
+    @classmethod
+    def littles_law(cls, samples: pd.DataFrame, window: tuple[float, float], vus: int,
+                    think_time_s: float) -> dict[str, float] | None:
+        """L = arrival rate (samples ended in the window / s) x mean session time = the mean number of
+        calls in flight (no fixed population to compare it with, so no gap)."""
+        inside = in_window(samples, window)
+        session_s = inside["session_ms"].dropna().mean() / 1000.0
+        if inside.empty or not math.isfinite(session_s):
+            return None
+        arrivals = len(inside) / (window[1] - window[0])
+        return {"arrivals_per_s": float(arrivals), "mean_session_s": float(session_s),
+                "in_flight": float(arrivals * session_s)}

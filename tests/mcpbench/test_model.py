@@ -1,0 +1,121 @@
+"""mcpbench.model, the one definition of the results format: every recorded run validates, old schemas are
+upgraded, unknown ones refused, writers checked against it, and docs/results-format.md generated from it."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+
+import pytest
+from mcpbench import analysis, build, calibrate, model
+from mcpbench.config import RunConfig, Timing, resource_profile
+from mcpbench.verify import Check, Verdict
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
+SCHEMA1 = FIXTURES / "20261123-114227-local"
+RUST_R1 = FIXTURES / "20261123-113219-local" / "rust" / "session-8vu-r1"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "results-format.md"
+
+
+def _json(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def test_every_recorded_file_validates():
+    """Six real runs (one of schema 1): each JSON file the model defines validates, run.json and summary.json
+    after their upgrade (schema 1's k6-summary.json is no part of the format any more)."""
+    checked = 0
+    for run_path in sorted(FIXTURES.glob("*/run.json")):
+        run = model.upgrade_run(_json(run_path), run_path)
+        for path in sorted(run_path.parent.rglob("*.json")):
+            if path.name == "summary.json":
+                model.upgrade_summary(_json(path), run, path)
+            elif path.name in model.FILES and path.name != "run.json":
+                model.validated(model.FILES[path.name], _json(path), path)
+            checked += 1
+    assert checked > 150
+
+
+@pytest.mark.parametrize("name", ["run.json", "summary.json"])
+def test_a_future_schema_is_refused_in_one_line(name):
+    run = _json(FIXTURES / "20261123-113219-local" / "run.json")
+    data = dict(run if name == "run.json" else _json(RUST_R1 / "summary.json"), schema=3)
+    with pytest.raises(model.ResultsError) as caught:
+        if name == "run.json":
+            model.upgrade_run(data, Path(name))
+        else:
+            model.upgrade_summary(data, model.upgrade_run(run, Path("run.json")), Path(name))
+    message = str(caught.value)
+    assert message == f"{name}: unsupported schema 3 (this reader reads schemas 1, 2)"
+
+
+def test_schema1_is_upgraded_to_the_current_model():
+    run = model.upgrade_run(_json(SCHEMA1 / "run.json"), SCHEMA1 / "run.json")
+    assert run["schema"] == model.SCHEMA and run["schema_read"] == 1
+    assert run["calibration"] is None and run["rounds"] is None and run["config"]["calibrate"] is False
+    for path in sorted(SCHEMA1.glob("*/*/summary.json")):
+        raw = _json(path)
+        summary = model.upgrade_summary(raw, run, path)
+        assert summary["schema_read"] == 1 and summary["publishable"] is None
+        assert summary["unpublishable_reasons"] == [model.NOT_ASSESSED]
+        assert summary["throughput"]["http_rps"] == raw["throughput"]["v2_rps"]
+        assert summary["throughput"]["v2_rps"] is None and summary["errors"]["failed_tool_calls"] is None
+        assert summary["host"] is None and summary["checks"] is None
+
+
+def test_a_writer_that_drifts_from_the_model_fails(tmp_path):
+    summary = _json(RUST_R1 / "summary.json")
+    model.validated(model.Summary, summary, "summary.json")
+    renamed = dict(summary, rate_fractions=summary["rate_fraction"])
+    del renamed["rate_fraction"]
+    with pytest.raises(model.ResultsError, match="rate_fractions"):      # a key the model does not know
+        model.validated(model.Summary, renamed, "summary.json")
+    missing = {k: v for k, v in summary.items() if k != "flags"}
+    with pytest.raises(model.ResultsError, match="summary.json: flags: Field required"):
+        model.validated(model.Summary, missing, "summary.json")
+    nested = json.loads(json.dumps(summary))
+    nested["throughput"]["tool_calls_per_s"] = "fast"
+    with pytest.raises(model.ResultsError, match="throughput.tool_calls_per_s"):
+        model.validated(model.Summary, nested, "summary.json")
+
+
+def test_the_orchestrators_writers_produce_the_model(tmp_path):
+    """What config, verify, calibrate, analysis and build write is what the model says."""
+    config = RunConfig("local", ("rust",), timing=Timing(), profile=resource_profile(cores=2))
+    model.validated(model.Config, config.record(), "run.json config")
+    verdict = Verdict([Check("initialize", "pass", "ok"), Check("tools/list", "warn", "slow")])
+    model.validated(model.Verify, verdict.record(), "verify.json")
+    summary = _json(RUST_R1 / "summary.json")
+    model.validated(model.Calibration, calibrate.ceiling_record(summary), "run.json calibration")
+    context = analysis.MeasurementContext.from_json(_json(RUST_R1 / "context.json"))
+    model.validated(model.Context, context.to_json(), "context.json")
+    assert {f.name for f in dataclasses.fields(analysis.MeasurementContext)} == set(model.Context.model_fields)
+    outcome = build._run(("true", "true"), tmp_path, dict(os.environ), 10, tmp_path / "build.log")
+    assert outcome.record() == {"status": "ok", "seconds": outcome.record()["seconds"], "reason": None,
+                                "log": "build.log", "command": "true && true"}
+    with pytest.raises(ValueError):
+        build.BuildOutcome("done", 1.0, None, None).record()   # not a build status
+
+
+def test_the_doc_tables_are_the_model():
+    """docs/results-format.md's field tables are generated from the model (python -m mcpbench.model): every
+    field of every model is documented and the doc lists no field the model lacks."""
+    text = DOC.read_text()
+    assert model.DOC_BEGIN in text and model.DOC_END in text
+    assert model.render_doc(text) == text, "stale field tables: run `.venv/bin/python -m mcpbench.model`"
+    documented = {line.split("`")[1] for line in text.split(model.DOC_BEGIN)[1].splitlines()
+                  if line.startswith("| `")}
+    named = {info.alias or name for part in model.FILES.values() for inner in model._models_of(part, [])
+             for name, info in inner.model_fields.items()}
+    assert documented == named
+
+
+def test_the_doc_lists_the_csv_columns():
+    text = DOC.read_text()
+    samples = text.split("## samples.csv.gz")[1].split("##")[0]
+    assert [line.split("`")[1] for line in samples.splitlines() if line.startswith("| `")] == list(
+        model.SAMPLE_COLUMNS)
+    resources = text.split("## resources.csv")[1].split("##")[0]
+    assert ",".join(model.RESOURCE_COLUMNS) in resources

@@ -1,0 +1,60 @@
+"""The kinds of load: each carries its name, its k6 scenario and how the analysis reads it."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from mcpbench import scenarios
+from mcpbench.config import Timing
+from mcpbench.scenarios import ClosedLoad, OpenLoad
+
+TIMING = Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2, warmup_cap_s=None)
+
+
+def test_every_kind_is_registered_under_the_name_results_record() -> None:
+    assert scenarios.KINDS == {"closed": ClosedLoad, "open": OpenLoad}
+    assert scenarios.kind(None) is ClosedLoad  # results written before kinds were recorded
+    with pytest.raises(ValueError, match="unknown load kind 'soak'"):
+        scenarios.kind("soak")
+
+
+def test_a_kind_records_what_names_its_measurement() -> None:
+    assert ClosedLoad("session", 50).record() == {"mode": "session", "executor": "closed", "vus": 50, "rate": None,
+                                                  "rate_fraction": None}
+    assert OpenLoad("stateless", 50, 120.5, 0.5).record() == {"mode": "stateless", "executor": "open", "vus": 50,
+                                                              "rate": 120.5, "rate_fraction": 0.5}
+    assert (ClosedLoad("session", 50).level, OpenLoad("stateless", 50, 120.5).level,
+            OpenLoad("stateless", 50, 120.5, 0.5).level) == (50, 120.5, 0.5)
+
+
+def test_each_kind_builds_its_own_k6_scenario() -> None:
+    closed = ClosedLoad("session", 8).k6_scenario(TIMING)
+    assert closed["executor"] == "ramping-vus" and closed["exec"] == "closedIteration"
+    assert [stage["target"] for stage in closed["stages"]] == [8, 8, 0]
+    opened = OpenLoad("session", 8, 12.34).k6_scenario(TIMING)
+    assert opened["executor"] == "ramping-arrival-rate" and opened["exec"] == "openIteration"
+    assert opened["maxVUs"] == 8 * 4 and opened["stages"][1]["target"] == 123  # per 10 s: 0.1/s resolution
+
+
+SAMPLES = pd.DataFrame({
+    "vu": [1, 1, 1, 1, 2, 2, 2, 2],
+    "tool": ["search_products", "get_user_cart", "checkout", "tools/list"] * 2,
+    "t_s": [10.1, 10.2, 10.3, 10.4, 10.2, 10.3, 10.5, 10.6],
+    "session_ms": [50.0] * 8,
+})
+
+
+def test_the_closed_model_counts_iterations_by_their_tools_list_and_compares_littles_law_with_its_vus() -> None:
+    assert ClosedLoad.sample_iterations(SAMPLES) == 2
+    law = ClosedLoad.littles_law(SAMPLES, (10.0, 11.0), vus=2, think_time_s=0.05)
+    # 2 iterations in 1 s, each 4 x 50 ms busy + 50 ms think: 2 x 0.25 = 0.5 VUs predicted against 2
+    assert law["predicted"] == pytest.approx(0.5) and law["gap"] == pytest.approx(0.75)
+
+
+def test_the_open_model_counts_one_iteration_per_call_and_records_calls_in_flight() -> None:
+    assert OpenLoad.sample_iterations(SAMPLES) == 8
+    assert OpenLoad.max_vus(8) == 32
+    law = OpenLoad.littles_law(SAMPLES, (10.0, 11.0), vus=2, think_time_s=0.05)
+    assert law == {"arrivals_per_s": 8.0, "mean_session_s": 0.05, "in_flight": pytest.approx(0.4)}
+    assert "gap" not in law  # no fixed population to compare with: never flagged
