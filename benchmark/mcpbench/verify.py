@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
@@ -145,6 +147,99 @@ class _Verifier:
             self.add("tools/call without a session", "pass" if ok else "warn",
                      "answered" if ok else f"HTTP {reply.status}: {reply.body[:160]!r} — the stateless mode will fail")
 
+    # ---- docs/workload.md §5: the details a server can get wrong while every tool check still holds ----
+
+    def _checkout(self, client: McpClient, user_id: str, items: list[dict[str, int]] | None = None) -> Reply:
+        arguments = {"user_id": user_id,
+                     "items": DEFAULT_ARGUMENTS["checkout"]["items"] if items is None else items}
+        return client.call_tool("checkout", arguments)
+
+    def _rate_limit_count(self, client: McpClient, user_id: str) -> int:
+        reply = self._checkout(client, user_id)
+        if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+            raise ValueError(f"checkout for {user_id!r}: HTTP {reply.status}: {reply.body[:200]!r}")
+        count = tool_payload(reply).get("rate_limit_count")
+        if not isinstance(count, int):
+            raise TypeError(f"checkout for {user_id!r}: rate_limit_count is {count!r}")
+        return count
+
+    def history_entry(self, client: McpClient) -> None:
+        """checkout's RPUSH writes {"user_id", "items" (as given), "ts" (unix seconds)}. A user id nothing
+        seeds or loads has no history, so the one entry get_user_cart then reads is the one checkout wrote."""
+        name = "spec: checkout's history entry"
+        user_id = f"user-verify{uuid.uuid4().hex[:12]}"
+        items = [{"product_id": 7, "quantity": 3}, {"product_id": 99999, "quantity": 1}]
+        started = time.time()
+        reply = self._checkout(client, user_id, items)
+        if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+            self.add(name, "fail", f"checkout for {user_id!r}: HTTP {reply.status}: {reply.body[:200]!r}")
+            return
+        reply = client.call_tool("get_user_cart", {"user_id": user_id})
+        if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+            self.add(name, "fail", f"get_user_cart for {user_id!r}: HTTP {reply.status}: {reply.body[:200]!r}")
+            return
+        history = tool_payload(reply).get("recent_history")
+        if not isinstance(history, list) or len(history) != 1:
+            self.add(name, "fail", f"one checkout for a new user left {history!r} as its history, expected 1 entry")
+            return
+        entry = history[0]
+        problems = []
+        if not isinstance(entry, dict) or set(entry) != {"user_id", "items", "ts"}:
+            problems.append(f"fields {sorted(entry) if isinstance(entry, dict) else type(entry).__name__}, "
+                            "expected exactly user_id, items, ts")
+        else:
+            if entry["user_id"] != user_id:
+                problems.append(f"user_id is {entry['user_id']!r}, expected {user_id!r}")
+            if entry["items"] != items:
+                problems.append(f"items are {entry['items']!r}, expected them as given: {items!r}")
+            ts = entry["ts"]
+            if not isinstance(ts, int) or not started - 60 <= ts <= time.time() + 60:
+                problems.append(f"ts is {ts!r}, expected the unix time in seconds (about {int(started)})")
+        self.add(name, "fail" if problems else "pass",
+                 "; ".join(problems) + f" (entry {json.dumps(entry)[:200]})" if problems
+                 else '{"user_id", "items" as given, "ts" in seconds}')
+
+    def rate_limit_key(self, client: McpClient) -> None:
+        """The counter is bench:ratelimit:user-{N % 100:05d}, N the integer after the user id's last '-' (0
+        when that is not a number). Each probe id's key differs when N is built from all of the id's digits;
+        the spec puts it on the same counter as its partner, which the INCR results show: A, B, A count on."""
+        name = "spec: rate-limit key"
+        pairs = [("user-00042-7", "user-00007"),   # all digits: 427 -> user-00027
+                 ("user-00042-x", "user-00100")]   # all digits: 42 -> user-00042; the spec: 0 -> user-00000
+        problems = []
+        for probe, partner in pairs:
+            counts = [self._rate_limit_count(client, user) for user in (probe, partner, probe)]
+            if counts[1] != counts[0] + 1 or counts[2] != counts[1] + 1:
+                problems.append(f"{probe!r} and {partner!r} counted {counts}, not on one counter")
+        self.add(name, "fail" if problems else "pass",
+                 "; ".join(problems) + " — the key is the integer after the last '-' (0 if none), % 100"
+                 if problems else "the integer after the user id's last '-' (0 if none), % 100")
+
+    def empty_items(self, client: McpClient) -> None:
+        """checkout with "items": [] is a tool error (isError) and does no I/O: the rate-limit counter it would
+        have incremented is the same before and after it."""
+        name = "bad input: checkout with empty items"
+        user_id = "user-00007"
+        before = self._rate_limit_count(client, user_id)
+        reply = self._checkout(client, user_id, [])
+        after = self._rate_limit_count(client, user_id)
+        if reply.status != 200 or reply.error or not reply.result or not reply.result.get("isError"):
+            got = (f"JSON-RPC error {reply.error.get('code')}" if reply.error
+                   else "a success result" if reply.result else f"HTTP {reply.status}")
+            self.add(name, "fail", f"{got}: {reply.body[:160]!r}; the spec's answer is a tool result with isError")
+        elif after != before + 1:
+            self.add(name, "fail", f"isError, but the rate-limit counter moved {before} -> {after} around it "
+                                   "(expected +1): it ran the checkout's I/O")
+        else:
+            self.add(name, "pass", "tool result with isError, no I/O")
+
+    def workload_details(self) -> None:
+        with McpClient(self.url) as client:
+            client.initialize()
+            self.guarded("spec: checkout's history entry", lambda: self.history_entry(client))
+            self.guarded("spec: rate-limit key", lambda: self.rate_limit_key(client))
+            self.guarded("bad input: checkout with empty items", lambda: self.empty_items(client))
+
     def bad_input(self) -> None:
         cases: list[tuple[str, bytes, bool]] = [
             ("malformed JSON", b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"', False),
@@ -186,5 +281,6 @@ def verify(url: str, server_type: str) -> Verdict:
     verifier = _Verifier(url, server_type)
     verifier.session()
     verifier.guarded("tools/call without a session", verifier.stateless_call)
+    verifier.guarded("workload details", verifier.workload_details)
     verifier.guarded("bad input", verifier.bad_input)
     return Verdict(verifier.checks)

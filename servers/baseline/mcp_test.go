@@ -120,9 +120,19 @@ func TestRateLimitKey(t *testing.T) {
 	for in, want := range map[string]string{
 		"user-00042": "bench:ratelimit:user-00042", "user-00999": "bench:ratelimit:user-00099",
 		"user-01000": "bench:ratelimit:user-00000", "user-00007": "bench:ratelimit:user-00007", "bob": "bench:ratelimit:user-00000",
+		"user-00042-7": "bench:ratelimit:user-00007", "user-00042-x": "bench:ratelimit:user-00000", "42": "bench:ratelimit:user-00042",
 	} {
 		if got := rateLimitKey(in); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
 		}
+	}
+}
+
+// An empty order is a tool error answered before any I/O: the test server has no Redis or HTTP client.
+func TestCheckoutWithEmptyItems(t *testing.T) {
+	_, r := post(t, newTestServer(), `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"checkout","arguments":{"items":[]}}}`)
+	res, _ := r["result"].(map[string]any)
+	if res == nil || res["isError"] != true {
+		t.Errorf("checkout with no items: %v, want an isError result", r)
 	}
 }

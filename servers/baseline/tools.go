@@ -318,14 +318,13 @@ type checkoutResult struct {
 	ServerType     string  `json:"server_type"`
 }
 
-// rateLimitKey maps a user id to one of 100 counters by the number its digits spell, mod 100.
+// rateLimitKey is one of 100 counters: the integer after the user id's last '-' (0 if none), mod 100.
 func rateLimitKey(userID string) string {
-	n := 0
-	for i := 0; i < len(userID); i++ {
-		if c := userID[i]; c >= '0' && c <= '9' {
-			n = (n*10 + int(c-'0')) % 100
-		}
+	n, err := strconv.Atoi(userID[strings.LastIndexByte(userID, '-')+1:])
+	if err != nil || n < 0 {
+		n = 0
 	}
+	n %= 100
 	return "bench:ratelimit:user-000" + string([]byte{'0' + byte(n/10), '0' + byte(n%10)})
 }
 
@@ -350,6 +349,9 @@ func (s *server) checkout(ctx context.Context, raw json.RawMessage, enc *json.En
 			}
 			items[i] = cartItem{*it.ProductID, *it.Quantity}
 		}
+	}
+	if len(items) == 0 { // docs/workload.md §5: a tool error, before any I/O
+		return errors.New("items must not be empty")
 	}
 	body, err := json.Marshal(struct {
 		UserID string     `json:"user_id"`
@@ -388,9 +390,7 @@ func (s *server) checkout(ctx context.Context, raw json.RawMessage, enc *json.En
 	_, redisErr := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		incr = p.Incr(ctx, rateLimitKey(userID))
 		p.RPush(ctx, "bench:history:"+userID, entry)
-		if len(items) > 0 {
-			p.ZIncrBy(ctx, "bench:popular", 1, "product:"+strconv.FormatInt(items[0].ProductID, 10))
-		}
+		p.ZIncrBy(ctx, "bench:popular", 1, "product:"+strconv.FormatInt(items[0].ProductID, 10))
 		return nil
 	})
 	wg.Wait()

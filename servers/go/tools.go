@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -232,6 +233,9 @@ type checkoutResult struct {
 }
 
 func (b *backends) checkout(ctx context.Context, _ *mcp.CallToolRequest, in checkoutInput) (*mcp.CallToolResult, any, error) {
+	if len(in.Items) == 0 { // docs/workload.md §5: an isError result, before any I/O
+		return nil, nil, errors.New("items must not be empty")
+	}
 	entry, err := json.Marshal(struct {
 		UserID string     `json:"user_id"`
 		Items  []lineItem `json:"items"`
@@ -261,9 +265,7 @@ func (b *backends) checkout(ctx context.Context, _ *mcp.CallToolRequest, in chec
 		_, err := b.rdb.Pipelined(gctx, func(p redis.Pipeliner) error {
 			incr = p.Incr(gctx, rateKey)
 			p.RPush(gctx, "bench:history:"+in.UserID, entry)
-			if len(in.Items) > 0 {
-				p.ZIncrBy(gctx, "bench:popular", 1, "product:"+strconv.Itoa(in.Items[0].ProductID))
-			}
+			p.ZIncrBy(gctx, "bench:popular", 1, "product:"+strconv.Itoa(in.Items[0].ProductID))
 			return nil
 		})
 		return err
@@ -283,8 +285,11 @@ func (b *backends) checkout(ctx context.Context, _ *mcp.CallToolRequest, in chec
 	})
 }
 
-// userNumber is the numeric part of "user-00042" (42), or 0.
+// userNumber is the integer after the user id's last '-' ("user-00042" -> 42), or 0 if there is none.
 func userNumber(userID string) int {
-	n, _ := strconv.Atoi(userID[strings.LastIndexByte(userID, '-')+1:])
+	n, err := strconv.Atoi(userID[strings.LastIndexByte(userID, '-')+1:])
+	if err != nil {
+		return 0
+	}
 	return max(n, 0)
 }

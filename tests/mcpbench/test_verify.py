@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -69,6 +71,139 @@ def test_wrong_answers_and_server_errors_fail_verify(wrong_server: str) -> None:
     assert "total_found is 2250" in by_name["tool search_products"].reason
     assert by_name["bad input: malformed JSON"].status == "fail"  # a 500 is not a rejection
     assert by_name["bad input: unknown tool"].status == "fail"  # it answered success
+
+
+class SpecServer(BaseHTTPRequestHandler):
+    """A small but complete MCP server that keeps the workload's state (rate-limit counters, history lists)
+    in memory and follows docs/workload.md, unless a class attribute breaks one rule the way a real server
+    did: history entries shaped {"order_id", …} (rust, nodejs), the rate-limit key from all of the id's
+    digits (baseline, python, quarkus, micronaut), an empty order run anyway (rust) or refused wrongly."""
+
+    history_entry = "spec"  # or "order_id"
+    rate_limit_key = "spec"  # or "all digits"
+    empty_items = "tool error"  # or "run it", "invalid params", "tool error after INCR"
+    counters: dict[str, int]
+    histories: dict[str, list[str]]
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_DELETE(self) -> None:
+        self.reply(405, None)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", 0))
+        if length > 1024 * 1024:
+            return self.reply(413, None)
+        try:
+            message = json.loads(self.rfile.read(length))
+        except json.JSONDecodeError:
+            return self.reply(400, {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+        method, ident, params = message.get("method"), message.get("id"), message.get("params") or {}
+        if ident is None:
+            return self.reply(202, None)
+        if method == "initialize":
+            return self.result(ident, {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}},
+                                       "serverInfo": {"name": "spec"}})
+        if method == "tools/list":
+            return self.result(ident, {"tools": TOOLS})
+        if method != "tools/call":
+            return self.error(ident, -32601, "method not found")
+        tool = {"search_products": self.search, "get_user_cart": self.cart, "checkout": self.checkout}.get(params["name"])
+        if tool is None:
+            return self.error(ident, -32602, "unknown tool")
+        try:
+            data = tool(**(params.get("arguments") or {}))
+        except (TypeError, ValueError) as exc:
+            return self.error(ident, -32602, str(exc))
+        except LookupError as exc:  # the tool's own refusal
+            return self.result(ident, {"content": [{"type": "text", "text": str(exc)}], "isError": True})
+        return self.result(ident, {"content": [{"type": "text", "text": json.dumps({**data, "server_type": "spec"})}]})
+
+    def search(self, category: str = "Electronics", min_price: float = 50.0, max_price: float = 500.0,
+               limit: int = 10) -> dict[str, object]:
+        if not isinstance(category, str) or not isinstance(limit, int):
+            raise TypeError("wrong argument types")
+        products = [{"id": i, "sku": f"SKU-{i:06d}", "name": "x", "price": 50.0 + i, "rating": 4.0, "popularity_rank": 0}
+                    for i in range(1, limit + 1)]
+        return {"category": category, "total_found": 2251, "products": products, "top10_popular_ids": list(range(10))}
+
+    def cart(self, user_id: str = "user-00042") -> dict[str, object]:
+        history = [json.loads(entry) for entry in self.histories[user_id][:5]]
+        return {"user_id": user_id, "cart": {"items": [{"product_id": 1, "qty": 1}], "item_count": 1, "estimated_total": 1.0},
+                "recent_history": history}
+
+    def checkout(self, user_id: str = "user-00042", items: list | None = None) -> dict[str, object]:
+        items = [{"product_id": 42, "quantity": 2}, {"product_id": 1337, "quantity": 1}] if items is None else items
+        if not items and self.empty_items == "tool error":
+            raise LookupError("items must not be empty")
+        if not items and self.empty_items == "invalid params":
+            raise ValueError("items must not be empty")
+        last = user_id.rsplit("-", 1)[-1]
+        number = (int(last) if last.isdecimal() else 0) if self.rate_limit_key == "spec" else \
+            int("".join(c for c in user_id if c.isdigit()) or 0)
+        key = f"user-{number % 100:05d}"
+        self.counters[key] += 1
+        if not items and self.empty_items == "tool error after INCR":
+            raise LookupError("items must not be empty")
+        entry = {"order_id": f"ORD-{user_id}"} if self.history_entry == "order_id" else {"user_id": user_id}
+        self.histories[user_id].append(json.dumps({**entry, "items": items, "ts": int(time.time())}))
+        return {"order_id": f"ORD-{user_id.replace('-', '')}-{len(items)}", "user_id": user_id, "total": 10.0 * len(items) + 5.99,
+                "items_count": len(items), "rate_limit_count": self.counters[key], "status": "confirmed"}
+
+    def result(self, ident: object, result: object) -> None:
+        self.reply(200, {"jsonrpc": "2.0", "id": ident, "result": result})
+
+    def error(self, ident: object, code: int, message: str) -> None:
+        self.reply(200, {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}})
+
+    reply = WrongServer.reply
+
+
+@pytest.fixture
+def spec_server() -> Iterator[Callable[..., str]]:
+    """Starts a SpecServer with some of its rules broken; its URL."""
+    servers = []
+
+    def start(**broken: str) -> str:
+        seeded = {"user-00042": [json.dumps({"order_id": f"ORD-00042-{j:02d}", "ts": j}) for j in range(1, 21)]}
+        handler = type("Server", (SpecServer,), {**broken, "counters": defaultdict(int),
+                                                  "histories": defaultdict(list, seeded)})
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/mcp"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+
+
+WORKLOAD_DETAILS = ("spec: checkout's history entry", "spec: rate-limit key", "bad input: checkout with empty items")
+
+
+def test_a_server_that_follows_the_spec_passes_every_check(spec_server: Callable[..., str]) -> None:
+    verdict = verify(spec_server(), "spec")
+    assert verdict.status == "pass", [(c.name, c.reason) for c in verdict.checks if c.status != "pass"]
+    assert set(WORKLOAD_DETAILS) <= {check.name for check in verdict.checks}
+
+
+@pytest.mark.parametrize(("broken", "failing", "reason"), [
+    ({"history_entry": "order_id"}, "spec: checkout's history entry", "fields ['items', 'order_id', 'ts']"),
+    ({"rate_limit_key": "all digits"}, "spec: rate-limit key", "'user-00042-7' and 'user-00007' counted"),
+    ({"empty_items": "run it"}, "bad input: checkout with empty items", "a success result"),
+    ({"empty_items": "invalid params"}, "bad input: checkout with empty items", "JSON-RPC error -32602"),
+    ({"empty_items": "tool error after INCR"}, "bad input: checkout with empty items", "(expected +1): it ran"),
+], ids=["history-order_id", "ratelimit-all-digits", "empty-items-run", "empty-items-invalid-params",
+        "empty-items-after-incr"])
+def test_verify_catches_each_workload_deviation(spec_server: Callable[..., str], broken: dict[str, str],
+                                                failing: str, reason: str) -> None:
+    verdict = verify(spec_server(**broken), "spec")
+    by_name = {check.name: check for check in verdict.checks}
+    assert verdict.status == "fail"
+    assert [check.name for check in verdict.failures()] == [failing]
+    assert reason in by_name[failing].reason, by_name[failing].reason
+    assert all(by_name[name].status == "pass" for name in WORKLOAD_DETAILS if name != failing)
 
 
 def test_nothing_listening_fails_every_check_without_raising(infra: Infra) -> None:

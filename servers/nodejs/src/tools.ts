@@ -72,7 +72,7 @@ const checkoutInput = z.object({
   user_id: z.string().default('user-00042').describe('User identifier, e.g. user-00042'),
   items: z
     .array(z.object({ product_id: z.number().int(), quantity: z.number().int() }))
-    .min(1)
+    .min(1) // an empty order is a tool error, before any I/O (docs/workload.md §5)
     .default([
       { product_id: 42, quantity: 2 },
       { product_id: 1337, quantity: 1 },
@@ -137,9 +137,10 @@ async function getUserCart(b: Backends, a: Args<typeof cartInput>): Promise<Call
 }
 
 async function checkout(b: Backends, a: Args<typeof checkoutInput>): Promise<CallToolResult> {
-  const userNumber = Number(/(\d+)$/.exec(a.user_id)?.[1] ?? 0);
-  const ts = Math.floor(Date.now() / 1000);
-  const order = JSON.stringify({ order_id: `ORD-${a.user_id}-${ts}`, items: a.items, ts });
+  // docs/workload.md §5: the integer after the last '-' (0 if none); the entry is {user_id, items, ts}.
+  const last = a.user_id.slice(a.user_id.lastIndexOf('-') + 1);
+  const userNumber = /^\d+$/.test(last) ? Number(last) : 0;
+  const entry = JSON.stringify({ user_id: a.user_id, items: a.items, ts: Math.floor(Date.now() / 1000) });
   const [calc, rateLimitCount] = await Promise.all([
     b.api.post('/cart/calculate', { user_id: a.user_id, items: a.items }) as Promise<{
       order_id: string;
@@ -147,7 +148,7 @@ async function checkout(b: Backends, a: Args<typeof checkoutInput>): Promise<Cal
       items_count: number;
     }>,
     b.redis.incr(`bench:ratelimit:user-${String(userNumber % 100).padStart(5, '0')}`),
-    b.redis.rpush(`bench:history:${a.user_id}`, order),
+    b.redis.rpush(`bench:history:${a.user_id}`, entry),
     b.redis.zincrby('bench:popular', 1, `product:${a.items[0].product_id}`),
   ]);
   return text({

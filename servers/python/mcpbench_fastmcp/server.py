@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 
 import httpx
 from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from redis.asyncio import BlockingConnectionPool, Redis
 from starlette.applications import Starlette
@@ -130,17 +131,17 @@ async def get_user_cart(user_id: str = "user-00042") -> str:
 @mcp.tool(structured_output=False)
 async def checkout(user_id: str = "user-00042", items: list[CartItem] = DEFAULT_ITEMS) -> str:
     """Price an order through the API and record it: rate-limit counter, order history, popularity."""
-    digits = "".join(ch for ch in user_id if ch.isdigit())
-    ratelimit_key = f"bench:ratelimit:user-{int(digits or 0) % 100:05d}"
+    if not items:  # docs/workload.md §5: a tool error (isError), before any I/O
+        raise ToolError("items must not be empty")
+    number = user_id.rpartition("-")[2]  # the integer after the last '-', 0 if it is not one
+    ratelimit_key = f"bench:ratelimit:user-{int(number) % 100 if number.isdecimal() else 0:05d}"
     order = _JSON.encode({"user_id": user_id, "items": items, "ts": int(time.time())})
-    steps = [
+    response, rate_limit_count, *_ = await asyncio.gather(
         http.post("/cart/calculate", json={"user_id": user_id, "items": items}),
         redis.incr(ratelimit_key),
         redis.rpush(f"bench:history:{user_id}", order),
-    ]
-    if items:
-        steps.append(redis.zincrby("bench:popular", 1, f"product:{items[0]['product_id']}"))
-    response, rate_limit_count, *_ = await asyncio.gather(*steps)
+        redis.zincrby("bench:popular", 1, f"product:{items[0]['product_id']}"),
+    )
     response.raise_for_status()
     priced = response.json()
     return _JSON.encode(

@@ -221,9 +221,10 @@ struct Calculation {
     total: f64,
 }
 
+/// The entry checkout appends to the user's history (docs/workload.md §5).
 #[derive(Serialize)]
-struct OrderEntry<'a> {
-    order_id: String,
+struct HistoryEntry<'a> {
+    user_id: &'a str,
     items: &'a [CartItem],
     ts: u64,
 }
@@ -248,7 +249,6 @@ impl Bench {
     )]
     async fn search_products(&self, Parameters(args): Parameters<SearchArgs>) -> ToolResult {
         let app = &*self.app;
-        let mut conn = app.redis().await?;
         let query = [
             ("category", args.category.clone()),
             ("min_price", args.min_price.to_string()),
@@ -267,7 +267,10 @@ impl Bench {
         };
         let (search, popular) = tokio::try_join!(
             async { api.await.map_err(|e| format!("api search: {e}")) },
+            // The pooled connection lives in this branch only: back in the pool once ZREVRANGE
+            // answers, not when the slower API call does.
             async {
+                let mut conn = app.redis().await?;
                 conn.zrevrange("bench:popular", 0, 9)
                     .await
                     .map_err(|e| format!("redis: {e}"))
@@ -334,6 +337,7 @@ impl Bench {
                 .bytes()
                 .await
         };
+        let history_key = format!("bench:history:{user_id}");
         let ((), history) = tokio::try_join!(
             async {
                 product
@@ -341,8 +345,9 @@ impl Bench {
                     .map(drop)
                     .map_err(|e| format!("api product: {e}"))
             },
-            async {
-                conn.lrange(format!("bench:history:{user_id}"), 0, 4)
+            // Moved into this branch, the connection goes back to the pool when LRANGE answers.
+            async move {
+                conn.lrange(history_key, 0, 4)
                     .await
                     .map_err(|e| format!("redis: {e}"))
             },
@@ -369,27 +374,26 @@ impl Bench {
         &self,
         Parameters(CheckoutArgs { user_id, items }): Parameters<CheckoutArgs>,
     ) -> ToolResult {
+        // docs/workload.md §5: an empty order is a tool error, answered before any I/O.
+        let Some(first) = items.first() else {
+            return Err("items must not be empty".into());
+        };
         let app = &*self.app;
         let user_num: u64 = user_id
             .rsplit('-')
             .next()
             .and_then(|n| n.parse().ok())
             .unwrap_or(0);
-        let first_product = items.first().map_or(1, |item| item.product_id);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        let entry = serde_json::to_string(&OrderEntry {
-            order_id: format!("ORD-{user_id}-{}", now.as_millis()),
+        let entry = serde_json::to_string(&HistoryEntry {
+            user_id: &user_id,
             items: &items,
-            ts: now.as_secs(),
+            ts: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_secs(),
         })
         .map_err(|e| e.to_string())?;
 
-        // One pooled connection, three handles: a MultiplexedConnection clone shares the
-        // socket, so the three commands go out pipelined and are answered in one round trip.
-        let mut conn = app.redis().await?;
-        let (mut history_conn, mut popular_conn) = ((*conn).clone(), (*conn).clone());
         let calculate = async {
             app.http
                 .post(&app.calculate_url)
@@ -403,26 +407,24 @@ impl Bench {
                 .json::<Calculation>()
                 .await
         };
-        let redis_err = |e: redis::RedisError| format!("redis: {e}");
-        let (calc, rate_limit_count, _, _) = tokio::try_join!(
+        // The three Redis commands as one pipeline: one write, one round trip, on a pooled
+        // connection that this branch owns and returns as soon as Redis answers.
+        let writes = async {
+            let mut conn = app.redis().await?;
+            let (rate_limit_count,): (isize,) = redis::pipe()
+                .incr(format!("bench:ratelimit:user-{:05}", user_num % 100), 1)
+                .rpush(format!("bench:history:{user_id}"), &entry)
+                .ignore()
+                .zincr("bench:popular", format!("product:{}", first.product_id), 1)
+                .ignore()
+                .query_async(&mut *conn)
+                .await
+                .map_err(|e| format!("redis: {e}"))?;
+            Ok::<_, String>(rate_limit_count)
+        };
+        let (calc, rate_limit_count) = tokio::try_join!(
             async { calculate.await.map_err(|e| format!("api calculate: {e}")) },
-            async {
-                conn.incr(format!("bench:ratelimit:user-{:05}", user_num % 100), 1)
-                    .await
-                    .map_err(redis_err)
-            },
-            async {
-                history_conn
-                    .rpush(format!("bench:history:{user_id}"), &entry)
-                    .await
-                    .map_err(redis_err)
-            },
-            async {
-                popular_conn
-                    .zincr("bench:popular", format!("product:{first_product}"), 1)
-                    .await
-                    .map_err(redis_err)
-            },
+            writes,
         )?;
 
         to_json(&CheckoutResult {

@@ -153,6 +153,9 @@ public class BenchTools {
         if (args == null) {
             return invalidArguments(request);
         }
+        if (args.items().isEmpty()) { // docs/workload.md §5: a tool error, before any I/O
+            return CallToolResult.builder().addTextContent("items must not be empty").isError(true).build();
+        }
         return run(() -> {
             String userId = args.user_id();
             CompletableFuture<CartReply> priced = Mono.from(api.retrieve(
@@ -160,9 +163,8 @@ public class BenchTools {
             CompletableFuture<Long> rateLimit = redis.incr("bench:ratelimit:" + rateLimitBucket(userId)).toCompletableFuture();
             String entry = json.writeValueAsString(new HistoryEntry(userId, args.items(), System.currentTimeMillis() / 1000));
             CompletableFuture<Long> recorded = redis.rpush("bench:history:" + userId, entry).toCompletableFuture();
-            CompletableFuture<Double> popularity = args.items().isEmpty()
-                    ? CompletableFuture.completedFuture(null)
-                    : redis.zincrby("bench:popular", 1, "product:" + args.items().get(0).product_id()).toCompletableFuture();
+            CompletableFuture<Double> popularity =
+                    redis.zincrby("bench:popular", 1, "product:" + args.items().get(0).product_id()).toCompletableFuture();
 
             CompletableFuture.allOf(priced, rateLimit, recorded, popularity).join();
             CartReply calc = priced.join();
@@ -171,16 +173,15 @@ public class BenchTools {
         });
     }
 
-    /** user-00042 -> user-00042, user-01234 -> user-00034: one of 100 rate-limit counters. */
+    /** One of 100 rate-limit counters: the integer after the user id's last '-' (0 if none), mod 100. */
     static String rateLimitBucket(String userId) {
-        long n = 0;
-        for (int i = 0; i < userId.length(); i++) {
-            char c = userId.charAt(i);
-            if (c >= '0' && c <= '9') {
-                n = (n * 10 + (c - '0')) % 100;
-            }
+        int n;
+        try {
+            n = Math.max(0, Integer.parseInt(userId.substring(userId.lastIndexOf('-') + 1)));
+        } catch (NumberFormatException e) {
+            n = 0;
         }
-        return String.format("user-%05d", n);
+        return String.format("user-%05d", n % 100);
     }
 
     @FunctionalInterface

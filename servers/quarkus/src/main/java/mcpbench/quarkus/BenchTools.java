@@ -131,6 +131,9 @@ public class BenchTools {
             @ToolArg(name = "user_id", description = "User id, e.g. user-00042", required = false, defaultValue = "user-00042") String userId,
             @ToolArg(description = "Items to buy: [{product_id, quantity}]", required = false) List<CartItem> items) {
         List<CartItem> order = items == null ? DEFAULT_ITEMS : items;
+        if (order.isEmpty()) { // docs/workload.md §5: a tool error, before any I/O
+            return Uni.createFrom().failure(new ToolCallException("items must not be empty"));
+        }
         JsonArray itemsJson = new JsonArray();
         for (CartItem item : order) {
             itemsJson.add(new JsonObject().put("product_id", item.product_id()).put("quantity", item.quantity()));
@@ -146,9 +149,7 @@ public class BenchTools {
                 .put("ts", System.currentTimeMillis() / 1000)
                 .encode();
         Uni<Response> recorded = redis.rpush(List.of("bench:history:" + userId, entry));
-        Uni<Response> popularity = order.isEmpty()
-                ? Uni.createFrom().nullItem()
-                : redis.zincrby("bench:popular", "1", "product:" + order.get(0).product_id());
+        Uni<Response> popularity = redis.zincrby("bench:popular", "1", "product:" + order.get(0).product_id());
 
         return Uni.combine().all().unis(priced, rateLimit, recorded, popularity).asTuple().map(t -> {
             JsonObject calc = t.getItem1();
@@ -164,16 +165,15 @@ public class BenchTools {
         }).onFailure().transform(BenchTools::toolError);
     }
 
-    /** user-00042 -> user-00042, user-01234 -> user-00034: one of 100 rate-limit counters. */
+    /** One of 100 rate-limit counters: the integer after the user id's last '-' (0 if none), mod 100. */
     static String rateLimitBucket(String userId) {
-        long n = 0;
-        for (int i = 0; i < userId.length(); i++) {
-            char c = userId.charAt(i);
-            if (c >= '0' && c <= '9') {
-                n = (n * 10 + (c - '0')) % 100;
-            }
+        int n;
+        try {
+            n = Math.max(0, Integer.parseInt(userId.substring(userId.lastIndexOf('-') + 1)));
+        } catch (NumberFormatException e) {
+            n = 0;
         }
-        return String.format("user-%05d", n);
+        return String.format("user-%05d", n % 100);
     }
 
     /** A failed backend call becomes a tool error the client can see, not an opaque internal error. */
