@@ -8,11 +8,12 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 MANIFEST_NAME = "mcpbench.toml"
+ProtocolRevision = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]  # an MCP revision: 2025-06-18
 
 
 class _Strict(BaseModel):
@@ -32,6 +33,12 @@ class ServerInfo(_Strict):
     # Arguments that make the run command's program print its version instead of serving
     # (["--version"] for python, node, bun, java); none for a compiled server, whose program is the server.
     version_args: list[str] | None = None
+    # The MCP protocol revisions the server's SDK accepts, oldest first (read from the SDK's own list of
+    # supported versions); the report shows them as a matrix and loads that speak a revision only go to
+    # servers that list it. None: not recorded.
+    protocols: list[ProtocolRevision] | None = None
+    # The published v2 study's name for this server, where it differs from ours (report: v2 comparison).
+    v2_name: str | None = None
 
 
 class BuildSection(_Strict):
@@ -66,6 +73,8 @@ class ServerOverride(_Strict):
     requires: list[str] | None = None
     jdk: int | None = Field(default=None, ge=8)
     version_args: list[str] | None = None
+    protocols: list[ProtocolRevision] | None = None
+    v2_name: str | None = None
 
 
 class VariantRun(_Strict):

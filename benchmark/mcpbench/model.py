@@ -181,6 +181,7 @@ class Server(Open):
     sdk: str = described("the MCP SDK")
     sdk_version: str | None = described("its version")
     framework: str | None = described("the HTTP framework")
+    protocols: list[str] | None = described("MCP protocol revisions its SDK accepts (null: not recorded)", None)
     build: list[str] = described("the manifest's build commands")
     run: list[str] = described("the manifest's run command")
 
