@@ -102,7 +102,7 @@ def v2_requests(samples: pd.DataFrame, mode: str) -> int:
 
     session mode: a sample's http_ms lists initialize, the notification, the call, [DELETE]; a failed step
     ends the list. So initialize was sent when the list has >= 1 entry and the call when it has >= 3.
-    stateless/persistent: one request per sample, the call. persistent mode opens its session (initialize
+    stateless/stateless-2026/persistent: one request per sample, the call. persistent mode opens its session (initialize
     + notification) once per VU outside any sample; the v2 study counted that initialize, we do not (one
     request per VU in the whole test). A persistent sample whose session could not be opened holds the
     failed opening's one request instead of a call, and counts 1 as well (an initialize was sent).
@@ -251,7 +251,7 @@ def littles_law(samples: pd.DataFrame, window: tuple[float, float], ctx: Measure
 # HTTP requests a VU may have sent that no sample holds, per mode: a session cut short when k6 stopped
 # (up to its 4 requests), or a call cut short (1); persistent mode also opens its session once per VU
 # (initialize + notification) outside any sample, + the cut-short call.
-UNSAMPLED_HTTP_PER_VU = {"session": 4, "stateless": 1, "persistent": 3}
+UNSAMPLED_HTTP_PER_VU = {"session": 4, "stateless": 1, "persistent": 3, "stateless-2026": 1}
 
 
 def count_allowance(k6_count: int, ctx: MeasurementContext, per_vu: int) -> float:

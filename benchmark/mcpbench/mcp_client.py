@@ -11,6 +11,14 @@ import httpx
 
 ACCEPT = "application/json, text/event-stream"
 PROTOCOL_VERSION = "2024-11-05"
+# The 2026-07-28 revision: no initialize, no session; each request names its revision and client in
+# params._meta and its revision, method and tool in headers.
+REVISION_2026 = "2026-07-28"
+META_2026 = {
+    "io.modelcontextprotocol/protocolVersion": REVISION_2026,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "mcpbench", "version": "1"},
+}
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,13 @@ class McpClient:
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> Reply:
         return self.request("tools/call", {"name": name, "arguments": arguments})
+
+    def call_tool_2026(self, name: str, arguments: dict[str, Any]) -> Reply:
+        """tools/call as a 2026-07-28 request: self-contained, no session."""
+        payload = {"jsonrpc": "2.0", "id": next(self._ids), "method": "tools/call",
+                   "params": {"name": name, "arguments": arguments, "_meta": META_2026}}
+        headers = {"MCP-Protocol-Version": REVISION_2026, "Mcp-Method": "tools/call", "Mcp-Name": name}
+        return self.post_raw(json.dumps(payload).encode(), headers)
 
     def delete_session(self) -> int:
         headers = {"Mcp-Session-Id": self.session_id} if self.session_id else {}

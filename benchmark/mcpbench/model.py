@@ -82,7 +82,7 @@ class Pacing(BaseModel):
 class Config(Closed, Pacing):
     runtime: str = described("`local` or `docker`")
     servers: list[str] = described("the servers asked for, in the order given")
-    modes: list[str] = described("`session`, `stateless`, `persistent`")
+    modes: list[str] = described("`session`, `stateless`, `persistent`, `stateless-2026`")
     vus: list[int] = described("closed-model VUs, one load each (a sweep when several)")
     runs: int = described("rounds: each measures every server once")
     shuffle: bool = described("a new random server order per round")
@@ -153,6 +153,8 @@ class ServerStatus(Open, ServerStart):
     runtime_version: str | None = described("what the interpreter or VM said it is (manifest version_args)", None)
     image_size_mb: float | None = described("docker runtime only: its image size", None)
     cold_start_s: float | None = described("docker runtime only: container start to first initialize", None)
+    unsupported_modes: dict[str, str] | None = described(
+        "modes not measured because the server's SDK does not accept their protocol revision: mode -> why", None)
 
 
 class Run(Closed):

@@ -18,7 +18,7 @@ from .manifest import ServerSpec
 from .measure import Harness, MeasurementFailed, measure
 from .results import SCHEMA, RunRecord, new_run_id, write_checked, write_json
 from .runtime.base import RunningServer
-from .scenarios import ClosedLoad, Load, OpenLoad
+from .scenarios import MODE_PROTOCOL, ClosedLoad, Load, OpenLoad
 from .session import Bench, ServerFailed, ServerUnavailable
 from .verify import verify
 
@@ -178,18 +178,34 @@ class Suite:
                 self.console.print(f"[green]✓[/] built {spec.name} in {outcome.seconds:.1f} s")
 
     # -- one server ------------------------------------------------------------------------------------
+    def _unsupported_modes(self, spec: ServerSpec) -> dict[str, str]:
+        """The asked-for modes whose protocol revision the server's SDK does not accept (its manifest's
+        `protocols`; a manifest that records none accepts the v2 study's 2024-11-05)."""
+        accepted = spec.info.protocols or [MODE_PROTOCOL["session"]]
+        return {mode: f"its SDK does not accept protocol {MODE_PROTOCOL[mode]} (it accepts {', '.join(accepted)})"
+                for mode in self.config.modes if MODE_PROTOCOL[mode] not in accepted}
+
     def _measure_server(self, state: _ServerState, round_index: int, position: int) -> None:
         assert self.record is not None and self.bench is not None
-        self.record.update_server(state.spec.name, status="running")
+        spec = state.spec
+        unsupported = self._unsupported_modes(spec)
+        if len(unsupported) == len(self.config.modes):
+            raise ServerUnavailable("protocol", "; ".join(f"{mode}: {why}" for mode, why in unsupported.items()))
+        self.record.update_server(spec.name, status="running")
         if round_index == 1:
-            version = self.bench.runtime_version(state.spec)
+            if unsupported:
+                self.record.update_server(spec.name, unsupported_modes=unsupported)
+                for mode, why in unsupported.items():
+                    self.console.print(f"[yellow]{spec.name}: not measured in mode {mode}:[/] {why}")
+            version = self.bench.runtime_version(spec)
             if version:
-                self.record.update_server(state.spec.name, runtime_version=version)
-                self.console.print(f"[cyan]{state.spec.name}[/] runs on {version}")
+                self.record.update_server(spec.name, runtime_version=version)
+                self.console.print(f"[cyan]{spec.name}[/] runs on {version}")
         for load in self.config.loads():
-            self._measure(state, load, round_index, position)
+            if load.mode not in unsupported:
+                self._measure(state, load, round_index, position)
         for fraction in self.config.rate_fractions:
-            for mode in self.config.modes:
+            for mode in (m for m in self.config.modes if m not in unsupported):
                 # The rate is fixed from round 1's closed maximum, so every round offers the same load.
                 best = state.best_rate.get(mode)
                 if not best:
@@ -254,7 +270,7 @@ class Suite:
 
     def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
         with self.console.status(f"verifying {spec.name}…"):
-            verdict = verify(server.url, spec.name)
+            verdict = verify(server.url, spec.name, spec.info.protocols)
         write_checked(self.directory / spec.name / "verify.json", verdict.record())
         for check in verdict.checks:
             colour = {"pass": "green", "warn": "yellow", "fail": "red"}[check.status]

@@ -11,7 +11,7 @@ from typing import Literal
 
 import httpx
 
-from .mcp_client import McpClient, Reply, tool_payload
+from .mcp_client import REVISION_2026, McpClient, Reply, tool_payload
 from .workload import CHECKS, DEFAULT_ARGUMENTS, TOOL_NAMES
 
 Status = Literal["pass", "warn", "fail", "unavailable"]  # unavailable: this machine lacks the toolchain
@@ -147,6 +147,33 @@ class _Verifier:
             self.add("tools/call without a session", "pass" if ok else "warn",
                      "answered" if ok else f"HTTP {reply.status}: {reply.body[:160]!r} — the stateless mode will fail")
 
+    def self_contained_call(self) -> None:
+        # Mode stateless-2026: every tool answered to a self-contained 2026-07-28 request, as the spec
+        # has it (a result of resultType "complete"), with the workload's checks holding.
+        without_type = []
+        with McpClient(self.url) as client:
+            for tool in TOOL_NAMES:
+                reply = client.call_tool_2026(tool, DEFAULT_ARGUMENTS[tool])
+                if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+                    self.add(f"protocol {REVISION_2026}", "fail",
+                             f"{tool}: HTTP {reply.status}: {reply.body[:200]!r} — the manifest lists {REVISION_2026}")
+                    return
+                problems = CHECKS[tool](tool_payload(reply))
+                if problems:
+                    self.add(f"protocol {REVISION_2026}", "fail", f"{tool}: " + "; ".join(problems))
+                    return
+                if "resultType" not in reply.result:
+                    without_type.append(tool)
+                elif reply.result["resultType"] != "complete":
+                    self.add(f"protocol {REVISION_2026}", "fail",
+                             f"{tool}: resultType {reply.result['resultType']!r}, expected 'complete'")
+                    return
+        if without_type:
+            self.add(f"protocol {REVISION_2026}", "warn",
+                     f"answered, but without the revision's resultType: {', '.join(without_type)}")
+        else:
+            self.add(f"protocol {REVISION_2026}", "pass", "every tool answered a self-contained request")
+
     # ---- docs/workload.md §5: the details a server can get wrong while every tool check still holds ----
 
     def _checkout(self, client: McpClient, user_id: str, items: list[dict[str, int]] | None = None) -> Reply:
@@ -276,11 +303,14 @@ class _Verifier:
         self.guarded("still serving after bad input", still_alive)
 
 
-def verify(url: str, server_type: str) -> Verdict:
-    """Run every check against the MCP endpoint `url`; never raises for a misbehaving server."""
+def verify(url: str, server_type: str, protocols: list[str] | None = None) -> Verdict:
+    """Run every check against the MCP endpoint `url`; never raises for a misbehaving server. `protocols`:
+    the revisions its manifest says its SDK accepts; a listed 2026-07-28 is checked too."""
     verifier = _Verifier(url, server_type)
     verifier.session()
     verifier.guarded("tools/call without a session", verifier.stateless_call)
+    if REVISION_2026 in (protocols or ()):
+        verifier.guarded(f"protocol {REVISION_2026}", verifier.self_contained_call)
     verifier.guarded("workload details", verifier.workload_details)
     verifier.guarded("bad input", verifier.bad_input)
     return Verdict(verifier.checks)

@@ -69,7 +69,7 @@ def _verify_one(spec: ServerSpec, bench: Bench, build: bool, out_dir: Path, cons
     try:
         with bench.server(spec, server_dir / "server.log") as server, console.status(f"verifying {spec.name}…"):
             checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s")]
-            checks += verify(server.url, spec.name).checks
+            checks += verify(server.url, spec.name, spec.info.protocols).checks
             if not server.alive():
                 checks.append(Check("server alive", "fail", "the server exited during verify:\n" + server.log_tail()))
             return checks

@@ -540,6 +540,11 @@ class Consolidated:
         return sorted({k for _, k in self.groups}, key=lambda k: (k.mode, k.executor, k.basis, k.load))
 
     @property
+    def protocol_revisions(self) -> list[str]:
+        """Every MCP protocol revision some server's manifest says its SDK accepts, oldest first."""
+        return sorted({rev for view in self.servers.values() for rev in view.manifest.get("protocols") or ()})
+
+    @property
     def kinds(self) -> list[type[Load]]:
         """The kinds of load measured (mcpbench.scenarios), in the order of their first load."""
         return list(dict.fromkeys(k.kind for k in self.keys))

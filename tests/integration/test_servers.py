@@ -62,7 +62,7 @@ def test_server_builds_starts_under_limits_and_passes_verify(
     infra.reset()
     server = runtime.start(spec, infra, tmp_path / "server.log")
     try:
-        verdict = verify(server.url, spec.name)
+        verdict = verify(server.url, spec.name, spec.info.protocols)
         failures = [f"{c.name}: {c.reason}" for c in verdict.failures()]
         assert verdict.status != "fail", failures
         assert server.alive(), server.log_tail()

@@ -39,7 +39,8 @@ def http_counts(samples) -> list[int]:
     return samples["http_ms"].str.split(";").map(len).tolist()
 
 
-@pytest.mark.parametrize("mode, http_per_call", [("session", {3, 4}), ("stateless", {1}), ("persistent", {1})])
+@pytest.mark.parametrize("mode, http_per_call", [("session", {3, 4}), ("stateless", {1}), ("persistent", {1}),
+                                                 ("stateless-2026", {1})])
 def test_every_mode_drives_all_tools_and_records_one_sample_per_call(
         infra: Infra, tmp_path: Path, mode: str, http_per_call: set[int]) -> None:
     run = run_k6(f"{infra.api_url}/calibrate/mcp", ClosedLoad(mode, 3), TIMING, tmp_path, None)
@@ -216,6 +217,29 @@ def scripted() -> Iterator[Callable[..., tuple[str, Scripted]]]:
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+def test_the_2026_revision_sends_self_contained_requests(scripted, tmp_path: Path) -> None:
+    # 2026-07-28: no initialize, no session, no DELETE; the revision and client in params._meta, and the
+    # revision, method and tool name in headers.
+    url, script = scripted(session_ids=False)
+    run = run_k6(url, ClosedLoad("stateless-2026", 1), TIMING, tmp_path, None)
+    assert run.samples["ok"].all(), run.samples[run.samples["ok"] == 0].head()
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "mcpbench-k6", "version": "1"}}
+    first = script.requests[:4]
+    assert [json.loads(body)["method"] for _, _, body in first] == ["tools/call"] * 3 + ["tools/list"]
+    for (method, raw_headers, body), tool in zip(first, ["search_products", "get_user_cart", "checkout", "tools/list"]):
+        message = json.loads(body)
+        headers = {name.lower(): value for name, value in raw_headers.items()}  # names are case-insensitive
+        assert method == "POST" and "mcp-session-id" not in headers
+        assert message["params"]["_meta"] == meta
+        assert headers["mcp-protocol-version"] == "2026-07-28"
+        assert headers["mcp-method"] == message["method"]
+        assert headers.get("mcp-name") == (None if tool == "tools/list" else tool)
+    assert not any(json.loads(body)["method"] == "initialize" for m, _, body in script.requests if m == "POST")
+    assert set(http_counts(run.samples)) == {1}
 
 
 def test_the_server_sees_the_same_messages_as_before(scripted, tmp_path: Path) -> None:

@@ -82,6 +82,7 @@ class SpecServer(BaseHTTPRequestHandler):
     history_entry = "spec"  # or "order_id"
     rate_limit_key = "spec"  # or "all digits"
     empty_items = "tool error"  # or "run it", "invalid params", "tool error after INCR"
+    revision_2026 = "served"  # or "refused" (an SDK without the 2026-07-28 revision), "untyped" (no resultType)
     counters: dict[str, int]
     histories: dict[str, list[str]]
 
@@ -102,6 +103,10 @@ class SpecServer(BaseHTTPRequestHandler):
         method, ident, params = message.get("method"), message.get("id"), message.get("params") or {}
         if ident is None:
             return self.reply(202, None)
+        self_contained = self.headers.get("MCP-Protocol-Version") == "2026-07-28"
+        if self_contained and self.revision_2026 == "refused":
+            return self.reply(400, {"jsonrpc": "2.0", "id": ident,
+                                    "error": {"code": -32022, "message": "unsupported protocol version"}})
         if method == "initialize":
             return self.result(ident, {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}},
                                        "serverInfo": {"name": "spec"}})
@@ -118,7 +123,9 @@ class SpecServer(BaseHTTPRequestHandler):
             return self.error(ident, -32602, str(exc))
         except LookupError as exc:  # the tool's own refusal
             return self.result(ident, {"content": [{"type": "text", "text": str(exc)}], "isError": True})
-        return self.result(ident, {"content": [{"type": "text", "text": json.dumps({**data, "server_type": "spec"})}]})
+        typed = {"resultType": "complete"} if self_contained and self.revision_2026 == "served" else {}
+        return self.result(ident, {"content": [{"type": "text", "text": json.dumps({**data, "server_type": "spec"})}],
+                                   **typed})
 
     def search(self, category: str = "Electronics", min_price: float = 50.0, max_price: float = 500.0,
                limit: int = 10) -> dict[str, object]:
@@ -228,3 +235,30 @@ def test_how_a_rejection_is_judged() -> None:
     assert _rejected(Reply(200, "application/json", None, tool_error, "{}"), True)[0] == "pass"
     assert _rejected(Reply(200, "application/json", None, tool_error, "{}"), False)[0] == "fail"
     assert _rejected(Reply(200, "application/json", None, success, "{}"), True)[0] == "fail"
+
+
+BOTH_REVISIONS = ["2024-11-05", "2026-07-28"]
+
+
+def test_a_server_listing_the_2026_revision_is_checked_with_self_contained_requests(
+        spec_server: Callable[..., str]) -> None:
+    verdict = verify(spec_server(), "spec", BOTH_REVISIONS)
+    by_name = {check.name: check for check in verdict.checks}
+    assert verdict.status == "pass", [(c.name, c.reason) for c in verdict.checks if c.status != "pass"]
+    assert by_name["protocol 2026-07-28"].status == "pass"
+
+
+def test_a_server_that_lists_the_2026_revision_but_refuses_it_fails(spec_server: Callable[..., str]) -> None:
+    verdict = verify(spec_server(revision_2026="refused"), "spec", BOTH_REVISIONS)
+    assert [check.name for check in verdict.failures()] == ["protocol 2026-07-28"]
+    assert "HTTP 400" in verdict.failures()[0].reason
+    # not listed: not asked, so an SDK without the revision is no failure
+    unlisted = verify(spec_server(revision_2026="refused"), "spec", ["2024-11-05"])
+    assert unlisted.status == "pass" and "protocol 2026-07-28" not in {c.name for c in unlisted.checks}
+
+
+def test_a_2026_reply_without_its_result_type_is_a_warning(spec_server: Callable[..., str]) -> None:
+    verdict = verify(spec_server(revision_2026="untyped"), "spec", BOTH_REVISIONS)
+    by_name = {check.name: check for check in verdict.checks}
+    assert by_name["protocol 2026-07-28"].status == "warn"
+    assert "resultType" in by_name["protocol 2026-07-28"].reason

@@ -18,7 +18,7 @@ from mcpbench_report.consolidate import consolidate
 from mcpbench_report.load import ResultsError
 from mcpbench_report.site import MARKER, build_site
 
-from report_helpers import HALF_CPU, ROUNDS, SCHEMA1, SWEEP, steady, write_results
+from report_helpers import HALF_CPU, ROUNDS, SCHEMA1, SWEEP, copy_with_manifest, steady, write_results
 
 
 class Links(HTMLParser):
@@ -300,3 +300,19 @@ def test_server_page_shows_the_build_command(tmp_path):
     info = build_site(consolidate(load.load([copy])), tmp_path / "site")
     assert "<code>cargo build --release --locked</code>" in (info.out / "servers" / "rust.html").read_text()
     assert "<code>cargo build" not in (info.out / "servers" / "python.html").read_text()
+
+
+def test_the_protocol_matrix_shows_what_each_sdk_accepts(tmp_path):
+    # recorded results whose manifests (server.json) record the revisions their SDKs accept
+    path = copy_with_manifest(tmp_path / "a", ROUNDS, "go", protocols=["2024-11-05", "2025-06-18", "2026-07-28"])
+    (path / "rust" / "server.json").write_text(json.dumps(
+        {**json.loads((path / "rust" / "server.json").read_text()), "protocols": ["2024-11-05", "2025-06-18"]}))
+    info = build_site(consolidate(load.load([path])), tmp_path / "site")
+    page = (info.out / "index.html").read_text()
+    table = page[page.index('id="protocols"'):page.index('id="downloads"')]
+    rows = {name: re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", row)).split()
+            for name, row in re.findall(r'<tr><td><a href="servers/([a-z0-9-]+)\.html">(.*?)</tr>', table, re.S)}
+    assert "2024-11-05" in table and "2025-06-18" in table and "2026-07-28" in table
+    assert rows["go"][-3:] == ["✓", "✓", "✓"]
+    assert rows["rust"][-3:] == ["✓", "✓", "—"]
+    assert rows["python"][-2:] == ["not", "recorded"]

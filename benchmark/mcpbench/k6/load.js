@@ -17,7 +17,7 @@ import exec from 'k6/execution';
 import { sleep } from 'k6';
 
 const TARGET = __ENV.TARGET_URL;                      // http://127.0.0.1:PORT/mcp
-const MODE = __ENV.MODE || 'session';                 // session | stateless | persistent
+const MODE = __ENV.MODE || 'session';                 // session | stateless | persistent | stateless-2026
 // The k6 scenario (executor, stages, and `exec`: which iteration below), built by the load's kind in
 // benchmark/mcpbench/scenarios/: a new kind of load needs no change here unless it needs a new iteration.
 const SCENARIO = JSON.parse(__ENV.SCENARIO);
@@ -94,6 +94,26 @@ function bodyPrefix(method, params) {
   return `${text.slice(0, -1)},"id":`;
 }
 
+// The 2026-07-28 revision (mode stateless-2026): no initialize, no session; every request carries the
+// protocol version and client info in params._meta, and the version, method and tool name in headers.
+const REVISION_2026 = '2026-07-28';
+const SELF_CONTAINED = MODE === 'stateless-2026';
+const META_2026 = {
+  'io.modelcontextprotocol/protocolVersion': REVISION_2026,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'mcpbench-k6', version: '1' },
+};
+
+function selfContainedParams(method, name) {
+  const headers = { ...HEADERS, 'MCP-Protocol-Version': REVISION_2026, 'Mcp-Method': method };
+  if (name) headers['Mcp-Name'] = name;
+  return { headers, timeout: TIMEOUT_VALUE, responseType: 'text' };
+}
+
+// Request params per tool in mode stateless-2026 (shared, never modified).
+const SELF_CONTAINED_PARAMS = { 'tools/list': selfContainedParams('tools/list') };
+for (const tool of TOOLS) SELF_CONTAINED_PARAMS[tool] = selfContainedParams('tools/call', tool);
+
 const INITIALIZE_PREFIX = bodyPrefix('initialize', INITIALIZE_PARAMS);
 const INITIALIZED_BODY = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
 
@@ -106,9 +126,10 @@ function vuSetup() {
   vuId = exec.vu.idInTest;
   startMs = exec.scenario.startTime;
   const user = userFor(vuId);
-  callPrefixes = { 'tools/list': bodyPrefix('tools/list', {}) };
+  const meta = SELF_CONTAINED ? { _meta: META_2026 } : {};
+  callPrefixes = { 'tools/list': bodyPrefix('tools/list', meta) };
   for (const tool of TOOLS) {
-    callPrefixes[tool] = bodyPrefix('tools/call', { name: tool, arguments: toolArguments(tool, user) });
+    callPrefixes[tool] = bodyPrefix('tools/call', { name: tool, arguments: toolArguments(tool, user), ...meta });
   }
   console.log(`T,${startMs}`);
 }
@@ -290,7 +311,18 @@ function persistentCall(tool) {
   }
 }
 
-const oneCall = MODE === 'session' ? sessionCall : MODE === 'persistent' ? persistentCall : statelessCall;
+// Mode stateless-2026: one self-contained request per call (the 2026-07-28 revision).
+function selfContainedCall(tool) {
+  const started = Date.now();
+  const res = call(tool, SELF_CONTAINED_PARAMS[tool]);
+  const callMs = res.timings.duration;
+  return record(tool, judgeCall(res, tool), callMs, started, [callMs]);
+}
+
+const CALLS = { session: sessionCall, persistent: persistentCall, stateless: statelessCall,
+  'stateless-2026': selfContainedCall };
+const oneCall = CALLS[MODE];
+if (oneCall === undefined) throw new Error(`unknown MODE ${MODE}`);
 
 // Closed model (scenarios/closed.py): the three tools, tools/list, then the think time.
 export function closedIteration() {

@@ -13,8 +13,13 @@ if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in ann
     from ..config import Timing
 
 
-Mode = Literal["session", "stateless", "persistent"]
-MODES: tuple[Mode, ...] = ("session", "stateless", "persistent")
+Mode = Literal["session", "stateless", "persistent", "stateless-2026"]
+MODES: tuple[Mode, ...] = ("session", "stateless", "persistent", "stateless-2026")
+# The MCP protocol revision each mode speaks (docs/workload.md): the v2 study's 2024-11-05 sessions, or the
+# 2026-07-28 revision's self-contained requests. A server whose manifest does not list a mode's revision
+# among its `protocols` is not measured in that mode.
+MODE_PROTOCOL: dict[str, str] = {"session": "2024-11-05", "stateless": "2024-11-05", "persistent": "2024-11-05",
+                                 "stateless-2026": "2026-07-28"}
 
 
 @dataclass(frozen=True)
