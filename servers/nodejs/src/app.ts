@@ -1,7 +1,10 @@
-// One server process: Express 5 + the MCP SDK's Streamable HTTP transport, stateless with JSON replies.
+// One server process: Express 5 + the MCP SDK (v2) on Streamable HTTP, stateless with JSON replies, serving
+// both protocol eras: 2025-era requests (initialize, no per-request envelope) and 2026-07-28 requests
+// (no handshake; protocol version and client info in every request's `_meta`).
 import type { Server } from 'node:http';
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { Redis } from 'ioredis';
 import { apiClient, newMcpServer, type Backends } from './tools.js';
 
@@ -32,9 +35,33 @@ export function serve(config: Config, onListening: () => void) {
   app.disable('etag');
   app.use(express.json({ limit: '1mb' }));
 
+  // 2026-07-28 requests (and the modern path's own rejections: a bad envelope, header/body mismatches):
+  // the SDK's per-request entry, JSON replies. `legacy: 'reject'` because 2025-era requests never get
+  // here: its built-in legacy fallback would answer them with SSE (it builds its transport without
+  // enableJsonResponse), so they are served below instead.
+  const modern = toNodeHandler(
+    createMcpHandler(() => newMcpServer(backends), {
+      legacy: 'reject',
+      responseMode: 'json',
+      keepAliveMs: 0,
+      onerror: (err) => console.error(`mcp: ${err.message}`),
+    }),
+  );
+
   app.post('/mcp', async (req: Request, res: Response) => {
+    // The SDK's own era classifier (what createMcpHandler and isLegacyRequest run), on the headers and the
+    // body Express has parsed: no web Request is built for a 2025-era request.
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: req.get('mcp-protocol-version'),
+      mcpMethodHeader: req.get('mcp-method'),
+      mcpNameHeader: req.get('mcp-name'),
+      body: req.body,
+    });
+    if (route.kind !== 'legacy') return modern(req, res, req.body);
+    // 2025 era, stateless (no session id is issued): a fresh McpServer and transport per request.
     const server = newMcpServer(backends);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void server.close());
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);

@@ -1,7 +1,6 @@
 // The three workload tools and the two backends they talk to (Redis, the product API service).
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import * as z from 'zod';
@@ -166,8 +165,9 @@ async function checkout(b: Backends, a: Args<typeof checkoutInput>): Promise<Cal
 // with one McpServer per request would cost more than the tools themselves.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-// Stateless Streamable HTTP needs a fresh McpServer per request (the SDK refuses to reuse a stateless
-// transport, and a server is bound to one transport); with the shared validator that is cheap.
+// Both eras are served by a fresh McpServer per request (the SDK refuses to reuse a stateless transport, a
+// server is bound to one transport, and createMcpHandler calls its factory per request); with the shared
+// validator that is cheap.
 export function newMcpServer(b: Backends): McpServer {
   const server = new McpServer({ name: `mcpbench-${b.serverType}`, version: '1.0.0' }, { jsonSchemaValidator });
   server.registerTool(

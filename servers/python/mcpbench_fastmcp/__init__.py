@@ -1,1 +1,1 @@
-"""mcpbench reference server: the official MCP Python SDK's FastMCP, stateless, on uvicorn."""
+"""mcpbench reference server: the official MCP Python SDK's MCPServer (formerly FastMCP), stateless, on uvicorn."""

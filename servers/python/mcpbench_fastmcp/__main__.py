@@ -9,9 +9,11 @@ import uvicorn
 
 
 def worker_count() -> int:
-    # WEB_CONCURRENCY is the conventional override (uvicorn's own CLI and gunicorn read it too).
-    if explicit := os.environ.get("WEB_CONCURRENCY"):
-        return max(1, int(explicit))
+    # WORKERS is the explicit override every interpreted server here reads (the v2-parity variant sets 4);
+    # WEB_CONCURRENCY, the conventional name (uvicorn's own CLI and gunicorn read it), is honoured after it.
+    for name in ("WORKERS", "WEB_CONCURRENCY"):
+        if explicit := os.environ.get(name):
+            return max(1, int(explicit))
     # One event loop saturates one core under load (every worker always has ready tool calls), so a second
     # worker per core only time-shares it: measured on one pinned core, 2 workers cost more CPU per session for
     # no more throughput, plus ~100 MB of RSS. A fractional limit rounds up so the whole quota can be used.

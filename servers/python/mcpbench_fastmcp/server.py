@@ -1,4 +1,5 @@
-"""The three workload tools (docs/workload.md §3) on FastMCP, and the ASGI app uvicorn's workers import."""
+"""The three workload tools (docs/workload.md §3) on MCPServer (mcp 2.x's FastMCP), and the ASGI app uvicorn's
+workers import."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import httpx
-from mcp.server.fastmcp import FastMCP
-from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from redis.asyncio import BlockingConnectionPool, Redis
 from starlette.applications import Starlette
@@ -31,21 +32,15 @@ MAX_BODY_BYTES = 1024 * 1024
 
 _JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
-mcp = FastMCP(
+mcp = MCPServer(
     "mcpbench-python",
-    stateless_http=True,
-    json_response=True,
-    # The server listens on 0.0.0.0 behind container port mappings, so the Host header is whatever the client
-    # dialled; DNS-rebinding protection only makes sense for a localhost-only dev server.
-    transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    max_request_body_size=MAX_BODY_BYTES,
+    # An explicit version: serverInfo needs one, and it is set once here rather than looked up per request (mcp 1.x
+    # read the installed distribution's metadata for every stateless request when none was given: ~15% of a
+    # worker's CPU in a profile).
+    version="0.1.0",
     # The low-level server logs every request at INFO ("Processing request of type ..."): keep that off.
     log_level="WARNING",
 )
-# Stateless mode builds initialization options for every request, and without an explicit version the low-level
-# server looks up the installed `mcp` distribution's metadata each time (importlib.metadata parses METADATA via
-# the email package): ~15% of a worker's CPU in a profile. FastMCP 1.x has no constructor argument for it.
-mcp._mcp_server.version = "0.1.0"
 
 # Created once per worker process in the lifespan below; the tools only run while it is active.
 redis: Redis
@@ -60,7 +55,7 @@ class CartItem(TypedDict):
 DEFAULT_ITEMS: list[CartItem] = [{"product_id": 42, "quantity": 2}, {"product_id": 1337, "quantity": 1}]
 
 
-# structured_output=False: the workload's result is one JSON text item; FastMCP would otherwise wrap the str
+# structured_output=False: the workload's result is one JSON text item; MCPServer would otherwise wrap the str
 # in {"result": ...} structuredContent and advertise an outputSchema.
 @mcp.tool(structured_output=False)
 async def search_products(
@@ -180,6 +175,18 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         await redis.aclose()
 
 
-# FastMCP's own app runs only the session manager in its lifespan; reuse its routes (POST/GET/DELETE /mcp)
-# under a lifespan that also owns this worker's Redis pool and HTTP client.
-app = Starlette(routes=mcp.streamable_http_app().routes, lifespan=lifespan)
+# MCPServer's own app runs only the session manager in its lifespan; reuse its routes (POST/GET/DELETE /mcp)
+# under a lifespan that also owns this worker's Redis pool and HTTP client. mcp 2.x takes the transport options
+# here rather than in the constructor.
+app = Starlette(
+    routes=mcp.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        # The server listens on 0.0.0.0 behind container port mappings, so the Host header is whatever the client
+        # dialled; DNS-rebinding protection only makes sense for a localhost-only dev server.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        max_request_body_size=MAX_BODY_BYTES,
+        host="0.0.0.0",
+    ).routes,
+    lifespan=lifespan,
+)
