@@ -14,7 +14,7 @@ REVISION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 # Manifests whose SDK's supported-versions list has been read and recorded (each cites its source file:line in a
 # comment beside `protocols`). A manifest not listed here may still record them; every one that does is checked.
-RECORDED = ["baseline", "go", "go-mcp-go", "nodejs", "python", "rust"]
+RECORDED = ["baseline", "go", "go-mcp-go", "java-spring", "java-webflux", "micronaut", "nodejs", "python", "quarkus", "rust"]
 
 # The v2-parity variants: variant -> (manifest directory, the variant it doubles, v2's name for it or None).
 V2_WORKERS = {

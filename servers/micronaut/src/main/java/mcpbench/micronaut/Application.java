@@ -2,6 +2,7 @@ package mcpbench.micronaut;
 
 import java.util.Map;
 
+import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.Micronaut;
 
 public class Application {
@@ -23,7 +24,7 @@ public class Application {
         int cpus = cpus();
         // Must be set before Reactor's Schedulers class initialises.
         System.setProperty("reactor.schedulers.defaultBoundedElasticSize", Integer.toString(TOOL_THREADS_PER_CPU * cpus));
-        Micronaut.build(args)
+        ApplicationContext context = Micronaut.build(args)
                 .mainClass(Application.class)
                 .banner(false)
                 .properties(Map.of(
@@ -31,6 +32,13 @@ public class Application {
                         "redis.io-thread-pool-size", Math.max(2, cpus),
                         "redis.computation-thread-pool-size", Math.max(2, cpus)))
                 .start();
+        if (Boolean.getBoolean("mcpbench.cds.training")) {
+            // Class-data-sharing training run (build.sh, Dockerfile; docs/jvm-policy.md): the context and the
+            // HTTP server are up, i.e. every class a start loads is loaded. Stop and exit; the JVM writes
+            // the archive (-XX:ArchiveClassesAtExit) on the way out.
+            context.close();
+            System.exit(0);
+        }
     }
 
     static int cpus() {
