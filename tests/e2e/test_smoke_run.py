@@ -88,17 +88,39 @@ def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> No
     assert not leftovers(str(run_dir))
 
 
-def run_beside_the_real_server(tmp_path: Path, name: str, manifest: str) -> tuple[subprocess.Popen, Path]:
+def run_beside_the_real_server(tmp_path: Path, name: str, manifest: str, *options: str,
+                               server_fields: str = "") -> tuple[subprocess.Popen, Path]:
     """`mcpbench run NAME SERVER` over a servers directory holding the manifest given and the real SERVER."""
     servers = tmp_path / "servers"
     (servers / name).mkdir(parents=True)
     (servers / name / "mcpbench.toml").write_text(
         f'[server]\ndisplay_name = "{name}"\nlanguage = "x"\nruntime = "x"\nsdk = "none"\nsdk_version = "-"\n'
-        + manifest)
+        + server_fields + manifest)
     (servers / SERVER).symlink_to(SERVERS_DIR / SERVER)
     results = tmp_path / "results"
-    proc = mcpbench("run", name, SERVER, *TINY, "--servers-dir", str(servers), "--results-dir", str(results))
+    proc = mcpbench("run", name, SERVER, *TINY, *options, "--servers-dir", str(servers), "--results-dir", str(results))
     return proc, results
+
+
+def test_the_2026_revision_goes_only_to_servers_that_accept_it(tmp_path: Path) -> None:
+    # The real server (its SDK lists 2026-07-28) is measured with self-contained requests; a server whose
+    # SDK does not list it is unavailable in that mode, with the reason, and never started.
+    proc, results = run_beside_the_real_server(
+        tmp_path, "older", '[run]\ncommand = ["bash", "-c", "echo started anyway; exit 3"]\n',
+        "--mode", "stateless-2026", server_fields='protocols = ["2024-11-05", "2025-06-18"]\n')
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out
+    run_dir = only_run(results)
+    run = json.loads((run_dir / "run.json").read_text())
+    older = run["servers"]["older"]
+    assert (older["status"], older["phase"]) == ("unavailable", "protocol")
+    assert "does not accept protocol 2026-07-28" in older["reason"]
+    assert run["servers"][SERVER]["status"] == "ok"
+    summary = json.loads((run_dir / SERVER / "stateless-2026-5vu-r1" / "summary.json").read_text())
+    assert summary["mode"] == "stateless-2026" and summary["status"] == "ok"
+    assert summary["throughput"]["tool_calls"] > 0
+    verify = json.loads((run_dir / SERVER / "verify.json").read_text())
+    assert {c["name"]: c["status"] for c in verify["checks"]}["protocol 2026-07-28"] == "pass"
 
 
 def test_a_server_that_will_not_start_is_recorded_and_the_suite_goes_on(tmp_path: Path) -> None:
