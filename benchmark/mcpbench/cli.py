@@ -14,6 +14,7 @@ from rich.table import Table
 from . import loadgen, processes, runtime as runtimes
 from .build import build_api_service, build_server
 from .config import FULL_ROUNDS, FULL_TIMING, MODES, QUICK_TIMING, RunConfig, Timing, resource_profile
+from .capacity import DEFAULT_SLO
 from .scenarios import ClosedLoad
 from .manifest import discover
 from .paths import RESULTS_DIR, SERVERS_DIR
@@ -211,12 +212,96 @@ def run(
     for name, server in record.data["servers"].items():
         if server["status"] == "unavailable":
             console.print(f"[yellow]{name} is unavailable on this machine:[/] {server['reason']}")
+    _exit_for(record)
+
+
+@app.command()
+def capacity(
+    servers: ServersArg = None,
+    servers_dir: ServersDirOpt = SERVERS_DIR,
+    runtime: RuntimeOpt = runtimes.DEFAULT,
+    slo: Annotated[str, typer.Option(help="Criteria every step must meet: p50/p90/p95/p99/p999<N ms, errors<N %.")]
+    = DEFAULT_SLO,
+    start_rate: Annotated[float, typer.Option(help="The first step's arrival rate, tool calls/s.")] = 50.0,
+    factor: Annotated[float, typer.Option(help="Each step's rate is the one before times this.")] = 1.25,
+    max_steps: Annotated[int, typer.Option(help="The most steps per ladder.")] = 20,
+    step_duration: Annotated[Optional[float], typer.Option(help="Seconds measured per step (quick 10, full 30).")]
+    = None,
+    target_rate: Annotated[Optional[float], typer.Option(
+        help="Size a deployment: instances of each stack for this many tool calls/s.")] = None,
+    mode: Annotated[str, typer.Option(help=f"Session mode(s), comma-separated: {', '.join(MODES)}.")] = "session",
+    vus: Annotated[int, typer.Option(help="VUs k6 pre-allocates (it may grow to 4x).")] = 50,
+    runs: Annotated[int, typer.Option(help="Rounds: a ladder per server each, in a new order.")] = 1,
+    quick: Annotated[bool, typer.Option("--quick", help="Short steps (10 s, 10 s warm-up before the first).")] = False,
+    cpus: Annotated[float, typer.Option(help="CPU cores for the server (scaled down if the machine is small).")] = 2.0,
+    memory_mb: Annotated[int, typer.Option(help="Memory limit for the server, MiB.")] = 2048,
+    no_build: Annotated[bool, typer.Option("--no-build", help="Use what is already built.")] = False,
+    no_calibrate: Annotated[bool, typer.Option(
+        "--no-calibrate", help="Skip the harness ceiling (then no step is stopped as harness-bound).")] = False,
+    results_dir: Annotated[Path, typer.Option(help="Parent of the run's results directory.")] = RESULTS_DIR,
+) -> None:
+    """Capacity under an SLO: an open-model step test per server, raised until the SLO breaks, the server
+    saturates or the harness's ceiling is reached; the highest passing step is its capacity."""
+    from .capacity import FULL_FIRST_WARMUP_S, FULL_STEP, QUICK_FIRST_WARMUP_S, QUICK_STEP, Plan, SloError, parse_slo
+    from .capacity_run import CapacitySuite
+    from .suite import SuiteFailed
+
+    _terminate_on_sigterm()
+    specs = selected_servers(servers_dir, servers)
+    base = QUICK_STEP if quick else FULL_STEP
+    try:
+        step = Timing(base.ramp_up_s, base.warmup_s, step_duration or base.duration_s, base.ramp_down_s,
+                      warmup_cap_s=None)
+        plan = Plan(parse_slo(slo), start_rate, factor, max_steps, step,
+                    QUICK_FIRST_WARMUP_S if quick else FULL_FIRST_WARMUP_S)
+        if target_rate is not None and target_rate <= 0:
+            raise ValueError("--target-rate must be positive")
+        config = RunConfig(runtime=runtime, servers=tuple(s.name for s in specs), modes=_csv(mode, str, "--mode"),
+                           vus=(vus,), runs=runs, timing=step, profile=resource_profile(cpus, memory_mb),
+                           build=not no_build, calibrate=not no_calibrate)
+    except (SloError, ValueError) as exc:
+        raise fail(str(exc)) from exc
+    suite = CapacitySuite(config, plan, specs, results_dir, console)
+    try:
+        record = suite.run()
+    except SuiteFailed as exc:
+        raise fail(str(exc), 1) from exc
+    _print_capacities(suite.capacities, target_rate)
+    _exit_for(record)
+
+
+def _exit_for(record) -> None:
+    """Where the results are, and the exit code: 130 interrupted, 1 when a server failed (unavailable —
+    this machine lacks its toolchain — is said, not a failure of the run)."""
     console.print(f"Results in {record.directory}")
     if record.data["status"] != "complete":
         raise typer.Exit(130)
-    # unavailable (this machine lacks the toolchain) is said above, not a failure of the run
-    if any(status not in ("ok", "unavailable") for status in statuses.values()):
+    if any(server["status"] not in ("ok", "unavailable") for server in record.data["servers"].values()):
         raise typer.Exit(1)
+
+
+def _print_capacities(capacities: dict[str, dict], target_rate: float | None) -> None:
+    from statistics import median
+
+    from .capacity import instances_for
+
+    table = Table(title="capacity (highest passing step, tool calls/s)")
+    for column in ("server", "mode", "per round", "median", "stopped by") + (("instances",) if target_rate else ()):
+        table.add_column(column)
+    for server, document in capacities.items():
+        by_mode: dict[str, list[dict]] = {}
+        for entry in document["rounds"]:
+            by_mode.setdefault(entry["mode"], []).append(entry)
+        for mode, entries in by_mode.items():
+            values = [e["capacity_calls_per_s"] or 0.0 for e in entries]
+            middle = median(values)
+            row = [server, mode, ", ".join(f"{v:g}" for v in values), f"{middle:g}",
+                   "; ".join(dict.fromkeys(e["stopped_by"] for e in entries))]
+            if target_rate:
+                needed = instances_for(target_rate, middle)
+                row.append("—" if needed is None else str(needed))
+            table.add_row(*row)
+    console.print(table)
 
 
 @app.command()

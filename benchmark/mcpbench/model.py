@@ -79,6 +79,17 @@ class Pacing(BaseModel):
     request_timeout_s: float = described("k6's request timeout (a timed-out call counts at it in all-calls latency)")
 
 
+class CapacityPlan(Closed):
+    """The step test of `mcpbench capacity` (capacity.py)."""
+
+    slo: list[str] = described("the criteria every step is judged by, e.g. `p99<100ms`, `errors<1%`")
+    start_rate: float = described("the first step's arrival rate, tool calls/s")
+    factor: float = described("each step's rate is the one before times this")
+    max_steps: int = described("the most steps of one ladder")
+    step_s: float = described("each step's measured window")
+    first_warmup_s: float = described("the warm-up before the first step")
+
+
 class Config(Closed, Pacing):
     runtime: str = described("`local` or `docker`")
     servers: list[str] = described("the servers asked for, in the order given")
@@ -97,6 +108,7 @@ class Config(Closed, Pacing):
     ramp_down_s: float = described("k6 ramp-down, excluded")
     profile: Profile = described("the server's resource limits and CPU pinning")
     load_generator: LoadGenerator | None = described("what generated the load (null: not recorded, k6)", None)
+    capacity: CapacityPlan | None = described("`mcpbench capacity` only: the step test", None)
 
 
 class Git(Open):
@@ -390,9 +402,48 @@ class Context(MeasuredLoad, Pacing, Pinning):
 
 
 # Every file of a results directory the model defines, by name (docs/results-format.md's tables).
+class CapacityStep(Closed):
+    rate_offered: float = described("the step's arrival rate, tool calls/s")
+    rate_achieved: float = described("successful tool calls/s in its window")
+    p50_ms: float | None = described("all-calls latency (failures and timeouts included)")
+    p95_ms: float | None = described("the same, p95")
+    p99_ms: float | None = described("the same, p99")
+    error_rate: float | None = described("failed tool calls / tool calls")
+    dropped_iterations: int = described("offered calls never started")
+    cpu_avg_pct: float | None = described("the server's mean CPU, % of one core")
+    mem_peak_mb: float | None = described("the server's peak memory")
+    criteria: dict[str, bool] = described("each SLO criterion: held or not")
+    flags: list[str] = described("the step's summary flags")
+    passed: bool = described("every criterion held, the server kept up and the harness did not limit it")
+    stop: str | None = described("why the ladder ended at this step (null: it went on)")
+    measurement: str = described("the step's measurement directory")
+
+
+class CapacityRound(Closed):
+    mode: str = described("the session mode of the ladder")
+    run: int = described("the round")
+    capacity_calls_per_s: float | None = described(
+        "the highest step that passed with every step below it (null: none did)")
+    trustworthy: bool = described("the deciding steps ran on a steady host, unlimited by the harness")
+    doubts: list[str] = described("the host or harness flags of the deciding steps, when not trustworthy")
+    below_first_step: bool = described("not even the first step passed")
+    next_step_calls_per_s: float | None = described("the step after it: the true limit lies in between")
+    stopped_by: str = described("slo broken, server saturated, harness ceiling, max steps, or a failed step")
+    steps: list[CapacityStep] = described("every step measured, in order")
+
+
+class Capacity(Closed):
+    """capacity.json: one server's ladders, a round each."""
+
+    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    server: str = described("the server")
+    plan: CapacityPlan = described("the step test")
+    rounds: list[CapacityRound] = described("one ladder per round and mode")
+
+
 FILES: dict[str, type[BaseModel]] = {
     "run.json": Run, "server.json": Server, "build.json": Build, "verify.json": Verify, "image.json": Image,
-    "summary.json": Summary, "context.json": Context, "k6-counts.json": K6Counts,
+    "summary.json": Summary, "context.json": Context, "k6-counts.json": K6Counts, "capacity.json": Capacity,
 }
 
 

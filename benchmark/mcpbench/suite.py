@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import random
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,15 @@ from .verify import verify
 
 class SuiteFailed(RuntimeError):
     """The suite could not go on (the infrastructure would not start, a bug): run.json says `failed`."""
+
+
+@dataclass(frozen=True)
+class _Started:
+    """A started server and what its measurements record about the start."""
+
+    server: RunningServer
+    out_dir: Path
+    facts: dict[str, Any]  # startup_s, idle_mem_mb, idle_rss_mb, seed_s
 
 
 @dataclass
@@ -55,7 +66,7 @@ class Suite:
             self.console.print(f"[yellow]Resource profile: {self.config.profile.note}[/]")
         # Whether limits apply is the runtime's to say, once it has started (below).
         unknown = cgroups.Support(None, False, "not known: the runtime did not start")
-        self.record = RunRecord(self.directory, self.run_id, self.config.record(), fingerprint(unknown))
+        self.record = RunRecord(self.directory, self.run_id, self._config_record(), fingerprint(unknown))
         self.console.print(f"Results: [bold]{self.directory}[/]")
         self._pin_orchestrator()
         status, error = "complete", None
@@ -76,6 +87,10 @@ class Suite:
             raise SuiteFailed(f"{error} (finished measurements are kept in {self.directory}; "
                               f"traceback in error.log)")
         return self.record
+
+    def _config_record(self) -> dict[str, Any]:
+        """run.json's config: the run configuration (and what a derived suite adds to it)."""
+        return self.config.record()
 
     def _record_runtime(self) -> None:
         assert self.record is not None and self.bench is not None
@@ -216,10 +231,22 @@ class Suite:
                               round_index, position)
 
     def _measure(self, state: _ServerState, load: Load, round_index: int, position: int) -> None:
-        assert self.record is not None and self.bench is not None and self.harness is not None
+        assert self.harness is not None
+        with self._started(state, self.directory / state.spec.name / f"{load.label}-r{round_index}") as started:
+            summary = self._load(started, load, self.harness, started.out_dir)
+        summary = self._record_measurement(state, started, load, round_index, position, summary, started.out_dir)
+        if summary["status"] != "ok":
+            return
+        if isinstance(load, ClosedLoad) and round_index == 1:
+            rate = summary["throughput"]["tool_calls_per_s"]
+            state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
+        self._print_summary(state.spec.name, started.out_dir.name, summary)
+
+    @contextmanager
+    def _started(self, state: _ServerState, out_dir: Path) -> Iterator[_Started]:
+        """The server re-seeded, started, its start-up recorded, verified once per suite; stopped on exit."""
+        assert self.record is not None and self.bench is not None
         spec = state.spec
-        measurement = f"{load.label}-r{round_index}"
-        out_dir = self.directory / spec.name / measurement
         out_dir.mkdir(parents=True, exist_ok=True)
         seed_s = self.bench.reset()
         with self.bench.server(spec, out_dir / "server.log") as server:
@@ -233,40 +260,50 @@ class Suite:
             self.record.update_server(spec.name, startup_s=round(server.startup_s, 3),
                                       idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
                                       idle_rss_mb=idle_rss_mb)
-            self.console.print(f"[cyan]{spec.name}[/] {measurement}: ready in {server.startup_s:.2f} s, "
+            self.console.print(f"[cyan]{spec.name}[/] {out_dir.name}: ready in {server.startup_s:.2f} s, "
                                f"idle {idle_mem_mb or 0:.1f} MiB (RSS {idle_rss_mb or 0:.1f} MiB), "
                                f"Redis seeded in {seed_s:.2f} s")
             if not state.verified:
                 self._verify(spec, server)
                 state.verified = True
                 seed_s = self.bench.reset()  # verify's checkout wrote to Redis
-            ceiling = ((self.record.data.get("calibration") or {}).get(load.mode) or {})
-            try:
-                summary = measure(self.harness, server, load, out_dir,
-                                  ceiling.get("tool_calls_per_s") if ceiling.get("status") == "ok" else None)
-            except MeasurementFailed as exc:
-                raise ServerFailed("load", str(exc)) from exc
+            yield _Started(server, out_dir, {"startup_s": round(server.startup_s, 3), "idle_mem_mb": idle_mem_mb,
+                                             "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3)})
+
+    def _ceiling(self, mode: str) -> float | None:
+        """This run's calibrated ceiling for the mode (None: not calibrated, or the calibration failed)."""
+        assert self.record is not None
+        ceiling = (self.record.data.get("calibration") or {}).get(mode) or {}
+        return ceiling.get("tool_calls_per_s") if ceiling.get("status") == "ok" else None
+
+    def _load(self, started: _Started, load: Load, harness: Harness, out_dir: Path) -> dict[str, Any]:
+        try:
+            return measure(harness, started.server, load, out_dir, self._ceiling(load.mode))
+        except MeasurementFailed as exc:
+            raise ServerFailed("load", str(exc)) from exc
+
+    def _record_measurement(self, state: _ServerState, started: _Started, load: Load, round_index: int,
+                            position: int, summary: dict[str, Any], out_dir: Path) -> dict[str, Any]:
+        """summary.json written with who, when and how the server started; run.json lists it. A dead server
+        ends its part of the suite (ServerFailed); an invalid measurement is kept and said."""
+        assert self.record is not None and self.bench is not None
+        spec = state.spec
         summary.update({"server": spec.name, **load.record(), "run": round_index, "round_order": position,
-                        "startup_s": round(server.startup_s, 3), "idle_mem_mb": idle_mem_mb,
-                        "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3), "schema": SCHEMA})
+                        **started.facts, "schema": SCHEMA})
         summary["publishable"], summary["unpublishable_reasons"] = analysis.publishable(summary)
         write_checked(out_dir / "summary.json", summary)
-        self.record.server(spec.name)["measurements"].append(measurement)
+        self.record.server(spec.name)["measurements"].append(out_dir.name)
         self.record.save()
         if summary["status"] == "failed":
             raise ServerFailed(summary["phase"], summary["reason"])
         if summary["status"] == "invalid":
-            state.invalid.append((summary["phase"], f"{measurement}: {summary['phase']}: {summary['reason']}"))
-            self.console.print(f"  [bold red]{spec.name} {measurement} invalid[/] ({summary['phase']}): "
+            state.invalid.append((summary["phase"], f"{out_dir.name}: {summary['phase']}: {summary['reason']}"))
+            self.console.print(f"  [bold red]{spec.name} {out_dir.name} invalid[/] ({summary['phase']}): "
                                f"{summary['reason']}")
             if summary["phase"] == "infra":
                 self.bench.restart_infra()
                 self.console.print("  [yellow]infrastructure restarted and re-seeded; going on[/]")
-            return
-        if isinstance(load, ClosedLoad) and round_index == 1:
-            rate = summary["throughput"]["tool_calls_per_s"]
-            state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
-        self._print_summary(spec.name, measurement, summary)
+        return summary
 
     def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
         with self.console.status(f"verifying {spec.name}…"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
@@ -37,8 +37,12 @@ def report(
     reference: Annotated[str, typer.Option(help="Server the v2 comparison divides by.")] = "rust",
     slo_p99_ms: Annotated[float, typer.Option(
         "--slo-p99-ms", help="p99 SLO (ms) for the peak-load figure of a concurrency sweep.")] = 100.0,
+    target_rate: Annotated[Optional[list[float]], typer.Option(
+        "--target-rate", help="Capacity page: size a deployment for this many tool calls/s (repeatable; "
+                              "default 1000 and 10000).")] = None,
 ) -> None:
     """Build the static report site (ranking, charts, server pages, methodology, downloads) from results."""
+    from .capacity import DEFAULT_TARGETS
     from .consolidate import consolidate
     from .load import load
     from .site import build_site
@@ -47,8 +51,11 @@ def report(
     try:
         if slo_p99_ms <= 0:
             raise ResultsError("--slo-p99-ms must be positive")
+        if target_rate and any(t <= 0 for t in target_rate):
+            raise ResultsError("--target-rate must be positive")
         cons = consolidate(load(results), allow_mixed=allow_mixed)
-        info = build_site(cons, out, reference=reference, slo_p99_ms=slo_p99_ms)
+        info = build_site(cons, out, reference=reference, slo_p99_ms=slo_p99_ms,
+                          target_rates=tuple(target_rate) if target_rate else DEFAULT_TARGETS)
     except ResultsError as exc:
         raise _fail(exc) from None
     elapsed = time.perf_counter() - started

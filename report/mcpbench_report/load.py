@@ -147,6 +147,7 @@ class ServerRecord:
     manifest: dict = field(default_factory=dict)
     build: dict | None = None
     verify: dict | None = None
+    capacity: dict | None = None  # `mcpbench capacity`: capacity.json (its ladders, a round each)
 
     @property
     def path(self) -> Path:
@@ -235,6 +236,7 @@ def load_results_dir(path: Path) -> ResultsDir:
             build=read_optional(path / name / "build.json", model.Build),
             verify=read_optional(path / name / "verify.json", model.Verify),
             image=read_optional(path / name / "image.json", model.Image),
+            capacity=read_optional(path / name / "capacity.json", model.Capacity),
         )
         if name not in declared and run.get("status") == "complete":
             record.reason = "not listed in run.json"

@@ -23,6 +23,7 @@ ROUNDS = FIXTURES / "20261123-113219-local"
 AGAIN = FIXTURES / "20261123-113459-local"      # the same code and config, minutes later
 HALF_CPU = FIXTURES / "20261123-113729-local"   # the same code at --cpus 0.5: python and nodejs really slower
 SWEEP = FIXTURES / "20261123-114002-local"      # rust, python at 1, 4, 16 VUs, 1 round
+CAPACITY = FIXTURES / "20261123-161510-local"   # mcpbench capacity: rust and go, one ladder of 5 steps each
 OPEN = FIXTURES / "20261123-114126-local"       # rust: closed 4 VUs, then open at 50, 90, 150 % of that max
 SCHEMA1 = FIXTURES / "20261123-114227-local"    # rust, go x 3 runs at 8 VUs, written by schema-1 mcpbench (584cd9c)
 

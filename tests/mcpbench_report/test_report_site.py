@@ -18,7 +18,7 @@ from mcpbench_report.consolidate import consolidate
 from mcpbench_report.load import ResultsError
 from mcpbench_report.site import MARKER, build_site
 
-from report_helpers import HALF_CPU, ROUNDS, SCHEMA1, SWEEP, copy_with_manifest, steady, write_results
+from report_helpers import CAPACITY, HALF_CPU, ROUNDS, SCHEMA1, SWEEP, copy_with_manifest, steady, write_results
 
 
 class Links(HTMLParser):
@@ -316,3 +316,24 @@ def test_the_protocol_matrix_shows_what_each_sdk_accepts(tmp_path):
     assert rows["go"][-3:] == ["✓", "✓", "✓"]
     assert rows["rust"][-3:] == ["✓", "✓", "—"]
     assert rows["python"][-2:] == ["not", "recorded"]
+
+
+
+
+def test_the_capacity_page_orders_capacities_and_sizes_a_deployment(tmp_path):
+    # a recorded `mcpbench capacity` run (rust and go, one ladder each)
+    info = build_site(consolidate(load.load([CAPACITY])), tmp_path / "site", target_rates=(1000.0,))
+    index = (info.out / "index.html").read_text()
+    assert 'href="capacity.html"' in index
+    page = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (info.out / "capacity.html").read_text())))
+    assert "p99<100ms, errors<1%" in page
+    for server in ("rust", "go"):
+        capacity = json.loads((CAPACITY / server / "capacity.json").read_text())["rounds"][0]
+        assert capacity["stopped_by"] in page
+        value = capacity["capacity_calls_per_s"]
+        if value:
+            instances = -(-1000 // value)  # ceil
+            assert f"{value:,.1f}" in page
+            assert f" {int(instances)} " in page
+    assert (info.out / "charts" / "capacity-session.svg").exists() or any(
+        p.name.startswith("capacity-session") for p in (info.out / "charts").iterdir())

@@ -1,0 +1,207 @@
+"""`mcpbench capacity`: how many tool calls per second one instance serves within a latency and error SLO.
+
+An open-model step test per server: the arrival rate rises along one ladder (start × factor^k, the same for
+every server and round, so steps pool by rate), each step held long enough for its own percentiles, a
+warm-up before the first. It stops at the first step that breaks the SLO, at the harness's ceiling, or when
+the server no longer keeps up (calls dropped or the achieved rate short of the offered). The capacity is
+the highest passing step; the true limit lies between it and the next step. Every step is an ordinary
+measurement (summary.json, samples, resources) and capacity.json sums a server's ladder up per round.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .analysis import CEILING_FRACTION, DROPPED_MAX_SHARE, harness_bound
+from .config import Timing
+from .scenarios import OpenLoad
+
+# A step whose achieved rate falls this far below the offered one is the server saturating, whatever the
+# latency: the open model's arrivals are queueing somewhere.
+ACHIEVED_MIN_SHARE = 0.95
+# A step measured on an unsteady host proves nothing about the server: its capacity is shown, not ranked.
+HOST_FLAGS = ("noisy-host", "unstable-host")
+DEFAULT_SLO = "p99<100ms,errors<1%"
+CAPACITY_FILE = "capacity.json"
+# Step timing: the first step warms the server up; later steps ramp to the next rate and settle briefly.
+QUICK_STEP = Timing(ramp_up_s=1, warmup_s=2, duration_s=10, ramp_down_s=0, warmup_cap_s=None)
+FULL_STEP = Timing(ramp_up_s=2, warmup_s=5, duration_s=30, ramp_down_s=0, warmup_cap_s=None)
+QUICK_FIRST_WARMUP_S = 10
+FULL_FIRST_WARMUP_S = 30
+
+_CRITERION = re.compile(r"^\s*(p50|p90|p95|p99|p999|errors)\s*<\s*([0-9]*\.?[0-9]+)\s*(ms|s|%)?\s*$")
+
+
+class SloError(ValueError):
+    """An --slo string that does not parse (one clear line)."""
+
+
+@dataclass(frozen=True)
+class Criterion:
+    metric: str      # p50 … p999 (all-calls latency: failures and timeouts included) or errors
+    limit: float     # ms for latency, a fraction for errors
+
+    @property
+    def text(self) -> str:
+        return f"errors<{self.limit * 100:g}%" if self.metric == "errors" else f"{self.metric}<{self.limit:g}ms"
+
+    def value(self, summary: dict[str, Any]) -> float | None:
+        if self.metric == "errors":
+            return summary["errors"]["rate"]
+        return summary["latency_ms"]["tool_call_all"][self.metric]
+
+    def holds(self, value: float | None) -> bool:
+        return value is not None and value < self.limit
+
+
+def parse_slo(text: str) -> tuple[Criterion, ...]:
+    """"p99<100ms,p95<50ms,errors<1%" as criteria; SloError naming the part that does not parse."""
+    criteria = []
+    for part in text.split(","):
+        match = _CRITERION.match(part)
+        if not match:
+            raise SloError(f"--slo: cannot read {part.strip()!r}; write e.g. \"p99<100ms,p95<50ms,errors<1%\"")
+        metric, number, unit = match.group(1), float(match.group(2)), match.group(3)
+        if metric == "errors":
+            if unit not in (None, "%"):
+                raise SloError(f"--slo: errors take a percentage, got {part.strip()!r}")
+            criteria.append(Criterion(metric, number / 100))
+        else:
+            if unit not in ("ms", "s"):
+                raise SloError(f"--slo: {metric} needs a unit (ms or s), got {part.strip()!r}")
+            if number <= 0:
+                raise SloError(f"--slo: {part.strip()!r} can never hold")
+            criteria.append(Criterion(metric, number * (1000 if unit == "s" else 1)))
+    if len({c.metric for c in criteria}) != len(criteria):
+        raise SloError("--slo: each figure at most once")
+    return tuple(criteria)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The step test: the ladder, its timing and the SLO it is judged by."""
+
+    slo: tuple[Criterion, ...]
+    start_rate: float = 50.0
+    factor: float = 1.25
+    max_steps: int = 20
+    step: Timing = QUICK_STEP
+    first_warmup_s: float = QUICK_FIRST_WARMUP_S
+
+    def __post_init__(self) -> None:
+        if self.start_rate <= 0:
+            raise ValueError("--start-rate must be positive")
+        if self.factor <= 1:
+            raise ValueError("--factor must be above 1")
+        if self.max_steps < 1:
+            raise ValueError("--max-steps must be at least 1")
+
+    def rate(self, step: int) -> float:
+        return round(self.start_rate * self.factor ** step, 1)
+
+    def timing(self, step: int) -> Timing:
+        if step > 0:
+            return self.step
+        return Timing(self.step.ramp_up_s, self.first_warmup_s, self.step.duration_s, self.step.ramp_down_s,
+                      self.step.think_time_s, self.step.request_timeout_s, None)
+
+    def record(self) -> dict[str, Any]:
+        return {"slo": [c.text for c in self.slo], "start_rate": self.start_rate, "factor": self.factor,
+                "max_steps": self.max_steps, "step_s": self.step.duration_s, "first_warmup_s": self.first_warmup_s}
+
+
+@dataclass(frozen=True)
+class StepVerdict:
+    rate_offered: float
+    rate_achieved: float
+    p50_ms: float | None
+    p95_ms: float | None
+    p99_ms: float | None
+    error_rate: float | None
+    dropped_iterations: int
+    cpu_avg_pct: float | None
+    mem_peak_mb: float | None
+    criteria: dict[str, bool]        # criterion text -> held
+    flags: list[str]                 # the step's summary flags (host, harness, dropped-iterations…)
+    passed: bool
+    stop: str | None                 # why the ladder ends here (None: go on)
+    measurement: str
+
+    def record(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def judge(summary: dict[str, Any], load: OpenLoad, slo: tuple[Criterion, ...], ceiling: float | None,
+          measurement: str) -> StepVerdict:
+    """One step against the SLO, and whether the ladder stops: the SLO broken, the server saturated (calls
+    dropped, or the achieved rate short of the offered), or the next step beyond what the harness can
+    offer (at CEILING_FRACTION of its calibrated ceiling a rate is the harness's, not the server's)."""
+    thr = summary["throughput"]
+    seconds = summary["window"]["seconds"]
+    criteria = {c.text: c.holds(c.value(summary)) for c in slo}
+    dropped = int(thr.get("dropped_iterations") or 0)
+    achieved = float(thr["tool_calls_per_s"])
+    saturated = (dropped > DROPPED_MAX_SHARE * load.rate * seconds
+                 or achieved < ACHIEVED_MIN_SHARE * load.rate)
+    valid = summary["status"] == "ok"
+    bound = harness_bound(summary["flags"])
+    passed = valid and all(criteria.values()) and not saturated and not bound
+    stop = None
+    if not valid:
+        stop = f"measurement {summary['status']}: {summary.get('reason')}"
+    elif bound:
+        stop = "harness limited: " + ", ".join(f for f in summary["flags"] if f.startswith("bound:"))
+    elif not all(criteria.values()):
+        stop = "slo broken: " + ", ".join(text for text, held in criteria.items() if not held)
+    elif saturated:
+        stop = "server saturated: " + (f"{dropped} calls dropped" if dropped > DROPPED_MAX_SHARE * load.rate * seconds
+                                       else f"{achieved:.1f} of {load.rate:g} calls/s achieved")
+    elif ceiling and load.rate >= CEILING_FRACTION * ceiling:
+        stop = f"harness ceiling: {load.rate:g} calls/s is {load.rate / ceiling:.0%} of the calibrated {ceiling:.0f}"
+    unsteady = [f for f in summary["flags"] if f in HOST_FLAGS]
+    if stop and unsteady:  # what broke may be the host's doing, not the server's
+        stop += f" (on an unsteady host: {', '.join(unsteady)})"
+    server = summary["resources"].get("server") or {}
+    all_calls = summary["latency_ms"]["tool_call_all"]
+    return StepVerdict(load.rate, achieved, all_calls["p50"], all_calls["p95"], all_calls["p99"],
+                       summary["errors"]["rate"], dropped, server.get("cpu_avg_pct"), server.get("mem_peak_mb"),
+                       criteria, list(summary["flags"]), passed, stop, measurement)
+
+
+def capacity_record(steps: list[StepVerdict], plan: Plan, max_steps_reached: bool) -> dict[str, Any]:
+    """capacity.json's entry for one round: the highest step that passed with every step below it passing,
+    and why the ladder ended."""
+    passing = None
+    for step in steps:
+        if not step.passed:
+            break
+        passing = step
+    last = steps[-1] if steps else None
+    if last is None:
+        reason = "no step measured"
+    elif last.stop:
+        reason = last.stop
+    elif max_steps_reached:
+        reason = f"max steps: {plan.max_steps} steps passed"
+    else:
+        reason = "interrupted"
+    # What decided the capacity (the steps up to the first that failed) must have run on a steady host and
+    # not have been limited by the harness, or the figure is the machine's, not the server's.
+    deciding = steps[:steps.index(passing) + 2] if passing else steps[:1]
+    doubts = sorted({f for step in deciding for f in step.flags if f in HOST_FLAGS or f.startswith("bound:")})
+    return {"capacity_calls_per_s": passing.rate_offered if passing else None,
+            "trustworthy": bool(steps) and not doubts, "doubts": doubts,
+            "below_first_step": passing is None and bool(steps),
+            "next_step_calls_per_s": (steps[steps.index(passing) + 1].rate_offered
+                                      if passing and steps.index(passing) + 1 < len(steps) else None),
+            "stopped_by": reason, "steps": [step.record() for step in steps]}
+
+
+def instances_for(target_rate: float, capacity: float | None) -> int | None:
+    """Instances of a stack needed for a target rate, each loaded at most to its capacity."""
+    if not capacity or capacity <= 0:
+        return None
+    return max(1, math.ceil(target_rate / capacity))

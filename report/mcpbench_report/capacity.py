@@ -1,0 +1,103 @@
+"""The capacity page's figures (`mcpbench capacity` results): per server and mode, the capacity of each
+round's ladder, their median and range, whether they can be told apart, and what a target rate needs.
+
+Capacity is known to one step only (the true limit lies between the capacity and the next step), so two
+servers are told apart only when, in every round, one's capacity is at or above the other's next step —
+their intervals never overlap. No test is run on so few, coarse values; the page orders, and says where
+the order is not proven.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from statistics import median
+
+from mcpbench.capacity import instances_for
+
+from .consolidate import Consolidated
+
+DEFAULT_TARGETS = (1000.0, 10000.0)  # tool calls/s a sizing table is computed for, unless told
+
+
+@dataclass
+class CapacityRow:
+    server: str
+    display_name: str
+    mode: str
+    rounds: list[dict]                        # capacity.json rounds of this server and mode
+    distinct_from_next: bool | None = None    # told apart from the row below (None: the last row)
+    curve: list[dict] = field(default_factory=list)  # the steps as chart rows (load = offered rate)
+
+    @property
+    def capacities(self) -> list[float]:
+        return [r["capacity_calls_per_s"] or 0.0 for r in self.rounds]
+
+    @property
+    def median(self) -> float:
+        return median(self.capacities)
+
+    @property
+    def trustworthy(self) -> bool:
+        return all(r["trustworthy"] for r in self.rounds)
+
+    @property
+    def doubts(self) -> list[str]:
+        return sorted({d for r in self.rounds for d in r["doubts"]})
+
+    @property
+    def stopped_by(self) -> list[str]:
+        return list(dict.fromkeys(r["stopped_by"] for r in self.rounds))
+
+    def at_capacity(self, figure: str) -> float | None:
+        """A figure of the passing step at capacity (peak memory, CPU), median over rounds."""
+        values = [step[figure] for r in self.rounds for step in r["steps"]
+                  if step["rate_offered"] == r["capacity_calls_per_s"] and step[figure] is not None]
+        return median(values) if values else None
+
+    def sizing(self, target: float) -> dict:
+        instances = instances_for(target, self.median)
+        mem, cpu = self.at_capacity("mem_peak_mb"), self.at_capacity("cpu_avg_pct")
+        return {"target": target, "instances": instances,
+                "memory_mb": instances * mem if instances and mem is not None else None,
+                "cpu_cores": instances * cpu / 100 if instances and cpu is not None else None}
+
+
+def _curve(rounds: list[dict], display_name: str) -> list[dict]:
+    """The ladder as chart rows: per offered rate, the median over rounds of what was achieved and its
+    all-calls p99 (medians of per-round figures, for the chart only: no figure of the page is one)."""
+    by_rate: dict[float, list[dict]] = {}
+    for entry in rounds:
+        for step in entry["steps"]:
+            by_rate.setdefault(step["rate_offered"], []).append(step)
+    rows = []
+    for rate, steps in sorted(by_rate.items()):
+        p99s = [s["p99_ms"] for s in steps if s["p99_ms"] is not None]
+        p99 = median(p99s) if p99s else None
+        rows.append({"load": rate, "tool_calls_per_s": median(s["rate_achieved"] for s in steps), "ci_low": None,
+                     "ci_high": None, "latency_all_p99_ms": p99, "latency_p99_ms": p99,
+                     "dropped_iterations": max(s["dropped_iterations"] for s in steps), "display_name": display_name})
+    return rows
+
+
+def _apart(upper: CapacityRow, lower: CapacityRow) -> bool:
+    """In every round both measured, the upper server's capacity is at or above the lower's next step."""
+    lower_next = [r["next_step_calls_per_s"] or (r["capacity_calls_per_s"] or 0.0) for r in lower.rounds]
+    return min(upper.capacities) >= max(lower_next)
+
+
+def capacity_rows(cons: Consolidated) -> dict[str, list[CapacityRow]]:
+    """Per mode, the rows in order of median capacity (trustworthy ones first: the others are shown apart)."""
+    by_mode: dict[str, list[CapacityRow]] = {}
+    for name, view in cons.servers.items():
+        rounds: dict[str, list[dict]] = {}
+        for record in view.records:
+            for entry in (record.capacity or {}).get("rounds", []):
+                rounds.setdefault(entry["mode"], []).append(entry)
+        for mode, entries in rounds.items():
+            by_mode.setdefault(mode, []).append(
+                CapacityRow(name, view.display_name, mode, entries, curve=_curve(entries, view.display_name)))
+    for rows in by_mode.values():
+        rows.sort(key=lambda r: (not r.trustworthy, -r.median))
+        for upper, lower in zip(rows, rows[1:]):
+            upper.distinct_from_next = upper.trustworthy and lower.trustworthy and _apart(upper, lower)
+    return by_mode

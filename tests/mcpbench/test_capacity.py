@@ -1,0 +1,95 @@
+"""Capacity under an SLO: the SLO's grammar, the ladder, and the verdicts — on recorded real step summaries."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mcpbench import model
+from mcpbench.capacity import (CAPACITY_FILE, Criterion, Plan, SloError, capacity_record, instances_for, judge,
+                               parse_slo)
+from mcpbench.scenarios import OpenLoad
+
+RECORDED = Path(__file__).parents[1] / "fixtures" / "results" / "20261123-161510-local"  # mcpbench capacity: rust, go
+
+
+def test_an_slo_reads_latency_percentiles_and_an_error_share() -> None:
+    assert parse_slo("p99<100ms,p95<50ms,errors<1%") == (
+        Criterion("p99", 100.0), Criterion("p95", 50.0), Criterion("errors", 0.01))
+    assert parse_slo(" p999 < 0.25s ") == (Criterion("p999", 250.0),)
+    assert [c.text for c in parse_slo("p99<100ms,errors<1%")] == ["p99<100ms", "errors<1%"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("p99<abc", "cannot read 'p99<abc'"), ("p98<10ms", "cannot read"), ("p99<100", "needs a unit"),
+    ("errors<1ms", "errors take a percentage"), ("p99<0ms", "can never hold"), ("p99<1ms,p99<2ms", "at most once"),
+])
+def test_an_slo_that_does_not_parse_is_one_clear_line(text: str, message: str) -> None:
+    with pytest.raises(SloError, match=message) as error:
+        parse_slo(text)
+    assert "\n" not in str(error.value)
+
+
+def test_the_ladder_is_the_same_for_every_server_and_warms_up_once() -> None:
+    plan = Plan(parse_slo("p99<100ms"), start_rate=100, factor=1.5)
+    assert [plan.rate(k) for k in range(4)] == [100.0, 150.0, 225.0, 337.5]
+    assert plan.timing(0).warmup_s == plan.first_warmup_s and plan.timing(1).warmup_s == plan.step.warmup_s
+    for bad in ({"start_rate": 0}, {"factor": 1.0}, {"max_steps": 0}):
+        with pytest.raises(ValueError):
+            Plan(parse_slo("p99<100ms"), **bad)
+
+
+def test_sizing_rounds_instances_up() -> None:
+    assert instances_for(1000, 337.5) == 3
+    assert instances_for(100, 337.5) == 1
+    assert instances_for(1000, None) is None
+
+
+def _ladder(server: str) -> list[dict]:
+    """The recorded ladder's step summaries, in order (real k6 runs through the real analysis)."""
+    capacity = json.loads((RECORDED / server / CAPACITY_FILE).read_text())
+    names = [step["measurement"] for step in capacity["rounds"][0]["steps"]]
+    return [json.loads((RECORDED / server / name / "summary.json").read_text()) for name in names]
+
+
+def _rejudge(summaries: list[dict], slo: str, ceiling: float | None = None) -> dict:
+    """The ladder judged again under another SLO, stopping where the suite would have stopped."""
+    plan = Plan(parse_slo(slo), start_rate=summaries[0]["rate"], factor=1.5)
+    steps = []
+    for summary in summaries:
+        verdict = judge(summary, OpenLoad(summary["mode"], summary["vus"], summary["rate"]), plan.slo, ceiling,
+                        "step")
+        steps.append(verdict)
+        if verdict.stop:
+            break
+    return capacity_record(steps, plan, max_steps_reached=False)
+
+
+def test_a_p99_crossing_the_slo_at_step_k_gives_the_capacity_of_step_k_minus_1() -> None:
+    summaries = _ladder("go")
+    p99s = [s["latency_ms"]["tool_call_all"]["p99"] for s in summaries]
+    # the last step whose p99 is above every step's before it: an SLO between them breaks exactly there
+    k = max(i for i in range(1, len(p99s)) if p99s[i] > max(p99s[:i]))
+    limit = (max(p99s[:k]) + p99s[k]) / 2
+    record = _rejudge(summaries, f"p99<{limit:.3f}ms")
+    assert record["capacity_calls_per_s"] == summaries[k - 1]["rate"]
+    assert record["steps"][-1]["rate_offered"] == summaries[k]["rate"]
+    assert record["stopped_by"].startswith("slo broken: p99<")
+    # an SLO even the first step breaks: below the first step, not a capacity of 0
+    first = _rejudge(summaries, f"p99<{p99s[0] / 2:.3f}ms")
+    assert first["capacity_calls_per_s"] is None and first["below_first_step"]
+
+
+def test_the_harness_ceiling_stops_the_ladder_at_the_server_s_last_passing_step() -> None:
+    summaries = _ladder("rust")
+    ceiling = summaries[1]["rate"] / 0.8  # step 1 offers 80 % of it: nothing beyond is the server's
+    record = _rejudge(summaries, "p99<10000ms", ceiling=ceiling)
+    assert record["capacity_calls_per_s"] == summaries[1]["rate"]
+    assert record["stopped_by"].startswith("harness ceiling")
+
+
+def test_the_recorded_capacity_files_are_what_the_model_says() -> None:
+    for path in RECORDED.glob(f"*/{CAPACITY_FILE}"):
+        model.validated(model.Capacity, json.loads(path.read_text()), path)
