@@ -28,7 +28,9 @@ def run(app, *args):
 
 def test_signatures_are_as_agreed():
     report = inspect.signature(commands.report)
-    assert list(report.parameters) == ["results", "out", "allow_mixed", "reference", "slo_p99_ms"]
+    # target_rate (the capacity page's sizing) came with `mcpbench capacity`
+    assert list(report.parameters) == ["results", "out", "allow_mixed", "reference", "slo_p99_ms", "target_rate"]
+    assert report.parameters["target_rate"].default is None
     assert report.parameters["out"].default == Path("site")
     assert report.parameters["reference"].default == "rust"
     assert report.parameters["slo_p99_ms"].default == 100.0
