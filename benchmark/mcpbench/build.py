@@ -28,7 +28,7 @@ class BuildOutcome:
                            command=self.command).model_dump()
 
 
-def _run(commands: tuple[str, ...], cwd: Path, env: dict[str, str], timeout_s: float,
+def run_commands(commands: tuple[str, ...], cwd: Path, env: dict[str, str], timeout_s: float,
          log_path: Path) -> BuildOutcome:
     started = time.monotonic()
     joined = " && ".join(commands)  # each runs only when the one before succeeded
@@ -58,10 +58,10 @@ def build_server(spec: ServerSpec, log_path: Path) -> BuildOutcome:
         return BuildOutcome("skipped", 0.0, str(exc), None)
     if not spec.build_commands:
         return BuildOutcome("ok", 0.0, None, None)
-    return _run(spec.build_commands, spec.directory, env, spec.build_timeout_s, log_path)
+    return run_commands(spec.build_commands, spec.directory, env, spec.build_timeout_s, log_path)
 
 
 def build_api_service(log_path: Path) -> BuildOutcome:
     API_SERVICE_BIN.parent.mkdir(parents=True, exist_ok=True)
     command = f"go build -trimpath -o {API_SERVICE_BIN} ."
-    return _run((command,), API_SERVICE_DIR, environment_for(["go"], None), 600, log_path)
+    return run_commands((command,), API_SERVICE_DIR, environment_for(["go"], None), 600, log_path)

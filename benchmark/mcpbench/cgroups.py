@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,6 +174,17 @@ class Cgroup:
                 return True
             time.sleep(0.005)
         return False
+
+    @contextmanager
+    def frozen(self) -> Iterator[bool]:
+        """Frozen while inside (the host's speed probe); yields whether it froze. Thawed on every way out."""
+        done = False
+        try:
+            done = bool(self.set_frozen(True))
+            yield done
+        finally:
+            if done:
+                self.set_frozen(False)
 
     def pids(self) -> list[int]:
         pids: set[int] = set()

@@ -14,12 +14,14 @@ from rich.table import Table
 from . import loadgen, processes, runtime as runtimes
 from .build import build_api_service, build_server
 from .config import FULL_ROUNDS, FULL_TIMING, MODES, QUICK_TIMING, RunConfig, Timing, resource_profile
+from .scenarios import MODE_TRANSPORT
 from .capacity import DEFAULT_SLO
 from .scenarios import ClosedLoad
 from .manifest import discover
 from .paths import RESULTS_DIR, SERVERS_DIR
 from .results import new_run_id
-from .cli_common import JsonOpt, ServersArg, ServersDirOpt, console, fail, print_json, selected_servers
+from .cli_common import (CpusOpt, JsonOpt, MemoryOpt, NoBuildOpt, ResultsParentOpt, ServersArg, ServersDirOpt, console,
+                         fail, print_json, selected_servers)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Reproducible performance benchmark for MCP servers.")
@@ -66,11 +68,12 @@ def list_servers(servers_dir: ServersDirOpt = SERVERS_DIR, as_json: JsonOpt = Fa
             raise typer.Exit(1)
         return
     table = Table(title=f"{len(discovery.servers)} servers in {servers_dir}")
-    for column in ("name", "display name", "language", "runtime", "SDK", "variant of"):
+    for column in ("name", "display name", "language", "runtime", "SDK", "variant of", "stdio"):
         table.add_column(column)
     for spec in discovery.servers:
         table.add_row(spec.name, spec.info.display_name, spec.info.language, spec.info.runtime,
-                      f"{spec.info.sdk} {spec.info.sdk_version}", spec.variant_of or "")
+                      f"{spec.info.sdk} {spec.info.sdk_version}", spec.variant_of or "",
+                      "yes" if spec.serves_stdio else "no")
     console.print(table)
     for error in discovery.errors:
         console.print(f"[bold red]broken manifest[/] {error}")
@@ -122,7 +125,7 @@ def verify_command(
     servers: ServersArg = None,
     servers_dir: ServersDirOpt = SERVERS_DIR,
     runtime: RuntimeOpt = runtimes.DEFAULT,
-    no_build: Annotated[bool, typer.Option("--no-build", help="Use what is already built.")] = False,
+    no_build: NoBuildOpt = False,
     results_dir: Annotated[Path, typer.Option(help="Where the verify record goes.")] = RESULTS_DIR,
     as_json: JsonOpt = False,
 ) -> None:
@@ -157,6 +160,9 @@ def run(
     shuffle: Annotated[bool, typer.Option("--shuffle/--no-shuffle",
                                           help="A new random server order in every round.")] = True,
     mode: Annotated[str, typer.Option(help=f"Session mode(s), comma-separated: {', '.join(MODES)}.")] = "session",
+    transport: Annotated[str, typer.Option(
+        help="http, or stdio: the servers' [stdio] commands driven by the stdio driver (same as --mode stdio; "
+             "--mode stateless,stdio measures both side by side).")] = "http",
     vus: Annotated[str, typer.Option(help="VUs; a list (1,10,50,100,200) is a concurrency sweep.")] = "50",
     duration: Annotated[Optional[float], typer.Option(help="Measured seconds (default 300; quick 15).")] = None,
     warmup: Annotated[Optional[str], typer.Option(
@@ -167,13 +173,13 @@ def run(
     quick: Annotated[bool, typer.Option("--quick", help="Smoke profile: tens of seconds per server.")] = False,
     open_fractions: Annotated[Optional[str], typer.Option(
         "--open", help="Open model too: arrival-rate runs at these fractions of the measured max, e.g. 0.5,0.8.")] = None,
-    cpus: Annotated[float, typer.Option(help="CPU cores for the server (scaled down if the machine is small).")] = 2.0,
-    memory_mb: Annotated[int, typer.Option(help="Memory limit for the server, MiB.")] = 2048,
-    no_build: Annotated[bool, typer.Option("--no-build", help="Use what is already built.")] = False,
+    cpus: CpusOpt = 2.0,
+    memory_mb: MemoryOpt = 2048,
+    no_build: NoBuildOpt = False,
     no_calibrate: Annotated[bool, typer.Option(
         "--no-calibrate", help="Skip the harness ceiling measured before the first round.")] = False,
     k6_instances: K6InstancesOpt = 1,
-    results_dir: Annotated[Path, typer.Option(help="Parent of the run's results directory.")] = RESULTS_DIR,
+    results_dir: ResultsParentOpt = RESULTS_DIR,
 ) -> None:
     """Measure servers in interleaved rounds: for each, reset Redis, start, verify, warm up, measure, stop, record."""
     from .suite import Suite, SuiteFailed
@@ -190,8 +196,11 @@ def run(
             ramp_down_s=base.ramp_down_s if ramp_down is None else ramp_down,
             think_time_s=base.think_time_s if think is None else think,
         )
+        if transport not in ("http", "stdio"):
+            raise ValueError(f"--transport {transport!r}: choose http or stdio")
+        modes = ("stdio",) if transport == "stdio" else _csv(mode, str, "--mode")
         config = RunConfig(
-            runtime=runtime, servers=tuple(s.name for s in specs), modes=_csv(mode, str, "--mode"),
+            runtime=runtime, servers=tuple(s.name for s in specs), modes=modes,
             vus=_csv(vus, int, "--vus"), runs=runs or (1 if quick else FULL_ROUNDS), shuffle=shuffle, timing=timing,
             profile=resource_profile(cpus, memory_mb),
             rate_fractions=_csv(open_fractions, float, "--open") if open_fractions else (),
@@ -233,12 +242,12 @@ def capacity(
     vus: Annotated[int, typer.Option(help="VUs k6 pre-allocates (it may grow to 4x).")] = 50,
     runs: Annotated[int, typer.Option(help="Rounds: a ladder per server each, in a new order.")] = 1,
     quick: Annotated[bool, typer.Option("--quick", help="Short steps (10 s, 10 s warm-up before the first).")] = False,
-    cpus: Annotated[float, typer.Option(help="CPU cores for the server (scaled down if the machine is small).")] = 2.0,
-    memory_mb: Annotated[int, typer.Option(help="Memory limit for the server, MiB.")] = 2048,
-    no_build: Annotated[bool, typer.Option("--no-build", help="Use what is already built.")] = False,
+    cpus: CpusOpt = 2.0,
+    memory_mb: MemoryOpt = 2048,
+    no_build: NoBuildOpt = False,
     no_calibrate: Annotated[bool, typer.Option(
         "--no-calibrate", help="Skip the harness ceiling (then no step is stopped as harness-bound).")] = False,
-    results_dir: Annotated[Path, typer.Option(help="Parent of the run's results directory.")] = RESULTS_DIR,
+    results_dir: ResultsParentOpt = RESULTS_DIR,
 ) -> None:
     """Capacity under an SLO: an open-model step test per server, raised until the SLO breaks, the server
     saturates or the harness's ceiling is reached; the highest passing step is its capacity."""
@@ -256,7 +265,11 @@ def capacity(
                     QUICK_FIRST_WARMUP_S if quick else FULL_FIRST_WARMUP_S)
         if target_rate is not None and target_rate <= 0:
             raise ValueError("--target-rate must be positive")
-        config = RunConfig(runtime=runtime, servers=tuple(s.name for s in specs), modes=_csv(mode, str, "--mode"),
+        modes = _csv(mode, str, "--mode")
+        if any(MODE_TRANSPORT.get(m) == "stdio" for m in modes):
+            raise ValueError("--mode stdio: a capacity ladder is an arrival rate, which the stdio driver does not "
+                             "offer (it keeps calls in flight); use `mcpbench run --transport stdio`")
+        config = RunConfig(runtime=runtime, servers=tuple(s.name for s in specs), modes=modes,
                            vus=(vus,), runs=runs, timing=step, profile=resource_profile(cpus, memory_mb),
                            build=not no_build, calibrate=not no_calibrate)
     except (SloError, ValueError) as exc:
@@ -267,6 +280,64 @@ def capacity(
     except SuiteFailed as exc:
         raise fail(str(exc), 1) from exc
     _print_capacities(suite.capacities, target_rate)
+    _exit_for(record)
+
+
+@app.command()
+def soak(
+    servers: ServersArg = None,
+    servers_dir: ServersDirOpt = SERVERS_DIR,
+    runtime: RuntimeOpt = runtimes.DEFAULT,
+    duration: Annotated[str, typer.Option(help="How long the load is held after the warm-up: 30m, 90s, 1h.")]
+    = "30m",
+    rate: Annotated[Optional[float], typer.Option(help="Tool calls/s to offer every server (default: --share "
+                                                       "of each one's measured capacity).")] = None,
+    share: Annotated[float, typer.Option(help="Without --rate: this share of the server's capacity.")] = 0.5,  # soak.DEFAULT_SHARE
+    capacity_from: Annotated[Optional[Path], typer.Option(
+        help="The `mcpbench capacity` run to take capacities from (default: the newest that has one).")] = None,
+    max_errors: Annotated[str, typer.Option(help="The error SLO: failed tool calls over the window.")] = "1%",
+    mode: Annotated[str, typer.Option(help=f"Session mode: {', '.join(MODES)}.")] = "session",
+    vus: Annotated[int, typer.Option(help="VUs k6 pre-allocates (it may grow to 4x).")] = 50,
+    quick: Annotated[bool, typer.Option("--quick", help="A 10 s warm-up instead of 60 s.")] = False,
+    cpus: CpusOpt = 2.0,
+    memory_mb: MemoryOpt = 2048,
+    no_build: NoBuildOpt = False,
+    results_dir: ResultsParentOpt = RESULTS_DIR,
+) -> None:
+    """Soak: a constant load held for a long time while the server's process tree is read at 1 Hz; judged
+    on RSS growth, file descriptors, threads, p99 drift and errors (soak.json, the report's soak page)."""
+    from .soak import FULL_WARMUP_S, QUICK_WARMUP_S, SoakError, SoakPlan, parse_duration, parse_percentage
+    from .soak_run import SoakSuite, capacity_rates
+    from .suite import SuiteFailed
+
+    _terminate_on_sigterm()
+    specs = selected_servers(servers_dir, servers)
+    try:
+        plan = SoakPlan(parse_duration(duration), QUICK_WARMUP_S if quick else FULL_WARMUP_S, rate, share,
+                        parse_percentage(max_errors, "--max-errors"))
+        if mode not in MODES or MODE_TRANSPORT[mode] != "http":
+            raise SoakError(f"--mode {mode!r}: a soak's load is an arrival rate over HTTP; choose one of "
+                            + ", ".join(m for m in MODES if MODE_TRANSPORT[m] == "http"))
+        if rate is not None:
+            rates = {spec.name: (rate, "given") for spec in specs}
+        else:
+            runs = [capacity_from] if capacity_from else sorted(
+                (p for p in results_dir.glob("*") if p.is_dir()), reverse=True)
+            if capacity_from and not capacity_from.is_dir():
+                raise SoakError(f"--capacity-from {capacity_from}: no such directory")
+            rates = capacity_rates(runs, [s.name for s in specs], mode, plan.share)
+        config = RunConfig(runtime=runtime, servers=tuple(s.name for s in specs), modes=(mode,), vus=(vus,), runs=1,
+                           timing=plan.timing, profile=resource_profile(cpus, memory_mb), build=not no_build,
+                           calibrate=False)
+    except (SoakError, ValueError) as exc:
+        raise fail(str(exc)) from exc
+    suite = SoakSuite(config, plan, rates, specs, results_dir, console)
+    try:
+        record = suite.run()
+    except SuiteFailed as exc:
+        raise fail(str(exc), 1) from exc
+    if suite.results:
+        console.print("soak verdicts: " + ", ".join(f"{s} {d['verdict']}" for s, d in suite.results.items()))
     _exit_for(record)
 
 
@@ -335,8 +406,8 @@ def serve(
     server: Annotated[str, typer.Argument(help="The server to start.", show_default=False)],
     servers_dir: ServersDirOpt = SERVERS_DIR,
     runtime: RuntimeOpt = runtimes.DEFAULT,
-    cpus: Annotated[float, typer.Option(help="CPU cores for the server (scaled down if the machine is small).")] = 2.0,
-    memory_mb: Annotated[int, typer.Option(help="Memory limit for the server, MiB.")] = 2048,
+    cpus: CpusOpt = 2.0,
+    memory_mb: MemoryOpt = 2048,
     results_dir: Annotated[Path, typer.Option(help="Where the logs go.")] = RESULTS_DIR,
 ) -> None:
     """Start Redis, the API service and one server under its limits, print the URL, keep them up until

@@ -17,6 +17,11 @@ console = Console()
 ServersArg = Annotated[Optional[list[str]], typer.Argument(help="Server names (default: all discovered).")]
 ServersDirOpt = Annotated[Path, typer.Option("--servers-dir", help="Where server directories live.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable: one JSON document on stdout.")]
+# The server's limits and the build step, as every measuring command takes them.
+CpusOpt = Annotated[float, typer.Option(help="CPU cores for the server (scaled down if the machine is small).")]
+MemoryOpt = Annotated[int, typer.Option(help="Memory limit for the server, MiB.")]
+NoBuildOpt = Annotated[bool, typer.Option("--no-build", help="Use what is already built.")]
+ResultsParentOpt = Annotated[Path, typer.Option(help="Parent of the run's results directory.")]
 
 
 def print_json(document: object) -> None:

@@ -7,7 +7,7 @@ import os
 from dataclasses import asdict, dataclass, field
 
 from . import runtime as runtimes
-from .scenarios import MODES, ClosedLoad, Load, Mode, OpenLoad  # noqa: F401 - Load, Mode: re-exported
+from .scenarios import MODE_TRANSPORT, MODES, ClosedLoad, Load, Mode, OpenLoad  # noqa: F401 - Load, Mode: re-exported
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,12 @@ class RunConfig:
         unknown = set(self.modes) - set(MODES)
         if unknown:
             raise ValueError(f"unknown mode(s) {sorted(unknown)}; choose from {', '.join(MODES)}")
+        if self.rate_fractions and self.stdio_modes:
+            raise ValueError("the stdio driver runs the closed model only: --open needs HTTP modes")
+
+    @property
+    def stdio_modes(self) -> tuple[Mode, ...]:
+        return tuple(m for m in self.modes if MODE_TRANSPORT[m] == "stdio")
 
     def loads(self) -> list[Load]:
         return [ClosedLoad(mode, vus) for mode in self.modes for vus in self.vus]
@@ -140,5 +146,6 @@ class RunConfig:
             "executor": OpenLoad.kind if self.rate_fractions else ClosedLoad.kind,
             "rate_fractions": list(self.rate_fractions) or None, "calibrate": self.calibrate,
             **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
-            "load_generator": {"name": self.load_generator, "instances": self.k6_instances},
+            "load_generator": {"name": self.load_generator, "instances": self.k6_instances,
+                               **({"stdio": "stdio"} if self.stdio_modes else {})},
         }

@@ -62,6 +62,16 @@ class RunSection(_Strict):
     _env = field_validator("env", mode="before")(_stringify_numbers)
 
 
+class StdioSection(_Strict):
+    """How the server serves MCP over stdio (newline-delimited JSON-RPC on stdin/stdout), started by the
+    stdio load driver instead of the runtime. Its environment is the run command's plus `env`."""
+
+    command: list[str] = Field(min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+
+    _env = field_validator("env", mode="before")(_stringify_numbers)
+
+
 class ServerOverride(_Strict):
     display_name: str | None = None
     language: str | None = None
@@ -88,6 +98,7 @@ class VariantRun(_Strict):
 class Variant(ServerOverride):
     build: BuildSection | None = None
     run: VariantRun = Field(default_factory=VariantRun)
+    stdio: StdioSection | None = None  # None: the base server's, run with the variant's run.env
 
 
 class DockerSection(BaseModel):
@@ -100,6 +111,7 @@ class Manifest(_Strict):
     server: ServerInfo
     build: BuildSection | None = None
     run: RunSection
+    stdio: StdioSection | None = None  # None: the server serves HTTP only
     variants: dict[str, Variant] = Field(default_factory=dict)
     docker: DockerSection | None = None
 
@@ -119,6 +131,12 @@ class ServerSpec:
     ready_timeout_s: float
     variant_of: str | None
     docker: dict[str, Any]
+    stdio_command: tuple[str, ...] | None = None  # None: no stdio transport
+    stdio_env: dict[str, str] | None = None
+
+    @property
+    def serves_stdio(self) -> bool:
+        return self.stdio_command is not None
 
     def describe(self) -> dict[str, Any]:
         """What results and the report record about this server."""
@@ -129,6 +147,7 @@ class ServerSpec:
             **self.info.model_dump(),
             "build": list(self.build_commands),
             "run": list(self.run_command),
+            "stdio": list(self.stdio_command) if self.stdio_command else None,
         }
 
 
@@ -149,6 +168,12 @@ def _format_validation(error: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _stdio(section: StdioSection | None, run_env: dict[str, str]) -> dict[str, Any]:
+    if section is None:
+        return {}
+    return {"stdio_command": tuple(section.command), "stdio_env": {**run_env, **section.env}}
+
+
 def _specs_from(manifest: Manifest, path: Path) -> list[ServerSpec]:
     directory = path.parent.resolve()
     base_name = directory.name
@@ -161,6 +186,7 @@ def _specs_from(manifest: Manifest, path: Path) -> list[ServerSpec]:
             build_commands=base_build, build_timeout_s=build_timeout,
             run_command=tuple(manifest.run.command), run_env=dict(manifest.run.env),
             ready_timeout_s=manifest.run.ready_timeout_s, variant_of=None, docker=docker,
+            **_stdio(manifest.stdio, dict(manifest.run.env)),
         )
     ]
     for key, variant in manifest.variants.items():
@@ -176,6 +202,7 @@ def _specs_from(manifest: Manifest, path: Path) -> list[ServerSpec]:
                 run_env={**manifest.run.env, **variant.run.env},
                 ready_timeout_s=variant.run.ready_timeout_s or manifest.run.ready_timeout_s,
                 variant_of=base_name, docker=docker,
+                **_stdio(variant.stdio or manifest.stdio, {**manifest.run.env, **variant.run.env}),
             )
         )
     return specs

@@ -6,6 +6,7 @@ harness's own ceiling."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,16 @@ from . import analysis, hostprobe
 from .config import ResourceProfile, Timing
 from .infrawatch import InfraWatch
 from .loadgen import LiveView, LoadError, LoadGenerator, Tick
-from .resources import Sampler, UsageReader, host_reader, process_group_reader, rebase
-from .results import write_checked, write_resources
+from .resources import Sampler, UsageReader, host_reader, rebase
+from .process_probe import ProcessProbe
+from .results import write_checked, write_processes, write_resources
 from .runtime.base import InfraHandle, RunningServer
 from .scenarios import Load
 from .session import Bench
 from .warmup import WarmupDecision, steady_start
+
+
+PROCESSES_FILE = "processes.csv"
 
 
 class MeasurementFailed(Exception):
@@ -55,22 +60,29 @@ class Harness:
 
 
 def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
-            ceiling_calls_per_s: float | None = None) -> dict[str, Any]:
+            ceiling_calls_per_s: float | None = None, probe_processes: bool = False,
+            stop_requested: Callable[[], bool] | None = None) -> dict[str, Any]:
     """The measurement's summary (not yet written: the caller adds who and when). A target that died
-    during the test makes it `failed`, dead infrastructure `invalid`."""
+    during the test makes it `failed`, dead infrastructure `invalid`. With `probe_processes` the server's
+    process tree is read at 1 Hz too (processes.csv: RSS, FDs, threads; the soak's series). When
+    `stop_requested` turns true the test ends as if its window were complete (a soak stopped by Ctrl-C
+    keeps what it measured)."""
     timing, profile, infra = harness.timing, harness.profile, harness.infra
     cpus = hostprobe.involved_cpus(profile.server_cpus, profile.harness_cpus)
     readers: dict[str, UsageReader] = {"server": target.usage, **infra.readers(), "host": host_reader,
                                        **hostprobe.cpu_readers(cpus), "server-procs": target.process_tree_usage}
     sampler = Sampler(readers)
+    probe = ProcessProbe(target.root_pid, target.usage) if probe_processes else None
     died: list[str] = []
     decision: list[WarmupDecision] = [] if timing.adaptive else [WarmupDecision(timing.warmup_s, None)]
     with target.paused() as paused_before:
         probe_before = hostprobe.probe_all(cpus)
 
     def on_start(pids) -> None:
-        readers["k6"] = process_group_reader(pids)
+        readers["k6"] = harness.generator.usage_reader(pids)
         sampler.start()
+        if probe:
+            probe.start()
 
     with Progress(TextColumn(f"  load {load.label}"), BarColumn(), TimeElapsedColumn(), TextColumn("/"),
                   TimeRemainingColumn(), TextColumn("{task.fields[phase]}"), console=harness.console,
@@ -83,6 +95,8 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
                 return Tick.ABORT
             if watch.problem:
                 return Tick.ABORT
+            if stop_requested and stop_requested():
+                return Tick.STOP
             if not decision:
                 found = steady_start(live.per_second, timing, live.complete_s)
                 if found:
@@ -100,17 +114,23 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
             return Tick.GO_ON
 
         try:
-            result = harness.generator.run(target.url, load, timing, out_dir, on_start=on_start, on_tick=on_tick)
+            result = harness.generator.run(target.url, load, timing, out_dir, on_start=on_start, on_tick=on_tick,
+                                           launch=target.stdio_launch)
         except LoadError as exc:
             sampler.stop()
+            if probe:
+                probe.stop()
             raise MeasurementFailed(str(exc)) from exc
     resource_samples = sampler.stop()
+    process_samples = probe.stop() if probe else None
     with target.paused() as paused_after:
         probe_after = hostprobe.probe_all(cpus)
     warm = decision[0] if decision else WarmupDecision(timing.warmup_cap_s or timing.warmup_s, False)
     window = timing.window_after(warm.used_s)
     start_epoch = result.k6_start_epoch_s or 0.0
     write_resources(out_dir / "resources.csv", resource_samples, start_epoch)
+    if process_samples is not None:
+        write_processes(out_dir / PROCESSES_FILE, process_samples, start_epoch)
     context = analysis.MeasurementContext(
         mode=load.mode, executor=load.kind, vus=load.vus, rate=load.record()["rate"],
         think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
@@ -126,9 +146,9 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
     summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context)
     # What stopped the test decides above the cross-checks: a dead target is its own failure, dead
     # infrastructure nobody's (the measurement is invalid and the suite goes on).
-    if died or not target.alive():
-        summary.update(status="failed", phase="load",
-                       reason="the server exited during the load test:\n" + (died[0] if died else target.log_tail()))
+    if died or not target.alive() or result.target_died:
+        why = died[0] if died else result.target_died or target.log_tail()
+        summary.update(status="failed", phase="load", reason="the server exited during the load test:\n" + why)
     elif watch.problem:
         summary.update(status="invalid", phase="infra", reason=watch.problem)
     elif summary["status"] == "ok" and summary["throughput"]["tool_calls"] == 0:

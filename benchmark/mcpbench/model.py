@@ -30,6 +30,8 @@ SCHEMA = 2
 SCHEMAS_READ = (1, 2)
 SAMPLE_COLUMNS = ("t_s", "vu", "tool", "ok", "error_kind", "call_ms", "session_ms", "http_ms")
 RESOURCE_COLUMNS = ("t_s", "component", "cpu_pct", "mem_mb")
+# processes.csv (soak): the server's process tree at 1 Hz; fds/threads empty where unreadable.
+PROCESS_COLUMNS = ("t_s", "rss_mb", "cgroup_mb", "fds", "threads", "processes")
 TOOL_LIST = "tools/list"   # a sample that is no tool call
 NOT_ASSESSED = ("not assessed: schema-1 result, written before the publishable check "
                 "(no k6 cross-checks, host probe or calibrated ceiling were recorded)")
@@ -90,10 +92,31 @@ class CapacityPlan(Closed):
     first_warmup_s: float = described("the warm-up before the first step")
 
 
+class SoakCriteria(Closed):
+    """The soak's pass criteria (soak.py's named constants)."""
+
+    rss_growth_max: float = described("end RSS / baseline RSS - 1 may reach this")
+    fd_slack: list[float] = described("FDs may rise by max(n, share x baseline): [n, share]")
+    thread_slack: list[float] = described("threads may rise by max(n, share x baseline): [n, share]")
+    p99_drift_max: float = described("end p99 / baseline p99 may reach this")
+    errors_max: float = described("failed tool calls / tool calls over the window")
+
+
+class SoakPlan(Closed):
+    """The constant load of `mcpbench soak` (soak.py)."""
+
+    duration_s: float = described("the measured window")
+    warmup_s: float = described("the fixed warm-up before it")
+    rate: float | None = described("tool calls/s offered (null: `share` x each server's capacity)")
+    share: float = described("of the measured capacity, when no rate was given")
+    errors_max: float = described("the error SLO")
+    criteria: SoakCriteria = described("the pass criteria")
+
+
 class Config(Closed, Pacing):
     runtime: str = described("`local` or `docker`")
     servers: list[str] = described("the servers asked for, in the order given")
-    modes: list[str] = described("`session`, `stateless`, `persistent`, `stateless-2026`")
+    modes: list[str] = described("`session`, `stateless`, `persistent`, `stateless-2026`, `stdio`")
     vus: list[int] = described("closed-model VUs, one load each (a sweep when several)")
     runs: int = described("rounds: each measures every server once")
     shuffle: bool = described("a new random server order per round")
@@ -109,6 +132,7 @@ class Config(Closed, Pacing):
     profile: Profile = described("the server's resource limits and CPU pinning")
     load_generator: LoadGenerator | None = described("what generated the load (null: not recorded, k6)", None)
     capacity: CapacityPlan | None = described("`mcpbench capacity` only: the step test", None)
+    soak: SoakPlan | None = described("`mcpbench soak` only: the constant load", None)
 
 
 class Git(Open):
@@ -198,6 +222,7 @@ class Server(Open):
     protocols: list[str] | None = described("MCP protocol revisions its SDK accepts (null: not recorded)", None)
     build: list[str] = described("the manifest's build commands")
     run: list[str] = described("the manifest's run command")
+    stdio: list[str] | None = described("the manifest's stdio command (null: HTTP only)", None)
 
 
 class Build(Closed):
@@ -386,6 +411,15 @@ class K6Counts(Closed):
     iterations: int | None = described("k6's complete iterations")
     http_reqs: int | None = described("k6's HTTP requests")
     dropped_iterations: int | None = described("iterations k6 could not start (open model)")
+    # The stdio driver's own (benchmark/stdio-driver), absent from k6's:
+    calls: int | None = described("the stdio driver's samples written (every call, tools/list included)", None)
+    driver_cpu_s: float | None = described("the stdio driver's own CPU time, user + system, s (not the server's)",
+                                           None)
+    startup_s: float | None = described("the stdio driver's server start to its initialize reply, s", None)
+    garbage_lines: int | None = described("stdout lines of the stdio server that were no JSON-RPC message", None)
+    server_messages: int | None = described("requests and notifications the stdio server sent (ignored)", None)
+    late_replies: int | None = described("replies to no waiting call (after its timeout, or a null id)", None)
+    error: str | None = described("why the stdio driver failed (null: it did not)", None)
 
 
 class Context(MeasuredLoad, Pacing, Pinning):
@@ -441,9 +475,71 @@ class Capacity(Closed):
     rounds: list[CapacityRound] = described("one ladder per round and mode")
 
 
+class SoakCriterion(Closed):
+    value: float | None = described("the figure judged (null: not measured)")
+    limit: float = described("what it may reach")
+    verdict: Literal["pass", "fail", "not measured"] = described("its outcome")
+    detail: str = described("what was seen")
+
+
+class SoakBucket(Closed):
+    t_s: float = described("the bucket's start, from the window's start")
+    calls: int = described("tool calls that ended in it")
+    errors: int = described("of them failed")
+    p50_ms: float | None = described("all-calls p50")
+    p99_ms: float | None = described("all-calls p99 (null: too few calls for a p99)")
+
+
+class SoakSlope(Closed):
+    mb_per_h: float = described("least-squares slope over the window, MiB per hour")
+    ci_low: float = described("its 95 % interval")
+    ci_high: float = described("")
+
+
+class SoakWindow(Closed):
+    start_s: float = described("after the warm-up, from the scenario start")
+    end_s: float = described("where the data ends")
+    planned_end_s: float = described("where it was to end")
+    measured_s: float = described("seconds judged")
+
+
+class SoakMemory(Closed):
+    rss_mb: float | None = described("median RSS of the stretch")
+    cgroup_mb: float | None = described("median memory the cgroup/container counts")
+
+
+class SoakSlopes(Closed):
+    rss: SoakSlope | None = described("RSS (null: too few readings)")
+    cgroup: SoakSlope | None = described("the cgroup's memory")
+
+
+class SoakResult(Closed):
+    """soak.json: one server's soak, judged."""
+
+    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    server: str = described("the server")
+    mode: str = described("the session mode")
+    rate: float = described("tool calls/s offered")
+    rate_from: str = described("`given`, or the capacity run it is a share of")
+    measurement: str = described("the measurement directory (summary.json, samples, processes.csv)")
+    status: Literal["ok", "failed", "invalid"] = described("the measurement's status")
+    interrupted: bool = described("stopped early (Ctrl-C): judged on what was measured")
+    verdict: Literal["pass", "fail", "not measured"] = described("fail if a criterion failed")
+    doubts: list[str] = described("host or harness flags of the measurement: a p99 drift may be the host's")
+    criteria: dict[str, SoakCriterion] = described("rss, fds, threads, p99, errors")
+    window: SoakWindow = described("what was judged")
+    stopped_early: bool = described("the data ends before the planned end")
+    baseline: SoakMemory = described("the first stretch of the window")
+    end: SoakMemory = described("the last stretch")
+    slopes: SoakSlopes = described("memory per hour over the window")
+    bucket_s: float = described("p99 bucket length (a minute; shorter for a short soak)")
+    buckets: list[SoakBucket] = described("per bucket: calls, errors, p50, p99")
+
+
 FILES: dict[str, type[BaseModel]] = {
     "run.json": Run, "server.json": Server, "build.json": Build, "verify.json": Verify, "image.json": Image,
     "summary.json": Summary, "context.json": Context, "k6-counts.json": K6Counts, "capacity.json": Capacity,
+    "soak.json": SoakResult,
 }
 
 
@@ -544,6 +640,16 @@ def upgrade_summary(summary: Any, run: dict, where: Path) -> dict:
 
 # -- samples.csv.gz and resources.csv ------------------------------------------------------------------------
 
+def read_json(path: Path) -> Any:
+    """A results JSON file's content; ResultsError (one line) when it is missing or no JSON."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ResultsError(f"missing file: {path}") from None
+    except json.JSONDecodeError as exc:
+        raise ResultsError(f"{path} is not valid JSON: {exc}") from None
+
+
 def read_samples(path: Path) -> pd.DataFrame:
     """samples.csv.gz with its documented columns and types (http_ms stays a ';'-joined string)."""
     if not path.is_file():
@@ -567,6 +673,17 @@ def read_resources(path: Path) -> pd.DataFrame:
     if not path.is_file():
         return pd.DataFrame(columns=list(RESOURCE_COLUMNS))
     return pd.read_csv(path)
+
+
+def read_processes(path: Path) -> pd.DataFrame:
+    """processes.csv (t_s counted from the scenario start); an empty frame when the measurement has none."""
+    if not path.is_file():
+        return pd.DataFrame(columns=list(PROCESS_COLUMNS))
+    frame = pd.read_csv(path)
+    missing = [c for c in PROCESS_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ResultsError(f"{path}: missing columns {', '.join(missing)}")
+    return frame
 
 
 def resource_samples(path: Path) -> list[Sample]:

@@ -30,8 +30,8 @@ class Sample:
     mem_mb: float
 
 
-def process_reader(pid: int) -> UsageReader:
-    """CPU time and RSS of one process and its children, for harness components."""
+def process_reader(pid: int, children: bool = True) -> UsageReader:
+    """CPU time and RSS of one process and (unless told) its children, for harness components."""
     try:
         process = psutil.Process(pid)
     except psutil.NoSuchProcess:
@@ -39,7 +39,7 @@ def process_reader(pid: int) -> UsageReader:
 
     def read() -> Usage | None:
         try:
-            procs = [process, *process.children(recursive=True)]
+            procs = [process, *process.children(recursive=True)] if children else [process]
             cpu = sum(sum(p.cpu_times()[:2]) for p in procs)
             rss = sum(p.memory_info().rss for p in procs)
         except psutil.Error:

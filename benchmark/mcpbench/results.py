@@ -12,7 +12,8 @@ from typing import Any
 import pandas as pd
 
 from . import model
-from .model import RESOURCE_COLUMNS, SCHEMA
+from .model import PROCESS_COLUMNS, RESOURCE_COLUMNS, SCHEMA
+from .process_probe import ProcessSample
 from .resources import Sample
 
 
@@ -54,6 +55,14 @@ def write_resources(path: Path, samples: list[Sample], k6_start_epoch_s: float) 
     frame = pd.DataFrame([s.__dict__ for s in samples], columns=list(RESOURCE_COLUMNS))
     frame["t_s"] = (frame["t_s"] - k6_start_epoch_s).round(3)
     frame[["cpu_pct", "mem_mb"]] = frame[["cpu_pct", "mem_mb"]].round(2)
+    tmp = path.with_suffix(".tmp")
+    frame.to_csv(tmp, index=False)
+    tmp.replace(path)
+
+
+def write_processes(path: Path, samples: list[ProcessSample], start_epoch_s: float) -> None:
+    frame = pd.DataFrame([s.rebased(start_epoch_s).__dict__ for s in samples], columns=list(PROCESS_COLUMNS))
+    frame["t_s"] = frame["t_s"].round(3)
     tmp = path.with_suffix(".tmp")
     frame.to_csv(tmp, index=False)
     tmp.replace(path)

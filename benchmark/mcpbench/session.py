@@ -15,7 +15,7 @@ from . import runtime as runtimes
 from .build import BuildOutcome
 from .config import ResourceProfile
 from .manifest import ServerSpec
-from .runtime.base import InfraHandle, RunningServer, Runtime, StartError
+from .runtime.base import InfraHandle, RunningServer, Runtime, StartError, StdioUnsupported
 from .toolchain import MissingRequirement
 
 
@@ -104,6 +104,19 @@ class Bench:
             yield running
         finally:
             running.stop()
+
+    @contextmanager
+    def stdio_server(self, spec: ServerSpec, log_path: Path) -> Iterator[RunningServer]:
+        """The server prepared for the stdio transport (the load generator starts it); cleaned up on exit."""
+        assert self.infra is not None, "start_infra() first"
+        try:
+            prepared = self.runtime.stdio_server(spec, self.infra, log_path)
+        except (MissingRequirement, StdioUnsupported) as exc:
+            raise ServerUnavailable("start", str(exc)) from exc
+        try:
+            yield prepared
+        finally:
+            prepared.stop()
 
     def runtime_version(self, spec: ServerSpec) -> str | None:
         assert self.infra is not None

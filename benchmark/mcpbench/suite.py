@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from . import analysis, calibrate, cgroups, loadgen
 from .config import FULL_TIMING, RunConfig
@@ -20,7 +21,7 @@ from .manifest import ServerSpec
 from .measure import Harness, MeasurementFailed, measure
 from .results import SCHEMA, RunRecord, new_run_id, write_checked, write_json
 from .runtime.base import RunningServer
-from .scenarios import MODE_PROTOCOL, ClosedLoad, Load, OpenLoad
+from .scenarios import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load, OpenLoad
 from .session import Bench, ServerFailed, ServerUnavailable
 from .verify import verify
 
@@ -57,7 +58,8 @@ class Suite:
         self.directory = results_root / self.run_id
         self.record: RunRecord | None = None
         self.bench: Bench | None = None
-        self.harness: Harness | None = None
+        self.harness: Harness | None = None        # HTTP modes: k6
+        self.stdio_harness: Harness | None = None  # the stdio mode: the stdio driver
 
     # -- the whole suite -------------------------------------------------------------------------------
     def run(self) -> RunRecord:
@@ -129,6 +131,10 @@ class Suite:
         generator = loadgen.create(self.config.load_generator, self.config.profile.harness_cpus,
                                    self.config.k6_instances)
         self.harness = Harness(self.bench, generator, self.config.timing, self.console)
+        if self.config.stdio_modes:
+            self.stdio_harness = Harness(self.bench, loadgen.create("stdio", self.config.profile.harness_cpus),
+                                         self.config.timing, self.console)
+            self.stdio_harness.generator.prepare(self.directory / "_infra")
         if self.config.calibrate:
             self._calibrate()
         rounds: list[list[str]] = []
@@ -149,7 +155,7 @@ class Suite:
                     self.record.update_server(state.spec.name, status=status, phase=failure.phase,
                                               reason=failure.reason)
                     self.console.print(f"[red]✗ {state.spec.name} {status} in {failure.phase}:[/] "
-                                       f"{failure.reason.splitlines()[0] if failure.reason else ''}")
+                                       f"{escape(failure.reason.splitlines()[0]) if failure.reason else ''}")
         for state in states.values():
             if not state.failed and self.record.server(state.spec.name)["status"] == "running":
                 if state.invalid:
@@ -164,7 +170,9 @@ class Suite:
         quick = self.config.timing.duration_s < FULL_TIMING.duration_s
         timing = calibrate.SUITE_TIMING_QUICK if quick else calibrate.SUITE_TIMING_FULL
         ceilings = {}
-        for mode in self.config.modes:
+        # k6's ceiling against the calibration endpoint says nothing of the stdio driver: its own CPU per
+        # call is recorded instead (k6-counts.json driver_cpu_s).
+        for mode in (m for m in self.config.modes if MODE_TRANSPORT[m] == "http"):
             load = ClosedLoad(mode, max(self.config.vus))
             summary = calibrate.measure_ceiling(self.harness, load, timing,
                                                 self.directory / "_calibration" / f"{load.label}")
@@ -188,30 +196,35 @@ class Suite:
                 status = "unavailable" if outcome.status == "skipped" else "failed"
                 self.record.update_server(spec.name, status=status, phase="build", reason=outcome.reason)
                 colour = "yellow" if status == "unavailable" else "red"
-                self.console.print(f"[{colour}]✗ {spec.name}: {status}:[/] {outcome.reason}")
+                self.console.print(f"[{colour}]✗ {spec.name}: {status}:[/] {escape(outcome.reason or '')}")
             else:
                 self.console.print(f"[green]✓[/] built {spec.name} in {outcome.seconds:.1f} s")
 
     # -- one server ------------------------------------------------------------------------------------
     def _unsupported_modes(self, spec: ServerSpec) -> dict[str, str]:
-        """The asked-for modes whose protocol revision the server's SDK does not accept (its manifest's
-        `protocols`; a manifest that records none accepts the v2 study's 2024-11-05)."""
+        """The asked-for modes the server cannot be measured in: a protocol revision its SDK does not accept
+        (its manifest's `protocols`; a manifest that records none accepts the v2 study's 2024-11-05), or
+        the stdio transport without a [stdio] command in its manifest."""
         accepted = spec.info.protocols or [MODE_PROTOCOL["session"]]
-        return {mode: f"its SDK does not accept protocol {MODE_PROTOCOL[mode]} (it accepts {', '.join(accepted)})"
-                for mode in self.config.modes if MODE_PROTOCOL[mode] not in accepted}
+        unsupported = {mode: f"its SDK does not accept protocol {MODE_PROTOCOL[mode]} (it accepts "
+                             f"{', '.join(accepted)})" for mode in self.config.modes if MODE_PROTOCOL[mode] not in accepted}
+        if not spec.serves_stdio:
+            unsupported.update({mode: "its manifest has no [stdio] command" for mode in self.config.stdio_modes})
+        return unsupported
 
     def _measure_server(self, state: _ServerState, round_index: int, position: int) -> None:
         assert self.record is not None and self.bench is not None
         spec = state.spec
         unsupported = self._unsupported_modes(spec)
         if len(unsupported) == len(self.config.modes):
-            raise ServerUnavailable("protocol", "; ".join(f"{mode}: {why}" for mode, why in unsupported.items()))
+            phase = "transport" if set(unsupported) <= set(self.config.stdio_modes) else "protocol"
+            raise ServerUnavailable(phase, "; ".join(f"{mode}: {why}" for mode, why in unsupported.items()))
         self.record.update_server(spec.name, status="running")
         if round_index == 1:
             if unsupported:
                 self.record.update_server(spec.name, unsupported_modes=unsupported)
                 for mode, why in unsupported.items():
-                    self.console.print(f"[yellow]{spec.name}: not measured in mode {mode}:[/] {why}")
+                    self.console.print(f"[yellow]{spec.name}: not measured in mode {mode}:[/] {escape(why)}")
             version = self.bench.runtime_version(spec)
             if version:
                 self.record.update_server(spec.name, runtime_version=version)
@@ -231,9 +244,14 @@ class Suite:
                               round_index, position)
 
     def _measure(self, state: _ServerState, load: Load, round_index: int, position: int) -> None:
-        assert self.harness is not None
-        with self._started(state, self.directory / state.spec.name / f"{load.label}-r{round_index}") as started:
-            summary = self._load(started, load, self.harness, started.out_dir)
+        harness = self.stdio_harness if MODE_TRANSPORT[load.mode] == "stdio" else self.harness
+        assert harness is not None
+        with self._started(state, self.directory / state.spec.name / f"{load.label}-r{round_index}",
+                           MODE_TRANSPORT[load.mode]) as started:
+            summary = self._load(started, load, harness, started.out_dir)
+            if started.server.stdio_launch:  # the driver timed the start: spawn to initialize answered
+                counts = loadgen.read_counts(started.out_dir / loadgen.COUNTS_FILE) or {}
+                started.facts["startup_s"] = counts.get("startup_s")
         summary = self._record_measurement(state, started, load, round_index, position, summary, started.out_dir)
         if summary["status"] != "ok":
             return
@@ -243,12 +261,18 @@ class Suite:
         self._print_summary(state.spec.name, started.out_dir.name, summary)
 
     @contextmanager
-    def _started(self, state: _ServerState, out_dir: Path) -> Iterator[_Started]:
-        """The server re-seeded, started, its start-up recorded, verified once per suite; stopped on exit."""
+    def _started(self, state: _ServerState, out_dir: Path, transport: str = "http") -> Iterator[_Started]:
+        """The server re-seeded, started, its start-up recorded, verified once per suite; stopped on exit.
+        Over stdio the load generator starts it (and every reply it checks is its verification)."""
         assert self.record is not None and self.bench is not None
         spec = state.spec
         out_dir.mkdir(parents=True, exist_ok=True)
         seed_s = self.bench.reset()
+        if transport == "stdio":
+            with self.bench.stdio_server(spec, out_dir / "server.log") as server:
+                yield _Started(server, out_dir, {"startup_s": None, "idle_mem_mb": None, "idle_rss_mb": None,
+                                                 "seed_s": round(seed_s, 3)})
+            return
         with self.bench.server(spec, out_dir / "server.log") as server:
             idle = server.usage()
             idle_mem_mb = idle.memory_bytes / 2**20 if idle else None
@@ -312,7 +336,7 @@ class Suite:
         for check in verdict.checks:
             colour = {"pass": "green", "warn": "yellow", "fail": "red"}[check.status]
             if check.status != "pass":
-                self.console.print(f"  [{colour}]{check.status}[/] {check.name}: {check.reason}")
+                self.console.print(f"  [{colour}]{check.status}[/] {check.name}: {escape(check.reason or '')}")
         self.console.print(f"  verify: [bold]{verdict.status}[/] ({len(verdict.checks)} checks)")
         if verdict.status == "fail":
             reasons = "; ".join(f"{c.name}: {c.reason}" for c in verdict.failures())

@@ -299,3 +299,66 @@ def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str,
                          color="#d62728", fontsize=8)
         fig.suptitle(title, fontweight="bold", fontsize=10)
         _save(fig, path)
+
+
+def soak_series(processes, document: Mapping, path: Path, title: str) -> None:
+    """One soak over time: memory (RSS, the cgroup's), file descriptors, threads, and p99 per bucket, with
+    the window, its baseline and end stretches shaded as the verdicts read them."""
+    window = document["window"]
+    start = window["start_s"]
+    with plt.rc_context(RC):
+        fig, axes = _figure(9, 5.2, margins={"left": 0.08, "right": 0.98, "top": 0.9, "bottom": 0.09,
+                                             "wspace": 0.22, "hspace": 0.45}, ncols=2, nrows=2)
+        memory, p99, fds, threads = axes[0][0], axes[0][1], axes[1][0], axes[1][1]
+        minutes = processes["t_s"] / 60
+        memory.plot(minutes, processes["rss_mb"], color=PALETTE[0], linewidth=1, label="RSS (process tree)")
+        if processes["cgroup_mb"].notna().any():
+            memory.plot(minutes, processes["cgroup_mb"], color=PALETTE[1], linewidth=1, label="cgroup memory")
+        memory.set_ylabel("MiB")
+        memory.set_title("memory")
+        memory.legend(loc="lower right")
+        fds.plot(minutes, processes["fds"], color=PALETTE[2], linewidth=1)
+        fds.set_ylabel("open file descriptors")
+        fds.set_title("file descriptors")
+        threads.plot(minutes, processes["threads"], color=PALETTE[4], linewidth=1)
+        threads.set_ylabel("threads")
+        threads.set_title("threads")
+        buckets = [b for b in document["buckets"] if b["p99_ms"] is not None]
+        p99.plot([(start + b["t_s"] + document["bucket_s"] / 2) / 60 for b in buckets], [b["p99_ms"] for b in buckets],
+                 marker="o", color=PALETTE[3], linewidth=1)
+        p99.set_ylabel("all-calls p99 (ms)")
+        p99.set_title(f"p99 per {document['bucket_s']:g} s")
+        p99.set_ylim(bottom=0)
+        for ax in (memory, fds, threads, p99):
+            ax.axvspan(0, start / 60, color="#eeeeee", zorder=0)  # ramp and warm-up: not judged
+            ax.set_xlabel("minutes since the load started")
+            if ax is not memory:
+                ax.set_ylim(bottom=0)
+        fig.suptitle(title, fontsize=10, fontweight="bold")
+        _save(fig, path)
+
+
+def ratio_intervals(rows: Sequence, columns: Sequence[tuple[str, str]], path: Path, title: str) -> None:
+    """Each server's overhead ratios with their intervals, one panel per kind of overhead, 1 marked."""
+    with plt.rc_context(RC):
+        height = 1.2 + 0.28 * len(rows)
+        fig, axes = _figure(9, height, margins={"left": 0.2, "right": 0.98, "top": 0.82, "bottom": 0.2,
+                                                "wspace": 0.08}, ncols=len(columns), sharey=True)
+        names = [r.display_name for r in rows]
+        y = np.arange(len(rows))
+        for ax, (key, label) in zip(axes, columns):
+            for i, row in enumerate(rows):
+                cell = row.cells[key]
+                if cell is None:
+                    continue
+                low = cell.value - cell.low if cell.low is not None else 0
+                high = cell.high - cell.value if cell.high is not None else 0
+                ax.errorbar([cell.value], [i], xerr=[[low], [high]], marker="o", color=PALETTE[i % len(PALETTE)],
+                            capsize=3)
+            ax.axvline(1.0, color="#999999", linestyle=":", linewidth=1)
+            ax.set_title(label.replace(": ", ":\n", 1), fontsize=8)
+            ax.set_xlabel("ratio")
+        axes[0].set_yticks(y, names)
+        axes[0].invert_yaxis()
+        fig.suptitle(title, fontsize=10, fontweight="bold")
+        _save(fig, path)

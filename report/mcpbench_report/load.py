@@ -7,11 +7,9 @@ current schema through mcpbench.model (run.json and summary.json keep the schema
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel
@@ -24,13 +22,7 @@ __all__ = ["LoadKey", "Measurement", "ResultsDir", "ResultsError", "ServerRecord
            "load_results_dir"]
 
 
-def read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ResultsError(f"missing file: {path}") from None
-    except json.JSONDecodeError as exc:
-        raise ResultsError(f"{path} is not valid JSON: {exc}") from None
+read_json = model.read_json
 
 
 def read_optional(path: Path, kind: type[BaseModel]) -> dict | None:
@@ -148,6 +140,7 @@ class ServerRecord:
     build: dict | None = None
     verify: dict | None = None
     capacity: dict | None = None  # `mcpbench capacity`: capacity.json (its ladders, a round each)
+    soak: dict | None = None      # `mcpbench soak`: soak.json (verdicts, buckets, slopes)
 
     @property
     def path(self) -> Path:
@@ -237,6 +230,7 @@ def load_results_dir(path: Path) -> ResultsDir:
             verify=read_optional(path / name / "verify.json", model.Verify),
             image=read_optional(path / name / "image.json", model.Image),
             capacity=read_optional(path / name / "capacity.json", model.Capacity),
+            soak=read_optional(path / name / "soak.json", model.SoakResult),
         )
         if name not in declared and run.get("status") == "complete":
             record.reason = "not listed in run.json"

@@ -1,11 +1,13 @@
 // Command baseline is the benchmark's "no MCP SDK" reference server: the same three tools and the same
 // Redis and HTTP I/O as every SDK server, behind a hand-written JSON-RPC 2.0 endpoint at POST /mcp. Its
-// throughput is the workload's own ceiling, against which each SDK's overhead is stated.
+// throughput is the workload's own ceiling, against which each SDK's overhead is stated. With -stdio it
+// serves the same JSON-RPC over stdin/stdout instead (stdio.go).
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"log"
 	"math"
 	"net"
@@ -55,11 +57,24 @@ func loadConfig() config {
 }
 
 func main() {
-	log.SetFlags(0)
+	stdio := flag.Bool("stdio", false, "serve MCP over stdin/stdout (newline-delimited JSON-RPC) instead of HTTP")
+	flag.Parse()
+	log.SetFlags(0) // log writes to stderr: in stdio mode stdout carries JSON-RPC only
 	cfg := loadConfig()
 	s, err := newServer(cfg)
 	if err != nil {
 		log.Fatalf("baseline: %v", err)
+	}
+	if *stdio {
+		log.Printf("baseline: serving stdio (GOMAXPROCS %d, server_type %s)", runtime.GOMAXPROCS(0), cfg.serverType)
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		err := s.serveStdio(ctx, os.Stdin, os.Stdout)
+		stop()
+		s.close()
+		if err != nil {
+			log.Fatalf("baseline: stdio: %v", err)
+		}
+		return
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s)

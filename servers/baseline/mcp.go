@@ -97,30 +97,36 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	reply, status := s.handle(r.Context(), b.body.Bytes(), b)
+	if reply == nil {
+		w.WriteHeader(status)
+		return
+	}
+	writeJSON(w, status, reply)
+}
+
+// handle answers one JSON-RPC message, for both transports: the reply (built in b.out), or nil for
+// a notification, and the HTTP status that goes with it.
+func (s *server) handle(ctx context.Context, msg []byte, b *buffers) ([]byte, int) {
 	var req rpcRequest
-	if err := json.Unmarshal(b.body.Bytes(), &req); err != nil {
+	if err := json.Unmarshal(msg, &req); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) { // valid JSON, but not a request object (a batch, a number, …)
-			writeJSON(w, http.StatusBadRequest, appendError(b.out, nil, codeInvalidRequest, "invalid request"))
-		} else {
-			writeJSON(w, http.StatusBadRequest, appendError(b.out, nil, codeParse, "parse error"))
+			return appendError(b.out, nil, codeInvalidRequest, "invalid request"), http.StatusBadRequest
 		}
-		return
+		return appendError(b.out, nil, codeParse, "parse error"), http.StatusBadRequest
 	}
 	if len(req.ID) == 0 {
 		// A notification (or a response from the client): acknowledged, never answered.
-		w.WriteHeader(http.StatusAccepted)
-		return
+		return nil, http.StatusAccepted
 	}
 	if !validID(req.ID) {
-		writeJSON(w, http.StatusOK, appendError(b.out, nil, codeInvalidRequest, "invalid request: id must be a string or a number"))
-		return
+		return appendError(b.out, nil, codeInvalidRequest, "invalid request: id must be a string or a number"), http.StatusOK
 	}
 	if req.JSONRPC != "2.0" || req.Method == "" {
-		writeJSON(w, http.StatusOK, appendError(b.out, req.ID, codeInvalidRequest, "invalid request"))
-		return
+		return appendError(b.out, req.ID, codeInvalidRequest, "invalid request"), http.StatusOK
 	}
-	writeJSON(w, http.StatusOK, s.dispatch(r.Context(), &req, b))
+	return s.dispatch(ctx, &req, b), http.StatusOK
 }
 
 // validID accepts the two id types JSON-RPC allows MCP to use: strings and numbers.

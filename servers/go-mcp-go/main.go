@@ -1,11 +1,13 @@
 // Command server is the mcpbench reference server on mark3labs/mcp-go
 // (github.com/mark3labs/mcp-go): Streamable HTTP at POST /mcp, stateless,
 // JSON replies, three tools backed by Redis and the product API.
+// With -stdio it serves the same server over stdin/stdout instead.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"log"
 	"math"
 	"net/http"
@@ -23,6 +25,15 @@ import (
 // maxBodyBytes: requests above 1 MiB are refused. mcp-go reads the whole body with no
 // limit of its own, so net/http's MaxBytesHandler enforces it (a JSON-RPC parse error).
 const maxBodyBytes = 1 << 20
+
+// mcp-go's stdio server runs tool calls on a fixed pool of workers (default 5) fed by a
+// queue (default 100); when the queue is full it runs the call on the read loop, which then
+// stops reading. The calls are I/O-bound and HTTP mode caps none, so the stdio server
+// takes the SDK's maximum of each: up to 100 calls run at once, the rest wait their turn.
+const (
+	stdioWorkers = 100
+	stdioQueue   = 10000
+)
 
 type config struct {
 	port       string
@@ -60,7 +71,9 @@ func getenv(key, fallback string) string {
 }
 
 func main() {
-	log.SetFlags(0)
+	stdio := flag.Bool("stdio", false, "serve MCP over stdin/stdout (newline-delimited JSON-RPC) instead of HTTP")
+	flag.Parse()
+	log.SetFlags(0) // log writes to stderr: in stdio mode stdout carries JSON-RPC only
 	cfg := loadConfig()
 
 	b, err := newBackends(cfg)
@@ -73,6 +86,17 @@ func main() {
 		// Tools only: a stateless server cannot deliver list-changed notifications.
 		server.WithToolCapabilities(false))
 	registerTools(mcpServer, b)
+
+	if *stdio {
+		// Returns at EOF on stdin or on SIGTERM/SIGINT (ServeStdio handles both); the
+		// SDK's error log goes to stderr.
+		log.Printf("%s serving stdio (GOMAXPROCS=%d, cores=%d, %d tool workers)", cfg.serverType, runtime.GOMAXPROCS(0), cfg.cores, stdioWorkers)
+		if err := server.ServeStdio(mcpServer,
+			server.WithWorkerPoolSize(stdioWorkers), server.WithQueueSize(stdioQueue)); err != nil && !errors.Is(err, context.Canceled) {
+			log.Printf("stdio: %v", err)
+		}
+		return
+	}
 
 	handler := server.NewStreamableHTTPServer(mcpServer,
 		server.WithStateLess(true),

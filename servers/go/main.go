@@ -1,11 +1,13 @@
 // Command server is the mcpbench reference server on the official Go MCP SDK
 // (github.com/modelcontextprotocol/go-sdk): Streamable HTTP at POST /mcp,
 // stateless, JSON replies, three tools backed by Redis and the product API.
+// With -stdio it serves the same server over stdin/stdout instead.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"log"
 	"math"
 	"net/http"
@@ -59,7 +61,9 @@ func getenv(key, fallback string) string {
 }
 
 func main() {
-	log.SetFlags(0)
+	stdio := flag.Bool("stdio", false, "serve MCP over stdin/stdout (newline-delimited JSON-RPC) instead of HTTP")
+	flag.Parse()
+	log.SetFlags(0) // log writes to stderr: in stdio mode stdout carries JSON-RPC only
 	cfg := loadConfig()
 
 	b, err := newBackends(cfg)
@@ -74,6 +78,20 @@ func main() {
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
 	registerTools(mcpServer, b)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if *stdio {
+		// One session for the process. The SDK runs every call but initialize on its own
+		// goroutine (mcp/server.go: jsonrpc2.Async for each call), so calls in flight overlap
+		// and replies go out as they finish. Run returns at EOF on stdin or on SIGTERM; at EOF
+		// the SDK cancels the calls still in flight and writes no reply for them (README).
+		log.Printf("%s serving stdio (GOMAXPROCS=%d, cores=%d)", cfg.serverType, runtime.GOMAXPROCS(0), cfg.cores)
+		if err := mcpServer.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+			log.Printf("stdio: %v", err)
+		}
+		return
+	}
 
 	handler := mcp.NewStreamableHTTPHandler(
 		func(*http.Request) *mcp.Server { return mcpServer }, // one server shared by every request
@@ -102,8 +120,6 @@ func main() {
 	}()
 	log.Printf("%s listening on :%s (GOMAXPROCS=%d, cores=%d)", cfg.serverType, cfg.port, runtime.GOMAXPROCS(0), cfg.cores)
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
 	<-ctx.Done()
 	// Let in-flight calls finish; the orchestrator SIGKILLs after 10 s anyway.
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -210,3 +210,19 @@ def test_ctrl_c_stops_every_container(engine, images, tmp_path: Path) -> None:
     run = json.loads((only_run(tmp_path) / "run.json").read_text())
     assert run["status"] == "interrupted"
     assert project_containers(engine, project) == [], out
+
+
+def test_a_short_soak_under_docker_reads_the_containers_processes(engine, images, tmp_path: Path) -> None:
+    server = SERVERS[0]
+    done = mcpbench("soak", server, "--runtime", "docker", "--no-build", "--quick", "--rate", "40", "--duration",
+                    "20s", "--results-dir", str(tmp_path))
+    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: a verdict failed; the files are tested
+    run_dir = only_run(tmp_path)
+    soak = json.loads((run_dir / server / "soak.json").read_text())
+    assert soak["status"] == "ok" and soak["window"]["measured_s"] >= 18
+    # the container's processes as the host sees them: RSS, FDs and threads were all readable
+    assert {c: v["verdict"] for c, v in soak["criteria"].items()
+            if c in ("rss", "fds", "threads") and v["verdict"] == "not measured"} == {}
+    assert soak["baseline"]["cgroup_mb"] and soak["baseline"]["rss_mb"]
+    assert project_containers(engine, json.loads((run_dir / "run.json").read_text())
+                              ["environment"]["docker"]["project"]) == []

@@ -70,3 +70,39 @@ def test_server_builds_starts_under_limits_and_passes_verify(
         assert usage is not None and usage.memory_bytes > 0
     finally:
         server.stop()
+
+
+def _stdio_selected() -> list[ServerSpec]:
+    return [spec for spec in _selected() if spec.serves_stdio]
+
+
+@pytest.mark.parametrize("spec", _stdio_selected(), ids=lambda s: s.name)
+def test_server_over_stdio_answers_every_call_correctly_under_limits(
+        spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
+    """The manifest's [stdio] command, prepared by the runtime (its cgroup) and driven by the stdio driver
+    with calls in flight: every reply passes load.js's checks, nothing is left running."""
+    from mcpbench.loadgen.stdio import StdioDriver
+    from mcpbench.scenarios import ClosedLoad
+    from mcpbench.config import Timing
+
+    outcome = builds[_key(spec)]
+    if outcome.status == "skipped":
+        pytest.skip(outcome.reason or "toolchain missing")
+    assert outcome.status == "ok", outcome.reason
+    runtime = LocalRuntime(resource_profile(), cgroups.detect())
+    try:
+        runtime.server_environment(spec, infra)
+    except MissingRequirement as exc:
+        pytest.skip(str(exc))
+    infra.reset()
+    server = runtime.stdio_server(spec, infra, tmp_path / "server.log")
+    timing = Timing(ramp_up_s=0, warmup_s=1, duration_s=3, ramp_down_s=0, think_time_s=0.01, warmup_cap_s=None)
+    try:
+        run = StdioDriver(None).run("", ClosedLoad("stdio", 8), timing, tmp_path, launch=server.stdio_launch)
+    finally:
+        server.stop()
+    failed = run.samples[run.samples["ok"] == 0]
+    assert failed.empty, (failed["error_kind"].value_counts().to_dict(), server.log_tail())
+    assert run.exit_code == 0 and run.target_died is None, run.counts
+    assert len(run.samples) > 20 and run.counts["garbage_lines"] == 0
+    assert run.samples["vu"].nunique() == 8  # eight calls in flight on one session

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from mcpbench.config import Timing
-from mcpbench.loadgen.k6 import _compress, k6_env, parse_samples
+from mcpbench.loadgen.k6 import compress_samples, k6_env, parse_samples
 from mcpbench.model import read_samples
 from mcpbench.scenarios import ClosedLoad, OpenLoad
 
@@ -24,7 +24,7 @@ def test_compressed_samples_round_trip_and_the_raw_log_is_reduced_to_k6s_own_mes
     log = tmp_path / "k6-samples.log"
     log.write_text((fixtures_dir / "k6-samples.log").read_text())
     samples, _ = parse_samples(log)
-    _compress([log], tmp_path / "samples.csv.gz", samples, tmp_path / "k6.log")
+    compress_samples([log], tmp_path / "samples.csv.gz", samples, tmp_path / "k6.log")
     assert not log.exists()
     assert "a k6 warning" in (tmp_path / "k6.log").read_text()
     again = read_samples(tmp_path / "samples.csv.gz")

@@ -92,7 +92,7 @@ def test_the_orchestrators_writers_produce_the_model(tmp_path):
     context = analysis.MeasurementContext.from_json(_json(RUST_R1 / "context.json"))
     model.validated(model.Context, context.to_json(), "context.json")
     assert {f.name for f in dataclasses.fields(analysis.MeasurementContext)} == set(model.Context.model_fields)
-    outcome = build._run(("true", "true"), tmp_path, dict(os.environ), 10, tmp_path / "build.log")
+    outcome = build.run_commands(("true", "true"), tmp_path, dict(os.environ), 10, tmp_path / "build.log")
     assert outcome.record() == {"status": "ok", "seconds": outcome.record()["seconds"], "reason": None,
                                 "log": "build.log", "command": "true && true"}
     with pytest.raises(ValueError):

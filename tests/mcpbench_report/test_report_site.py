@@ -18,7 +18,8 @@ from mcpbench_report.consolidate import consolidate
 from mcpbench_report.load import ResultsError
 from mcpbench_report.site import MARKER, build_site
 
-from report_helpers import CAPACITY, HALF_CPU, ROUNDS, SCHEMA1, SWEEP, copy_with_manifest, steady, write_results
+from report_helpers import (CAPACITY, HALF_CPU, OVERHEADS, ROUNDS, SCHEMA1, SOAK, SWEEP, copy_with_manifest, steady,
+                            write_results)
 
 
 class Links(HTMLParser):
@@ -337,3 +338,38 @@ def test_the_capacity_page_orders_capacities_and_sizes_a_deployment(tmp_path):
             assert f" {int(instances)} " in page
     assert (info.out / "charts" / "capacity-session.svg").exists() or any(
         p.name.startswith("capacity-session") for p in (info.out / "charts").iterdir())
+
+
+def _text(path: Path) -> str:
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", path.read_text())))
+
+
+def test_the_soak_page_shows_every_criterion_its_figures_and_the_series(tmp_path):
+    info = build_site(consolidate(load.load([SOAK])), tmp_path / "site")
+    assert 'href="soak.html"' in (info.out / "index.html").read_text()
+    page = _text(info.out / "soak.html")
+    from mcpbench import soak as criteria
+
+    assert f"at most {criteria.RSS_GROWTH_MAX:.0%} above" in page  # the constants, as the page states them
+    for server in ("go", "python"):
+        document = json.loads((SOAK / server / "soak.json").read_text())
+        for criterion in document["criteria"].values():
+            assert criterion["detail"] in page
+        assert (info.out / "charts" / f"soak-{server}.svg").exists()
+        slope = document["slopes"]["rss"]
+        assert f"{slope['mb_per_h']:,.1f} MiB/h" in page
+
+
+def test_the_decomposition_page_pairs_rounds_and_says_what_was_not_measured(tmp_path):
+    info = build_site(consolidate(load.load([OVERHEADS])), tmp_path / "site")
+    assert 'href="decomposition.html"' in (info.out / "index.html").read_text()
+    page = _text(info.out / "decomposition.html")
+    rows = {name: page.split(name, 1)[1][:900] for name in ("Go · official MCP SDK", "Python")}
+    assert "×" in rows["Go · official MCP SDK"] and "n=2" in rows["Go · official MCP SDK"]
+    # the baseline is the SDK reference: its own SDK cell is not measured, its other cells are
+    baseline = page.split("Baseline · Go, no MCP SDK", 2)[-1][:900]
+    assert baseline.split("×", 1)[0].count("not measured") == 1
+    assert (info.out / "charts" / "decomposition.svg").exists()
+    # a results set without a baseline, a second mode or stdio has no such page
+    plain = build_site(consolidate(load.load([CAPACITY])), tmp_path / "plain")
+    assert not (plain.out / "decomposition.html").exists() and not (plain.out / "soak.html").exists()

@@ -3,10 +3,11 @@ same samples) is registered (docs/architecture.md)."""
 
 from __future__ import annotations
 
-from .base import LiveView, LoadError, LoadGenerator, LoadRun, Tick
-from .k6 import COUNTS_FILE, LocalK6
+from .base import LiveView, LoadError, LoadGenerator, LoadRun, StdioLaunch, Tick
+from .k6 import COUNTS_FILE, LocalK6, read_counts
+from .stdio import StdioDriver
 
-GENERATORS: dict[str, type[LoadGenerator]] = {LocalK6.name: LocalK6}
+GENERATORS: dict[str, type[LoadGenerator]] = {LocalK6.name: LocalK6, StdioDriver.name: StdioDriver}
 DEFAULT = LocalK6.name
 
 
@@ -19,4 +20,4 @@ def create(name: str, cpus: tuple[int, ...] | None, instances: int = 1) -> LoadG
 
 
 __all__ = ["COUNTS_FILE", "DEFAULT", "GENERATORS", "LiveView", "LoadError", "LoadGenerator", "LoadRun",
-           "LocalK6", "Tick", "create"]
+           "LocalK6", "StdioLaunch", "Tick", "create", "read_counts"]

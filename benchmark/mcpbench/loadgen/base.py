@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pandas as pd
 
+from ..resources import UsageReader, process_group_reader
+
 if TYPE_CHECKING:
     from ..config import Timing
     from ..scenarios import Load
@@ -49,6 +51,19 @@ class LoadRun:
     stopped_early: bool = False           # ended by the orchestrator (Tick.STOP or Tick.ABORT)
     counts: dict | None = None            # the generator's own counts (k6-counts.json), None when none
     run_s: float | None = None            # scenario start -> generator exit
+    target_died: str | None = None        # a generator that runs the target itself (stdio): why it died
+
+
+@dataclass(frozen=True)
+class StdioLaunch:
+    """A server the load generator itself starts and talks to over stdin/stdout (the stdio transport):
+    argv already carries whatever puts it under the server's limits (runtime's business), env and cwd are
+    the server's, its stderr goes to log_path."""
+
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    cwd: Path
+    log_path: Path
 
 
 OnStart = Callable[[Sequence[int]], None]       # the generator's local process ids (resource sampling)
@@ -62,8 +77,20 @@ class LoadGenerator(ABC):
     def describe(self) -> dict[str, Any]:
         """What run.json records of the generator (config.load_generator)."""
 
+    # The transports it speaks: "http" (a URL) and/or "stdio" (a StdioLaunch it starts itself).
+    transports: ClassVar[frozenset[str]] = frozenset({"http"})
+
     @abstractmethod
     def run(self, url: str, load: Load, timing: Timing, out_dir: Path, on_start: OnStart | None = None,
-            on_tick: OnTick | None = None, checks: bool = True) -> LoadRun:
+            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
         """Run one test until it ends or `on_tick` ends it; samples.csv.gz and k6-counts.json are written
-        to out_dir. LoadError when no sample came back."""
+        to out_dir. LoadError when no sample came back. With `launch` (stdio) the generator starts the
+        server itself and `url` is not used."""
+
+    def prepare(self, log_dir: Path) -> None:
+        """Whatever the generator needs before its first test (a build), so none happens inside one."""
+
+    def usage_reader(self, pids: Sequence[int]) -> UsageReader:
+        """The generator's own CPU and memory (the "k6" component) from the pids on_start gave: by default
+        the processes and their children."""
+        return process_group_reader(pids)

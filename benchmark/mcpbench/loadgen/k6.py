@@ -25,7 +25,7 @@ from ..model import SAMPLE_COLUMNS
 from ..paths import K6_SCRIPT
 from ..toolchain import which
 from ..warmup import LiveSamples
-from .base import LoadError, LoadGenerator, LoadRun, OnStart, OnTick, Tick
+from .base import LoadError, LoadGenerator, LoadRun, OnStart, OnTick, StdioLaunch, Tick
 from .merge import MergedLive, merge_counts, merge_samples
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def segments(instances: int) -> list[list[str]]:
 
 
 @dataclass
-class _Instance:
+class Instance:
     """One k6 process and where it writes."""
 
     process: processes.ManagedProcess
@@ -94,10 +94,12 @@ class LocalK6(LoadGenerator):
                 out_dir / f"k6{suffix}.log")
 
     def run(self, url: str, load: Load, timing: Timing, out_dir: Path, on_start: OnStart | None = None,
-            on_tick: OnTick | None = None, checks: bool = True) -> LoadRun:
+            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
+        if launch is not None:
+            raise LoadError("k6 speaks HTTP only: a stdio server needs the stdio driver")
         out_dir = out_dir.resolve()  # k6 runs with cwd=out_dir, so a relative path would point below itself
         started = time.monotonic()
-        instances: list[_Instance] = []
+        instances: list[Instance] = []
         try:
             for index, segment in enumerate(segments(self.instances)):
                 samples_log, counts_path, log_path = self._files(out_dir, index)
@@ -110,17 +112,17 @@ class LocalK6(LoadGenerator):
                 argv = [k6_binary(), "run", "--quiet", "--no-color", "--no-usage-report", "--address", "127.0.0.1:0",
                         "--log-format", "raw", "--log-output", f"file={samples_log}", *segment, str(K6_SCRIPT)]
                 process = processes.spawn("k6", argv, cwd=out_dir, env=env, log_path=log_path, cpus=self.cpus)
-                instances.append(_Instance(process, samples_log, counts_path, LiveSamples(samples_log)))
+                instances.append(Instance(process, samples_log, counts_path, LiveSamples(samples_log)))
             if on_start:
                 on_start([instance.process.pid for instance in instances])
-            stopped_early = _drive(instances, timing.total_s + OVERRUN_S, started, on_tick)
+            stopped_early = drive(instances, timing.total_s + OVERRUN_S, started, on_tick)
         finally:
             for instance in instances:
                 instance.process.stop(grace_s=5)  # also reaps it and takes it off the registry
         ended_epoch = time.time()
         parsed = [parse_samples(instance.samples_log) for instance in instances]
         samples, start_epoch = merge_samples(parsed)
-        _compress([i.samples_log for i in instances], out_dir / SAMPLES_FILE, samples, out_dir / "k6.log")
+        compress_samples([i.samples_log for i in instances], out_dir / SAMPLES_FILE, samples, out_dir / "k6.log")
         exit_codes = [instance.process.popen.returncode for instance in instances]
         exit_code = next((code for code in exit_codes if code), exit_codes[0])
         if samples.empty:
@@ -132,7 +134,7 @@ class LocalK6(LoadGenerator):
                        ended_epoch - start_epoch if start_epoch is not None else None)
 
 
-def _drive(instances: list[_Instance], limit_s: float, started: float, on_tick: OnTick | None) -> bool:
+def drive(instances: list[Instance], limit_s: float, started: float, on_tick: OnTick | None) -> bool:
     """Wait for every instance to end, asking `on_tick` about once a second; True when it ended them."""
     live = instances[0].live if len(instances) == 1 else MergedLive([i.live for i in instances])
     while True:
@@ -162,7 +164,7 @@ def _drive(instances: list[_Instance], limit_s: float, started: float, on_tick: 
             return True
 
 
-def _no_samples_reason(instances: Sequence[_Instance], exit_code: int | None) -> str:
+def _no_samples_reason(instances: Sequence[Instance], exit_code: int | None) -> str:
     tail = instances[0].process.log_tail()
     # The console shows a failure's first line only, so k6's own last error goes there.
     # k6's own logger writes `level=error msg=…`; a script exception comes raw (--log-format raw).
@@ -203,7 +205,7 @@ def parse_samples(log_path: Path) -> tuple[pd.DataFrame, float | None]:
     return frame, (start_ms / 1000 if start_ms is not None else None)
 
 
-def _compress(logs: Sequence[Path], target: Path, samples: pd.DataFrame, k6_log: Path) -> None:
+def compress_samples(logs: Sequence[Path], target: Path, samples: pd.DataFrame, k6_log: Path) -> None:
     tmp = target.with_suffix(".tmp")
     with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=5) as handle:
         samples.to_csv(handle, index=False)

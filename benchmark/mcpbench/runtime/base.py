@@ -16,6 +16,7 @@ import httpx
 from .. import cgroups
 from ..build import BuildOutcome, build_api_service, build_server
 from ..config import ResourceProfile
+from ..loadgen.base import StdioLaunch
 from ..manifest import ServerSpec
 from ..mcp_client import McpClient
 from ..resources import Usage, UsageReader
@@ -23,6 +24,10 @@ from ..resources import Usage, UsageReader
 
 class StartError(RuntimeError):
     """The server did not come up: it exited, or it did not answer in time. Carries its log tail."""
+
+
+class StdioUnsupported(RuntimeError):
+    """The runtime cannot run a server over stdio: the server is unavailable in that transport, not failed."""
 
 
 class RunningServer(Protocol):
@@ -33,6 +38,8 @@ class RunningServer(Protocol):
     # What the runtime knows of the server beyond the process (docker: image, its size, cold start);
     # recorded in run.json and image.json. None: nothing to add.
     details: dict[str, Any] | None
+    # Set for a stdio server: not running yet, the load generator starts it from this (url unused).
+    stdio_launch: StdioLaunch | None
 
     def alive(self) -> bool: ...
 
@@ -41,6 +48,10 @@ class RunningServer(Protocol):
     # psutil's view of the server's processes beside usage(): RSS and CPU time summed over the tree.
     # None where the runtime cannot see the processes.
     def process_tree_usage(self) -> Usage | None: ...
+
+    # The server's main process as the host sees it (the soak reads its tree: RSS, FDs, threads); None
+    # where the runtime cannot see it.
+    def root_pid(self) -> int | None: ...
 
     def log_tail(self, lines: int = 30) -> str: ...
 
@@ -110,6 +121,11 @@ class Runtime(ABC):
     def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> RunningServer:
         """The server up and answering `initialize`, under the profile's limits; StartError otherwise."""
 
+    def stdio_server(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> RunningServer:
+        """The server prepared for the stdio transport: under the profile's limits once the load generator
+        starts it from `stdio_launch`. StdioUnsupported where this runtime cannot."""
+        raise StdioUnsupported(f"the {self.name} runtime does not run stdio servers (use --runtime local)")
+
     def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:
         """The interpreter/VM the server runs on, as it reports itself; None for a compiled server."""
         return None
@@ -122,8 +138,12 @@ class ServerBase:
     """The defaults of a RunningServer: nothing beyond the process, no tree view, no freezer."""
 
     details: dict[str, Any] | None = None
+    stdio_launch: StdioLaunch | None = None
 
     def process_tree_usage(self) -> Usage | None:
+        return None
+
+    def root_pid(self) -> int | None:
         return None
 
     @contextmanager

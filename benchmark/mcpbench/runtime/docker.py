@@ -265,8 +265,8 @@ class DockerServer(ServerBase):
             return None
         return self._usage()
 
-    def process_tree_usage(self) -> Usage | None:
-        """RSS and CPU time of the container's processes as the host sees them (beside the cgroup's view)."""
+    def root_pid(self) -> int | None:
+        """The container's first process as the host sees it (State.Pid)."""
         if self._stopped:
             return None
         if not self._pid:
@@ -274,10 +274,15 @@ class DockerServer(ServerBase):
                 self._pid = ((self._engine.container(self.container_id) or {}).get("State") or {}).get("Pid")
             except DockerError:
                 return None
-        if not self._pid:
+        return int(self._pid) if self._pid else None
+
+    def process_tree_usage(self) -> Usage | None:
+        """RSS and CPU time of the container's processes as the host sees them (beside the cgroup's view)."""
+        pid = self.root_pid()
+        if not pid:
             return None
         try:
-            return _tree_usage(int(self._pid))
+            return _tree_usage(pid)
         except psutil.Error:
             return None
 

@@ -17,6 +17,7 @@ from ..manifest import ServerSpec
 from ..ports import free_port
 from ..resources import Usage
 from ..toolchain import environment_for
+from ..loadgen.base import StdioLaunch
 from .base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
 from .local_infra import Infra
 
@@ -61,6 +62,9 @@ class LocalServer(ServerBase):
         except (OSError, psutil.Error):
             return None
 
+    def root_pid(self) -> int | None:
+        return self.process.pid if self.alive() else None
+
     def log_tail(self, lines: int = 30) -> str:
         return self.process.log_tail(lines)
 
@@ -68,13 +72,11 @@ class LocalServer(ServerBase):
     def paused(self) -> Iterator[bool]:
         """The server frozen (cgroup v2 freezer) for the host's speed probe, which must time the machine,
         not compete with the server's own after-load work (GC, JIT, timers). Yields whether it is frozen."""
-        frozen = False
-        try:
-            frozen = bool(self.cgroup and self.alive() and self.cgroup.set_frozen(True))
+        if not (self.cgroup and self.alive()):
+            yield False
+            return
+        with self.cgroup.frozen() as frozen:
             yield frozen
-        finally:
-            if self.cgroup and frozen:
-                self.cgroup.set_frozen(False)
 
     def stop(self) -> None:
         self.process.stop()  # paused() thaws on every way out; Cgroup.remove thaws whatever is left
@@ -93,6 +95,67 @@ def _tree_usage(pid: int) -> Usage:
         except psutil.NoSuchProcess:
             continue
     return Usage(int(cpu * 1e9), rss)
+
+
+# Put the stdio server, which the load generator spawns, under the server's limits: the shell writes its own
+# pid into the cgroup's procs file(s), then execs the command (the cgroup and the pid stay the server's).
+_ENTER_CGROUP = 'while [ "$1" != "--" ]; do echo $$ > "$1"; shift; done; shift; exec "$@"'
+
+
+class LocalStdioServer(ServerBase):
+    """A stdio server: prepared (its cgroup made, its command wrapped), started by the load generator,
+    measured through the cgroup like an HTTP server."""
+
+    def __init__(self, name: str, launch: StdioLaunch, cgroup: cgroups.Cgroup | None):
+        self.name = name
+        self.url = "stdio:"  # no URL: the load generator talks to it over stdin/stdout
+        self.stdio_launch = launch
+        self.cgroup = cgroup
+        self.limits_applied = cgroup is not None
+        self.startup_s = 0.0  # the driver's to measure (k6-counts.json startup_s)
+
+    def alive(self) -> bool:
+        # The generator starts it and ends it with the test, so only the generator can tell a death from
+        # the end: it says so in its LoadRun (target_died), with the reason.
+        return True
+
+    def _pids(self) -> list[int]:
+        return self.cgroup.pids() if self.cgroup else []
+
+    def usage(self) -> Usage | None:
+        try:
+            return Usage(self.cgroup.cpu_usage_ns(), self.cgroup.memory_bytes()) if self.cgroup else None
+        except OSError:
+            return None
+
+    def root_pid(self) -> int | None:
+        pids = self._pids()
+        return pids[0] if pids else None
+
+    def process_tree_usage(self) -> Usage | None:
+        pid = self.root_pid()
+        try:
+            return _tree_usage(pid) if pid else None
+        except psutil.Error:
+            return None
+
+    def log_tail(self, lines: int = 30) -> str:
+        path = self.stdio_launch.log_path if self.stdio_launch else None
+        if not path or not path.exists():
+            return ""
+        return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+    @contextmanager
+    def paused(self) -> Iterator[bool]:
+        if not (self.cgroup and self._pids()):
+            yield False  # not started yet (the probe before the load) or already ended
+            return
+        with self.cgroup.frozen() as frozen:
+            yield frozen
+
+    def stop(self) -> None:
+        if self.cgroup:
+            self.cgroup.remove()  # whatever the generator left behind
 
 
 class LocalRuntime(Runtime):
@@ -115,17 +178,20 @@ class LocalRuntime(Runtime):
         MissingRequirement when this machine lacks one."""
         return {**environment_for(spec.info.requires, spec.info.jdk), **super().server_environment(spec, infra)}
 
+    def _cgroup(self, name: str) -> cgroups.Cgroup | None:
+        """A new cgroup with the profile's limits (None where cgroups cannot be used here)."""
+        if not self.support.usable:
+            return None
+        limits = cgroups.Limits(self.profile.cpus, self.profile.memory_mb, self.profile.cpuset)
+        return cgroups.Cgroup.create(f"{name}-{os.getpid()}-{next(_counter)}", limits, self.support.version or 1)
+
     def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> LocalServer:
         port = free_port()
         env = {**self.server_environment(spec, infra), "PORT": str(port),
                **{k: _substitute(v, port, spec.directory) for k, v in spec.run_env.items()}}
         argv = [_substitute(arg, port, spec.directory) for arg in spec.run_command]
         argv[0] = _executable(argv[0], spec.directory)
-        group = None
-        if self.support.usable:
-            limits = cgroups.Limits(self.profile.cpus, self.profile.memory_mb, self.profile.cpuset)
-            group = cgroups.Cgroup.create(f"{spec.name}-{os.getpid()}-{next(_counter)}", limits,
-                                          self.support.version or 1)
+        group = self._cgroup(spec.name)
         launched = time.monotonic()
         try:
             process = processes.spawn(spec.name, argv, cwd=spec.directory, env=env, log_path=log_path,
@@ -143,6 +209,18 @@ class LocalRuntime(Runtime):
             raise
         server.startup_s = time.monotonic() - launched
         return server
+
+    def stdio_server(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> LocalStdioServer:
+        assert spec.stdio_command is not None
+        env = {**self.server_environment(spec, infra), **(spec.stdio_env or {})}
+        argv = [_substitute(arg, 0, spec.directory) for arg in spec.stdio_command]
+        argv[0] = _executable(argv[0], spec.directory)
+        group = self._cgroup(f"{spec.name}-stdio")
+        if group:
+            pin = ["taskset", "-c", ",".join(map(str, self.profile.server_cpus))] if self.profile.server_cpus else []
+            argv = ["/bin/sh", "-c", _ENTER_CGROUP, "mcpbench-enter", *group.procs_files(), "--", *pin, *argv]
+        launch = StdioLaunch(tuple(argv), env, spec.directory, log_path)
+        return LocalStdioServer(spec.name, launch, group)
 
     def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:
         """What the run command's program says it is (None for a compiled server)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import MODE_PROTOCOL, MODES, Load, Mode, in_window
+from .base import MODE_PROTOCOL, MODE_TRANSPORT, MODES, Load, Mode, in_window
 from .closed import ClosedLoad
 from .open import OpenLoad
 
@@ -18,4 +18,4 @@ def kind(name: str | None) -> type[Load]:
         raise ValueError(f"unknown load kind {name!r}; known: {', '.join(KINDS)}") from None
 
 
-__all__ = ["KINDS", "MODE_PROTOCOL", "MODES", "ClosedLoad", "Load", "Mode", "OpenLoad", "in_window", "kind"]
+__all__ = ["KINDS", "MODE_PROTOCOL", "MODE_TRANSPORT", "MODES", "ClosedLoad", "Load", "Mode", "OpenLoad", "in_window", "kind"]

@@ -13,13 +13,16 @@ if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in ann
     from ..config import Timing
 
 
-Mode = Literal["session", "stateless", "persistent", "stateless-2026"]
-MODES: tuple[Mode, ...] = ("session", "stateless", "persistent", "stateless-2026")
-# The MCP protocol revision each mode speaks (docs/workload.md): the v2 study's 2024-11-05 sessions, or the
-# 2026-07-28 revision's self-contained requests. A server whose manifest does not list a mode's revision
+Mode = Literal["session", "stateless", "persistent", "stateless-2026", "stdio"]
+MODES: tuple[Mode, ...] = ("session", "stateless", "persistent", "stateless-2026", "stdio")
+# The MCP protocol revision each mode speaks (docs/workload.md): the v2 study's 2024-11-05 sessions, the
+# 2026-07-28 revision's self-contained requests, or (stdio) the stdio driver's initialize. A server whose manifest does not list a mode's revision
 # among its `protocols` is not measured in that mode.
 MODE_PROTOCOL: dict[str, str] = {"session": "2024-11-05", "stateless": "2024-11-05", "persistent": "2024-11-05",
-                                 "stateless-2026": "2026-07-28"}
+                                 "stateless-2026": "2026-07-28", "stdio": "2025-06-18"}
+# How each mode reaches the server: Streamable HTTP (k6), or one stdio session the load generator spawns
+# the server for (the manifest's [stdio] command; the stdio driver keeps the calls in flight on it).
+MODE_TRANSPORT: dict[str, str] = {mode: "http" for mode in MODE_PROTOCOL} | {"stdio": "stdio"}
 
 
 @dataclass(frozen=True)

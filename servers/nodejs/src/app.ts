@@ -5,8 +5,7 @@ import type { Server } from 'node:http';
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
 import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { Redis } from 'ioredis';
-import { apiClient, newMcpServer, type Backends } from './tools.js';
+import { closeBackends, connectBackends, newMcpServer } from './tools.js';
 
 export interface Config {
   port: number;
@@ -20,15 +19,7 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 }
 
 export function serve(config: Config, onListening: () => void) {
-  const backends: Backends = {
-    // One connection per process: Redis executes commands one at a time anyway, and auto-pipelining
-    // batches every command issued in the same event-loop tick into one write.
-    redis: new Redis(config.redisUrl, { enableAutoPipelining: true }),
-    // A process is one JS thread; 64 sockets exceed what it can have in flight with 50 clients.
-    api: apiClient(config.apiUrl, 64),
-    serverType: config.serverType,
-  };
-  backends.redis.on('error', (err) => console.error(`redis: ${err.message}`));
+  const backends = connectBackends(config.redisUrl, config.apiUrl, config.serverType);
 
   const app = express();
   app.disable('x-powered-by');
@@ -93,7 +84,7 @@ export function serve(config: Config, onListening: () => void) {
     stopping = true;
     http.close();
     http.closeAllConnections();
-    await Promise.allSettled([backends.redis.quit(), backends.api.close()]);
+    await closeBackends(backends);
     process.exit(0);
   };
   process.on('SIGTERM', stop);

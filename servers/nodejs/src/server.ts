@@ -1,9 +1,15 @@
 // Entry point: reads the environment and runs one server process, or a node:cluster primary that forks
-// one per share of CPU_LIMIT. The same file runs under Node.js and Bun.
+// one per share of CPU_LIMIT; with --stdio, one process serving MCP over stdin/stdout (no cluster, no port).
+// The same file runs under Node.js and Bun.
 import cluster from 'node:cluster';
 import os from 'node:os';
+import { parseArgs } from 'node:util';
 
 const env = process.env;
+const redisUrl = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const apiUrl = env.API_SERVICE_URL ?? 'http://127.0.0.1:8100';
+const serverType = env.SERVER_TYPE ?? 'nodejs';
+const { stdio } = parseArgs({ options: { stdio: { type: 'boolean', default: false } } }).values;
 const cpuLimit = Number(env.CPU_LIMIT) > 0 ? Number(env.CPU_LIMIT) : os.availableParallelism();
 // One event loop per granted core: the per-request cost is JavaScript CPU, so more processes than cores
 // add heaps, JIT warm-ups and context switches but no throughput (README, "Worker count").
@@ -11,17 +17,15 @@ const workers = Number(env.WORKERS) > 0 ? Math.floor(Number(env.WORKERS)) : Math
 const runtime = process.versions.bun ? `Bun ${process.versions.bun}` : `Node.js ${process.version}`;
 const port = Number(env.PORT ?? 8080);
 
-if (workers === 1 || !cluster.isPrimary) {
+if (stdio) {
+  const { serveOverStdio } = await import('./stdio.js');
+  serveOverStdio(redisUrl, apiUrl, serverType);
+  console.error(`serving MCP on stdio (${runtime}, 1 process)`);
+} else if (workers === 1 || !cluster.isPrimary) {
   // Imported here, not at the top, so that a cluster primary (which serves nothing) stays small.
   const { serve } = await import('./app.js');
-  serve(
-    {
-      port,
-      redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      apiUrl: env.API_SERVICE_URL ?? 'http://127.0.0.1:8100',
-      serverType: env.SERVER_TYPE ?? 'nodejs',
-    },
-    () => cluster.isPrimary && console.log(`listening on :${port} (${runtime}, 1 process)`),
+  serve({ port, redisUrl, apiUrl, serverType }, () =>
+    cluster.isPrimary && console.log(`listening on :${port} (${runtime}, 1 process)`),
   );
 } else {
   // Share the memory limit between the workers' V8 heaps (JavaScriptCore under Bun sizes itself).

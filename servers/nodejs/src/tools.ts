@@ -17,6 +17,19 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
+// One process's clients: one Redis connection (Redis executes commands one at a time anyway, and
+// auto-pipelining batches every command issued in the same event-loop tick into one write) and one HTTP
+// pool (a process is one JS thread; 64 sockets exceed what it can have in flight with 50 clients).
+export function connectBackends(redisUrl: string, apiUrl: string, serverType: string): Backends {
+  const redis = new Redis(redisUrl, { enableAutoPipelining: true });
+  redis.on('error', (err) => console.error(`redis: ${err.message}`));
+  return { redis, api: apiClient(apiUrl, 64), serverType };
+}
+
+export async function closeBackends(b: Backends): Promise<void> {
+  await Promise.allSettled([b.redis.quit(), b.api.close()]);
+}
+
 // Under Node, undici's Pool is the fastest keep-alive client (no WHATWG fetch overhead). Bun replaces
 // the `undici` module with stubs whose Pool does nothing, so there the native fetch is used: it keeps
 // connections alive and pools them per host on its own.

@@ -1,10 +1,13 @@
-"""`python -m mcpbench_fastmcp`: start uvicorn with one worker process per granted core."""
+"""`python -m mcpbench_fastmcp`: start uvicorn with one worker process per granted core; with `--stdio`, serve MCP
+over stdin/stdout from this one process instead."""
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 
+import anyio
 import uvicorn
 
 
@@ -23,6 +26,13 @@ def worker_count() -> int:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m mcpbench_fastmcp", description=__doc__)
+    parser.add_argument("--stdio", action="store_true", help="serve MCP over stdin/stdout (one process, no port)")
+    if parser.parse_args().stdio:
+        from mcpbench_fastmcp.server import serve_stdio
+
+        anyio.run(serve_stdio, backend_options={"use_uvloop": True})
+        return
     uvicorn.run(
         "mcpbench_fastmcp.server:app",
         host="0.0.0.0",

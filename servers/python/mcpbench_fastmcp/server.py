@@ -1,5 +1,5 @@
-"""The three workload tools (docs/workload.md §3) on MCPServer (mcp 2.x's FastMCP), and the ASGI app uvicorn's
-workers import."""
+"""The three workload tools (docs/workload.md §3) on MCPServer (mcp 2.x's FastMCP): the ASGI app uvicorn's
+workers import, and the same server on the SDK's stdio transport (`serve_stdio`)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ SERVER_TYPE = os.environ.get("SERVER_TYPE", "python")
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
 API_SERVICE_URL = os.environ.get("API_SERVICE_URL", "http://127.0.0.1:8100")
 
-# Per worker, so the totals scale with the worker count (one per granted core). A worker runs out of CPU long
-# before it runs out of connections: with 50 VUs on one worker, ~20 Redis and ~10 API connections were ever open.
-# 32 leaves headroom; the blocking pool makes a burst beyond that wait instead of failing.
+# Per process (an HTTP worker, or the one stdio process), so the HTTP totals scale with the worker count (one per
+# granted core). A worker runs out of CPU long before it runs out of connections: with 50 VUs on one worker, ~20
+# Redis and ~10 API connections were ever open. 32 leaves headroom; the blocking pool makes a burst beyond that wait
+# instead of failing.
 REDIS_POOL_SIZE = 32
 HTTP_POOL_SIZE = 32
 
@@ -42,7 +43,7 @@ mcp = MCPServer(
     log_level="WARNING",
 )
 
-# Created once per worker process in the lifespan below; the tools only run while it is active.
+# Created once per process by backends() below; the tools only run while it is active.
 redis: Redis
 http: httpx.AsyncClient
 
@@ -153,7 +154,8 @@ async def checkout(user_id: str = "user-00042", items: list[CartItem] = DEFAULT_
 
 
 @asynccontextmanager
-async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+async def backends() -> AsyncIterator[None]:
+    """This process's Redis pool and API client, for both transports."""
     global redis, http
     redis = Redis.from_pool(
         BlockingConnectionPool.from_url(
@@ -168,11 +170,29 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         trust_env=False,
     )
     try:
-        async with mcp.session_manager.run():
-            yield
+        yield
     finally:
         await http.aclose()
         await redis.aclose()
+
+
+@asynccontextmanager
+async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+    async with backends(), mcp.session_manager.run():
+        yield
+
+
+async def serve_stdio() -> None:
+    """One process on the SDK's stdio transport (newline-delimited JSON-RPC on stdin/stdout) until stdin closes.
+
+    Requests run concurrently: the SDK's dispatcher spawns every request but `initialize` as its own task in the
+    connection's task group and goes on reading (mcp 2.3.0 mcp/shared/jsonrpc_dispatcher.py:609-623), so many
+    tools/call are in flight at once on the one event loop. At EOF it cancels whatever is still running (:531-534).
+    Both protocol eras are served, as over HTTP (mcp/server/runner.py:602 serve_dual_era_loop). While it serves,
+    stdio_server() points fd 1 at stderr, so nothing but JSON-RPC reaches stdout.
+    """
+    async with backends():
+        await mcp.run_stdio_async()
 
 
 # MCPServer's own app runs only the session manager in its lifespan; reuse its routes (POST/GET/DELETE /mcp)

@@ -1,4 +1,5 @@
-//! mcpbench reference server: rmcp (Streamable HTTP, stateless, JSON replies) on axum + tokio.
+//! mcpbench reference server: rmcp (Streamable HTTP, stateless, JSON replies) on axum + tokio;
+//! with `--stdio`, the same tool router over rmcp's stdio transport.
 
 mod config;
 mod tools;
@@ -6,8 +7,14 @@ mod tools;
 use std::sync::Arc;
 
 use axum::{Router, http::header, routing::get, serve::ListenerExt};
-use rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+use rmcp::{
+    ServiceExt,
+    transport::{
+        stdio_pipes,
+        streamable_http_server::{
+            StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+        },
+    },
 };
 use tokio_util::sync::CancellationToken;
 
@@ -22,10 +29,44 @@ fn main() {
         .enable_all()
         .build()
         .expect("build tokio runtime");
-    if let Err(err) = runtime.block_on(serve(cfg)) {
+    let result = if std::env::args().skip(1).any(|arg| arg == "--stdio") {
+        runtime.block_on(serve_stdio(cfg))
+    } else {
+        runtime.block_on(serve(cfg))
+    };
+    if let Err(err) = result {
         eprintln!("mcpbench-rust: {err}");
         std::process::exit(1);
     }
+}
+
+/// One MCP session over stdin/stdout. rmcp spawns a task per request (service.rs:1669,
+/// `spawn_service_task`), so calls in flight overlap and replies leave as they finish.
+/// `stdio_pipes` is rmcp's stdio transport on the IO reactor when both streams are pipes
+/// (as a client launching the server makes them), `stdio()`'s blocking handles otherwise.
+/// Returns at EOF on stdin (after draining replies in flight) or on SIGTERM/SIGINT.
+async fn serve_stdio(cfg: Config) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let app = Arc::new(tools::App::new(&cfg)?);
+    // stdout carries JSON-RPC only: anything else goes to stderr.
+    eprintln!(
+        "mcpbench-rust serving stdio (workers={}, redis pool={}, server_type={})",
+        cfg.cpus, cfg.redis_pool_size, cfg.server_type
+    );
+    let shutdown = CancellationToken::new();
+    let signal_token = shutdown.clone();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        signal_token.cancel();
+    });
+    match Bench::new(app)
+        .serve_with_ct(stdio_pipes(), shutdown.clone())
+        .await
+    {
+        Ok(service) => drop(service.waiting().await?),
+        Err(_) if shutdown.is_cancelled() => {} // SIGTERM before the handshake finished
+        Err(err) => return Err(err.into()),
+    }
+    Ok(())
 }
 
 async fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {

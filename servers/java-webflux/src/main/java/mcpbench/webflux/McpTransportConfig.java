@@ -16,6 +16,7 @@ import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.ValueSerializer;
 
 import org.springframework.ai.mcp.server.webflux.transport.WebFluxStatelessServerTransport;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.jackson.JacksonComponent;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -36,8 +37,10 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * <li>a tools/call without "arguments" failed with a NullPointerException;</li>
  * <li>DELETE /mcp (session end) fell through to a 404; stateless servers answer 405.</li>
  * </ul>
+ * HTTP only: the stdio profile (application-stdio.properties) runs without a web application.
  */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnWebApplication
 class McpTransportConfig {
 
 	@Bean

@@ -9,6 +9,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.stereotype.Component;
 
 /**
@@ -17,9 +18,11 @@ import org.springframework.stereotype.Component;
  * web server accepts connections. The first call otherwise pays for connecting to both
  * backends and for loading and compiling a few thousand classes: ~2.5 s of CPU, which on a
  * contended core outlasted a client's 10 s timeout. checkout is left out: it writes to Redis.
- * Best effort: a backend that is not up only costs a warning.
+ * Best effort: a backend that is not up only costs a warning. HTTP only (it goes through the
+ * HTTP transport's handler).
  */
 @Component
+@ConditionalOnWebApplication
 class Warmup implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(Warmup.class);

@@ -1,5 +1,6 @@
 package mcpbench.micronaut;
 
+import java.util.Arrays;
 import java.util.Map;
 
 import io.micronaut.context.ApplicationContext;
@@ -24,14 +25,21 @@ public class Application {
         int cpus = cpus();
         // Must be set before Reactor's Schedulers class initialises.
         System.setProperty("reactor.schedulers.defaultBoundedElasticSize", Integer.toString(TOOL_THREADS_PER_CPU * cpus));
-        ApplicationContext context = Micronaut.build(args)
+        // --stdio: MCP over stdin/stdout (README "stdio"). stdout carries only JSON-RPC, so the log goes to
+        // stderr (logback.xml reads this before the first logger exists), and no HTTP server is started.
+        boolean stdio = Arrays.asList(args).contains("--stdio");
+        if (stdio) {
+            System.setProperty("mcpbench.log.target", "System.err");
+        }
+        Micronaut micronaut = Micronaut.build(args)
                 .mainClass(Application.class)
                 .banner(false)
                 .properties(Map.of(
                         "micronaut.http.services.api.pool.max-concurrent-http1-connections", HTTP_CONNECTIONS_PER_CPU * cpus,
                         "redis.io-thread-pool-size", Math.max(2, cpus),
-                        "redis.computation-thread-pool-size", Math.max(2, cpus)))
-                .start();
+                        "redis.computation-thread-pool-size", Math.max(2, cpus)));
+        // stdio: the context alone (application-stdio.properties); its start-up event starts the MCP server.
+        ApplicationContext context = stdio ? micronaut.environments("stdio").build().start() : micronaut.start();
         if (Boolean.getBoolean("mcpbench.cds.training")) {
             // Class-data-sharing training run (build.sh, Dockerfile; docs/jvm-policy.md): the context and the
             // HTTP server are up, i.e. every class a start loads is loaded. Stop and exit; the JVM writes

@@ -1,0 +1,3 @@
+module mcpbench/stdio-driver
+
+go 1.26

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestClassifyFindsTheTopLevelIDOnly(t *testing.T) {
+	cases := []struct {
+		line string
+		id   uint64
+		kind lineKind
+	}{
+		{`{"jsonrpc":"2.0","result":{"structuredContent":{"products":[{"id":7}]}},"id":42}`, 42, replyLine},
+		{`{"id":"9","jsonrpc":"2.0","result":{}}` + "\r\n", 9, replyLine},
+		{`{"result":{"content":[{"text":"{\"id\":3}"}]},"id": 5 }`, 5, replyLine},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}`, 0, unmatchedReply},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{"id":1}}`, 0, serverMessage},
+		{`{"jsonrpc":"2.0","method":"ping","id":1}`, 0, serverMessage},
+		{"  \r\n", 0, blankLine},
+		{"Server listening on stdio\n", 0, garbageLine},
+		{`{"jsonrpc":"2.0","result":{`, 0, garbageLine},
+		{`{}`, 0, garbageLine},
+		{`[{"id":1}]`, 0, garbageLine},
+	}
+	for _, c := range cases {
+		id, kind := classify([]byte(c.line))
+		if id != c.id || kind != c.kind {
+			t.Errorf("classify(%q) = %d, %d; want %d, %d", c.line, id, kind, c.id, c.kind)
+		}
+	}
+}
+
+func toolReply(payload string) string {
+	text, _ := json.Marshal(payload)
+	return `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":` + string(text) + `}]}}`
+}
+
+func TestJudgeGivesLoadJsVerdicts(t *testing.T) {
+	search := `{"total_found":2251,"products":[1,2,3,4,5,6,7,8,9,null],"top10_popular_ids":[1,2,3,4,5,6,7,8,9,10]}`
+	cases := []struct {
+		call   int
+		line   string
+		checks bool
+		want   string
+	}{
+		{0, toolReply(search), true, ""},
+		{0, toolReply(`{"total_found":2250,"products":[],"top10_popular_ids":[]}`), true, "check_failed"},
+		{0, toolReply(`{"total_found":2250}`), false, ""},
+		{0, toolReply(`not json`), true, "check_failed"},
+		{1, toolReply(`{"cart":{"items":[{}]},"recent_history":[1,2,3,4,5]}`), true, ""},
+		{1, toolReply(`{"cart":null,"recent_history":[1,2,3,4,5]}`), true, "check_failed"},
+		{2, toolReply(`{"status":"confirmed","total":12.5,"items_count":2}`), true, ""},
+		{2, toolReply(`{"status":"confirmed","total":"12.5","items_count":2}`), true, "check_failed"},
+		{2, `{"id":1,"result":{"content":[{"text":"x"}],"isError":true}}`, true, "tool_error"},
+		{2, `{"id":1,"error":{"code":-32603,"message":"boom"}}`, true, "jsonrpc_-32603"},
+		{2, `{"id":1,"error":{"message":"no code"}}`, true, "jsonrpc_undefined"},
+		{2, `{"id":1,"error":null,"result":{"content":[]}}`, false, ""},
+		{2, `{"id":1,"result":null}`, true, "bad_response"},
+		{2, `{"id":1}`, true, "bad_response"},
+		{2, `{"id":1,"result":false}`, true, "bad_response"},
+		{2, `{"id":1,"result":"text"}`, false, ""},
+		{2, `{"id":1,"result":"text"}`, true, "check_failed"},
+		{2, `{"id":1,"result":{"content":[{"text":5}]}}`, true, "check_failed"},
+		{2, `{"id":1,"result":{"content":[{"te`, true, "bad_response"},
+		{toolsList, `{"id":1,"result":{"tools":[{},{},{}]}}`, true, ""},
+		{toolsList, `{"id":1,"result":{"tools":[{},{}]}}`, false, "check_failed"},
+		{toolsList, `{"id":1,"result":{"tools":[{},{},{}],"isError":true}}`, true, ""},
+	}
+	for _, c := range cases {
+		if got := judge(c.call, []byte(c.line), c.checks); got != c.want {
+			t.Errorf("judge(%s, %s, checks=%v) = %q; want %q", calls[c.call], c.line, c.checks, got, c.want)
+		}
+	}
+}
+
+func TestRequestBodiesAreLoadJsBytes(t *testing.T) {
+	p := requestPrefixes(1000)
+	want := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"checkout","arguments":{"user_id":"user-01000",` +
+		`"items":[{"product_id":42,"quantity":2},{"product_id":1337,"quantity":1}]}},"id":17}` + "\n"
+	if got := string(body(p[2], 17)); got != want {
+		t.Errorf("checkout body %s; want %s", got, want)
+	}
+	if got := string(body(requestPrefixes(1)[toolsList], 3)); got != `{"jsonrpc":"2.0","method":"tools/list","params":{},"id":3}`+"\n" {
+		t.Errorf("tools/list body %s", got)
+	}
+}
+
+func BenchmarkJudgeSearch(b *testing.B) {
+	products := `[{"id":1,"sku":"SKU-000001","name":"Alpha Electronics Item 1","price":51.0,"rating":1.0,"popularity_rank":0}`
+	for i := 0; i < 9; i++ {
+		products += `,{"id":1,"sku":"SKU-000001","name":"Alpha Electronics Item 1","price":51.0,"rating":1.0,"popularity_rank":0}`
+	}
+	line := []byte(toolReply(`{"category":"Electronics","total_found":2251,"products":` + products +
+		`],"top10_popular_ids":[1,2,3,4,5,6,7,8,9,10],"server_type":"go"}`))
+	for b.Loop() {
+		classify(line)
+		if judge(0, line, true) != "" {
+			b.Fatal("check failed")
+		}
+	}
+}

@@ -1,0 +1,116 @@
+"""Where the time goes: per server, three overheads as ratios of measurements the suite already makes.
+
+  SDK        the server's CPU per call / the no-SDK baseline's (manifest sdk = "none"), same load, same round
+  session    session mode / stateless mode of the same server and load: CPU per call and median latency
+  transport  HTTP stateless / stdio of the same server and load: CPU per call and median latency
+
+Each ratio pairs measurements of the same round of the same run (measured minutes apart, in the shuffled
+order the round had), so a slow spell of the host weighs on both sides. The cell is the geometric mean of the
+per-round ratios with a 95 % t interval on their logarithms, over n rounds; one round gives the ratio without
+an interval, none gives "not measured". A harness-limited measurement is used here too: CPU per call and
+latency at a given load are the server's figures even where the load generator capped the throughput.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import stats
+from .consolidate import Consolidated, Group, RunData
+from .load import LoadKey
+
+NO_SDK = "none"  # a manifest's `sdk` for the hand-written reference (servers/baseline)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    value: float
+    low: float | None     # 95 % interval (None: one round)
+    high: float | None
+    n: int                # rounds paired
+    load: str             # the load it was measured at
+
+    @property
+    def text(self) -> str:
+        interval = f" [{self.low:.2f}–{self.high:.2f}]" if self.low is not None else " (1 round, no interval)"
+        return f"×{self.value:.2f}{interval}"
+
+
+def paired_ratio(a: dict, b: dict, load: str) -> Ratio | None:
+    """a / b over the rounds both have a positive figure for."""
+    logs = [math.log(a[k] / b[k]) for k in a if k in b and a[k] and b[k] and a[k] > 0 and b[k] > 0]
+    if not logs:
+        return None
+    mean = float(np.mean(logs))
+    if len(logs) < 2:
+        return Ratio(math.exp(mean), None, None, 1, load)
+    half = stats.t_quantile(0.975, len(logs) - 1) * float(np.std(logs, ddof=1)) / math.sqrt(len(logs))
+    return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), len(logs), load)
+
+
+def _median_latency(run: RunData) -> float | None:
+    return float(np.median(run.latency_all)) if len(run.latency_all) else None
+
+
+FIGURES: dict[str, Callable[[RunData], float | None]] = {
+    "cpu": lambda run: run.cpu_ms_per_call,
+    "latency": _median_latency,
+}
+
+
+def _by_round(group: Group, figure: str) -> dict:
+    return {run.round_id: FIGURES[figure](run) for run in group.runs}
+
+
+def _best(pairs: list[tuple[Group, Group]], figure: str) -> Ratio | None:
+    """The ratio over the load with the most paired rounds (ties: the highest load)."""
+    found = [(paired_ratio(_by_round(a, figure), _by_round(b, figure), a.key.label), a.key.load) for a, b in pairs]
+    found = [(r, level) for r, level in found if r is not None]
+    return max(found, key=lambda item: (item[0].n, item[1]))[0] if found else None
+
+
+@dataclass
+class DecompositionRow:
+    server: str
+    display_name: str
+    cells: dict[str, Ratio | None]   # sdk_cpu, session_cpu, session_latency, transport_cpu, transport_latency
+
+
+COLUMNS = (
+    ("sdk_cpu", "SDK: CPU per call vs the no-SDK baseline"),
+    ("session_cpu", "Session: CPU per call, session / stateless"),
+    ("session_latency", "Session: median latency, session / stateless"),
+    ("transport_cpu", "Transport: CPU per call, HTTP stateless / stdio"),
+    ("transport_latency", "Transport: median latency, HTTP stateless / stdio"),
+)
+
+
+def _with_mode(key: LoadKey, mode: str) -> LoadKey:
+    return LoadKey(mode, key.executor, key.load, key.basis)
+
+
+def decomposition(cons: Consolidated) -> list[DecompositionRow]:
+    """A row per server that has any cell; empty when nothing could be paired."""
+    references = [name for name, view in cons.servers.items() if view.manifest.get("sdk") == NO_SDK]
+    rows = []
+    for name, view in cons.servers.items():
+        mine = {key: group for (server, key), group in cons.groups.items() if server == name}
+        sdk: list[tuple[Group, Group]] = []
+        if name not in references:
+            sdk = [(group, cons.groups[(ref, key)]) for key, group in mine.items() for ref in references
+                   if (ref, key) in cons.groups]
+        session = [(group, mine[_with_mode(key, "stateless")]) for key, group in mine.items()
+                   if key.mode == "session" and _with_mode(key, "stateless") in mine]
+        transport = [(group, mine[_with_mode(key, "stdio")]) for key, group in mine.items()
+                     if key.mode == "stateless" and _with_mode(key, "stdio") in mine]
+        cells = {"sdk_cpu": _best(sdk, "cpu"),
+                 "session_cpu": _best(session, "cpu"), "session_latency": _best(session, "latency"),
+                 "transport_cpu": _best(transport, "cpu"), "transport_latency": _best(transport, "latency")}
+        if any(cells.values()):
+            rows.append(DecompositionRow(name, view.display_name, cells))
+    return sorted(rows, key=lambda r: r.display_name)
+

@@ -1,0 +1,131 @@
+"""The soak's rules (mcpbench.soak), on a recorded real soak (tests/fixtures/results, SOAK) and on that
+recording with one thing changed at a time: each change that breaks a criterion must fail it, and only it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mcpbench import model, soak
+from mcpbench.measure import PROCESSES_FILE
+from mcpbench.soak import SoakError, judge, parse_duration, parse_percentage
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
+SOAK_RUN = FIXTURES / "20261123-184242-local"
+SERVERS = ("go", "python")
+TIMEOUT_S = 30.0  # the recorded soak's request timeout (config.Timing default)
+
+
+def recorded(server: str) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    document = model.validated(model.SoakResult, model.read_json(SOAK_RUN / server / soak.SOAK_FILE), server)
+    directory = SOAK_RUN / server / document["measurement"]
+    return document, model.read_processes(directory / PROCESSES_FILE), model.read_samples(directory / "samples.csv.gz")
+
+
+def window_of(document: dict) -> tuple[float, float]:
+    return document["window"]["start_s"], document["window"]["planned_end_s"]
+
+
+def verdicts(result: dict) -> dict[str, str]:
+    return {name: c["verdict"] for name, c in result["criteria"].items()}
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_the_recorded_verdicts_are_what_the_rules_give(server: str) -> None:
+    document, processes, samples = recorded(server)
+    again = judge(processes, samples, window_of(document), document["criteria"]["errors"]["limit"], TIMEOUT_S)
+    for key in ("verdict", "criteria", "window", "baseline", "end", "slopes", "bucket_s", "buckets"):
+        assert again[key] == document[key], key
+    assert document["verdict"] == "pass", document["criteria"]  # a healthy server over a minute
+
+
+def ramp(processes: pd.DataFrame, column: str, window: tuple[float, float], growth: float) -> pd.DataFrame:
+    """The recording with `column` growing linearly by `growth` (a share) across the window, as a leak does."""
+    changed = processes.copy()
+    share = ((changed["t_s"] - window[0]) / (window[1] - window[0])).clip(0, 1)
+    changed[column] = changed[column] * (1 + growth * share)
+    return changed
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_20_percent_rss_growth_fails_the_rss_criterion_and_only_it(server: str) -> None:
+    document, processes, samples = recorded(server)
+    window = window_of(document)
+    leaking = judge(ramp(processes, "rss_mb", window, 0.20), samples, window, 0.01, TIMEOUT_S)
+    assert verdicts(leaking)["rss"] == "fail" and leaking["verdict"] == "fail"
+    assert {k: v for k, v in verdicts(leaking).items() if k != "rss"} == \
+        {k: v for k, v in verdicts(document).items() if k != "rss"}
+    assert leaking["slopes"]["rss"]["ci_low"] > 0  # memory rising, and the interval says so
+    slight = judge(ramp(processes, "rss_mb", window, 0.05), samples, window, 0.01, TIMEOUT_S)
+    assert verdicts(slight)["rss"] == "pass"
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_leaking_file_descriptors_or_threads_fail_their_criterion(server: str) -> None:
+    document, processes, samples = recorded(server)
+    window = window_of(document)
+    for column in ("fds", "threads"):
+        leaking = processes.copy()
+        late = leaking["t_s"] >= window[0] + (window[1] - window[0]) / 2
+        leaking.loc[late, column] = leaking.loc[late, column] + 20  # 20 sockets or threads never closed
+        result = judge(leaking, samples, window, 0.01, TIMEOUT_S)
+        assert verdicts(result)[column] == "fail", result["criteria"][column]
+        assert verdicts(result)["rss"] == verdicts(document)["rss"]
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_p99_three_times_higher_at_the_end_fails_the_drift_criterion(server: str) -> None:
+    document, processes, samples = recorded(server)
+    window = window_of(document)
+    slower = samples.copy()
+    late = slower["t_s"] >= window[1] - (window[1] - window[0]) * 0.4
+    # scaled so the end's p99 becomes three times the baseline's (the recording's own drift divided out)
+    factor = 3 / document["criteria"]["p99"]["value"]
+    slower.loc[late, ["call_ms", "session_ms"]] = slower.loc[late, ["call_ms", "session_ms"]] * factor
+    result = judge(processes, slower, window, 0.01, TIMEOUT_S)
+    assert verdicts(result)["p99"] == "fail", result["criteria"]["p99"]
+    assert 2.5 < result["criteria"]["p99"]["value"] < 3.5
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_errors_beyond_the_slo_fail_and_unreadable_fds_are_not_measured(server: str) -> None:
+    document, processes, samples = recorded(server)
+    window = window_of(document)
+    failing = samples.copy()
+    calls = failing.index[failing["tool"] != "tools/list"]
+    failing.loc[calls[::40], "ok"] = 0  # 2.5 % of the calls
+    assert verdicts(judge(processes, failing, window, 0.01, TIMEOUT_S))["errors"] == "fail"
+    assert verdicts(judge(processes, failing, window, 0.05, TIMEOUT_S))["errors"] == "pass"
+    blind = processes.assign(fds=np.nan)
+    result = judge(blind, samples, window, 0.01, TIMEOUT_S)
+    assert verdicts(result)["fds"] == "not measured" and result["verdict"] == "not measured"
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_soak_cut_short_is_judged_on_what_it_measured(server: str) -> None:
+    document, processes, samples = recorded(server)
+    start, end = window_of(document)
+    cut = start + (end - start) / 2
+    result = judge(processes[processes["t_s"] < cut], samples[samples["t_s"] < cut], (start, end), 0.01, TIMEOUT_S)
+    assert result["stopped_early"] and abs(result["window"]["end_s"] - cut) < 1.5
+    assert verdicts(result)["rss"] != "not measured"
+
+
+@pytest.mark.parametrize("text, seconds", [("30m", 1800), ("90s", 90), ("1.5h", 5400), ("45", 45), ("2 min", 120)])
+def test_durations_parse(text: str, seconds: float) -> None:
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["0", "0m", "-5m", "ten minutes", "5d", ""])
+def test_a_duration_that_is_not_one_is_one_clear_error(text: str) -> None:
+    with pytest.raises(SoakError, match="--duration"):
+        parse_duration(text)
+
+
+def test_the_error_slo_is_a_percentage() -> None:
+    assert parse_percentage("1%", "--max-errors") == 0.01
+    with pytest.raises(SoakError, match="--max-errors"):
+        parse_percentage("0.01", "--max-errors")

@@ -1,0 +1,29 @@
+"""Where the time goes: the overhead ratios of the report's decomposition page."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from mcpbench_report.decomposition import paired_ratio
+
+
+def test_a_ratio_pairs_rounds_and_its_interval_is_a_t_interval_on_the_logs() -> None:
+    a = {("r", 1): 2.0, ("r", 2): 4.4, ("r", 3): 3.0, ("r", 4): 9.9}
+    b = {("r", 1): 1.0, ("r", 2): 2.0, ("r", 3): 1.5}  # round 4 has no partner: left out
+    ratio = paired_ratio(a, b, "stateless · 50 VUs")
+    logs = [math.log(2.0), math.log(2.2), math.log(2.0)]
+    assert ratio is not None and ratio.n == 3
+    assert ratio.value == pytest.approx(math.exp(sum(logs) / 3))
+    assert ratio.low < ratio.value < ratio.high
+    # t(0.975, 2) = 4.303: the interval is as wide as three rounds allow
+    half = 4.302653 * (sum((x - sum(logs) / 3) ** 2 for x in logs) / 2) ** 0.5 / 3 ** 0.5
+    assert ratio.high == pytest.approx(math.exp(sum(logs) / 3 + half), rel=1e-5)
+
+
+def test_one_round_gives_a_ratio_without_an_interval_and_none_gives_nothing() -> None:
+    one = paired_ratio({1: 3.0}, {1: 1.5, 2: 1.0}, "x")
+    assert one is not None and one.value == pytest.approx(2.0) and one.low is None and one.n == 1
+    assert "no interval" in one.text
+    assert paired_ratio({1: 3.0}, {2: 1.0}, "x") is None
+    assert paired_ratio({1: None}, {1: 1.0}, "x") is None  # a missing figure pairs with nothing
