@@ -14,7 +14,7 @@ from mcpbench import model
 from mcpbench.measure import PROCESSES_FILE
 from mcpbench.soak import SOAK_FILE
 
-from .test_smoke_run import leftovers, mcpbench, only_run
+from test_smoke_run import leftovers, mcpbench, only_run
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ import pytest
 from mcpbench import model
 from mcpbench.paths import SERVERS_DIR
 
-from .test_smoke_run import TINY, leftovers, mcpbench, only_run
+from test_smoke_run import TINY, leftovers, mcpbench, only_run
 
 pytestmark = pytest.mark.e2e
 
