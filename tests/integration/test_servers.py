@@ -47,9 +47,8 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple, BuildOutcome
         return {key: future.result() for key, future in futures.items()}
 
 
-@pytest.mark.parametrize("spec", _selected(), ids=lambda s: s.name)
-def test_server_builds_starts_under_limits_and_passes_verify(
-        spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
+def _runtime_for(spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra) -> LocalRuntime:
+    """The local runtime for a built server, or the test skipped: its toolchain or interpreter is missing."""
     outcome = builds[_key(spec)]
     if outcome.status == "skipped":
         pytest.skip(outcome.reason or "toolchain missing")
@@ -59,6 +58,13 @@ def test_server_builds_starts_under_limits_and_passes_verify(
         runtime.server_environment(spec, infra)
     except MissingRequirement as exc:
         pytest.skip(str(exc))
+    return runtime
+
+
+@pytest.mark.parametrize("spec", _selected(), ids=lambda s: s.name)
+def test_server_builds_starts_under_limits_and_passes_verify(
+        spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
+    runtime = _runtime_for(spec, builds, infra)
     infra.reset()
     server = runtime.start(spec, infra, tmp_path / "server.log")
     try:
@@ -85,15 +91,7 @@ def test_server_over_stdio_answers_every_call_correctly_under_limits(
     from mcpbench.scenarios import ClosedLoad
     from mcpbench.config import Timing
 
-    outcome = builds[_key(spec)]
-    if outcome.status == "skipped":
-        pytest.skip(outcome.reason or "toolchain missing")
-    assert outcome.status == "ok", outcome.reason
-    runtime = LocalRuntime(resource_profile(), cgroups.detect())
-    try:
-        runtime.server_environment(spec, infra)
-    except MissingRequirement as exc:
-        pytest.skip(str(exc))
+    runtime = _runtime_for(spec, builds, infra)
     infra.reset()
     server = runtime.stdio_server(spec, infra, tmp_path / "server.log")
     timing = Timing(ramp_up_s=0, warmup_s=1, duration_s=3, ramp_down_s=0, think_time_s=0.01, warmup_cap_s=None)

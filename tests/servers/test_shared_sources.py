@@ -37,3 +37,14 @@ def test_copied_backends_are_identical() -> None:
 def test_the_spring_transport_patches_differ_only_in_the_web_stack() -> None:
     left, right = (normalised((SERVERS / p).read_text()) for p in SPRING_TRANSPORT)
     assert left == right, "the two McpTransportConfig.java differ beyond MVC vs WebFlux names"
+
+
+# The Spring servers' stdio transport (the reply-serialising workaround of java-sdk#686) is one file in two
+# build contexts: only the package differs.
+SPRING_STDIO = ("java-spring/src/main/java/mcpbench/spring/StdioTransport.java",
+                "java-webflux/src/main/java/mcpbench/webflux/StdioTransport.java")
+
+
+def test_the_spring_stdio_transports_differ_only_in_their_package() -> None:
+    left, right = (normalised((SERVERS / p).read_text()) for p in SPRING_STDIO)
+    assert left == right, "the two StdioTransport.java differ beyond their package"
