@@ -39,3 +39,16 @@ def infra(api_service_built: None, tmp_path_factory: pytest.TempPathFactory) -> 
 @pytest.fixture
 def fixtures_dir() -> Path:
     return Path(__file__).parent / "tests" / "mcpbench" / "fixtures"
+
+
+@pytest.fixture(params=["driver", "k6"])
+def generator_name(request: pytest.FixtureRequest) -> str:
+    """Each HTTP load test runs with the load driver, and with k6 only where the user installed k6 (the project
+    never fetches it: AGPL)."""
+    from mcpbench.loadgen import k6
+
+    if request.param == "k6" and not k6.available():
+        pytest.skip("k6 is not installed (optional: the project never fetches it)")
+    if request.param == "driver" and not shutil.which("go"):
+        pytest.skip("go is not installed: the load driver cannot be built")
+    return request.param

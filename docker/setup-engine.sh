@@ -69,7 +69,7 @@ if ! engine_answers; then
     command -v dockerd >/dev/null || die "dockerd is not installed (apt-get install docker.io)"
     # --userland-proxy=false: loopback traffic to published ports is NATed by the kernel instead of
     # passing through one docker-proxy process per port (which would put a copy loop, on the harness's
-    # CPUs, between k6 and the server under test).
+    # CPUs, between the load generator and the server under test).
     log "starting dockerd (log: $DOCKERD_LOG)"
     rm -f /var/run/docker.pid
     # 9>&-: the daemon must not inherit the set-up lock, or every later set-up waits for it to exit.

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Installs whatever this machine lacks for mcpbench (Debian 12): redis-server and chromium from apt,
-# k6 built from its Go module, and the orchestrator's Python environment (.venv) from requirements.lock.
+# and the orchestrator's Python environment (.venv) from requirements.lock.
 # Idempotent: a second run only checks. Language toolchains (go, cargo, node, JDK 21+, mvn) are expected
 # from the machine image; a missing one is reported and the servers that need it are skipped, not failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-K6_VERSION=v1.8.1
 export PATH="$PWD/.tools/bin:$PATH"
 
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
@@ -27,11 +26,6 @@ if command -v systemctl >/dev/null && systemctl is-active --quiet redis-server 2
   systemctl stop redis-server || true
 fi
 
-if ! .tools/bin/k6 version 2>/dev/null | grep -q "$K6_VERSION"; then
-  log "building k6 $K6_VERSION from its Go module (about 2 minutes)"
-  mkdir -p .tools/bin
-  GOBIN="$PWD/.tools/bin" GOFLAGS=-mod=mod go install "go.k6.io/k6@$K6_VERSION"
-fi
 
 if [ ! -x .venv/bin/python ] || ! cmp -s requirements.lock .venv/.requirements.lock; then
   log "creating .venv from requirements.lock"
@@ -47,4 +41,4 @@ for tool in go cargo node npm mvn; do
 done
 ls /usr/lib/jvm/*/release 2>/dev/null | xargs -r grep -l 'JAVA_VERSION="2[1-9]' >/dev/null \
   || log "WARNING: no JDK 21+ in /usr/lib/jvm; the Java servers will be skipped"
-log "ready: $(.tools/bin/k6 version | head -1), $(redis-server --version | cut -d' ' -f3), .venv/bin/mcpbench"
+log "ready: $(redis-server --version | cut -d' ' -f3), .venv/bin/mcpbench"

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 # The API service's own tests prove the workload's catalog and cart values (docs/workload.md §1).
 (cd infra/api-service && go test -count=1 ./...)
-# The stdio driver's own tests: its wire format and checks against load.js's.
-(cd benchmark/stdio-driver && go test -count=1 ./...)
+# The load driver's own tests: its wire format, checks and schedules (load.js's, byte for byte).
+(cd benchmark/load-driver && go test -count=1 ./...)
 # --durations: where the time of a CI run goes (builds, images), printed at the end.
 exec .venv/bin/python -m pytest -ra --durations=15 "$@"

@@ -24,17 +24,28 @@ from .workload import TOOL_NAMES
 # A harness component is called saturated when its mean CPU over the window reaches this share of what
 # it can use (Redis is single-threaded: one core at most).
 SATURATION = 0.85
-HARNESS = ("k6", "redis", "api")
+LOADGEN = "loadgen"  # the load generator's component (resources.csv, bound:loadgen); "k6" before schema 3
+HARNESS = (LOADGEN, "redis", "api")
 # Foreign CPU (the host's busy time minus every component we run) above this share of one core marks
 # a measurement as taken on a noisy machine.
 FOREIGN_CPU_LIMIT_PCT = 25.0
-OWN = ("server", "k6", "redis", "api")
+OWN = ("server", LOADGEN, "redis", "api")
 # Host stability: the fixed-work probe may move this much (relative) between before and after the load,
 # and a CPU's mean steal may reach this share of the window, before the host counts as unstable.
 HOST_PROBE_MAX_CHANGE = 0.05
 HOST_MAX_STEAL_PCT = 2.0
-# A throughput at this share of the run's calibrated harness ceiling measures the harness, not the server.
-CEILING_FRACTION = 0.80
+# A load at this share of the limit it is judged against measures that limit, not the server (calibrate.py):
+# a closed-model throughput against the closed model's own limit at its VUs (LOAD_MODEL), an open-model
+# offered rate against the harness's open-model capacity (HARNESS_CAPACITY).
+LIMIT_FRACTION = 0.80
+LOAD_MODEL = "load-model"
+HARNESS_CAPACITY = "harness-capacity"
+# A measurement that had no calibrated limit to be judged against (calibration skipped or failed) is flagged
+# so: whether the harness or the load model limited it is not known, so it is never publishable.
+NO_LIMIT_FLAG = "limit-unknown"
+# resources.csv: each reading is stamped when read and covers the sampler's interval before it; a reading
+# belongs to the window when the middle of that interval does.
+SAMPLE_INTERVAL_S = 1.0
 # k6's own counts may differ from the samples by this share (beyond the iterations in flight at the end).
 COUNT_TOLERANCE = 0.01
 # Little's law (closed model): VUs = iterations/s x iteration time; a larger relative gap is flagged.
@@ -43,9 +54,33 @@ LITTLES_LAW_MAX_GAP = 0.10
 LAST_SAMPLE_SLACK_S = 1.0
 # The open model: more than this share of the offered calls never started flags the measurement.
 DROPPED_MAX_SHARE = 0.01
+LOADGEN_PHASE = "loadgen"  # an invalid measurement whose load generator's cross-checks failed
 # Flags that make a measurement harness-limited: any flag with this prefix.
 HARNESS_BOUND_PREFIX = "bound:"
+# What each bound flag says limited the throughput, in the words every page uses (never just "the harness").
+LIMITED_BY = {
+    f"{HARNESS_BOUND_PREFIX}{LOAD_MODEL}": "the load model (its VUs and think time)",
+    f"{HARNESS_BOUND_PREFIX}{HARNESS_CAPACITY}": "the harness's open-model capacity",
+    f"{HARNESS_BOUND_PREFIX}{LOADGEN}": "the load generator's CPU",
+    f"{HARNESS_BOUND_PREFIX}redis": "Redis's CPU",
+    f"{HARNESS_BOUND_PREFIX}api": "the API service's CPU",
+    f"{HARNESS_BOUND_PREFIX}harness": "the harness's CPU (its components together)",
+}
+
+
+def limited_by(flags: Iterable[str]) -> list[str]:
+    """The limits a measurement's bound flags name, in words (an unknown bound flag by its own name)."""
+    return [LIMITED_BY.get(flag, flag) for flag in flags if flag.startswith(HARNESS_BOUND_PREFIX)]
 SESSION_MODE = "session"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The harness limit a measurement is judged against: its kind (LOAD_MODEL, HARNESS_CAPACITY) and the
+    rate, tool calls/s."""
+
+    kind: str
+    calls_per_s: float
 
 
 @dataclass(frozen=True)
@@ -60,7 +95,9 @@ class MeasurementContext:
     request_timeout_s: float
     harness_cores: int
     limits_applied: bool
-    ceiling_calls_per_s: float | None = None   # this run's calibrated ceiling for this mode (None: not calibrated)
+    limit_kind: str | None = None              # the limit it is judged against (None: none was calibrated)
+    limit_calls_per_s: float | None = None
+    calibration: bool = False                  # the harness's own calibration: it is the limit, judged against none
     k6_exit_code: int | None = None
     k6_stopped_by_orchestrator: bool = False   # ended by the orchestrator at the window's end: exit 105 expected
     k6_counts: dict | None = None              # k6-counts.json: {"iterations","http_reqs","dropped_iterations"}
@@ -78,6 +115,12 @@ class MeasurementContext:
     def from_json(cls, data: dict) -> MeasurementContext:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
+        if "ceiling_calls_per_s" in data and "limit_kind" not in data:
+            # Schema 2 recorded one closed-model calibration as "the ceiling" for every load: it is the closed
+            # model's own limit, and no limit at all for an open-model load (issue 18).
+            closed = data.get("executor", "closed") == "closed" and data["ceiling_calls_per_s"] is not None
+            values["limit_kind"] = LOAD_MODEL if closed else None
+            values["limit_calls_per_s"] = data["ceiling_calls_per_s"] if closed else None
         for name in ("server_cpus", "harness_cpus"):
             values[name] = tuple(values.get(name) or ())
         return cls(**values)
@@ -176,12 +219,15 @@ def errors(window_samples: pd.DataFrame) -> dict[str, object]:
 
 
 def resource_figures(samples: Iterable[Sample], window: tuple[float, float]) -> dict[str, dict[str, float | None]]:
-    """avg/peak CPU and memory per component over samples whose time falls in the window."""
+    """avg/peak CPU and memory per component over the readings whose interval lies in the window: a reading
+    stamped at t covers (t - SAMPLE_INTERVAL_S, t], so it counts when its middle is in [start, end)."""
     start, end = window
     figures: dict[str, dict[str, float | None]] = {}
     frame = pd.DataFrame([s.__dict__ for s in samples], columns=["t_s", "component", "cpu_pct", "mem_mb"])
+    middle = frame["t_s"] - SAMPLE_INTERVAL_S / 2
+    frame = frame[(middle >= start) & (middle < end)]
     for component, group in frame.groupby("component"):
-        inside = group[(group["t_s"] >= start) & (group["t_s"] < end)]
+        inside = group
         figures[str(component)] = {
             "cpu_avg_pct": float(inside["cpu_pct"].mean()) if len(inside) else None,
             "cpu_peak_pct": float(inside["cpu_pct"].max()) if len(inside) else None,
@@ -195,7 +241,7 @@ def resource_figures(samples: Iterable[Sample], window: tuple[float, float]) -> 
 def bottleneck_flags(resources: dict[str, dict[str, float | None]], harness_cores: int) -> list[str]:
     flags = []
     capacity = 100.0 * max(harness_cores, 1)
-    usable = {"k6": capacity, "api": capacity, "redis": min(capacity, 100.0)}
+    usable = {LOADGEN: capacity, "api": capacity, "redis": min(capacity, 100.0)}
     for component in HARNESS:
         cpu = (resources.get(component) or {}).get("cpu_avg_pct")
         if cpu is not None and cpu >= SATURATION * usable[component]:
@@ -270,7 +316,7 @@ def k6_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, 
     figures are wrong.)"""
     problems = []
     if ctx.k6_exit_code not in (None, 0) and not ctx.k6_stopped_by_orchestrator:
-        problems.append(f"k6 exited with code {ctx.k6_exit_code}")
+        problems.append(f"the load generator exited with code {ctx.k6_exit_code}")
     last = float(samples["t_s"].max()) if len(samples) else None
     if last is None or last < window[1] - LAST_SAMPLE_SLACK_S:
         problems.append(f"samples stop at {last if last is not None else 0:.1f} s, before the window ends at "
@@ -294,7 +340,7 @@ def k6_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, 
         gaps.append(abs(theirs - ours) / max(theirs, 1))
         per_vu = UNSAMPLED_HTTP_PER_VU.get(ctx.mode, 4) if what == "HTTP requests" else 1
         if abs(theirs - ours) > count_allowance(theirs, ctx, per_vu):
-            problems.append(f"k6 counted {theirs} {what}, the samples {ours}")
+            problems.append(f"the load generator counted {theirs} {what}, the samples {ours}")
     return {
         "k6_exit_code": ctx.k6_exit_code, "k6_stopped_early_by_orchestrator": ctx.k6_stopped_by_orchestrator,
         "k6_iterations": k6_iterations, "k6_http_reqs": k6_http, "sample_iterations": sample_iterations,
@@ -340,11 +386,13 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
     figures["host"] = host
     if host["unstable"]:
         flags.append("unstable-host")
-    ceiling = ctx.ceiling_calls_per_s
-    fraction = thr["tool_calls_per_s"] / ceiling if ceiling else None
-    figures["ceiling"] = {"tool_calls_per_s": ceiling, "fraction": fraction}
-    if fraction is not None and fraction >= CEILING_FRACTION:
-        flags.append("bound:ceiling")
+    limit = limit_figures(thr["tool_calls_per_s"], ctx)
+    figures["limit"] = limit
+    if limit["kind"] is None:
+        if not ctx.calibration:
+            flags.append(NO_LIMIT_FLAG)
+    elif limit["fraction"] >= LIMIT_FRACTION:  # type: ignore[operator]
+        flags.append(f"{HARNESS_BOUND_PREFIX}{limit['kind']}")
     if figures["errors"]["count"]:  # type: ignore[index]
         flags.append("errors")
     if not ctx.limits_applied:
@@ -367,11 +415,22 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
     figures["checks"] = checks
     figures["flags"] = flags
     if checks["problems"]:
-        figures.update(status="invalid", phase="k6", reason="; ".join(checks["problems"]))  # type: ignore[arg-type]
+        figures.update(status="invalid", phase=LOADGEN_PHASE, reason="; ".join(checks["problems"]))  # type: ignore[arg-type]
     else:
         figures.update(status="ok", phase=None, reason=None)
     figures["publishable"], figures["unpublishable_reasons"] = publishable(figures)
     return figures
+
+
+def limit_figures(calls_per_s: float, ctx: MeasurementContext) -> dict[str, object]:
+    """The limit the load is judged against and the share of it the load reached: a closed model's
+    throughput (its own limit is what VUs and think time allow), an open model's offered rate (the harness
+    was asked for that share of what it can sustain, whatever the server achieved)."""
+    limit = ctx.limit_calls_per_s if ctx.limit_kind else None
+    if not limit:
+        return {"kind": None, "tool_calls_per_s": None, "fraction": None}
+    reached = ctx.rate or calls_per_s  # only the open model has an offered rate
+    return {"kind": ctx.limit_kind, "tool_calls_per_s": limit, "fraction": reached / limit}
 
 
 def harness_bound(flags: Iterable[str]) -> bool:

@@ -1,31 +1,54 @@
-"""The harness's own ceiling — k6 + infra against a trivial MCP endpoint (`mcpbench calibrate`, and once
-at the start of every suite).
+"""The harness's own limits, measured against the API service's canned MCP endpoint (/calibrate/mcp: canned
+replies, no I/O), so whatever limits a load there is the harness's, never a server's (`mcpbench calibrate`,
+and at the start of every suite). Two limits, because the two kinds of load meet different ones
+(docs/methodology: issue 18):
 
-The API service answers MCP on /calibrate/mcp with canned replies and no I/O, so whatever rate k6
-reaches there is the most this machine's harness can measure; a server near it is harness-bound.
+- **The closed model's load-model limit** (`run.json` `calibration`): N VUs that each wait for their reply
+  and then think can never offer more than N x calls per iteration / (think time + the harness's round
+  trips). It grows with the VUs; a closed-model server near it is limited by the VUs and the think time,
+  not by the harness's capacity and not by itself.
+- **The harness's open-model capacity** (`run.json` `harness_capacity`): an arrival-rate ladder on the same
+  endpoint, raised until the load generator or a service saturates its CPU, calls are dropped or fall
+  behind, or latency rises; the highest passing step. An open-model load near it measures the harness.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from . import loadgen
+from . import analysis, loadgen
 from . import runtime as runtimes
 from .config import ResourceProfile, Timing
 from .measure import Harness, MeasurementFailed, measure
 from .resources import Usage
-from .results import SCHEMA, write_checked
+from .results import SCHEMA, write_checked, write_json
 from .runtime.base import InfraHandle, ServerBase
-from .scenarios import Load
+from .scenarios import ClosedLoad, Load, OpenLoad
 from .session import Bench
 
 # The suite's calibration: short, a fixed warm-up (the endpoint has nothing to warm up).
 SUITE_TIMING_QUICK = Timing(ramp_up_s=2, warmup_s=3, duration_s=10, ramp_down_s=1, warmup_cap_s=None)
 SUITE_TIMING_FULL = Timing(ramp_up_s=5, warmup_s=10, duration_s=30, ramp_down_s=2, warmup_cap_s=None)
+# One step of the open-model ladder.
+LADDER_STEP_QUICK = Timing(ramp_up_s=1, warmup_s=2, duration_s=5, ramp_down_s=0, warmup_cap_s=None)
+LADDER_STEP_FULL = Timing(ramp_up_s=2, warmup_s=5, duration_s=15, ramp_down_s=0, warmup_cap_s=None)
 CALIBRATION_PATH = "/calibrate/mcp"
+
+# The open-model ladder: start x factor^k tool calls/s, at most MAX_STEPS steps.
+LADDER_START = 200.0
+LADDER_FACTOR = 1.5
+LADDER_MAX_STEPS = 12
+# A step passes when the harness kept up: no harness component saturated (analysis.SATURATION of its CPU
+# budget), at least ACHIEVED_MIN_SHARE of the offered calls done, at most analysis.DROPPED_MAX_SHARE dropped,
+# no error, and latency has not risen: the median within LATENCY_RISE x the first step's (a queue forming in
+# the generator or the API service shows in the median first) and p99 under LATENCY_P99_MAX_MS.
+ACHIEVED_MIN_SHARE = 0.95
+LATENCY_RISE = 2.0
+LATENCY_P99_MAX_MS = 20.0
 
 
 class CalibrationTarget(ServerBase):
@@ -52,40 +75,136 @@ class CalibrationTarget(ServerBase):
         pass
 
 
-def measure_ceiling(harness: Harness, load: Load, timing: Timing, out_dir: Path) -> dict[str, Any]:
-    """One calibration measurement against the infra's API service; its summary.json is written to out_dir."""
+def _measure_target(harness: Harness, load: Load, timing: Timing, out_dir: Path) -> dict[str, Any]:
+    """One measurement against the infra's canned endpoint; its summary.json is written to out_dir."""
     out_dir.mkdir(parents=True, exist_ok=True)
     at_timing = Harness(harness.bench, harness.generator, timing, harness.console)
-    with harness.console.status(f"calibrating the harness: {load.label} for {timing.total_s:g} s…"):
-        summary = measure(at_timing, CalibrationTarget(harness.infra), load, out_dir)
+    summary = measure(at_timing, CalibrationTarget(harness.infra), load, out_dir, calibration=True)
     summary.update({"server": CalibrationTarget.name, **load.record(), "run": 1, "schema": SCHEMA})
     write_checked(out_dir / "summary.json", summary)
-    thr = summary["throughput"]
-    k6_cpu = summary["resources"].get("k6", {}).get("cpu_avg_pct") or 0
-    harness.console.print(
-        f"  harness ceiling {load.label}: {thr['tool_calls_per_s']:.0f} tool calls/s, k6 CPU {k6_cpu:.0f} %, "
-        f"p99 {summary['latency_ms']['tool_call']['p99'] or 0:.2f} ms"
-        + ("" if summary["status"] == "ok" else f" [red]({summary['status']}: {summary['reason']})[/]"))
     return summary
 
 
-def ceiling_record(summary: dict[str, Any]) -> dict[str, Any]:
-    """What run.json keeps of a calibration measurement."""
+def _cpu(summary: dict[str, Any], component: str) -> float | None:
+    return (summary["resources"].get(component) or {}).get("cpu_avg_pct")
+
+
+def measure_load_model_limit(harness: Harness, load: ClosedLoad, timing: Timing, out_dir: Path) -> dict[str, Any]:
+    """The closed model's own limit at the load's VUs (run.json `calibration[mode]`)."""
+    with harness.console.status(f"calibrating the closed model's limit: {load.label} for {timing.total_s:g} s…"):
+        summary = _measure_target(harness, load, timing, out_dir)
+    record = load_model_record(summary, timing.think_time_s)
+    harness.console.print(
+        f"  closed-model limit {load.label}: {record['tool_calls_per_s']:.0f} tool calls/s "
+        f"({load.vus} VUs, {timing.think_time_s:g} s think time), load generator CPU {record['loadgen_cpu_pct'] or 0:.0f} %"
+        + ("" if summary["status"] == "ok" else f" [red]({summary['status']}: {summary['reason']})[/]"))
+    return record
+
+
+def load_model_record(summary: dict[str, Any], think_time_s: float) -> dict[str, Any]:
+    """What run.json keeps of a closed-model calibration (model.Calibration)."""
     return {"tool_calls_per_s": summary["throughput"]["tool_calls_per_s"], "vus": summary["vus"],
-            "k6_cpu_pct": (summary["resources"].get("k6") or {}).get("cpu_avg_pct"),
+            "think_time_s": think_time_s, "loadgen_cpu_pct": _cpu(summary, analysis.LOADGEN),
             "status": summary["status"]}
 
 
+@dataclass(frozen=True)
+class LadderStep:
+    rate: float
+    summary: dict[str, Any]
+    first_p50_ms: float | None
+
+    @property
+    def failure(self) -> str | None:
+        """Why the harness did not keep up at this step (None: it did)."""
+        s = self.summary
+        if s["status"] != "ok":
+            return f"{s['status']}: {s['reason']}"
+        bound = [f for f in s["flags"] if f.startswith(analysis.HARNESS_BOUND_PREFIX)]
+        if bound:
+            return "saturated: " + ", ".join(bound)
+        if s["errors"]["count"]:
+            return f"{s['errors']['count']} errors"
+        thr = s["throughput"]
+        if thr["dropped_iterations"] > analysis.DROPPED_MAX_SHARE * self.rate * s["window"]["seconds"]:
+            return f"{thr['dropped_iterations']} calls dropped"
+        if thr["tool_calls_per_s"] < ACHIEVED_MIN_SHARE * self.rate:
+            return f"achieved {thr['tool_calls_per_s']:.0f} of {self.rate:g} calls/s"
+        latency = s["latency_ms"]["tool_call_all"]
+        if latency["p99"] is not None and latency["p99"] > LATENCY_P99_MAX_MS:
+            return f"p99 {latency['p99']:.1f} ms > {LATENCY_P99_MAX_MS:g} ms"
+        if self.first_p50_ms and latency["p50"] is not None and latency["p50"] > LATENCY_RISE * self.first_p50_ms:
+            return f"p50 {latency['p50']:.2f} ms > {LATENCY_RISE:g} x the first step's {self.first_p50_ms:.2f} ms"
+        return None
+
+    def record(self) -> dict[str, Any]:
+        s = self.summary
+        latency = s["latency_ms"]["tool_call_all"]
+        return {"rate": self.rate, "achieved": s["throughput"]["tool_calls_per_s"], "p50_ms": latency["p50"],
+                "p99_ms": latency["p99"], "dropped": s["throughput"]["dropped_iterations"],
+                "loadgen_cpu_pct": _cpu(s, analysis.LOADGEN), "api_cpu_pct": _cpu(s, "api"),
+                "redis_cpu_pct": _cpu(s, "redis"), "passed": self.failure is None, "why": self.failure}
+
+
+def measure_harness_capacity(harness: Harness, mode: str, vus: int, step_timing: Timing,
+                             out_dir: Path) -> dict[str, Any]:
+    """The harness's open-model capacity for a mode (run.json `harness_capacity[mode]`): the ladder's
+    highest passing step, or None when even the first failed."""
+    steps: list[LadderStep] = []
+    rate = LADDER_START
+    for index in range(LADDER_MAX_STEPS):
+        load = OpenLoad(mode, vus, round(rate, 1))
+        with harness.console.status(f"calibrating the harness's open-model capacity: {load.rate:g} calls/s…"):
+            try:
+                summary = _measure_target(harness, load, step_timing, out_dir / f"{load.label}")
+            except MeasurementFailed as exc:
+                return {"tool_calls_per_s": _passed(steps), "stopped_by": f"the load generator failed: {exc}",
+                        "status": "invalid", "steps": [s.record() for s in steps]}
+        first_p50 = steps[0].summary["latency_ms"]["tool_call_all"]["p50"] if steps else None
+        step = LadderStep(load.rate, summary, first_p50)
+        steps.append(step)
+        record = step.record()
+        harness.console.print(
+            f"  harness at {load.rate:g} calls/s: achieved {record['achieved']:.0f}, p50 {record['p50_ms'] or 0:.2f} ms, "
+            f"p99 {record['p99_ms'] or 0:.2f} ms, load generator CPU {record['loadgen_cpu_pct'] or 0:.0f} %, "
+            f"API CPU {record['api_cpu_pct'] or 0:.0f} %" + (f" [red]— {step.failure}[/]" if step.failure else ""))
+        if step.failure:
+            if summary["status"] != "ok":  # the infrastructure died under it: no capacity to trust
+                return {"tool_calls_per_s": None, "stopped_by": step.failure, "status": "invalid",
+                        "steps": [s.record() for s in steps]}
+            break
+        rate *= LADDER_FACTOR
+    else:
+        return {"tool_calls_per_s": _passed(steps), "stopped_by": f"max steps ({LADDER_MAX_STEPS}): a lower bound",
+                "status": "ok", "steps": [s.record() for s in steps]}
+    return {"tool_calls_per_s": _passed(steps), "stopped_by": steps[-1].failure, "status": "ok",
+            "steps": [s.record() for s in steps]}
+
+
+def _passed(steps: list[LadderStep]) -> float | None:
+    passed = [s.rate for s in steps if s.failure is None]
+    return max(passed) if passed else None
+
+
 def calibrate(out_dir: Path, loads: list[Load], timing: Timing, profile: ResourceProfile, console: Console,
-              runtime: str = runtimes.DEFAULT, k6_instances: int = 1) -> list[dict[str, Any]]:
-    """`mcpbench calibrate`: its own Redis and API service, one measurement per load."""
+              runtime: str = runtimes.DEFAULT, load_generator: str = loadgen.DEFAULT,
+              load_instances: int = 1, ladder_timing: Timing = LADDER_STEP_FULL) -> dict[str, Any]:
+    """`mcpbench calibrate`: its own Redis and API service; per mode, the closed model's limit at the given
+    VUs and the harness's open-model capacity. Written to out_dir/calibration.json."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with Bench(runtime, profile, out_dir) as bench:
         outcome = bench.build_infra()
         if outcome.status != "ok":
             raise MeasurementFailed(f"the API service did not build: {outcome.reason}")
         bench.start_infra()
-        harness = Harness(bench, loadgen.create(loadgen.DEFAULT, profile.harness_cpus, k6_instances), timing,
-                          console)
-        return [measure_ceiling(harness, load, timing, out_dir / "calibrate" / f"{load.label}-r1")
-                for load in loads]
+        generator = loadgen.create(load_generator, profile.harness_cpus, load_instances)
+        generator.prepare(out_dir / "_infra")
+        harness = Harness(bench, generator, timing, console)
+        result: dict[str, Any] = {"calibration": {}, "harness_capacity": {}, "load_generator": generator.describe()}
+        for load in loads:
+            result["calibration"][load.mode] = measure_load_model_limit(
+                harness, ClosedLoad(load.mode, load.vus), timing, out_dir / "calibrate" / f"{load.label}-r1")
+            result["harness_capacity"][load.mode] = measure_harness_capacity(
+                harness, load.mode, load.vus, ladder_timing, out_dir / "calibrate" / f"{load.mode}-ladder")
+        write_json(out_dir / "calibration.json", result)
+        return result

@@ -15,7 +15,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .analysis import CEILING_FRACTION, DROPPED_MAX_SHARE, harness_bound
+from .analysis import LIMIT_FRACTION, DROPPED_MAX_SHARE, harness_bound
 from .config import Timing
 from .scenarios import OpenLoad
 
@@ -138,7 +138,7 @@ def judge(summary: dict[str, Any], load: OpenLoad, slo: tuple[Criterion, ...], c
           measurement: str) -> StepVerdict:
     """One step against the SLO, and whether the ladder stops: the SLO broken, the server saturated (calls
     dropped, or the achieved rate short of the offered), or the next step beyond what the harness can
-    offer (at CEILING_FRACTION of its calibrated ceiling a rate is the harness's, not the server's)."""
+    offer (at LIMIT_FRACTION of its calibrated ceiling a rate is the harness's, not the server's)."""
     thr = summary["throughput"]
     seconds = summary["window"]["seconds"]
     criteria = {c.text: c.holds(c.value(summary)) for c in slo}
@@ -159,7 +159,7 @@ def judge(summary: dict[str, Any], load: OpenLoad, slo: tuple[Criterion, ...], c
     elif saturated:
         stop = "server saturated: " + (f"{dropped} calls dropped" if dropped > DROPPED_MAX_SHARE * load.rate * seconds
                                        else f"{achieved:.1f} of {load.rate:g} calls/s achieved")
-    elif ceiling and load.rate >= CEILING_FRACTION * ceiling:
+    elif ceiling and load.rate >= LIMIT_FRACTION * ceiling:
         stop = f"harness ceiling: {load.rate:g} calls/s is {load.rate / ceiling:.0%} of the calibrated {ceiling:.0f}"
     unsteady = [f for f in summary["flags"] if f in HOST_FLAGS]
     if stop and unsteady:  # what broke may be the host's doing, not the server's

@@ -47,7 +47,7 @@ class CapacitySuite(Suite):
                     harness = Harness(self.bench, self.harness.generator, self.plan.timing(step), self.console)
                     summary = self._load(started, load, harness, out_dir)
                     summary = self._record_measurement(state, started, load, round_index, position, summary, out_dir)
-                    verdict = judge(summary, load, self.plan.slo, self._ceiling(mode), out_dir.name)
+                    verdict = judge(summary, load, self.plan.slo, self._harness_capacity(mode), out_dir.name)
                     steps.append(verdict)
                     self._print_step(spec.name, verdict)
                     if verdict.stop:

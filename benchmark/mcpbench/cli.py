@@ -20,8 +20,8 @@ from .scenarios import ClosedLoad
 from .manifest import discover
 from .paths import RESULTS_DIR, SERVERS_DIR
 from .results import new_run_id
-from .cli_common import (CpusOpt, JsonOpt, MemoryOpt, NoBuildOpt, ResultsParentOpt, ServersArg, ServersDirOpt, console,
-                         fail, print_json, selected_servers)
+from .cli_common import (CpusOpt, JsonOpt, LoadgenOpt, LoadInstancesOpt, MemoryOpt, NoBuildOpt, ResultsParentOpt,
+                         ServersArg, ServersDirOpt, console, fail, print_json, selected_servers)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Reproducible performance benchmark for MCP servers.")
@@ -35,8 +35,6 @@ def _runtime_name(value: str) -> str:
 
 RuntimeOpt = Annotated[str, typer.Option("--runtime", callback=_runtime_name,
                                          help=f"Where the servers run: {', '.join(runtimes.names())}.")]
-K6InstancesOpt = Annotated[int, typer.Option(
-    "--k6-instances", min=1, help="Split each load test across this many k6 processes (execution segments).")]
 
 
 def _terminate_on_sigterm() -> None:
@@ -161,7 +159,7 @@ def run(
                                           help="A new random server order in every round.")] = True,
     mode: Annotated[str, typer.Option(help=f"Session mode(s), comma-separated: {', '.join(MODES)}.")] = "session",
     transport: Annotated[str, typer.Option(
-        help="http, or stdio: the servers' [stdio] commands driven by the stdio driver (same as --mode stdio; "
+        help="http, or stdio: the servers' [stdio] commands driven by the load driver (same as --mode stdio; "
              "--mode stateless,stdio measures both side by side).")] = "http",
     vus: Annotated[str, typer.Option(help="VUs; a list (1,10,50,100,200) is a concurrency sweep.")] = "50",
     duration: Annotated[Optional[float], typer.Option(help="Measured seconds (default 300; quick 15).")] = None,
@@ -178,7 +176,8 @@ def run(
     no_build: NoBuildOpt = False,
     no_calibrate: Annotated[bool, typer.Option(
         "--no-calibrate", help="Skip the harness ceiling measured before the first round.")] = False,
-    k6_instances: K6InstancesOpt = 1,
+    load_generator: LoadgenOpt = loadgen.DEFAULT,
+    load_instances: LoadInstancesOpt = 1,
     results_dir: ResultsParentOpt = RESULTS_DIR,
 ) -> None:
     """Measure servers in interleaved rounds: for each, reset Redis, start, verify, warm up, measure, stop, record."""
@@ -204,8 +203,8 @@ def run(
             vus=_csv(vus, int, "--vus"), runs=runs or (1 if quick else FULL_ROUNDS), shuffle=shuffle, timing=timing,
             profile=resource_profile(cpus, memory_mb),
             rate_fractions=_csv(open_fractions, float, "--open") if open_fractions else (),
-            build=not no_build, calibrate=not no_calibrate, load_generator=loadgen.DEFAULT,
-            k6_instances=k6_instances,
+            build=not no_build, calibrate=not no_calibrate, load_generator=load_generator,
+            load_instances=load_instances,
         )
     except ValueError as exc:
         raise fail(str(exc)) from exc
@@ -239,14 +238,16 @@ def capacity(
     target_rate: Annotated[Optional[float], typer.Option(
         help="Size a deployment: instances of each stack for this many tool calls/s.")] = None,
     mode: Annotated[str, typer.Option(help=f"Session mode(s), comma-separated: {', '.join(MODES)}.")] = "session",
-    vus: Annotated[int, typer.Option(help="VUs k6 pre-allocates (it may grow to 4x).")] = 50,
+    vus: Annotated[int, typer.Option(help="VUs the load generator pre-allocates (it may grow to 4x).")] = 50,
     runs: Annotated[int, typer.Option(help="Rounds: a ladder per server each, in a new order.")] = 1,
     quick: Annotated[bool, typer.Option("--quick", help="Short steps (10 s, 10 s warm-up before the first).")] = False,
     cpus: CpusOpt = 2.0,
     memory_mb: MemoryOpt = 2048,
     no_build: NoBuildOpt = False,
     no_calibrate: Annotated[bool, typer.Option(
-        "--no-calibrate", help="Skip the harness ceiling (then no step is stopped as harness-bound).")] = False,
+        "--no-calibrate", help="Skip the harness calibration (then no step is stopped as harness-bound).")] = False,
+    load_generator: LoadgenOpt = loadgen.DEFAULT,
+    load_instances: LoadInstancesOpt = 1,
     results_dir: ResultsParentOpt = RESULTS_DIR,
 ) -> None:
     """Capacity under an SLO: an open-model step test per server, raised until the SLO breaks, the server
@@ -267,11 +268,11 @@ def capacity(
             raise ValueError("--target-rate must be positive")
         modes = _csv(mode, str, "--mode")
         if any(MODE_TRANSPORT.get(m) == "stdio" for m in modes):
-            raise ValueError("--mode stdio: a capacity ladder is an arrival rate, which the stdio driver does not "
-                             "offer (it keeps calls in flight); use `mcpbench run --transport stdio`")
+            raise ValueError("--mode stdio: a capacity ladder is measured over HTTP; use `mcpbench run --transport stdio`")
         config = RunConfig(runtime=runtime, servers=tuple(s.name for s in specs), modes=modes,
                            vus=(vus,), runs=runs, timing=step, profile=resource_profile(cpus, memory_mb),
-                           build=not no_build, calibrate=not no_calibrate)
+                           build=not no_build, calibrate=not no_calibrate, load_generator=load_generator,
+                           load_instances=load_instances)
     except (SloError, ValueError) as exc:
         raise fail(str(exc)) from exc
     suite = CapacitySuite(config, plan, specs, results_dir, console)
@@ -297,11 +298,13 @@ def soak(
         help="The `mcpbench capacity` run to take capacities from (default: the newest that has one).")] = None,
     max_errors: Annotated[str, typer.Option(help="The error SLO: failed tool calls over the window.")] = "1%",
     mode: Annotated[str, typer.Option(help=f"Session mode: {', '.join(MODES)}.")] = "session",
-    vus: Annotated[int, typer.Option(help="VUs k6 pre-allocates (it may grow to 4x).")] = 50,
+    vus: Annotated[int, typer.Option(help="VUs the load generator pre-allocates (it may grow to 4x).")] = 50,
     quick: Annotated[bool, typer.Option("--quick", help="A 10 s warm-up instead of 60 s.")] = False,
     cpus: CpusOpt = 2.0,
     memory_mb: MemoryOpt = 2048,
     no_build: NoBuildOpt = False,
+    load_generator: LoadgenOpt = loadgen.DEFAULT,
+    load_instances: LoadInstancesOpt = 1,
     results_dir: ResultsParentOpt = RESULTS_DIR,
 ) -> None:
     """Soak: a constant load held for a long time while the server's process tree is read at 1 Hz; judged
@@ -328,7 +331,7 @@ def soak(
             rates = capacity_rates(runs, [s.name for s in specs], mode, plan.share)
         config = RunConfig(runtime=runtime, servers=tuple(s.name for s in specs), modes=(mode,), vus=(vus,), runs=1,
                            timing=plan.timing, profile=resource_profile(cpus, memory_mb), build=not no_build,
-                           calibrate=False)
+                           calibrate=False, load_generator=load_generator, load_instances=load_instances)
     except (SoakError, ValueError) as exc:
         raise fail(str(exc)) from exc
     suite = SoakSuite(config, plan, rates, specs, results_dir, console)
@@ -381,10 +384,11 @@ def calibrate(
     vus: Annotated[int, typer.Option(help="VUs.")] = 50,
     quick: Annotated[bool, typer.Option("--quick", help="Smoke profile.")] = False,
     duration: Annotated[Optional[float], typer.Option(help="Measured seconds.")] = 60,
-    k6_instances: K6InstancesOpt = 1,
+    load_generator: LoadgenOpt = loadgen.DEFAULT,
+    load_instances: LoadInstancesOpt = 1,
     results_dir: Annotated[Path, typer.Option(help="Parent of the calibration's results directory.")] = RESULTS_DIR,
 ) -> None:
-    """Measure the harness's own ceiling: k6 + infra against a trivial MCP endpoint with no I/O."""
+    """Measure the harness's own limits: the load generator + infra against a trivial MCP endpoint with no I/O."""
     from .calibrate import calibrate as run_calibration
 
     _terminate_on_sigterm()
@@ -393,12 +397,32 @@ def calibrate(
     out = results_dir / f"{new_run_id('local')}-calibrate"
     loads = [ClosedLoad(m, vus) for m in _csv(mode, str, "--mode")]
     try:
-        run_calibration(out, loads, base, resource_profile(2.0, 2048), console, k6_instances=k6_instances)
+        run_calibration(out, loads, base, resource_profile(2.0, 2048), console, load_generator=load_generator,
+                        load_instances=load_instances)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     except Exception as exc:  # noqa: BLE001 - one line, no traceback
         raise fail(_one_line(exc), 1) from exc
     console.print(f"Calibration in {out}")
+
+
+@app.command()
+def upgrade(
+    results: Annotated[list[Path], typer.Argument(help="Results directories to rewrite in the current schema.",
+                                                  show_default=False)],
+) -> None:
+    """Rewrite results directories in the current schema, every figure recomputed from the raw files by
+    today's analysis (what the suite alone knew, a dead server or infrastructure, is kept)."""
+    from .model import ResultsError
+    from .upgrade import upgrade_results
+
+    for directory in results:
+        try:
+            counts = upgrade_results(directory)
+        except ResultsError as exc:
+            raise fail(str(exc), 1) from exc
+        console.print(f"{directory}: {counts['measurements']} measurements recomputed, "
+                      f"{counts['summaries_only']} upgraded only (no raw files), {counts['documents']} documents")
 
 
 @app.command()

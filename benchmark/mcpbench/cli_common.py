@@ -24,6 +24,29 @@ NoBuildOpt = Annotated[bool, typer.Option("--no-build", help="Use what is alread
 ResultsParentOpt = Annotated[Path, typer.Option(help="Parent of the run's results directory.")]
 
 
+def _loadgen_name(value: str) -> str:
+    from . import loadgen
+    from .loadgen.k6 import available
+
+    if value not in loadgen.GENERATORS:
+        raise typer.BadParameter(f"{value!r}: choose from {', '.join(loadgen.GENERATORS)}")
+    if value == "k6" and not available():
+        from .loadgen.k6 import NOT_INSTALLED
+
+        raise typer.BadParameter(NOT_INSTALLED)
+    return value
+
+
+# Where the load comes from, as every measuring command takes it.
+LoadgenOpt = Annotated[str, typer.Option(
+    "--loadgen", callback=_loadgen_name,
+    help="The load generator: driver (benchmark/load-driver, every mode) or k6 (only one you installed: on PATH "
+         "or K6=/path; stdio modes still use the driver).")]
+LoadInstancesOpt = Annotated[int, typer.Option(
+    "--load-instances", "--k6-instances", min=1,
+    help="Split each HTTP load test across this many load generator processes (segments of VUs or rate).")]
+
+
 def print_json(document: object) -> None:
     """A command's --json output: plain stdout (no Rich wrapping or markup), one document."""
     print(json.dumps(document, indent=2, default=str))

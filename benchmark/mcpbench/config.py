@@ -12,7 +12,7 @@ from .scenarios import MODE_TRANSPORT, MODES, ClosedLoad, Load, Mode, OpenLoad  
 
 @dataclass(frozen=True)
 class Timing:
-    """k6 timeline: ramp-up, warm-up (excluded), measured window, ramp-down (excluded).
+    """The load's timeline: ramp-up, warm-up (excluded), measured window, ramp-down (excluded).
 
     With `warmup_cap_s` set the warm-up is adaptive (warmup.py): it lasts at least `warmup_s` and at most
     `warmup_cap_s`, and ends when throughput is steady; without it, it is exactly `warmup_s`.
@@ -50,7 +50,7 @@ class Timing:
 
     @property
     def hold_s(self) -> float:
-        """How long k6 holds full load: the longest warm-up plus the window."""
+        """How long the generator holds full load: the longest warm-up plus the window."""
         return (self.warmup_cap_s if self.adaptive else self.warmup_s) + self.duration_s
 
     @property
@@ -81,7 +81,7 @@ class ResourceProfile:
 
 
 def resource_profile(cpus: float = 2.0, memory_mb: int = 2048, cores: int | None = None) -> ResourceProfile:
-    """The v2 study's 2 CPUs / 2 GB, scaled down when the machine cannot also give k6 a core of its own."""
+    """The v2 study's 2 CPUs / 2 GB, scaled down when the machine cannot also give the load generator a core of its own."""
     available = sorted(os.sched_getaffinity(0)) if cores is None else list(range(cores))
     note = None
     if len(available) < 2:
@@ -90,7 +90,7 @@ def resource_profile(cpus: float = 2.0, memory_mb: int = 2048, cores: int | None
     if math.ceil(cpus) > len(available) - 1:
         scaled = float(len(available) - 1)
         note = (f"scaled down from {cpus:g} to {scaled:g} CPU(s): this machine has {len(available)} cores "
-                f"and k6 + Redis + the API service keep the rest")
+                f"and the load generator + Redis + the API service keep the rest")
         cpus = scaled
     server = tuple(available[-math.ceil(cpus):])
     harness = tuple(c for c in available if c not in server)
@@ -110,13 +110,13 @@ class RunConfig:
     rate_fractions: tuple[float, ...] = ()  # open model at these fractions of round 1's closed maximum
     build: bool = True
     calibrate: bool = True   # measure the harness's ceiling once, before the first round
-    load_generator: str = "k6"  # a name in loadgen.GENERATORS
-    k6_instances: int = 1    # >1: the test split across that many k6 processes by execution segments
+    load_generator: str = "driver"  # a name in loadgen.GENERATORS (stdio modes use one that speaks stdio)
+    load_instances: int = 1  # >1: each HTTP test split across that many generator processes (segments)
 
     def __post_init__(self) -> None:
         runtimes.check(self.runtime)
-        if self.k6_instances < 1:
-            raise ValueError("--k6-instances must be at least 1")
+        if self.load_instances < 1:
+            raise ValueError("--load-instances must be at least 1")
         if self.runs < 1:
             raise ValueError("--runs must be at least 1")
         if not self.vus or any(v < 1 for v in self.vus):
@@ -126,8 +126,6 @@ class RunConfig:
         unknown = set(self.modes) - set(MODES)
         if unknown:
             raise ValueError(f"unknown mode(s) {sorted(unknown)}; choose from {', '.join(MODES)}")
-        if self.rate_fractions and self.stdio_modes:
-            raise ValueError("the stdio driver runs the closed model only: --open needs HTTP modes")
 
     @property
     def stdio_modes(self) -> tuple[Mode, ...]:
@@ -146,6 +144,6 @@ class RunConfig:
             "executor": OpenLoad.kind if self.rate_fractions else ClosedLoad.kind,
             "rate_fractions": list(self.rate_fractions) or None, "calibrate": self.calibrate,
             **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
-            "load_generator": {"name": self.load_generator, "instances": self.k6_instances,
-                               **({"stdio": "stdio"} if self.stdio_modes else {})},
+            # the generator each transport used is added by the suite once it chose them (by_transport)
+            "load_generator": {"name": self.load_generator, "instances": self.load_instances},
         }

@@ -37,7 +37,7 @@ PROCESSES_FILE = "processes.csv"
 
 
 class MeasurementFailed(Exception):
-    """The load generator could not run the test (no samples, k6 missing or stuck)."""
+    """The load generator could not run the test (no samples, missing or stuck)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class Harness:
 
 
 def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
-            ceiling_calls_per_s: float | None = None, probe_processes: bool = False,
+            limit: analysis.Limit | None = None, calibration: bool = False, probe_processes: bool = False,
             stop_requested: Callable[[], bool] | None = None) -> dict[str, Any]:
     """The measurement's summary (not yet written: the caller adds who and when). A target that died
     during the test makes it `failed`, dead infrastructure `invalid`. With `probe_processes` the server's
@@ -79,7 +79,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
         probe_before = hostprobe.probe_all(cpus)
 
     def on_start(pids) -> None:
-        readers["k6"] = harness.generator.usage_reader(pids)
+        readers[analysis.LOADGEN] = harness.generator.usage_reader(pids)
         sampler.start()
         if probe:
             probe.start()
@@ -87,7 +87,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
     with Progress(TextColumn(f"  load {load.label}"), BarColumn(), TimeElapsedColumn(), TextColumn("/"),
                   TimeRemainingColumn(), TextColumn("{task.fields[phase]}"), console=harness.console,
                   transient=True) as progress, InfraWatch(infra.redis_url, infra.api_url) as watch:
-        task = progress.add_task("k6", total=timing.total_s, phase="warm-up")
+        task = progress.add_task("load", total=timing.total_s, phase="warm-up")
 
         def on_tick(elapsed: float, live: LiveView) -> Tick:
             if not target.alive():
@@ -108,7 +108,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
                 progress.update(task, total=total, completed=min(elapsed, total),
                                 phase=f"window from {window[0]:.0f} s{capped}")
                 if timing.adaptive and live.latest_s >= window[1] + 1:
-                    return Tick.STOP  # the window is complete; the rest of k6's hold is not needed
+                    return Tick.STOP  # the window is complete; the rest of the generator's hold is not needed
             else:
                 progress.update(task, completed=min(elapsed, timing.total_s))
             return Tick.GO_ON
@@ -135,7 +135,8 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
         mode=load.mode, executor=load.kind, vus=load.vus, rate=load.record()["rate"],
         think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
         harness_cores=len(profile.harness_cpus or ()) or 1, limits_applied=target.limits_applied,
-        ceiling_calls_per_s=ceiling_calls_per_s,
+        limit_kind=limit.kind if limit else None, limit_calls_per_s=limit.calls_per_s if limit else None,
+        calibration=calibration,
         k6_exit_code=result.exit_code, k6_stopped_by_orchestrator=result.stopped_early,
         k6_counts=result.counts, k6_run_s=result.run_s,
         host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)} for cpu in probe_before},

@@ -26,8 +26,12 @@ from .scenarios import in_window  # noqa: F401 - the one window filter, part of 
 
 # 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
 # defined them, all-calls latency, publishable verdicts.
-SCHEMA = 2
-SCHEMAS_READ = (1, 2)
+# 3: the load generator is a component of its own name (`loadgen`, flag bound:loadgen; k6 became optional);
+# every load is judged against the limit of its kind (summary `limit`: the closed model's own limit, or the
+# harness's open-model capacity; flags bound:load-model / bound:harness-capacity / limit-unknown instead of
+# bound:ceiling); run.json `harness_capacity` and `calibrations`.
+SCHEMA = 3
+SCHEMAS_READ = (1, 2, 3)
 SAMPLE_COLUMNS = ("t_s", "vu", "tool", "ok", "error_kind", "call_ms", "session_ms", "http_ms")
 RESOURCE_COLUMNS = ("t_s", "component", "cpu_pct", "mem_mb")
 # processes.csv (soak): the server's process tree at 1 Hz; fds/threads empty where unreadable.
@@ -70,15 +74,17 @@ class Profile(Closed):
 
 
 class LoadGenerator(Open):
-    name: str = described("the load generator (loadgen.GENERATORS): `k6`")
-    instances: int = described("processes the test was split across")
+    name: str = described("the load generator asked for (loadgen.GENERATORS): `driver` (the load driver) or `k6`")
+    instances: int = described("processes each HTTP test was split across")
+    by_transport: dict[str, dict[str, Any]] | None = described(
+        "the generator each transport used (http, stdio), as it describes itself", None)
 
 
 class Pacing(BaseModel):
     """How a VU paces its calls: run.json's config, and context.json for the analysis."""
 
     think_time_s: float = described("a VU's pause after each iteration")
-    request_timeout_s: float = described("k6's request timeout (a timed-out call counts at it in all-calls latency)")
+    request_timeout_s: float = described("the load generator's request timeout (a timed-out call counts at it in all-calls latency)")
 
 
 class CapacityPlan(Closed):
@@ -122,13 +128,13 @@ class Config(Closed, Pacing):
     shuffle: bool = described("a new random server order per round")
     executor: str = described("`closed`, or `open` when rate_fractions are given")
     rate_fractions: list[float] | None = described("open model: fractions of round 1's closed maximum")
-    calibrate: bool = described("the harness ceiling was measured before round 1")
-    ramp_up_s: float = described("k6 ramp-up, excluded from every figure")
+    calibrate: bool = described("the harness's limits were measured before round 1 (and after every infrastructure restart)")
+    ramp_up_s: float = described("the load's ramp-up, excluded from every figure")
     warmup_s: float = described("the (minimum) warm-up, excluded")
     warmup_cap_s: float | None = described("the adaptive warm-up's cap (null: a fixed warm-up)")
     warmup_adaptive: bool = described("the warm-up ends when throughput is steady")
     duration_s: float = described("the measured window")
-    ramp_down_s: float = described("k6 ramp-down, excluded")
+    ramp_down_s: float = described("the load's ramp-down, excluded")
     profile: Profile = described("the server's resource limits and CPU pinning")
     load_generator: LoadGenerator | None = described("what generated the load (null: not recorded, k6)", None)
     capacity: CapacityPlan | None = described("`mcpbench capacity` only: the step test", None)
@@ -158,16 +164,48 @@ class Environment(Open):
     kernel: str = described("kernel release")
     os: str = described("os-release PRETTY_NAME")
     cgroup: Cgroup = described("whether resource limits applied")
-    tools: dict[str, str | None] = described("versions of k6, redis, python, go, cargo, node, java, mvn, docker, mcpbench")
+    tools: dict[str, str | None] = described("versions of the tools: redis, python, go, cargo, node, java, mvn, docker, mcpbench")
     git: Git = described("the mcpbench checkout")
     docker: dict[str, Any] | None = described("docker runtime only: engine, compose, base image, limit support", None)
 
 
 class Calibration(Open):
-    tool_calls_per_s: float | None = described("the harness's ceiling: tool calls/s against a no-I/O endpoint")
-    vus: int = described("the VUs it was measured at (the largest of the run)")
-    k6_cpu_pct: float | None = described("k6's CPU meanwhile, % of one core")
+    """The closed model's own limit for one mode (calibrate.py): what its VUs and think time allow."""
+
+    tool_calls_per_s: float | None = described("closed model at `vus` VUs against the no-I/O endpoint, tool calls/s")
+    vus: int = described("the VUs it was measured at (the largest of the run); fewer VUs allow proportionally less")
+    think_time_s: float | None = described("the think time it was measured with (null: schema 2)", None)
+    loadgen_cpu_pct: float | None = described("the load generator's CPU meanwhile, % of one core")
     status: str = described("the calibration measurement's status")
+
+
+class HarnessStep(Closed):
+    rate: float = described("the offered rate, tool calls/s")
+    achieved: float = described("successful tool calls/s")
+    p50_ms: float | None = described("all-calls p50")
+    p99_ms: float | None = described("all-calls p99")
+    dropped: int = described("arrivals that found no free VU")
+    loadgen_cpu_pct: float | None = described("the load generator's CPU, % of one core")
+    api_cpu_pct: float | None = described("the API service's CPU")
+    redis_cpu_pct: float | None = described("Redis's CPU")
+    passed: bool = described("the harness kept up (calibrate.LadderStep)")
+    why: str | None = described("why not")
+
+
+class HarnessCapacity(Closed):
+    """The harness's open-model capacity for one mode: an arrival-rate ladder on the no-I/O endpoint."""
+
+    tool_calls_per_s: float | None = described("the highest passing step (null: none passed)")
+    stopped_by: str | None = described("what ended the ladder")
+    status: str = described("`ok`, or `invalid` when the infrastructure or the generator failed under it")
+    steps: list[HarnessStep] = described("every step, in order")
+
+
+class CalibrationRecord(Closed):
+    reason: str = described("why it was measured: before the first round, the infrastructure was restarted")
+    infra_start: int = described("which Redis/API pair it measured (1: the first)")
+    calibration: dict[str, Calibration] | None = described("per mode, the closed model's limit")
+    harness_capacity: dict[str, HarnessCapacity] | None = described("per mode, the harness's open-model capacity")
 
 
 class ServerStart(BaseModel):
@@ -204,7 +242,11 @@ class Run(Closed):
     config: Config = described("the configuration")
     environment: Environment = described("the machine and tools")
     calibration: dict[str, Calibration] | None = described(
-        "per mode, the harness ceiling measured once before round 1 (null: --no-calibrate, or schema 1)")
+        "per mode, the closed model's own limit now in force (null: --no-calibrate, open loads only, or schema 1)")
+    harness_capacity: dict[str, HarnessCapacity] | None = described(
+        "per mode, the harness's open-model capacity now in force (null: no open-model load, or not calibrated)", None)
+    calibrations: list[CalibrationRecord] | None = described(
+        "every calibration of the run in order: before round 1 and after each infrastructure restart", None)
     rounds: list[list[str]] | None = described("each round's server order (null: schema 1)")
     servers: dict[str, ServerStatus] = described("per server: status and start-up figures")
 
@@ -263,7 +305,7 @@ class Warmup(Closed):
 
 
 class Window(Closed):
-    start_s: float = described("window start, seconds since the k6 test started")
+    start_s: float = described("window start, seconds since the load test started")
     end_s: float = described("window end (exclusive)")
     seconds: float = described("its length")
 
@@ -274,9 +316,9 @@ class Throughput(Closed):
     tool_calls: int = described("every tool call ended in the window")
     v2_rps: float | None = described("the v2 study's requests (initialize + tools/call + tools/list) / window s")
     v2_requests: int | None = described("their count")
-    v2_rps_whole_run: float | None = described("the same over the whole k6 run, as the study counted it")
+    v2_rps_whole_run: float | None = described("the same over the whole load test, as the study counted it")
     v2_requests_whole_run: int | None = described("their count")
-    k6_run_s: float | None = described("k6 scenario start to k6 exit")
+    k6_run_s: float | None = described("the load generator's scenario start to its exit")
     http_rps: float | None = described("every HTTP request / window s (schema 1's v2_rps)")
     http_requests: int = described("their count")
     iterations_per_s: float = described("tools/list samples / window s (closed model: iterations)")
@@ -351,16 +393,18 @@ class Host(Closed, Pinning):
     reasons: list[str] = described("why")
 
 
-class Ceiling(Closed):
-    tool_calls_per_s: float | None = described("run.json's calibrated ceiling for this mode (null: not calibrated)")
-    fraction: float | None = described("tool_calls_per_s / the ceiling")
+class Limit(Closed):
+    kind: str | None = described("`load-model` (closed model: its own limit at these VUs) or `harness-capacity` "
+                                 "(open model: the harness's) — null: no calibrated limit (flag limit-unknown)")
+    tool_calls_per_s: float | None = described("the limit, tool calls/s")
+    fraction: float | None = described("closed: throughput / limit; open: offered rate / limit")
 
 
 class Checks(Closed):
-    k6_exit_code: int | None = described("k6's exit code (105: ended by the orchestrator at the window's end)")
-    k6_stopped_early_by_orchestrator: bool = described("the orchestrator ended k6 at the window's end")
-    k6_iterations: int | None = described("k6's own iteration count (k6-counts.json)")
-    k6_http_reqs: int | None = described("k6's own HTTP request count")
+    k6_exit_code: int | None = described("the load generator's exit code (k6: 105 when ended by the orchestrator)")
+    k6_stopped_early_by_orchestrator: bool = described("the orchestrator ended the generator at the window's end")
+    k6_iterations: int | None = described("the generator's own iteration count (k6-counts.json)")
+    k6_http_reqs: int | None = described("the generator's own HTTP request count")
     sample_iterations: int = described("iterations the samples hold")
     sample_http_reqs: int = described("HTTP requests the samples hold")
     count_gap: float | None = described("the larger relative gap of the two counts")
@@ -382,13 +426,13 @@ class MeasuredLoad(Closed):
 
 class Summary(MeasuredLoad, ServerStart):
     schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
-    server: str = described("the server (`calibrate` for the harness ceiling)")
+    server: str = described("the server (`calibrate` for the harness's calibration)")
     run: int = described("the round")
     round_order: int | None = described("its position in the round (null: calibration, schema 1)", None)
     rate_fraction: float | None = described("open model: the fraction of round 1's closed maximum", None)
     status: Literal["ok", "failed", "invalid"] = described("`failed`: the server failed; `invalid`: not to be trusted, "
                                                    "not the server's doing")
-    phase: str | None = described("`k6`, `infra`, `load`…")
+    phase: str | None = described("`loadgen` (its cross-checks failed), `infra`, `load`…")
     reason: str | None = described("why")
     warmup: Warmup | None = described("the warm-up (null: calibration)")
     window: Window = described("the measured window")
@@ -398,8 +442,8 @@ class Summary(MeasuredLoad, ServerStart):
     resources: dict[str, ComponentFigures] = described("per component of resources.csv")
     efficiency: Efficiency = described("figures the harness cannot cap")
     host: Host | None = described("host stability (null: schema 1)")
-    ceiling: Ceiling = described("the harness ceiling and the share reached")
-    checks: Checks | None = described("k6 cross-checked (null: schema 1)")
+    limit: Limit = described("the harness limit this load is judged against and the share reached")
+    checks: Checks | None = described("the load generator cross-checked (null: schema 1)")
     flags: list[str] = described("bound:*, errors, noisy-host, unstable-host, …")
     foreign_cpu_pct: float | None = described("CPU of programs other than ours in the window, % of one core")
     publishable: bool | None = described("ok, every check passed, no flag (null: schema 1, not assessed)")
@@ -408,14 +452,20 @@ class Summary(MeasuredLoad, ServerStart):
 
 
 class K6Counts(Closed):
-    iterations: int | None = described("k6's complete iterations")
-    http_reqs: int | None = described("k6's HTTP requests")
-    dropped_iterations: int | None = described("iterations k6 could not start (open model)")
-    # The stdio driver's own (benchmark/stdio-driver), absent from k6's:
-    calls: int | None = described("the stdio driver's samples written (every call, tools/list included)", None)
-    driver_cpu_s: float | None = described("the stdio driver's own CPU time, user + system, s (not the server's)",
+    """k6-counts.json: the load generator's own counts (the name is k6's, kept for the format's sake)."""
+
+    iterations: int | None = described("complete iterations")
+    http_reqs: int | None = described("HTTP requests sent")
+    dropped_iterations: int | None = described("iterations that could not start: no free VU (open model)")
+    # The load driver's own (benchmark/load-driver), absent from k6's:
+    calls: int | None = described("the driver's samples written (every call, tools/list included)", None)
+    driver_cpu_s: float | None = described("the driver's own CPU time, user + system, s (not a stdio server's)",
                                            None)
-    startup_s: float | None = described("the stdio driver's server start to its initialize reply, s", None)
+    start_lag_p99_ms: float | None = described("open model: p99 of how late iterations started against their "
+                                               "schedule (coordinated omission shows here)", None)
+    start_lag_max_ms: float | None = described("open model: the latest start against the schedule", None)
+    max_vus_used: int | None = described("the most VUs the driver ran", None)
+    startup_s: float | None = described("stdio: the server's start to its initialize reply, s", None)
     garbage_lines: int | None = described("stdout lines of the stdio server that were no JSON-RPC message", None)
     server_messages: int | None = described("requests and notifications the stdio server sent (ignored)", None)
     late_replies: int | None = described("replies to no waiting call (after its timeout, or a null id)", None)
@@ -425,11 +475,14 @@ class K6Counts(Closed):
 class Context(MeasuredLoad, Pacing, Pinning):
     harness_cores: int = described("CPUs of the harness (saturation thresholds)")
     limits_applied: bool = described("false: flag cgroup-not-applied")
-    ceiling_calls_per_s: float | None = described("the run's calibrated ceiling for this mode")
-    k6_exit_code: int | None = described("k6's exit code")
-    k6_stopped_by_orchestrator: bool = described("ended at the window's end: exit 105 expected")
+    limit_kind: str | None = described("the limit the load is judged against (`load-model`, `harness-capacity`; "
+                                       "null: none)", None)
+    limit_calls_per_s: float | None = described("its rate, tool calls/s", None)
+    calibration: bool = described("the harness's calibration itself (judged against no limit)", False)
+    k6_exit_code: int | None = described("the load generator's exit code")
+    k6_stopped_by_orchestrator: bool = described("ended at the window's end (k6: exit 105 expected)")
     k6_counts: K6Counts | None = described("k6-counts.json")
-    k6_run_s: float | None = described("k6 scenario start to exit")
+    k6_run_s: float | None = described("the generator's scenario start to exit")
     host_probe: dict[str, Probe] | None = described("per CPU, the speed probe")
     probe_server_paused: bool | None = described("the server was frozen while probing", None)
     warmup: Warmup | None = described("the warm-up")
@@ -609,8 +662,84 @@ def _upgrade_summary_1(summary: dict, run: dict) -> dict:
     return s
 
 
-RUN_UPGRADES = {1: _upgrade_run_1}
-SUMMARY_UPGRADES = {1: _upgrade_summary_1}
+# Schema 2's names for what schema 3 calls the load generator, and its one "ceiling" flag.
+OLD_COMPONENTS = {"k6": "loadgen"}
+OLD_FLAGS = {"bound:k6": "bound:loadgen"}
+CEILING_FLAG_2 = "bound:ceiling"
+
+
+def _upgrade_run_2(run: dict) -> dict:
+    """schema 2 -> 3: the calibration's k6 CPU is the load generator's; no open-model capacity was measured
+    and one calibration was recorded (before round 1)."""
+    run = dict(run, schema=3)
+    calibration = run.get("calibration")
+    if calibration:
+        run["calibration"] = {mode: {**{k: v for k, v in entry.items() if k != "k6_cpu_pct"},
+                                     "loadgen_cpu_pct": entry.get("k6_cpu_pct")} for mode, entry in calibration.items()}
+    run.setdefault("harness_capacity", None)
+    run.setdefault("calibrations", None)
+    return run
+
+
+def rename_flags(flags: list[str]) -> list[str]:
+    return [OLD_FLAGS.get(flag, flag) for flag in flags]
+
+
+def _upgrade_summary_2(summary: dict, run: dict) -> dict:
+    """schema 2 -> 3. The load generator's component and flag are `loadgen`; `ceiling` becomes `limit`. Schema 2
+    judged every load against one closed-model calibration: for a closed-model load that is its load-model
+    limit (bound:ceiling -> bound:load-model); for an open-model load it was no limit of its kind, so its
+    bound:ceiling is removed and it is marked limit-unknown (issue 18: the open run of rust was flagged at
+    160 % of a "ceiling" its own load never met)."""
+    s = dict(summary, schema=3)
+    closed = s.get("executor", "closed") == "closed"
+    ceiling = s.pop("ceiling", None) or {}
+    known = ceiling.get("tool_calls_per_s") is not None and closed
+    s["limit"] = {"kind": "load-model" if known else None, "tool_calls_per_s": ceiling.get("tool_calls_per_s") if known else None,
+                  "fraction": ceiling.get("fraction") if known else None}
+    flags = rename_flags(s.get("flags") or [])
+    if CEILING_FLAG_2 in flags:
+        flags = [("bound:load-model" if closed else None) if f == CEILING_FLAG_2 else f for f in flags]
+        flags = [f for f in flags if f is not None]
+    if not known and s.get("publishable") is not None:
+        flags.append("limit-unknown")
+    s["flags"] = flags
+    s["resources"] = {OLD_COMPONENTS.get(k, k): v for k, v in (s.get("resources") or {}).items()}
+    if s.get("phase") == "k6":
+        s["phase"] = "loadgen"
+    if s.get("publishable") is not None:
+        from . import analysis  # the one definition of publishable
+
+        s["publishable"], s["unpublishable_reasons"] = analysis.publishable(s)
+    return s
+
+
+def upgrade_flags_document(document: dict, run: dict | None = None) -> dict:
+    """capacity.json or soak.json of schema 2 -> 3: only the flag names they quote change."""
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: (rename_flags(v) if k in ("flags", "doubts") and isinstance(v, list) else walk(v))
+                    for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return dict(walk(document), schema=3)
+
+
+RUN_UPGRADES = {1: _upgrade_run_1, 2: _upgrade_run_2}
+SUMMARY_UPGRADES = {1: _upgrade_summary_1, 2: _upgrade_summary_2}
+DOCUMENT_UPGRADES = {2: upgrade_flags_document}
+
+
+def upgrade_document(kind: type[BaseModel], document: Any, where: Path) -> dict:
+    """capacity.json / soak.json of any readable schema (2 on), as the current SCHEMA and validated."""
+    original = _schema_of(document, where)
+    while document["schema"] != SCHEMA:
+        if document["schema"] not in DOCUMENT_UPGRADES:
+            raise ResultsError(f"{where}: schema {document['schema']} has no upgrade for this file")
+        document = DOCUMENT_UPGRADES[document["schema"]](document)
+    return validated(kind, document, where)
 
 
 def _schema_of(data: Any, where: Path, default: Any = None) -> int:
@@ -669,10 +798,13 @@ def read_samples(path: Path) -> pd.DataFrame:
 
 
 def read_resources(path: Path) -> pd.DataFrame:
-    """resources.csv (t_s counted from the k6 start); an empty frame when the measurement has none."""
+    """resources.csv (t_s counted from the load test's start); an empty frame when the measurement has none.
+    The load generator's component was `k6` before schema 3: read as `loadgen`."""
     if not path.is_file():
         return pd.DataFrame(columns=list(RESOURCE_COLUMNS))
-    return pd.read_csv(path)
+    frame = pd.read_csv(path)
+    frame["component"] = frame["component"].replace(OLD_COMPONENTS)
+    return frame
 
 
 def read_processes(path: Path) -> pd.DataFrame:

@@ -76,7 +76,7 @@ class RunRecord:
         self.data: dict[str, Any] = {
             "schema": SCHEMA, "run_id": run_id, "status": "running", "started_at": now_iso(),
             "finished_at": None, "error": None, "config": config, "environment": environment,
-            "calibration": None, "rounds": [], "servers": {},
+            "calibration": None, "harness_capacity": None, "calibrations": [], "rounds": [], "servers": {},
         }
         self.save()
 

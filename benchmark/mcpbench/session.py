@@ -64,6 +64,12 @@ class Bench:
         return self._builds[key]
 
     # -- the infrastructure ----------------------------------------------------------------------------------
+    @property
+    def infra_starts(self) -> int:
+        """How many times the infrastructure was started: a change means a new Redis/API pair, whose limits
+        must be measured again before anything is judged against them."""
+        return self._infra_starts
+
     def start_infra(self) -> InfraHandle:
         self._infra_starts += 1
         where = "_infra" if self._infra_starts == 1 else f"_infra-restart-{self._infra_starts - 1}"

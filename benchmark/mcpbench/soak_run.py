@@ -32,7 +32,7 @@ def _capacity(run_dir: Path, server: str, mode: str) -> float | None:
     if not path.is_file():
         return None
     try:
-        document = model.validated(model.Capacity, model.read_json(path), path)
+        document = model.upgrade_document(model.Capacity, model.read_json(path), path)
     except ResultsError as exc:
         raise SoakError(str(exc)) from None
     values = [r["capacity_calls_per_s"] for r in document["rounds"] if r["mode"] == mode and r["capacity_calls_per_s"]]
@@ -86,7 +86,7 @@ class SoakSuite(Suite):
                            "(Ctrl-C ends it early and keeps what was measured)")
         with self._started(state, out_dir) as started, self._first_interrupt_stops():
             try:
-                summary = measure(harness, started.server, load, out_dir, self._ceiling(mode), probe_processes=True,
+                summary = measure(harness, started.server, load, out_dir, self._limit(load), probe_processes=True,
                                   stop_requested=self._stop.is_set)
             except MeasurementFailed as exc:
                 raise ServerFailed("load", str(exc)) from exc

@@ -24,6 +24,11 @@ from .runtime.base import RunningServer
 from .scenarios import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load, OpenLoad
 from .session import Bench, ServerFailed, ServerUnavailable
 from .verify import verify
+from .workload import TOOL_NAMES
+
+
+# A calibration the infrastructure broke is measured again on a new Redis/API pair, this many tries in all.
+CALIBRATION_TRIES = 2
 
 
 class SuiteFailed(RuntimeError):
@@ -58,8 +63,9 @@ class Suite:
         self.directory = results_root / self.run_id
         self.record: RunRecord | None = None
         self.bench: Bench | None = None
-        self.harness: Harness | None = None        # HTTP modes: k6
-        self.stdio_harness: Harness | None = None  # the stdio mode: the stdio driver
+        self.harnesses: dict[str, Harness] = {}   # by transport: the generator that speaks it
+        self.harness: Harness | None = None        # the HTTP one (calibration, capacity, soak)
+        self._calibrated_at: int | None = None     # Bench.infra_starts when the limits were last measured
 
     # -- the whole suite -------------------------------------------------------------------------------
     def run(self) -> RunRecord:
@@ -128,13 +134,7 @@ class Suite:
         if self.config.build:
             self._build_all(states)
         self.bench.start_infra()
-        generator = loadgen.create(self.config.load_generator, self.config.profile.harness_cpus,
-                                   self.config.k6_instances)
-        self.harness = Harness(self.bench, generator, self.config.timing, self.console)
-        if self.config.stdio_modes:
-            self.stdio_harness = Harness(self.bench, loadgen.create("stdio", self.config.profile.harness_cpus),
-                                         self.config.timing, self.console)
-            self.stdio_harness.generator.prepare(self.directory / "_infra")
+        self._prepare_generators()
         if self.config.calibrate:
             self._calibrate()
         rounds: list[list[str]] = []
@@ -164,21 +164,103 @@ class Suite:
                 else:
                     self.record.update_server(state.spec.name, status="ok")
 
-    def _calibrate(self) -> None:
-        """The harness's ceiling for every mode, once, before the first round (run.json `calibration`)."""
-        assert self.record is not None and self.harness is not None
+    def _prepare_generators(self) -> None:
+        """One generator per transport the modes use (the chosen one where it speaks it: generators name
+        their transports), built or checked before the first measurement so none fails inside one."""
+        assert self.bench is not None
+        for transport in sorted({MODE_TRANSPORT[mode] for mode in self.config.modes} | {"http"}):
+            name = loadgen.for_transport(self.config.load_generator, transport)
+            # A stdio server has one client: only HTTP tests are split over instances.
+            instances = self.config.load_instances if transport == "http" else 1
+            generator = loadgen.create(name, self.config.profile.harness_cpus, instances)
+            generator.prepare(self.directory / "_infra")
+            self.harnesses[transport] = Harness(self.bench, generator, self.config.timing, self.console)
+        self.harness = self.harnesses["http"]
+        assert self.record is not None
+        self.record.data["config"]["load_generator"]["by_transport"] = {
+            transport: harness.generator.describe() for transport, harness in self.harnesses.items()}
+        self.record.save()
+
+    def _closed_model_used(self) -> bool:
+        """Whether this suite measures closed-model loads over HTTP (judged against the closed model's limit)."""
+        return any(MODE_TRANSPORT[mode] == "http" for mode in self.config.modes)
+
+    def _open_model_used(self) -> bool:
+        """Whether it measures open-model loads (judged against the harness's open-model capacity)."""
+        return bool(self.config.rate_fractions)
+
+    def _calibrate(self, reason: str = "before the first round") -> None:
+        """The harness's limits for every HTTP mode (calibrate.py): the closed model's own limit at the run's
+        largest VUs and, where open-model loads are measured, the harness's open-model capacity. Measured
+        again whenever the infrastructure was restarted (a new Redis/API pair); a calibration the
+        infrastructure broke is retried once on a new pair. run.json keeps the current limits and every
+        calibration in `calibrations`."""
+        assert self.record is not None and self.harness is not None and self.bench is not None
+        self.console.print(f"[bold]Calibrating the harness[/] ({reason})")
         quick = self.config.timing.duration_s < FULL_TIMING.duration_s
         timing = calibrate.SUITE_TIMING_QUICK if quick else calibrate.SUITE_TIMING_FULL
-        ceilings = {}
-        # k6's ceiling against the calibration endpoint says nothing of the stdio driver: its own CPU per
-        # call is recorded instead (k6-counts.json driver_cpu_s).
+        ladder = calibrate.LADDER_STEP_QUICK if quick else calibrate.LADDER_STEP_FULL
+        index = len(self.record.data.get("calibrations") or [])
+        limits: dict[str, dict[str, Any]] = {}
+        capacities: dict[str, dict[str, Any]] = {}
         for mode in (m for m in self.config.modes if MODE_TRANSPORT[m] == "http"):
-            load = ClosedLoad(mode, max(self.config.vus))
-            summary = calibrate.measure_ceiling(self.harness, load, timing,
-                                                self.directory / "_calibration" / f"{load.label}")
-            ceilings[mode] = calibrate.ceiling_record(summary)
-        self.record.data["calibration"] = ceilings
+            where = self.directory / "_calibration" / (f"{index}" if index else "")
+            for attempt in range(CALIBRATION_TRIES):
+                starts = self.bench.infra_starts
+                if self._closed_model_used():
+                    load = ClosedLoad(mode, max(self.config.vus))
+                    limits[mode] = calibrate.measure_load_model_limit(self.harness, load, timing, where / load.label)
+                if self._open_model_used():
+                    capacities[mode] = calibrate.measure_harness_capacity(
+                        self.harness, mode, max(self.config.vus), ladder, where / f"{mode}-ladder")
+                valid = all(part.get("status") == "ok" for part in (limits.get(mode), capacities.get(mode)) if part)
+                if valid and starts == self.bench.infra_starts:
+                    break
+                if attempt + 1 < CALIBRATION_TRIES:
+                    self.console.print("  [yellow]the calibration was not valid; restarting the infrastructure "
+                                       "and measuring again[/]")
+                    self.bench.restart_infra()
+        self.record.data["calibration"] = limits or None
+        self.record.data["harness_capacity"] = capacities or None
+        self.record.data.setdefault("calibrations", []).append(
+            {"reason": reason, "infra_start": self.bench.infra_starts, "calibration": limits or None,
+             "harness_capacity": capacities or None})
+        self._calibrated_at = self.bench.infra_starts
         self.record.save()
+
+    def _recalibrate_if_restarted(self) -> None:
+        """A restarted infrastructure is a new harness: its limits are measured before the next measurement
+        is judged against them (never the old pair's limits, never none)."""
+        assert self.bench is not None
+        if self.config.calibrate and self._calibrated_at is not None and self.bench.infra_starts != self._calibrated_at:
+            self._calibrate("the infrastructure was restarted")
+
+    def _limit(self, load: Load) -> analysis.Limit | None:
+        """The limit a load is judged against (analysis.limit_figures): None when none was calibrated, or the
+        calibration failed (the measurement is then flagged analysis.NO_LIMIT_FLAG)."""
+        assert self.record is not None
+        if MODE_TRANSPORT[load.mode] == "stdio":
+            # No endpoint to calibrate against over stdio: the closed loop's own bound without any round trip
+            # (VUs x calls per iteration / think time) is what the load model allows at the most.
+            think = self.config.timing.think_time_s
+            if isinstance(load, ClosedLoad) and think > 0:
+                return analysis.Limit(analysis.LOAD_MODEL, load.vus * len(TOOL_NAMES) / think)
+            return None
+        if isinstance(load, ClosedLoad):
+            limit = (self.record.data.get("calibration") or {}).get(load.mode) or {}
+            if limit.get("status") == "ok" and limit.get("tool_calls_per_s"):
+                # Calibrated at the run's largest VUs; fewer VUs allow proportionally less (a little more in
+                # truth: their round trips are shorter, so this errs towards flagging).
+                return analysis.Limit(analysis.LOAD_MODEL, limit["tool_calls_per_s"] * load.vus / limit["vus"])
+            return None
+        capacity = self._harness_capacity(load.mode)
+        return analysis.Limit(analysis.HARNESS_CAPACITY, capacity) if capacity else None
+
+    def _harness_capacity(self, mode: str) -> float | None:
+        """This run's harness open-model capacity for the mode (None: not calibrated, or it failed)."""
+        assert self.record is not None
+        capacity = (self.record.data.get("harness_capacity") or {}).get(mode) or {}
+        return capacity.get("tool_calls_per_s") if capacity.get("status") == "ok" else None
 
     def _build_all(self, states: dict[str, _ServerState]) -> None:
         assert self.record is not None and self.bench is not None
@@ -229,9 +311,11 @@ class Suite:
             if version:
                 self.record.update_server(spec.name, runtime_version=version)
                 self.console.print(f"[cyan]{spec.name}[/] runs on {version}")
-        for load in self.config.loads():
-            if load.mode not in unsupported:
-                self._measure(state, load, round_index, position)
+        loads = [load for load in self.config.loads() if load.mode not in unsupported]
+        if self.config.shuffle:
+            random.shuffle(loads)  # modes and levels in a new order too: no mode always runs first on a fresh server
+        for load in loads:
+            self._measure(state, load, round_index, position)
         for fraction in self.config.rate_fractions:
             for mode in (m for m in self.config.modes if m not in unsupported):
                 # The rate is fixed from round 1's closed maximum, so every round offers the same load.
@@ -244,8 +328,7 @@ class Suite:
                               round_index, position)
 
     def _measure(self, state: _ServerState, load: Load, round_index: int, position: int) -> None:
-        harness = self.stdio_harness if MODE_TRANSPORT[load.mode] == "stdio" else self.harness
-        assert harness is not None
+        harness = self.harnesses[MODE_TRANSPORT[load.mode]]
         with self._started(state, self.directory / state.spec.name / f"{load.label}-r{round_index}",
                            MODE_TRANSPORT[load.mode]) as started:
             summary = self._load(started, load, harness, started.out_dir)
@@ -268,6 +351,7 @@ class Suite:
         spec = state.spec
         out_dir.mkdir(parents=True, exist_ok=True)
         seed_s = self.bench.reset()
+        self._recalibrate_if_restarted()
         if transport == "stdio":
             with self.bench.stdio_server(spec, out_dir / "server.log") as server:
                 yield _Started(server, out_dir, {"startup_s": None, "idle_mem_mb": None, "idle_rss_mb": None,
@@ -294,15 +378,9 @@ class Suite:
             yield _Started(server, out_dir, {"startup_s": round(server.startup_s, 3), "idle_mem_mb": idle_mem_mb,
                                              "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3)})
 
-    def _ceiling(self, mode: str) -> float | None:
-        """This run's calibrated ceiling for the mode (None: not calibrated, or the calibration failed)."""
-        assert self.record is not None
-        ceiling = (self.record.data.get("calibration") or {}).get(mode) or {}
-        return ceiling.get("tool_calls_per_s") if ceiling.get("status") == "ok" else None
-
     def _load(self, started: _Started, load: Load, harness: Harness, out_dir: Path) -> dict[str, Any]:
         try:
-            return measure(harness, started.server, load, out_dir, self._ceiling(load.mode))
+            return measure(harness, started.server, load, out_dir, self._limit(load))
         except MeasurementFailed as exc:
             raise ServerFailed("load", str(exc)) from exc
 

@@ -1,6 +1,7 @@
 """The three workload tools: their default arguments and the spec's checks (docs/workload.md §3).
 
-k6/load.js carries the same checks in JavaScript for the load phase; tests keep the two in step.
+The load driver (benchmark/load-driver/workload.go) and k6/load.js carry the same checks for the load phase;
+tests keep them in step.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ HARNESS_BOUND_PREFIX = analysis.HARNESS_BOUND_PREFIX
 CONFIG_FINGERPRINT = ("runtime", "ramp_up_s", "warmup_s", "duration_s", "ramp_down_s", "think_time_s",
                       "profile.cpus", "profile.memory_mb")
 ENVIRONMENT_FINGERPRINT = ("cpu_model", "cores", "memory_gb", "os", "kernel", "cgroup.version", "cgroup.applied",
-                           "tools.k6", "tools.redis")
+                           "tools.redis")
 MANIFEST_FINGERPRINT = ("language", "runtime", "sdk", "sdk_version", "framework")
 TIMESERIES_MAX_POINTS = 240
 
@@ -329,7 +329,7 @@ class Group:
         cpu_ms = stats.mean_interval([r.cpu_ms_per_call for r in runs if r.cpu_ms_per_call is not None])
         mem_peaks = stats.mean_interval([r.mem_peak_mb for r in runs if r.mem_peak_mb is not None])
         rates = [r.summary.get("rate") for r in runs if r.summary.get("rate") is not None]
-        fractions = [f for f in ((r.summary.get("ceiling") or {}).get("fraction") for r in runs) if f is not None]
+        fractions = [f for f in ((r.summary.get("limit") or {}).get("fraction") for r in runs) if f is not None]
         publishable = self.publishable
         return {
             "server": self.server, "mode": self.key.mode, "executor": self.key.executor,
@@ -370,7 +370,7 @@ class Group:
             "flags": _count_text(flags, len(runs)),
             "flag_names": sorted(set(flags)),
             "harness_bound": self.harness_bound,
-            "ceiling_fraction_max": max(fractions) if fractions else None,
+            "limit_fraction_max": max(fractions) if fractions else None,
             "publishable": publishable,
             "publishable_text": {True: "publishable", False: "not publishable"}.get(
                 publishable, "not assessed (schema-1 results)"),

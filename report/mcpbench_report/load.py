@@ -27,8 +27,12 @@ read_json = model.read_json
 
 def read_optional(path: Path, kind: type[BaseModel]) -> dict | None:
     """A file a server directory may lack (build.json of a prebuilt run, image.json of the local runtime),
-    validated when present."""
-    return model.validated(kind, read_json(path), path) if path.is_file() else None
+    validated when present (a versioned one, capacity.json or soak.json, upgraded first)."""
+    if not path.is_file():
+        return None
+    if "schema_" in kind.model_fields:
+        return model.upgrade_document(kind, read_json(path), path)
+    return model.validated(kind, read_json(path), path)
 
 
 @dataclass(frozen=True)

@@ -48,12 +48,16 @@ CSV_COLUMNS = (
     "missing_text", "unpublishable_reasons", "run_ids",
 )
 FLAG_HELP = {
-    "bound:k6": "the load generator (k6) saturated its CPU budget: the server may be faster than shown",
+    "bound:loadgen": "the load generator saturated its CPU budget: the server may be faster than shown",
     "bound:redis": "Redis saturated its CPU budget",
     "bound:api": "the product API service saturated its CPU budget",
     "bound:harness": "a component other than the server saturated its CPU budget",
-    "bound:ceiling": "throughput reached the share of the run's calibrated harness ceiling at which the harness, "
-                     "not the server, is measured",
+    "bound:load-model": "closed model: throughput reached the share of what the VUs and think time allow even "
+                        "against a no-I/O endpoint: the load model, not the server, set it",
+    "bound:harness-capacity": "open model: the offered rate reached the share of the harness's own open-model "
+                              "capacity at which the harness, not the server, is measured",
+    "limit-unknown": "no calibrated limit to judge this load against (calibration skipped or failed): whether the "
+                     "load model or the harness limited it is not known",
     "errors": "some tool calls failed",
     "cgroup-not-applied": "CPU and memory limits could not be applied: the server was not confined",
     "dropped-iterations": "the open model could not keep the arrival rate",
@@ -80,8 +84,11 @@ def rules() -> list[dict]:
         ("HOLM", None, stats.HOLM),
         ("MIN_EFFECT", stats.MIN_EFFECT,
          "compare: a change counts only when corrected-significant and at least this large (--min-effect)"),
-        ("CEILING_FRACTION", analysis.CEILING_FRACTION,
-         "bound:ceiling when throughput ≥ this share of the run's calibrated harness ceiling"),
+        ("LIMIT_FRACTION", analysis.LIMIT_FRACTION,
+         "a closed-model throughput at this share of the closed model's own limit at its VUs (calibrated against "
+         "a no-I/O endpoint) is bound:load-model; an open-model offered rate at this share of the harness's "
+         "open-model capacity (an arrival-rate ladder on that endpoint) is bound:harness-capacity; a load with no "
+         "calibrated limit is limit-unknown and never publishable"),
         ("HARNESS_BOUND_PREFIX", analysis.HARNESS_BOUND_PREFIX,
          "a row with any flag starting so is shown as “≥ X calls/s — limited by the harness”, never ranked"),
         ("HOST_PROBE_MAX_CHANGE", analysis.HOST_PROBE_MAX_CHANGE,
@@ -362,7 +369,7 @@ class SiteBuilder:
                     "mem_avg": server.get("mem_avg_mb"), "cpu_ms_per_call": r.cpu_ms_per_call,
                     "dropped": s["throughput"]["dropped_iterations"],
                     "flags": s["flags"], "publishable": r.publishable, "reasons": r.reasons,
-                    "warmup": s["warmup"], "host": s["host"], "ceiling": s["ceiling"],
+                    "warmup": s["warmup"], "host": s["host"], "limit": s["limit"],
                     "files": self.raw_links(r.measurement.files(), r.run_id, name, r.mid),
                 })
             loads.append({"key": key, "row": row, "timeseries": ts_rel, "runs": runs})

@@ -132,7 +132,7 @@ def test_a_short_measured_run_under_docker(engine, images, tmp_path: Path) -> No
         assert summary["errors"]["count"] == 0, summary["errors"]
         assert "cgroup-not-applied" not in summary["flags"]  # the limits are on the container
         resources = summary["resources"]
-        assert set(resources) >= {"server", "k6", "redis", "api"}
+        assert set(resources) >= {"server", "loadgen", "redis", "api"}
         assert resources["server"]["mem_peak_mb"] > 0 and resources["server"]["cpu_avg_pct"] > 0
         assert resources["redis"]["mem_peak_mb"] > 0 and resources["api"]["cpu_avg_pct"] is not None
         with gzip.open(measurement / "samples.csv.gz", "rt") as handle:

@@ -1,4 +1,4 @@
-"""End-to-end: the real CLI, real k6, real Redis and API service, a real server; results in a temp dir."""
+"""End-to-end: the real CLI, the real load driver, real Redis and API service, a real server; results in a temp dir."""
 
 from __future__ import annotations
 
@@ -61,24 +61,27 @@ def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> No
     assert run["servers"][SERVER]["status"] == "ok"
     assert run["calibration"]["session"]["tool_calls_per_s"] > 0 and run["calibration"]["session"]["vus"] == 5
     assert run["rounds"] == [[SERVER]]
-    assert run["environment"]["tools"]["k6"] and run["environment"]["git"]["commit"]
+    assert run["environment"]["git"]["commit"]
+    assert run["config"]["load_generator"]["by_transport"]["http"]["name"] == "driver"
     assert json.loads((run_dir / SERVER / "verify.json").read_text())["status"] in ("pass", "warn")
     measurement = run_dir / SERVER / "session-5vu-r1"
     summary = json.loads((measurement / "summary.json").read_text())
     assert summary["window"] == {"start_s": 3.0, "end_s": 9.0, "seconds": 6.0}
     assert summary["warmup"] == {"used_s": 2.0, "min_s": 2.0, "cap_s": 2.0, "steady": None}  # fixed: not assessed
-    assert summary["run"] == 1 and summary["round_order"] == 1 and summary["schema"] == 2
+    assert summary["run"] == 1 and summary["round_order"] == 1 and summary["schema"] == 3
     assert set(summary["host"]["probe"]) == {str(c) for c in sorted(os.sched_getaffinity(0))}
     assert all(p["before_s"] > 0 and p["after_s"] > 0 for p in summary["host"]["probe"].values())
     # the probe timed the machine with the server frozen (cgroup freezer) — not the server's own work
     assert summary["host"]["probe_server_paused"] is cgroups.detect().usable
-    assert summary["ceiling"]["tool_calls_per_s"] == run["calibration"]["session"]["tool_calls_per_s"]
+    assert summary["limit"] == {"kind": "load-model", "tool_calls_per_s": run["calibration"]["session"]["tool_calls_per_s"],
+                                "fraction": summary["limit"]["fraction"]}
+    assert run["calibrations"][0]["reason"] == "before the first round" and run["harness_capacity"] is None
     assert summary["checks"]["k6_exit_code"] == 0 and summary["checks"]["problems"] == []
     assert summary["throughput"]["tool_calls_per_s"] > 0
     assert summary["errors"]["count"] == 0, summary["errors"]
     assert summary["latency_ms"]["tool_call"]["p99"] > 0
     assert summary["resources"]["server"]["mem_peak_mb"] > 0
-    assert set(summary["resources"]) >= {"server", "k6", "redis", "api", "cpu0", "steal0"}
+    assert set(summary["resources"]) >= {"server", "loadgen", "redis", "api", "cpu0", "steal0"}
     with gzip.open(measurement / "samples.csv.gz", "rt") as handle:
         rows = handle.read().splitlines()
     assert rows[0].startswith("t_s,vu,tool,ok") and len(rows) > 10
@@ -174,13 +177,13 @@ def _names(process: psutil.Process) -> dict[str, psutil.Process]:
 
 
 def _kill_inside_the_first_window(proc: subprocess.Popen, victim: str) -> bool:
-    """SIGKILL `victim` once the first measurement's k6 has run 4 s (inside its window)."""
+    """SIGKILL `victim` once the first measurement's load driver has run 4 s (inside its window)."""
     orchestrator = psutil.Process(proc.pid)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
-        k6 = _names(orchestrator).get("k6")
+        driver = _names(orchestrator).get("load-driver")
         try:
-            if k6 and time.time() - k6.create_time() >= 4:
+            if driver and time.time() - driver.create_time() >= 4:
                 target = _names(orchestrator).get(victim)
                 if target:
                     target.kill()
@@ -202,7 +205,7 @@ def test_infra_killed_mid_measurement_invalidates_it_and_the_suite_goes_on(tmp_p
         os.killpg(proc.pid, signal.SIGINT)  # a failed test must not leave a suite running behind it
         proc.communicate(timeout=60)
         raise
-    assert killed, f"never saw k6 and {victim} running"
+    assert killed, f"never saw the load driver and {victim} running"
     out, _ = proc.communicate(timeout=300)
     assert proc.returncode == 1, out
     assert "Traceback" not in out
@@ -217,6 +220,47 @@ def test_infra_killed_mid_measurement_invalidates_it_and_the_suite_goes_on(tmp_p
     assert second["status"] == "ok" and second["errors"]["count"] == 0, second["errors"]
     time.sleep(0.5)
     assert not leftovers(str(run_dir))
+
+
+def test_redis_killed_during_calibration_is_calibrated_again_never_left_without_a_limit(tmp_path: Path) -> None:
+    # Issue 18: the calibration went invalid, the infrastructure was restarted, and the suite went on judging
+    # every measurement against no limit at all (rust at 95 % of what the broken calibration had measured,
+    # recorded publishable with no flag).
+    calibrated = [arg for arg in TINY if arg != "--no-calibrate"]
+    proc = mcpbench("run", SERVER, *calibrated, "--no-build", "--results-dir", str(tmp_path), start_new_session=True)
+    try:
+        orchestrator = psutil.Process(proc.pid)
+        killed, deadline = False, time.monotonic() + 300
+        while not killed and time.monotonic() < deadline and proc.poll() is None:
+            driver = next((p for p in orchestrator.children(recursive=True)
+                           if p.name() == "load-driver" and "_calibration" in " ".join(p.cmdline())), None)
+            redis = _names(orchestrator).get("redis-server")
+            if driver and redis and time.time() - driver.create_time() >= 3:
+                redis.kill()
+                killed = True
+            time.sleep(0.2)
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.communicate(timeout=60)
+        raise
+    assert killed, "never saw the calibration's load driver and Redis running"
+    out, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, out
+    run = json.loads((only_run(tmp_path) / "run.json").read_text())
+    assert run["calibration"]["session"]["status"] == "ok"
+    assert [c["infra_start"] for c in run["calibrations"]] == [2]  # measured again, on the new pair
+    summary = json.loads((only_run(tmp_path) / SERVER / "session-5vu-r1" / "summary.json").read_text())
+    assert summary["limit"]["kind"] == "load-model"
+    assert summary["limit"]["tool_calls_per_s"] == run["calibration"]["session"]["tool_calls_per_s"]
+    assert "limit-unknown" not in summary["flags"]
+
+
+def test_a_run_without_calibration_is_never_publishable(tmp_path: Path) -> None:
+    proc = mcpbench("run", SERVER, *TINY, "--no-build", "--results-dir", str(tmp_path))
+    out, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, out
+    summary = json.loads((only_run(tmp_path) / SERVER / "session-5vu-r1" / "summary.json").read_text())
+    assert "limit-unknown" in summary["flags"] and summary["publishable"] is False
 
 
 def test_a_server_this_machine_cannot_build_is_unavailable_not_a_failure(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""End-to-end soak: the real CLI, k6, Redis, API service and servers (one compiled, one interpreted, as CI
+"""End-to-end soak: the real CLI, the load driver, Redis, API service and servers (one compiled, one interpreted, as CI
 runs it), with results in a temp dir."""
 
 from __future__ import annotations

@@ -4,14 +4,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mcpbench.analysis import MeasurementContext, bottleneck_flags
+from mcpbench.analysis import HARNESS_CAPACITY, LOAD_MODEL, MeasurementContext, bottleneck_flags
 from mcpbench.analysis import publishable as analysis_publishable
 from mcpbench.analysis import summarize as summarize_with
 from mcpbench.resources import Sample
 
 
+# A limit no test load comes near, so that only the tests about limits see one judged.
+FAR_LIMIT = {"limit_kind": LOAD_MODEL, "limit_calls_per_s": 1e9}
+
+
 def summarize(samples, window, resources, harness_cores=1, limits_applied=True, rate=None, **context):
     """The analysis as the suite calls it, with a context like the one the old positional call implied."""
+    context = {**FAR_LIMIT, **context}
     ctx = MeasurementContext(mode=context.pop("mode", "session"), executor="open" if rate else "closed",
                              vus=context.pop("vus", 1), rate=rate, think_time_s=0.05, request_timeout_s=30.0,
                              harness_cores=harness_cores, limits_applied=limits_applied, **context)
@@ -65,18 +70,18 @@ def test_the_cross_tool_p99_is_a_percentile_of_all_samples_not_an_average_of_per
 
 def test_resources_count_only_inside_the_window_and_saturation_is_flagged() -> None:
     samples = [Sample(t, "server", cpu, 100.0 + t) for t, cpu in [(5, 10.0), (11, 90.0), (12, 100.0), (25, 5.0)]]
-    samples += [Sample(t, "k6", 95.0, 50.0) for t in (11, 12)]
+    samples += [Sample(t, "loadgen", 95.0, 50.0) for t in (11, 12)]
     summary = summarize(frame([(11.0, 1, "checkout", 1, "", 1.0, 1.0, "1")]), (10.0, 20.0), samples, 1, False)
     server = summary["resources"]["server"]
     assert server["cpu_avg_pct"] == pytest.approx(95.0)
     assert server["mem_peak_mb"] == pytest.approx(112.0)
-    assert "bound:k6" in summary["flags"] and "cgroup-not-applied" in summary["flags"]
+    assert "bound:loadgen" in summary["flags"] and "cgroup-not-applied" in summary["flags"]
 
 
 def test_bottleneck_flags_respect_what_each_component_can_use() -> None:
     assert bottleneck_flags({"redis": {"cpu_avg_pct": 90.0}}, harness_cores=4) == ["bound:redis"]
-    assert bottleneck_flags({"k6": {"cpu_avg_pct": 90.0}}, harness_cores=4) == []
-    assert bottleneck_flags({"k6": {"cpu_avg_pct": 60.0}, "api": {"cpu_avg_pct": 30.0}}, 1) == ["bound:harness"]
+    assert bottleneck_flags({"loadgen": {"cpu_avg_pct": 90.0}}, harness_cores=4) == []
+    assert bottleneck_flags({"loadgen": {"cpu_avg_pct": 60.0}, "api": {"cpu_avg_pct": 30.0}}, 1) == ["bound:harness"]
 
 
 def test_open_model_reports_the_calls_it_could_not_start() -> None:
@@ -87,8 +92,8 @@ def test_open_model_reports_the_calls_it_could_not_start() -> None:
 
 
 def test_cpu_spent_by_other_programs_marks_the_measurement_noisy() -> None:
-    quiet = [Sample(11, "server", 90.0, 1.0), Sample(11, "k6", 60.0, 1.0), Sample(11, "host", 160.0, 1.0)]
-    noisy = [Sample(11, "server", 90.0, 1.0), Sample(11, "k6", 60.0, 1.0), Sample(11, "host", 190.0, 1.0)]
+    quiet = [Sample(11, "server", 90.0, 1.0), Sample(11, "loadgen", 60.0, 1.0), Sample(11, "host", 160.0, 1.0)]
+    noisy = [Sample(11, "server", 90.0, 1.0), Sample(11, "loadgen", 60.0, 1.0), Sample(11, "host", 190.0, 1.0)]
     row = frame([(11.0, 1, "checkout", 1, "", 1.0, 1.0, "1")])
     assert "noisy-host" not in summarize(row, (10.0, 20.0), quiet, 1, True)["flags"]
     summary = summarize(row, (10.0, 20.0), noisy, 1, True)
@@ -124,7 +129,7 @@ def test_a_timeout_reaches_the_all_calls_p99_at_the_timeout_and_failures_stay_ou
 def test_an_empty_second_or_samples_that_stop_early_make_the_measurement_invalid() -> None:
     gap = steady_rows(range(10, 14)) + steady_rows(range(15, 20))
     summary = summarize(frame(gap), (10.0, 20.0), [])
-    assert summary["status"] == "invalid" and summary["phase"] == "k6"
+    assert summary["status"] == "invalid" and summary["phase"] == "loadgen"
     assert summary["checks"]["empty_seconds"] == 1 and not summary["publishable"]
     early = summarize(frame(steady_rows(range(10, 17))), (10.0, 20.0), [])
     assert early["status"] == "invalid" and "before the window ends" in early["reason"]
@@ -145,7 +150,7 @@ def test_k6s_own_counts_must_agree_with_the_samples() -> None:
     agree = summarize(rows, (10.0, 20.0), [], k6_counts={"iterations": 0, "http_reqs": 421})
     assert agree["status"] == "ok" and agree["checks"]["sample_http_reqs"] == 420
     disagree = summarize(rows, (10.0, 20.0), [], k6_counts={"iterations": 0, "http_reqs": 500})
-    assert disagree["status"] == "invalid" and "k6 counted 500 HTTP requests" in disagree["reason"]
+    assert disagree["status"] == "invalid" and "the load generator counted 500 HTTP requests" in disagree["reason"]
 
 
 def closed_loop_rows() -> list[tuple]:
@@ -183,14 +188,45 @@ def test_host_stability_from_steal_and_the_speed_probe(steal: float, after: floa
     assert summary["foreign_cpu_pct"] is None  # the per-CPU readings are not the host component
 
 
-def test_a_throughput_near_the_calibrated_ceiling_is_harness_bound_and_efficiency_is_cpu_per_call() -> None:
+def test_a_closed_throughput_near_the_load_models_limit_is_bound_by_it_and_efficiency_is_cpu_per_call() -> None:
     rows = frame(steady_rows(range(8, 22)))  # 10 successful calls/s in the window
-    server = [Sample(t, "server", 40.0, 20.0 + t) for t in (11, 12)]
-    near = summarize(rows, (10.0, 20.0), server, ceiling_calls_per_s=12.0)
-    assert near["ceiling"]["fraction"] == pytest.approx(10 / 12) and "bound:ceiling" in near["flags"]
-    assert near["efficiency"] == {"cpu_ms_per_call": pytest.approx(40.0), "mem_peak_mb": 32.0}
-    far = summarize(rows, (10.0, 20.0), server, ceiling_calls_per_s=13.0)
-    assert "bound:ceiling" not in far["flags"]
+    server = [Sample(t, "server", 40.0, 20.0 + t) for t in (11.5, 12.5)]
+    near = summarize(rows, (10.0, 20.0), server, limit_kind=LOAD_MODEL, limit_calls_per_s=12.0)
+    assert near["limit"] == {"kind": LOAD_MODEL, "tool_calls_per_s": 12.0, "fraction": pytest.approx(10 / 12)}
+    assert "bound:load-model" in near["flags"]
+    assert near["efficiency"] == {"cpu_ms_per_call": pytest.approx(40.0), "mem_peak_mb": 32.5}
+    far = summarize(rows, (10.0, 20.0), server, limit_kind=LOAD_MODEL, limit_calls_per_s=13.0)
+    assert not [f for f in far["flags"] if f.startswith("bound:")]
+
+
+def test_an_open_load_is_judged_by_its_offered_rate_against_the_harness_capacity() -> None:
+    # The server fell behind (10 calls/s of 40 offered): the harness was still asked for 40 of its 45.
+    rows = frame(steady_rows(range(8, 22)))
+    bound = summarize(rows, (10.0, 20.0), [], rate=40.0, limit_kind=HARNESS_CAPACITY, limit_calls_per_s=45.0)
+    assert bound["limit"]["fraction"] == pytest.approx(40 / 45) and "bound:harness-capacity" in bound["flags"]
+    free = summarize(rows, (10.0, 20.0), [], rate=40.0, limit_kind=HARNESS_CAPACITY, limit_calls_per_s=100.0)
+    assert "bound:harness-capacity" not in free["flags"]
+
+
+def test_a_load_judged_against_no_limit_says_so_and_is_never_publishable() -> None:
+    # Issue 18: a calibration the infrastructure broke left the suite with no limit, and rust was then
+    # recorded publishable at 95 % of what the broken calibration had measured.
+    rows = frame(steady_rows(range(8, 22)))
+    unjudged = summarize(rows, (10.0, 20.0), [], limit_kind=None, limit_calls_per_s=None)
+    assert unjudged["limit"] == {"kind": None, "tool_calls_per_s": None, "fraction": None}
+    assert "limit-unknown" in unjudged["flags"] and not unjudged["publishable"]
+    itself = summarize(rows, (10.0, 20.0), [], limit_kind=None, limit_calls_per_s=None, calibration=True)
+    assert "limit-unknown" not in itself["flags"]  # the calibration is the limit
+
+
+def test_a_resource_reading_counts_where_the_second_it_covers_lies() -> None:
+    # A reading stamped at 10.2 s covers 9.2-10.2 s: mostly before a window that starts at 10 s. One stamped at
+    # 20.3 s covers 19.3-20.3 s: mostly inside a window that ends at 20 s.
+    samples = [Sample(10.2, "server", 100.0, 1.0), Sample(11.2, "server", 10.0, 1.0),
+               Sample(20.3, "server", 30.0, 1.0), Sample(21.3, "server", 100.0, 1.0)]
+    summary = summarize(frame(steady_rows(range(8, 22))), (10.0, 20.0), samples)
+    assert summary["resources"]["server"]["cpu_avg_pct"] == pytest.approx(20.0)
+    assert summary["resources"]["server"]["samples"] == 2
 
 
 def test_a_warm_up_that_hit_its_cap_is_flagged_and_a_fixed_one_is_not() -> None:
@@ -311,13 +347,13 @@ def test_k6_iterations_beyond_the_vus_in_flight_and_one_percent_are_a_disagreeme
     assert summarize(rows, (10.0, 20.0), [], vus=2,
                      k6_counts={"iterations": 142, "http_reqs": http})["status"] == "ok"
     bad = summarize(rows, (10.0, 20.0), [], vus=2, k6_counts={"iterations": 145, "http_reqs": http})
-    assert bad["status"] == "invalid" and "k6 counted 145 iterations, the samples 140" in bad["reason"]
+    assert bad["status"] == "invalid" and "the load generator counted 145 iterations, the samples 140" in bad["reason"]
     missing = summarize(rows, (10.0, 20.0), [], vus=2)
     assert missing["checks"]["k6_iterations"] is None and missing["checks"]["count_gap"] is None
 
 
 def test_per_cpu_readings_are_neither_our_own_nor_the_hosts_cpu() -> None:
-    resources = [Sample(11, "server", 90.0, 1.0), Sample(11, "k6", 60.0, 1.0), Sample(11, "host", 160.0, 1.0),
+    resources = [Sample(11, "server", 90.0, 1.0), Sample(11, "loadgen", 60.0, 1.0), Sample(11, "host", 160.0, 1.0),
                  Sample(11, "cpu0", 95.0, 0.0), Sample(11, "cpu1", 95.0, 0.0), Sample(11, "steal0", 1.0, 0.0)]
     summary = summarize(frame([(11.0, 1, "checkout", 1, "", 1.0, 1.0, "1")]), (10.0, 20.0), resources, 2, True)
     assert summary["foreign_cpu_pct"] == pytest.approx(10.0)
@@ -329,7 +365,7 @@ def test_publishable_lists_every_cause() -> None:
     summary = summarize(rows, (10.0, 20.0), [], k6_exit_code=99, limits_applied=False)
     ok, reasons = summary["publishable"], summary["unpublishable_reasons"]
     assert ok is False
-    assert "status invalid (k6)" in reasons
+    assert "status invalid (loadgen)" in reasons
     assert any("exited with code 99" in r for r in reasons) and any("before the window ends" in r for r in reasons)
     assert "flag: errors" in reasons and "flag: cgroup-not-applied" in reasons
     # the suite changes the status afterwards and re-runs the verdict
@@ -339,7 +375,8 @@ def test_publishable_lists_every_cause() -> None:
 
 def test_the_context_survives_json_so_a_recorded_measurement_can_be_analysed_again() -> None:
     ctx = MeasurementContext(mode="session", executor="closed", vus=4, rate=None, think_time_s=0.05,
-                             request_timeout_s=30, harness_cores=1, limits_applied=True, ceiling_calls_per_s=990.0,
+                             request_timeout_s=30, harness_cores=1, limits_applied=True, limit_kind=LOAD_MODEL,
+                             limit_calls_per_s=990.0,
                              k6_exit_code=105, k6_stopped_by_orchestrator=True,
                              k6_counts={"iterations": 10, "http_reqs": 130, "dropped_iterations": 0}, k6_run_s=9.5,
                              host_probe={"0": {"before_s": 0.2, "after_s": 0.21}}, server_cpus=(1,), harness_cpus=(0,),
@@ -348,3 +385,12 @@ def test_the_context_survives_json_so_a_recorded_measurement_can_be_analysed_aga
     assert again == ctx
     # a field a later schema added is ignored by this one rather than refused
     assert MeasurementContext.from_json({**ctx.to_json(), "added_later": 1}) == ctx
+
+
+@pytest.mark.parametrize("executor, kind", [("closed", LOAD_MODEL), ("open", None)])
+def test_a_schema_2_ceiling_is_the_closed_models_limit_and_no_limit_for_an_open_load(executor: str, kind) -> None:
+    old = {"mode": "session", "executor": executor, "vus": 4, "rate": 300.0 if executor == "open" else None,
+           "think_time_s": 0.05, "request_timeout_s": 30, "harness_cores": 1, "limits_applied": True,
+           "ceiling_calls_per_s": 199.2}
+    ctx = MeasurementContext.from_json(old)
+    assert ctx.limit_kind == kind and ctx.limit_calls_per_s == (199.2 if kind else None)

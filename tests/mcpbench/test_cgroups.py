@@ -68,3 +68,26 @@ def test_a_frozen_group_uses_no_cpu_and_still_stops(support: cgroups.Support, tm
         group.set_frozen(False)
         proc.stop(grace_s=1)
     assert proc.popen.returncode is not None
+
+
+def test_a_stdio_server_is_pinned_and_vouched_quiet_for_the_host_probe(support: cgroups.Support, tmp_path: Path) -> None:
+    # Issue 18: stdio runs were never "paused" for the host probe, and without a cgroup not pinned at all.
+    from mcpbench.config import ResourceProfile
+    from mcpbench.manifest import discover
+    from mcpbench.paths import SERVERS_DIR
+    from mcpbench.runtime.local import LocalRuntime
+
+    spec = next(s for s in discover(SERVERS_DIR).servers if s.name == "go")
+    profile = ResourceProfile(1.0, 512, (1,), (0,))
+    infra = type("Infra", (), {"server_redis_url": "redis://127.0.0.1:1", "server_api_url": "http://127.0.0.1:1"})()
+    without = LocalRuntime(profile, cgroups.Support(None, False, "not here")).stdio_server(spec, infra, tmp_path / "a.log")
+    assert without.stdio_launch.argv[:3] == ("taskset", "-c", "1")
+    with without.paused() as quiet:
+        assert quiet is False  # no cgroup: nothing tells whether it runs
+    server = LocalRuntime(profile, support).stdio_server(spec, infra, tmp_path / "b.log")
+    try:
+        assert "taskset" in server.stdio_launch.argv
+        with server.paused() as quiet:  # not started: nothing of it can disturb the probe
+            assert quiet is True
+    finally:
+        server.stop()

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from mcpbench.config import Timing
-from mcpbench.loadgen.k6 import compress_samples, k6_env, parse_samples
+from mcpbench.loadgen.instances import compress_samples, parse_samples
+from mcpbench.loadgen.k6 import k6_env
 from mcpbench.model import read_samples
 from mcpbench.scenarios import ClosedLoad, OpenLoad
 

@@ -1,5 +1,6 @@
-"""One test split across two k6 processes by execution segments reads as one test: the same figures as a
-single instance (real k6 against the API service's canned MCP endpoint, real Redis)."""
+"""One test split across two generator processes by segments reads as one test: the same figures as a
+single instance (the real load driver, and k6 where installed, against the API service's canned MCP
+endpoint, real Redis)."""
 
 from __future__ import annotations
 
@@ -10,24 +11,17 @@ import pytest
 
 from mcpbench import analysis
 from mcpbench.config import Timing
-from mcpbench.loadgen import LocalK6
+from mcpbench import loadgen
 from mcpbench.loadgen.k6 import segments
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.scenarios import ClosedLoad, OpenLoad
-from mcpbench.toolchain import which
 
 TIMING = Timing(ramp_up_s=1, warmup_s=2, duration_s=6, ramp_down_s=1, warmup_cap_s=None)
 
 
-@pytest.fixture(autouse=True)
-def _needs_k6() -> None:
-    if not which("k6"):
-        pytest.skip("k6 is not installed (scripts/setup.sh)")
-
-
-def _summary(infra: Infra, load, instances: int, out: Path) -> dict:
+def _summary(infra: Infra, load, instances: int, out: Path, generator: str) -> dict:
     out.mkdir()
-    run = LocalK6(None, instances).run(f"{infra.api_url}/calibrate/mcp", load, TIMING, out)
+    run = loadgen.create(generator, None, instances).run(f"{infra.api_url}/calibrate/mcp", load, TIMING, out)
     context = analysis.MeasurementContext(
         mode=load.mode, executor=load.kind, vus=load.vus, rate=load.record()["rate"],
         think_time_s=TIMING.think_time_s, request_timeout_s=TIMING.request_timeout_s, harness_cores=1,
@@ -44,23 +38,24 @@ def test_segments_cover_the_test_once() -> None:
     assert all(args[3] == "0,1/2,1" for args in two)
 
 
-def test_two_instances_at_an_arrival_rate_offer_what_one_does(infra: Infra, tmp_path: Path) -> None:
+def test_two_instances_at_an_arrival_rate_offer_what_one_does(infra: Infra, tmp_path: Path,
+                                                              generator_name: str) -> None:
     load = OpenLoad("stateless", 4, 100.0)
-    one = _summary(infra, load, 1, tmp_path / "one")
-    two = _summary(infra, load, 2, tmp_path / "two")
+    one = _summary(infra, load, 1, tmp_path / "one", generator_name)
+    two = _summary(infra, load, 2, tmp_path / "two", generator_name)
     for summary in (one, two):
-        assert summary["status"] == "ok", summary["reason"]  # k6's own counts agree with the merged samples
-        # the rate is k6's to keep whatever the host does: 100 calls/s offered is what the window holds
+        assert summary["status"] == "ok", summary["reason"]  # its own counts agree with the merged samples
+        # the rate is the generator's to keep whatever the host does: 100 calls/s offered is what the window holds
         assert summary["throughput"]["tool_calls_per_s"] == pytest.approx(100.0, rel=0.03)
     counts = [json.loads((tmp_path / "two" / f"k6-counts.{i}.json").read_text())["iterations"] for i in (0, 1)]
     assert counts[0] == pytest.approx(counts[1], rel=0.05)  # each segment offered half the rate
 
 
 def test_two_instances_share_the_vus_of_a_closed_test_and_their_samples_merge_per_vu(
-        infra: Infra, tmp_path: Path) -> None:
-    two = _summary(infra, ClosedLoad("session", 4), 2, tmp_path / "two")
+        infra: Infra, tmp_path: Path, generator_name: str) -> None:
+    two = _summary(infra, ClosedLoad("session", 4), 2, tmp_path / "two", generator_name)
     assert two["status"] == "ok", two["reason"]
-    assert two["vu_ids"] == [1, 2, 3, 4]  # each VU once, across both instances (exec.vu.idInTest)
+    assert two["vu_ids"] == [1, 2, 3, 4]  # each VU once, across both instances (global VU ids)
     # Little's law holds only if every VU's samples kept their order and one clock through the merge
     assert two["checks"]["littles_law"]["gap"] < analysis.LITTLES_LAW_MAX_GAP
     assert two["checks"]["k6_iterations"] == pytest.approx(two["checks"]["sample_iterations"], abs=4)

@@ -41,14 +41,41 @@ def test_every_recorded_file_validates():
 @pytest.mark.parametrize("name", ["run.json", "summary.json"])
 def test_a_future_schema_is_refused_in_one_line(name):
     run = _json(FIXTURES / "20261123-113219-local" / "run.json")
-    data = dict(run if name == "run.json" else _json(RUST_R1 / "summary.json"), schema=3)
+    future = model.SCHEMA + 1
+    data = dict(run if name == "run.json" else _json(RUST_R1 / "summary.json"), schema=future)
     with pytest.raises(model.ResultsError) as caught:
         if name == "run.json":
             model.upgrade_run(data, Path(name))
         else:
             model.upgrade_summary(data, model.upgrade_run(run, Path("run.json")), Path(name))
     message = str(caught.value)
-    assert message == f"{name}: unsupported schema 3 (this reader reads schemas 1, 2)"
+    assert message == f"{name}: unsupported schema {future} (this reader reads schemas 1, 2, 3)"
+
+
+SCHEMA2_OPEN = Path(__file__).resolve().parents[1] / "fixtures" / "schema2" / "20261123-114126-local"
+
+
+def test_schema2_is_upgraded_and_its_open_loads_lose_the_closed_models_ceiling():
+    # The recorded OPEN run as schema 2 wrote it (tests/fixtures/schema2: its JSON files, before
+    # `mcpbench upgrade` rewrote the run under results/): rust closed at 4 VUs against a 199 calls/s closed
+    # calibration, then open at 50/90/150 % of its rate. Schema 2 flagged the 150 % open run bound:ceiling
+    # (160 % of a limit its load never met); schema 3 judges it against no limit rather than the wrong one.
+    run = model.upgrade_run(_json(SCHEMA2_OPEN / "run.json"), SCHEMA2_OPEN / "run.json")
+    assert run["schema_read"] == 2 and run["harness_capacity"] is None
+    assert run["calibration"]["session"]["loadgen_cpu_pct"] is not None
+    upgraded = {path.parent.name: model.upgrade_summary(_json(path), run, path)
+                for path in sorted(SCHEMA2_OPEN.glob("rust/*/summary.json"))}
+    old = {path.parent.name: _json(path) for path in sorted(SCHEMA2_OPEN.glob("rust/*/summary.json"))}
+    assert "bound:ceiling" in old["session-open1.5-r1"]["flags"]
+    for name, summary in upgraded.items():
+        assert "bound:ceiling" not in summary["flags"] and "k6" not in summary["resources"]
+        assert "loadgen" in summary["resources"]
+        if summary["executor"] == "open":
+            assert summary["limit"]["kind"] is None and "limit-unknown" in summary["flags"]
+            assert summary["publishable"] is False
+        else:
+            assert summary["limit"]["kind"] == "load-model"
+            assert ("bound:load-model" in summary["flags"]) == ("bound:ceiling" in old[name]["flags"])
 
 
 def test_schema1_is_upgraded_to_the_current_model():
@@ -88,7 +115,7 @@ def test_the_orchestrators_writers_produce_the_model(tmp_path):
     verdict = Verdict([Check("initialize", "pass", "ok"), Check("tools/list", "warn", "slow")])
     model.validated(model.Verify, verdict.record(), "verify.json")
     summary = _json(RUST_R1 / "summary.json")
-    model.validated(model.Calibration, calibrate.ceiling_record(summary), "run.json calibration")
+    model.validated(model.Calibration, calibrate.load_model_record(summary, 0.05), "run.json calibration")
     context = analysis.MeasurementContext.from_json(_json(RUST_R1 / "context.json"))
     model.validated(model.Context, context.to_json(), "context.json")
     assert {f.name for f in dataclasses.fields(analysis.MeasurementContext)} == set(model.Context.model_fields)

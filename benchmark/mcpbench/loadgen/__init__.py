@@ -1,14 +1,16 @@
-"""The load generators by name: the one place a new one (k6 on other hosts, another tool writing the
-same samples) is registered (docs/architecture.md)."""
+"""The load generators by name: the one place a new one (the driver on other hosts, another tool writing the
+same samples) is registered (docs/architecture.md). The load driver is the default and speaks every mode;
+k6 runs only where the user installed it (`--loadgen k6`)."""
 
 from __future__ import annotations
 
 from .base import LiveView, LoadError, LoadGenerator, LoadRun, StdioLaunch, Tick
-from .k6 import COUNTS_FILE, LocalK6, read_counts
-from .stdio import StdioDriver
+from .driver import LoadDriver
+from .instances import COUNTS_FILE, read_counts
+from .k6 import LocalK6
 
-GENERATORS: dict[str, type[LoadGenerator]] = {LocalK6.name: LocalK6, StdioDriver.name: StdioDriver}
-DEFAULT = LocalK6.name
+GENERATORS: dict[str, type[LoadGenerator]] = {LoadDriver.name: LoadDriver, LocalK6.name: LocalK6}
+DEFAULT = LoadDriver.name
 
 
 def create(name: str, cpus: tuple[int, ...] | None, instances: int = 1) -> LoadGenerator:
@@ -19,5 +21,11 @@ def create(name: str, cpus: tuple[int, ...] | None, instances: int = 1) -> LoadG
     return generator(cpus, instances)
 
 
-__all__ = ["COUNTS_FILE", "DEFAULT", "GENERATORS", "LiveView", "LoadError", "LoadGenerator", "LoadRun",
-           "LocalK6", "StdioLaunch", "Tick", "create", "read_counts"]
+def for_transport(name: str, transport: str) -> str:
+    """The generator a mode's transport uses: the chosen one where it speaks that transport, else the
+    default (k6 speaks no stdio: stdio modes then use the load driver)."""
+    return name if transport in GENERATORS[name].transports else DEFAULT
+
+
+__all__ = ["COUNTS_FILE", "DEFAULT", "GENERATORS", "LiveView", "LoadDriver", "LoadError", "LoadGenerator", "LoadRun",
+           "LocalK6", "StdioLaunch", "Tick", "create", "for_transport", "read_counts"]

@@ -25,12 +25,27 @@ def merge_samples(parts: list[tuple[pd.DataFrame, float | None]]) -> tuple[pd.Da
     return merged, zero
 
 
+# Counts that are no totals: the worst instance's is kept (a pooled p99 cannot be derived from the parts').
+WORST_OF = ("start_lag_p99_ms", "start_lag_max_ms")
+
+
 def merge_counts(parts: list[dict | None]) -> dict | None:
-    """The instances' own counts summed; None unless every instance wrote its counts."""
+    """The instances' own counts as one test's: totals summed, WORST_OF the largest, anything else (a
+    failure's reason) the first given; None unless every instance wrote its counts."""
     if not parts or any(part is None for part in parts):
         return None
-    keys = set().union(*parts)
-    return {key: sum(part.get(key, 0) for part in parts) for key in sorted(keys)}  # type: ignore[union-attr]
+    if len(parts) == 1:
+        return parts[0]
+    merged: dict = {}
+    for key in sorted(set().union(*parts)):  # type: ignore[arg-type]
+        values = [part[key] for part in parts if part.get(key) is not None]  # type: ignore[union-attr]
+        if key in WORST_OF:
+            merged[key] = max(values, default=None)
+        elif values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            merged[key] = sum(values)
+        else:
+            merged[key] = values[0] if values else None
+    return merged
 
 
 class MergedLive:

@@ -147,8 +147,13 @@ class LocalStdioServer(ServerBase):
 
     @contextmanager
     def paused(self) -> Iterator[bool]:
-        if not (self.cgroup and self._pids()):
-            yield False  # not started yet (the probe before the load) or already ended
+        # The generator starts the server after the probe before the load and ends it before the probe after
+        # it: a server with no process left cannot disturb the probe, which is what "paused" vouches for.
+        if self.cgroup is None:
+            yield False  # nothing to tell whether it runs, nothing to freeze it with
+            return
+        if not self._pids():
+            yield True
             return
         with self.cgroup.frozen() as frozen:
             yield frozen
@@ -216,9 +221,12 @@ class LocalRuntime(Runtime):
         argv = [_substitute(arg, 0, spec.directory) for arg in spec.stdio_command]
         argv[0] = _executable(argv[0], spec.directory)
         group = self._cgroup(f"{spec.name}-stdio")
+        # Pinned to the server's CPUs with or without a cgroup, as an HTTP server is (processes.spawn's cpus).
+        pin = ["taskset", "-c", ",".join(map(str, self.profile.server_cpus))] if self.profile.server_cpus else []
         if group:
-            pin = ["taskset", "-c", ",".join(map(str, self.profile.server_cpus))] if self.profile.server_cpus else []
             argv = ["/bin/sh", "-c", _ENTER_CGROUP, "mcpbench-enter", *group.procs_files(), "--", *pin, *argv]
+        else:
+            argv = [*pin, *argv]
         launch = StdioLaunch(tuple(argv), env, spec.directory, log_path)
         return LocalStdioServer(spec.name, launch, group)
 

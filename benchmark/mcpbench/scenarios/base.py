@@ -1,4 +1,4 @@
-"""What a kind of load is (docs/architecture.md): its name, its label, its k6 scenario, and how the
+"""What a kind of load is (docs/architecture.md): its name, its label, its load generator arguments, and how the
 analysis and the report read its measurements. A new kind is a module here plus a registry entry."""
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in ann
 Mode = Literal["session", "stateless", "persistent", "stateless-2026", "stdio"]
 MODES: tuple[Mode, ...] = ("session", "stateless", "persistent", "stateless-2026", "stdio")
 # The MCP protocol revision each mode speaks (docs/workload.md): the v2 study's 2024-11-05 sessions, the
-# 2026-07-28 revision's self-contained requests, or (stdio) the stdio driver's initialize. A server whose manifest does not list a mode's revision
-# among its `protocols` is not measured in that mode.
+# 2026-07-28 revision's self-contained requests. stdio speaks 2024-11-05 too, so the transport ratio
+# (HTTP stateless over stdio) compares one revision over two transports. A server whose manifest does not
+# list a mode's revision among its `protocols` is not measured in that mode.
 MODE_PROTOCOL: dict[str, str] = {"session": "2024-11-05", "stateless": "2024-11-05", "persistent": "2024-11-05",
-                                 "stateless-2026": "2026-07-28", "stdio": "2025-06-18"}
-# How each mode reaches the server: Streamable HTTP (k6), or one stdio session the load generator spawns
-# the server for (the manifest's [stdio] command; the stdio driver keeps the calls in flight on it).
+                                 "stateless-2026": "2026-07-28", "stdio": "2024-11-05"}
+# How each mode reaches the server: Streamable HTTP, or one stdio session the load generator spawns
+# the server for (the manifest's [stdio] command; the load driver keeps the calls in flight on it).
 MODE_TRANSPORT: dict[str, str] = {mode: "http" for mode in MODE_PROTOCOL} | {"stdio": "stdio"}
 
 
@@ -38,7 +39,7 @@ class Wording:
 
 @dataclass(frozen=True)
 class Load(ABC):
-    """One k6 test's load: the parameters a measurement is named by. Subclasses are the kinds."""
+    """One load test's load: the parameters a measurement is named by. Subclasses are the kinds."""
 
     mode: Mode
     vus: int
@@ -46,7 +47,7 @@ class Load(ABC):
     kind: ClassVar[str]             # recorded as `executor` in summary.json and context.json
     words: ClassVar[Wording]
     level_field: ClassVar[str]      # the summary field its level is (vus, rate)
-    drops_iterations: ClassVar[bool] = False  # k6 may drop iterations (counted, shown in the report)
+    drops_iterations: ClassVar[bool] = False  # the generator may drop iterations (counted, shown in the report)
     paced_by_think_time: ClassVar[bool] = False  # iterations wait the think time between them
     v2_comparable: ClassVar[bool] = False     # the v2 study's kind of load (set beside its figures)
 
@@ -85,21 +86,27 @@ class Load(ABC):
     def unit_of(cls, basis: str) -> str:
         return cls.words.level_unit
 
-    # -- k6 ------------------------------------------------------------------------------------------------
+    # -- the load generators --------------------------------------------------------------------------------
+    @abstractmethod
+    def driver_arguments(self) -> list[str]:
+        """The load driver's arguments that choose this kind and its level (benchmark/load-driver/README.md);
+        the stages (ramp-up, hold, ramp-down) come from the timing, the same for every kind."""
+
     @abstractmethod
     def k6_scenario(self, timing: Timing) -> dict[str, Any]:
-        """The k6 scenario object (options.scenarios.load), `exec` naming load.js's iteration function."""
+        """The k6 scenario object (options.scenarios.load), `exec` naming load.js's iteration function
+        (only for a user who runs k6 they installed: --loadgen k6)."""
 
     # -- analysis --------------------------------------------------------------------------------------------
     @classmethod
     def max_vus(cls, vus: int) -> int:
-        """The most VUs k6 may run for this load (count_allowance: samples a stopped VU never wrote)."""
+        """The most VUs the generator may run for this load (count_allowance: samples a stopped VU never wrote)."""
         return vus
 
     @classmethod
     @abstractmethod
     def sample_iterations(cls, samples: pd.DataFrame) -> int:
-        """How many k6 iterations the samples hold (the cross-check against k6's own count)."""
+        """How many iterations the samples hold (the cross-check against the generator's own count)."""
 
     @classmethod
     @abstractmethod
@@ -116,7 +123,7 @@ def in_window(samples: pd.DataFrame, window: tuple[float, float]) -> pd.DataFram
 
 
 def ramp(timing: Timing, target: float) -> list[dict[str, Any]]:
-    """k6 stages: ramp up to `target`, hold it for warm-up + window, ramp down."""
+    """The stages: ramp up to `target`, hold it for warm-up + window, ramp down."""
     return [{"duration": f"{timing.ramp_up_s:g}s", "target": target},
             {"duration": f"{timing.hold_s:g}s", "target": target},
             {"duration": f"{timing.ramp_down_s:g}s", "target": 0}]

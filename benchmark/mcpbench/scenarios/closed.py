@@ -36,6 +36,9 @@ class ClosedLoad(Load):
     def level_slug(cls, level: float, basis: str) -> str:
         return f"{level:g}vu"
 
+    def driver_arguments(self) -> list[str]:
+        return ["--executor", "closed", "--vus", str(self.vus)]
+
     def k6_scenario(self, timing: Timing) -> dict[str, Any]:
         return {"executor": "ramping-vus", "exec": "closedIteration", "startVUs": 0,
                 "stages": ramp(timing, self.vus), "gracefulRampDown": "5s", "gracefulStop": "5s"}
@@ -47,10 +50,10 @@ class ClosedLoad(Load):
     @classmethod
     def littles_law(cls, samples: pd.DataFrame, window: tuple[float, float], vus: int,
                     think_time_s: float) -> dict[str, float] | None:
-        """The VUs k6 ran should equal iterations/s x mean iteration time, where iterations/s = iterations
+        """The VUs the generator ran should equal iterations/s x mean iteration time, where iterations/s = iterations
         whose tools/list sample ended in the window / window seconds, and iteration time = the sum of that
         iteration's sessions' session_ms (closed_iterations) + the think time, averaged over those same
-        iterations. gap = |predicted - VUs| / VUs. What the formula leaves out (k6's own time between
+        iterations. gap = |predicted - VUs| / VUs. What the formula leaves out (the generator's own time between
         sessions) makes `predicted` slightly low; a large gap means the VUs did not run the loop as
         configured (stalled or starved VUs)."""
         iterations = in_window(closed_iterations(samples), window)

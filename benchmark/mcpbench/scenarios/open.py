@@ -1,4 +1,4 @@
-"""The open model: k6 starts iterations (one tool call each, the tools in turn) at a fixed arrival rate
+"""The open model: the load generator starts iterations (one tool call each, the tools in turn) at a fixed arrival rate
 whatever the server does; an iteration that finds no free VU is dropped and counted."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in ann
 
 from .base import Load, Wording, in_window, ramp
 
-# load.js lets the open model grow to this many times its pre-allocated VUs (maxVUs).
+# The open model may grow to this many times its pre-allocated VUs (the driver's --max-vus, k6's maxVUs).
 MAX_VUS_FACTOR = 4
 
 
@@ -25,7 +25,7 @@ class OpenLoad(Load):
 
     kind: ClassVar[str] = "open"
     words: ClassVar[Wording] = Wording(
-        "open model (arrival rate)", "k6's arrival-rate executor starts iterations at a fixed rate whatever the "
+        "open model (arrival rate)", "the load generator starts iterations at a fixed rate whatever the "
         "server does; an iteration that finds no free VU is dropped and counted",
         level_unit="iterations/s (offered)", axis_label="offered arrival rate (iterations/s)", sweep_what="arrival rate")
     level_field: ClassVar[str] = "rate"
@@ -64,6 +64,10 @@ class OpenLoad(Load):
     @classmethod
     def unit_of(cls, basis: str) -> str:
         return "% of round 1's closed maximum (offered)" if basis == "fraction" else cls.words.level_unit
+
+    def driver_arguments(self) -> list[str]:
+        return ["--executor", "open", "--rate", f"{self.rate:g}", "--vus", str(self.vus),
+                "--max-vus", str(self.max_vus(self.vus))]
 
     def k6_scenario(self, timing: Timing) -> dict[str, Any]:
         # k6 wants whole-number targets: iterations per 10 s give the rate a 0.1/s resolution.

@@ -75,13 +75,13 @@ func TestJudgeGivesLoadJsVerdicts(t *testing.T) {
 }
 
 func TestRequestBodiesAreLoadJsBytes(t *testing.T) {
-	p := requestPrefixes(1000)
+	p := requestPrefixes(1000, "")
 	want := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"checkout","arguments":{"user_id":"user-01000",` +
 		`"items":[{"product_id":42,"quantity":2},{"product_id":1337,"quantity":1}]}},"id":17}` + "\n"
-	if got := string(body(p[2], 17)); got != want {
+	if got := string(body(p[2], 17, '\n')); got != want {
 		t.Errorf("checkout body %s; want %s", got, want)
 	}
-	if got := string(body(requestPrefixes(1)[toolsList], 3)); got != `{"jsonrpc":"2.0","method":"tools/list","params":{},"id":3}`+"\n" {
+	if got := string(body(requestPrefixes(1, "")[toolsList], 3, '\n')); got != `{"jsonrpc":"2.0","method":"tools/list","params":{},"id":3}`+"\n" {
 		t.Errorf("tools/list body %s", got)
 	}
 }
@@ -97,6 +97,50 @@ func BenchmarkJudgeSearch(b *testing.B) {
 		classify(line)
 		if judge(0, line, true) != "" {
 			b.Fatal("check failed")
+		}
+	}
+}
+
+func TestTheStateless2026BodiesCarryTheirMeta(t *testing.T) {
+	p := requestPrefixes(1, meta2026)
+	want := `{"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":` +
+		`"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":` +
+		`{"name":"mcpbench-load-driver","version":"1"}}},"id":4}`
+	if got := string(body(p[toolsList], 4, 0)); got != want {
+		t.Errorf("tools/list body %s; want %s", got, want)
+	}
+}
+
+func TestSSERepliesGiveTheMessageWithAnID(t *testing.T) {
+	cases := []struct {
+		body string
+		ok   bool
+		want string
+	}{
+		{"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\ndata: {\"id\":3,\"result\":{}}\n\n", true, `{"id":3,"result":{}}`},
+		{"data: {\"id\":3,\"result\":{}}\r\n\r\n", true, `{"id":3,"result":{}}`},
+		{"data: not json\n\n", false, ""},
+		{"data:\n\n", false, ""},
+		{"event: ping\n\n", false, ""},
+	}
+	for _, c := range cases {
+		line, ok := httpReply{sse: true, body: []byte(c.body)}.message()
+		if ok != c.ok || string(line) != c.want {
+			t.Errorf("message(%q) = %q, %v; want %q, %v", c.body, line, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestInitializeVerdicts(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05"}}`: "",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32603}}`:                 "jsonrpc_-32603",
+		`{"jsonrpc":"2.0","id":1}`:                                         "bad_response",
+		`["not","a","reply"]`:                                              "bad_response",
+		`{"id":1,"result":`:                                                "bad_response",
+	} {
+		if got := judgeInitialize([]byte(line)); got != want {
+			t.Errorf("judgeInitialize(%s) = %q; want %q", line, got, want)
 		}
 	}
 }

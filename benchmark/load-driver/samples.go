@@ -4,8 +4,7 @@ package main
 // orchestrator's live warm-up reader (mcpbench.warmup.LiveSamples) read it unchanged:
 //   T,<scenario start, epoch ms>
 //   S,t_s,vu,tool,ok,error_kind,call_ms,session_ms,http_ms
-// http_ms stays empty: no HTTP request was made. The counts the cross-check compares with the samples
-// (iterations, calls) are kept here, from exactly the lines written.
+// The calls count the cross-check compares with the samples is kept here, from exactly the lines written.
 
 import (
 	"bufio"
@@ -25,7 +24,6 @@ type sampleFile struct {
 	start      time.Time
 	closed     bool
 	calls      int64
-	iterations int64 // closed iterations that reached their tools/list sample
 	done       chan struct{}
 }
 
@@ -63,8 +61,9 @@ func (s *sampleFile) begin(start time.Time) {
 }
 
 // record formats one sample into scratch (the VU's own buffer, returned for reuse) and writes it, as
-// load.js's record(): t_s with 3 decimals, ok 1/0, call_ms = session_ms (one call, no session around it).
-func (s *sampleFile) record(scratch []byte, vu int, call int, kind string, callMs float64) []byte {
+// load.js's record(): t_s with 3 decimals, ok 1/0, call_ms empty when the call was never sent, session_ms,
+// and http_ms joined by ';' (empty over stdio).
+func (s *sampleFile) record(scratch []byte, vu int, call int, o outcome) []byte {
 	b := append(scratch[:0], 'S', ',')
 	at := time.Since(s.start).Seconds()
 	b = strconv.AppendFloat(b, at, 'f', 3, 64)
@@ -72,31 +71,37 @@ func (s *sampleFile) record(scratch []byte, vu int, call int, kind string, callM
 	b = strconv.AppendInt(b, int64(vu), 10)
 	b = append(b, ',')
 	b = append(b, calls[call]...)
-	if kind == "" {
+	if o.kind == "" {
 		b = append(b, ",1,,"...)
 	} else {
 		b = append(b, ",0,"...)
-		b = append(b, kind...)
+		b = append(b, o.kind...)
 		b = append(b, ',')
 	}
-	b = strconv.AppendFloat(b, callMs, 'f', 3, 64)
+	if o.callMs >= 0 {
+		b = strconv.AppendFloat(b, o.callMs, 'f', 3, 64)
+	}
 	b = append(b, ',')
-	b = strconv.AppendFloat(b, callMs, 'f', 3, 64)
-	b = append(b, ',', '\n')
+	b = strconv.AppendFloat(b, o.sessionMs, 'f', 3, 64)
+	b = append(b, ',')
+	for i, ms := range o.httpMs {
+		if i > 0 {
+			b = append(b, ';')
+		}
+		b = strconv.AppendFloat(b, ms, 'f', 3, 64)
+	}
+	b = append(b, '\n')
 	s.mu.Lock()
 	if !s.closed { // a call still in flight when the drain ended is dropped, as k6 drops a cut-short one
 		s.w.Write(b)
 		s.calls++
-		if call == toolsList {
-			s.iterations++
-		}
 	}
 	s.mu.Unlock()
 	return b
 }
 
 // close flushes and ends the file; later samples are dropped. It returns the counts of what was written.
-func (s *sampleFile) close() (calls, iterations int64, err error) {
+func (s *sampleFile) close() (calls int64, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.closed {
@@ -107,5 +112,5 @@ func (s *sampleFile) close() (calls, iterations int64, err error) {
 			err = cerr
 		}
 	}
-	return s.calls, s.iterations, err
+	return s.calls, err
 }

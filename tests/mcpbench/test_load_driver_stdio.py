@@ -1,4 +1,4 @@
-"""The stdio driver (benchmark/stdio-driver) against real processes: small scripted stdio servers for its
+"""The load driver (benchmark/load-driver) over the stdio transport, against real processes: small scripted stdio servers for its
 failure cases and its wire format, and the Go reference server's stdio mode against real Redis and the
 API service for the happy path."""
 
@@ -17,8 +17,8 @@ import pytest
 
 from mcpbench import analysis
 from mcpbench.config import Timing
-from mcpbench.loadgen import COUNTS_FILE, GENERATORS, LoadError, StdioLaunch, Tick, stdio
-from mcpbench.loadgen.stdio import StdioDriver, ensure_built
+from mcpbench.loadgen import COUNTS_FILE, GENERATORS, LoadError, StdioLaunch, Tick, driver as driver_module
+from mcpbench.loadgen.driver import LoadDriver, ensure_built
 from mcpbench.manifest import discover
 from mcpbench.model import K6Counts, read_samples
 from mcpbench.paths import SERVERS_DIR
@@ -102,8 +102,8 @@ if conf.get("stubborn"):
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not which("go"):
-        pytest.skip("go is not installed: the stdio driver cannot be built")
-    return ensure_built(tmp_path_factory.mktemp("build") / "stdio-driver.log")
+        pytest.skip("go is not installed: the load driver cannot be built")
+    return ensure_built(tmp_path_factory.mktemp("build") / "load-driver.log")
 
 
 @pytest.fixture
@@ -130,8 +130,9 @@ def _run_driver(driver: Path, out_dir: Path, server: list[str], *options: str, v
                 duration_s: float = 1.5, interrupt_after_s: float | None = None) -> tuple[int, str, dict, Path]:
     """The driver binary run directly: its exit code, stderr, counts, and the sample file."""
     samples, counts = out_dir / "samples.log", out_dir / "counts.json"
-    argv = [str(driver), "--vus", str(vus), "--duration-s", f"{duration_s:g}", "--think-time-s", "0.01",
-            "--timeout-s", "2", "--checks", "on", "--samples", str(samples), "--counts", str(counts),
+    argv = [str(driver), "--mode", "stdio", "--executor", "closed", "--vus", str(vus), "--ramp-up-s", "0",
+            "--hold-s", f"{duration_s:g}", "--ramp-down-s", "0", "--think-time-s", "0.01", "--timeout-s", "2",
+            "--checks", "on", "--samples", str(samples), "--counts", str(counts),
             "--server-log", str(out_dir / "server.log"), *options, "--", *server]
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
@@ -179,8 +180,9 @@ def test_samples_and_counts_are_load_js_format(driver: Path, stand_in: Path, tmp
     assert K6Counts.model_validate(counts)  # what the results format accepts
     # The server sees load.js's bytes: the same bodies, ids unique over the session.
     sent = [json.loads(line) for line in record.read_text().splitlines()]
-    assert sent[0]["method"] == "initialize" and sent[0]["params"]["protocolVersion"] == "2025-06-18"
-    assert sent[0]["params"]["clientInfo"]["name"] == "mcpbench-stdio-driver"
+    # the same revision as the HTTP modes (issue 18: the transport ratio compared two revisions)
+    assert sent[0]["method"] == "initialize" and sent[0]["params"]["protocolVersion"] == "2024-11-05"
+    assert sent[0]["params"]["clientInfo"]["name"] == "mcpbench-load-driver"
     assert sent[1] == {"jsonrpc": "2.0", "method": "notifications/initialized"}
     ids = [message["id"] for message in sent if "id" in message]
     assert len(ids) == len(set(ids))
@@ -272,9 +274,16 @@ def test_sigint_stops_gracefully_and_takes_a_stubborn_server_down(driver: Path, 
 
 
 def test_bad_arguments_exit_2(driver: Path, tmp_path: Path) -> None:
-    done = subprocess.run([str(driver), "--vus", "0", "--", "true"], capture_output=True, text=True, timeout=10,
-                          check=False)
-    assert done.returncode == 2 and done.stderr.strip() == "--vus must be at least 1"
+    for argv, said in ((["--mode", "stdio", "--vus", "0", "--", "true"], "--vus must be at least 1"),
+                       (["--vus", "1"], '--mode "": choose session, stateless, persistent, stateless-2026 or stdio'),
+                       (["--mode", "session", "--vus", "1", "--hold-s", "1", "--samples", "s", "--counts", "c"],
+                        "the HTTP modes need --target URL and no command"),
+                       (["--mode", "stateless", "--executor", "open", "--vus", "2", "--hold-s", "1"],
+                        "the open model needs --rate > 0 and --max-vus >= --vus"),
+                       (["--mode", "stateless", "--vus", "2", "--segment", "2/2"],
+                        '--segment "2/2": give i/n with 0 <= i < n')):
+        done = subprocess.run([str(driver), *argv], capture_output=True, text=True, timeout=10, check=False)
+        assert done.returncode == 2 and done.stderr.strip() == said, (argv, done.stderr)
 
 
 def test_ensure_built_rebuilds_a_stale_binary(driver: Path, tmp_path: Path) -> None:
@@ -288,16 +297,16 @@ def test_a_failed_build_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         pytest.skip("go is not installed")
     (tmp_path / "go.mod").write_text("module broken\n\ngo 1.26\n")
     (tmp_path / "main.go").write_text("package main\n\nfunc main() { undefined() }\n")
-    monkeypatch.setattr(stdio, "DRIVER_DIR", tmp_path)
-    monkeypatch.setattr(stdio, "DRIVER_BIN", tmp_path / "bin" / "stdio-driver")
+    monkeypatch.setattr(driver_module, "DRIVER_DIR", tmp_path)
+    monkeypatch.setattr(driver_module, "DRIVER_BIN", tmp_path / "bin" / "load-driver")
     with pytest.raises(LoadError) as failure:
-        stdio.ensure_built(tmp_path / "build.log")
+        driver_module.ensure_built(tmp_path / "build.log")
     message = str(failure.value)
-    assert "\n" not in message and message.startswith("the stdio driver did not build: ./main.go:3:")
+    assert "\n" not in message and message.startswith("the load driver did not build: ./main.go:3:")
     assert "undefined" in message and str(tmp_path / "build.log") in message
 
 
-# -- the orchestrator's side: StdioDriver ---------------------------------------------------------------------
+# -- the orchestrator's side: LoadDriver over stdio ---------------------------------------------------------------------
 
 TIMING = Timing(ramp_up_s=0.5, warmup_s=0.5, duration_s=2, ramp_down_s=0.5, warmup_cap_s=None, think_time_s=0.01)
 
@@ -314,16 +323,16 @@ def _context(load: ClosedLoad, run, timing: Timing) -> analysis.MeasurementConte
         k6_exit_code=run.exit_code, k6_counts=run.counts, k6_run_s=run.run_s)
 
 
-def test_stdio_driver_is_registered_and_speaks_stdio_only(tmp_path: Path) -> None:
-    generator = GENERATORS["stdio"](None)
-    assert isinstance(generator, StdioDriver) and generator.transports == frozenset({"stdio"})
-    with pytest.raises(LoadError, match="needs the server's launch"):
-        generator.run("http://unused", ClosedLoad("stdio", 1), TIMING, tmp_path)
-    with pytest.raises(LoadError, match="closed model only"):
-        generator.run("", OpenLoad("stdio", 2, 10.0), TIMING, tmp_path, launch=_launch(["true"], tmp_path))
+def test_the_load_driver_is_the_default_and_speaks_both_transports() -> None:
+    generator = GENERATORS["driver"](None)
+    assert isinstance(generator, LoadDriver) and generator.transports == frozenset({"http", "stdio"})
+    # k6 speaks no stdio: a stdio mode asked of k6 goes to the driver
+    from mcpbench.loadgen import DEFAULT, for_transport
+
+    assert DEFAULT == "driver" and for_transport("k6", "stdio") == "driver" and for_transport("k6", "http") == "k6"
 
 
-def test_stdio_driver_runs_a_test_that_the_analysis_accepts(driver: Path, stand_in: Path, tmp_path: Path) -> None:
+def test_the_driver_runs_a_stdio_test_that_the_analysis_accepts(driver: Path, stand_in: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     load = ClosedLoad("stdio", 3)
@@ -332,9 +341,9 @@ def test_stdio_driver_runs_a_test_that_the_analysis_accepts(driver: Path, stand_
 
     def on_start(started: list[int]) -> None:
         pids.extend(started)
-        readings.append(StdioDriver(None).usage_reader(started))
+        readings.append(LoadDriver(None).usage_reader(started))
 
-    run = StdioDriver(None).run("", load, TIMING, out, on_start=on_start, launch=_launch(_server(stand_in), tmp_path))
+    run = LoadDriver(None).run("", load, TIMING, out, on_start=on_start, launch=_launch(_server(stand_in), tmp_path))
     assert run.exit_code == 0 and not run.stopped_early
     assert run.samples["ok"].all() and set(run.samples["tool"]) == {*TOOLS, "tools/list"}
     assert run.counts is not None and run.counts["calls"] == len(run.samples)
@@ -351,12 +360,13 @@ def test_usage_reader_counts_the_driver_not_its_server(driver: Path, tmp_path: P
     # A "server" that burns CPU: the driver's reading must not include it.
     spinner = tmp_path / "spin.py"
     spinner.write_text("import time\nend = time.time() + 30\nwhile time.time() < end:\n    pass\n")
-    process = subprocess.Popen([str(driver), "--vus", "1", "--duration-s", "30", "--init-timeout-s", "3",
+    process = subprocess.Popen([str(driver), "--mode", "stdio", "--executor", "closed", "--vus", "1", "--ramp-up-s",
+                                "0", "--hold-s", "30", "--ramp-down-s", "0", "--init-timeout-s", "3",
                                 "--samples", str(tmp_path / "s.log"), "--counts", str(tmp_path / "c.json"),
                                 "--server-log", str(tmp_path / "server.log"), "--", sys.executable, str(spinner)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        read = StdioDriver(None).usage_reader([process.pid])
+        read = LoadDriver(None).usage_reader([process.pid])
         first = read()
         time.sleep(1.5)
         second = read()
@@ -379,7 +389,7 @@ def test_on_tick_stop_ends_the_test_as_a_normal_end(driver: Path, stand_in: Path
         return Tick.STOP if elapsed > 2.5 else Tick.GO_ON
 
     started = time.monotonic()
-    run = StdioDriver(None).run("", ClosedLoad("stdio", 2), long, out, on_tick=on_tick,
+    run = LoadDriver(None).run("", ClosedLoad("stdio", 2), long, out, on_tick=on_tick,
                                 launch=_launch(_server(stand_in), tmp_path))
     assert time.monotonic() - started < 15
     assert run.stopped_early and run.exit_code == 0 and run.counts["error"] is None
@@ -391,11 +401,11 @@ def test_a_driver_without_samples_fails_with_one_line(driver: Path, stand_in: Pa
     out = tmp_path / "out"
     out.mkdir()
     with pytest.raises(LoadError) as failure:
-        StdioDriver(None).run("", ClosedLoad("stdio", 1), TIMING, out,
+        LoadDriver(None).run("", ClosedLoad("stdio", 1), TIMING, out,
                               launch=_launch(_server(stand_in, init="exit"), tmp_path))
     message = str(failure.value)
     assert "\n" not in message
-    assert message.startswith("the stdio driver produced no samples (exit 3): "
+    assert message.startswith("the load driver produced no samples (exit 3): "
                               "the server exited during start-up (exit 7)")
 
 
@@ -421,7 +431,7 @@ def test_the_go_server_over_stdio_passes_every_check(driver: Path, infra: Infra,
     out.mkdir()
     load = ClosedLoad("stdio", 2)
     timing = Timing(ramp_up_s=0, warmup_s=1, duration_s=2, ramp_down_s=0, warmup_cap_s=None)
-    run = StdioDriver(None).run("", load, timing, out, launch=launch)
+    run = LoadDriver(None).run("", load, timing, out, launch=launch)
     failed = run.samples[run.samples["ok"] == 0]
     assert failed.empty, failed["error_kind"].value_counts().to_dict()
     assert set(run.samples["tool"]) == {*TOOLS, "tools/list"}

@@ -1,5 +1,6 @@
-"""The k6 script against the API service's trivial MCP endpoint and against a tiny scripted MCP server in
-this process: real k6, real HTTP, tiny timelines."""
+"""The load generators (the load driver always, k6 where the user installed it) against the API service's
+trivial MCP endpoint and against a tiny scripted MCP server in this process: real processes, real HTTP,
+tiny timelines. Both must send the same messages and record the same verdicts."""
 
 from __future__ import annotations
 
@@ -13,26 +14,30 @@ from pathlib import Path
 import pytest
 
 from mcpbench.config import Timing
-from mcpbench.loadgen import LocalK6
+from mcpbench import loadgen
 from mcpbench.scenarios import ClosedLoad, OpenLoad
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.loadgen import COUNTS_FILE, LoadError, Tick
-from mcpbench.model import read_samples
-from mcpbench.toolchain import which
+from mcpbench.model import K6Counts, read_samples
 
 TIMING = Timing(ramp_up_s=0.5, warmup_s=1, duration_s=2, ramp_down_s=0.5, warmup_cap_s=None)
 TOOLS = {"search_products", "get_user_cart", "checkout"}
 
 
-def run_k6(url: str, load, timing: Timing, out_dir: Path, cpus=None, **hooks):
-    """One local k6 process, as the suite runs it."""
-    return LocalK6(cpus).run(url, load, timing, out_dir, **hooks)
+# What each generator calls itself in initialize's clientInfo.
+CLIENT_NAME = {"driver": "mcpbench-load-driver", "k6": "mcpbench-k6"}
 
 
-@pytest.fixture(autouse=True)
-def _needs_k6() -> None:
-    if not which("k6"):
-        pytest.skip("k6 is not installed (scripts/setup.sh builds it)")
+def run_load(generator: str, url: str, load, timing: Timing, out_dir: Path, cpus=None, **hooks):
+    """One local generator process, as the suite runs it."""
+    return loadgen.create(generator, cpus).run(url, load, timing, out_dir, **hooks)
+
+
+@pytest.fixture
+def k6_only(generator_name: str) -> str:
+    if generator_name != "k6":
+        pytest.skip("about k6 itself")
+    return generator_name
 
 
 def http_counts(samples) -> list[int]:
@@ -42,8 +47,8 @@ def http_counts(samples) -> list[int]:
 @pytest.mark.parametrize("mode, http_per_call", [("session", {3, 4}), ("stateless", {1}), ("persistent", {1}),
                                                  ("stateless-2026", {1})])
 def test_every_mode_drives_all_tools_and_records_one_sample_per_call(
-        infra: Infra, tmp_path: Path, mode: str, http_per_call: set[int]) -> None:
-    run = run_k6(f"{infra.api_url}/calibrate/mcp", ClosedLoad(mode, 3), TIMING, tmp_path, None)
+        infra: Infra, tmp_path: Path, mode: str, http_per_call: set[int], generator_name: str) -> None:
+    run = run_load(generator_name, f"{infra.api_url}/calibrate/mcp", ClosedLoad(mode, 3), TIMING, tmp_path, None)
     samples = run.samples
     assert run.exit_code == 0
     assert run.k6_start_epoch_s is not None
@@ -53,63 +58,66 @@ def test_every_mode_drives_all_tools_and_records_one_sample_per_call(
     assert samples["t_s"].between(0, TIMING.total_s + 6).all()
     assert (tmp_path / "samples.csv.gz").exists() and not (tmp_path / "k6-summary.json").exists()
     assert len(read_samples(tmp_path / "samples.csv.gz")) == len(samples)
-    # k6's own counts agree with the samples: every iteration is 3 tool calls + tools/list, and every
-    # HTTP request is in some sample's http_ms (persistent: plus initialize + initialized per VU).
+    # The generator's own counts agree with the samples: every iteration is 3 tool calls + tools/list, and
+    # every HTTP request is in some sample's http_ms (persistent: plus initialize + initialized per VU).
     counts = json.loads((tmp_path / COUNTS_FILE).read_text())
     assert run.counts == counts
-    assert set(counts) == {"iterations", "http_reqs", "dropped_iterations"}
+    assert set(counts) >= {"iterations", "http_reqs", "dropped_iterations"}
+    assert K6Counts.model_validate(counts)  # what the results format accepts
     assert counts["iterations"] * 4 == len(samples)
     opening = 2 * 3 if mode == "persistent" else 0
     assert counts["http_reqs"] == sum(http_counts(samples)) + opening
     assert counts["dropped_iterations"] == 0
 
 
-def test_the_open_model_sends_tool_calls_at_the_arrival_rate(infra: Infra, tmp_path: Path) -> None:
+def test_the_open_model_sends_tool_calls_at_the_arrival_rate(infra: Infra, tmp_path: Path, generator_name: str) -> None:
     timing = Timing(ramp_up_s=0.5, warmup_s=0.5, duration_s=4, ramp_down_s=0.5, warmup_cap_s=None)
-    run = run_k6(f"{infra.api_url}/calibrate/mcp", OpenLoad("stateless", 5, 20.0), timing, tmp_path, None)
+    run = run_load(generator_name, f"{infra.api_url}/calibrate/mcp", OpenLoad("stateless", 5, 20.0), timing, tmp_path, None)
     inside = run.samples[run.samples["t_s"].between(*timing.window)]
     assert "tools/list" not in set(run.samples["tool"])
     assert 0.8 * 20 * 4 <= len(inside) <= 1.2 * 20 * 4
     assert run.counts is not None and run.counts["iterations"] == len(run.samples)
 
 
-def test_a_wrong_answer_counts_as_an_error(infra: Infra, tmp_path: Path) -> None:
+def test_a_wrong_answer_counts_as_an_error(infra: Infra, tmp_path: Path, generator_name: str) -> None:
     # The API service's plain /health answers 200 with JSON that is no JSON-RPC reply at all.
-    run = run_k6(f"{infra.api_url}/health", ClosedLoad("stateless", 1), TIMING, tmp_path, None)
+    run = run_load(generator_name, f"{infra.api_url}/health", ClosedLoad("stateless", 1), TIMING, tmp_path, None)
     assert not run.samples["ok"].any()
     assert set(run.samples["error_kind"]) <= {"bad_response", "http_405", "http_404"}
 
 
-def test_a_relative_output_directory_works(infra: Infra, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # `mcpbench run --results-dir results/x` hands a relative path down, and k6 runs inside that directory.
+def test_a_relative_output_directory_works(infra: Infra, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, generator_name: str) -> None:
+    # `mcpbench run --results-dir results/x` hands a relative path down, and the generator runs inside it.
     monkeypatch.chdir(tmp_path)
     (tmp_path / "rel").mkdir()
-    run = run_k6(f"{infra.api_url}/calibrate/mcp", ClosedLoad("stateless", 1), TIMING, Path("rel"), None)
+    run = run_load(generator_name, f"{infra.api_url}/calibrate/mcp", ClosedLoad("stateless", 1), TIMING, Path("rel"), None)
     assert run.exit_code == 0 and len(run.samples) > 0
     assert (tmp_path / "rel" / "samples.csv.gz").exists() and (tmp_path / "rel" / COUNTS_FILE).exists()
 
 
 def test_k6s_own_error_is_on_the_first_line_of_the_failure(
-        infra: Infra, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        infra: Infra, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, k6_only: str) -> None:
     # The console prints a failure's first line only; "k6 produced no samples" alone says nothing.
     broken = tmp_path / "broken.js"
     broken.write_text("throw new Error('the script is broken');\nexport default function () {}\n")
     monkeypatch.setattr("mcpbench.loadgen.k6.K6_SCRIPT", broken)
     with pytest.raises(LoadError) as failure:
-        run_k6(f"{infra.api_url}/calibrate/mcp", ClosedLoad("stateless", 1), TIMING, tmp_path, None)
+        run_load(k6_only, f"{infra.api_url}/calibrate/mcp", ClosedLoad("stateless", 1), TIMING, tmp_path, None)
     assert "the script is broken" in str(failure.value).splitlines()[0]
 
 
-def test_stopped_with_sigint_k6_exits_105_and_still_writes_its_counts(infra: Infra, tmp_path: Path) -> None:
+def test_stopped_with_sigint_the_generator_still_writes_its_counts(infra: Infra, tmp_path: Path,
+                                                                   generator_name: str) -> None:
     # The orchestrator ends a test early with SIGINT (Tick.STOP). k6 1.8.1 then aborts the run (exit code
-    # 105, "ExternalAbort": iterations in flight are interrupted), but handleSummary still runs.
+    # 105, "ExternalAbort": iterations in flight are interrupted), but handleSummary still runs; the driver
+    # lets iterations in flight finish and exits 0.
     timing = Timing(ramp_up_s=0.5, warmup_s=1, duration_s=60, ramp_down_s=0.5, warmup_cap_s=None)
-    run = run_k6(f"{infra.api_url}/calibrate/mcp", ClosedLoad("session", 3), timing, tmp_path, None,
+    run = run_load(generator_name, f"{infra.api_url}/calibrate/mcp", ClosedLoad("session", 3), timing, tmp_path, None,
                  on_tick=lambda elapsed, live: Tick.STOP if elapsed >= 3 else Tick.GO_ON)
-    assert run.stopped_early and run.exit_code == 105
+    assert run.stopped_early and run.exit_code == {"k6": 105, "driver": 0}[generator_name]
     assert run.samples["t_s"].max() < 20
     assert run.counts is not None
-    # k6 counts completed iterations only: an iteration interrupted in its think time has all 4 samples
+    # Completed iterations only are counted: an iteration interrupted in its think time has all 4 samples
     # but is not counted, so up to 4 samples per VU are beyond iterations * 4.
     assert 0 < run.counts["iterations"] * 4 <= len(run.samples) <= (run.counts["iterations"] + 3) * 4
     assert sum(http_counts(run.samples)) <= run.counts["http_reqs"] <= sum(http_counts(run.samples)) + 3 * 3
@@ -219,15 +227,15 @@ def scripted() -> Iterator[Callable[..., tuple[str, Scripted]]]:
         server.server_close()
 
 
-def test_the_2026_revision_sends_self_contained_requests(scripted, tmp_path: Path) -> None:
+def test_the_2026_revision_sends_self_contained_requests(scripted, tmp_path: Path, generator_name: str) -> None:
     # 2026-07-28: no initialize, no session, no DELETE; the revision and client in params._meta, and the
     # revision, method and tool name in headers.
     url, script = scripted(session_ids=False)
-    run = run_k6(url, ClosedLoad("stateless-2026", 1), TIMING, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("stateless-2026", 1), TIMING, tmp_path, None)
     assert run.samples["ok"].all(), run.samples[run.samples["ok"] == 0].head()
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "mcpbench-k6", "version": "1"}}
+            "io.modelcontextprotocol/clientInfo": {"name": CLIENT_NAME[generator_name], "version": "1"}}
     first = script.requests[:4]
     assert [json.loads(body)["method"] for _, _, body in first] == ["tools/call"] * 3 + ["tools/list"]
     for (method, raw_headers, body), tool in zip(first, ["search_products", "get_user_cart", "checkout", "tools/list"]):
@@ -242,10 +250,10 @@ def test_the_2026_revision_sends_self_contained_requests(scripted, tmp_path: Pat
     assert set(http_counts(run.samples)) == {1}
 
 
-def test_the_server_sees_the_same_messages_as_before(scripted, tmp_path: Path) -> None:
+def test_the_server_sees_the_same_messages_as_before(scripted, tmp_path: Path, generator_name: str) -> None:
     # The script builds bodies from templates; they must be the very bytes JSON.stringify gave.
     url, script = scripted()
-    run = run_k6(url, ClosedLoad("session", 1), TIMING, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("session", 1), TIMING, tmp_path, None)
     assert run.samples["ok"].all(), run.samples[run.samples["ok"] == 0].head()
     user = "user-00001"
     arguments = {
@@ -258,7 +266,7 @@ def test_the_server_sees_the_same_messages_as_before(scripted, tmp_path: Path) -
     for session, tool in enumerate(["search_products", "get_user_cart", "checkout", "tools/list"], start=1):
         rpc_id += 1
         expected.append(("POST", f"{session}", '{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":'
-                         '"2024-11-05","capabilities":{},"clientInfo":{"name":"mcpbench-k6","version":"1"}},'
+                         '"2024-11-05","capabilities":{},"clientInfo":{"name":"' + CLIENT_NAME[generator_name] + '","version":"1"}},'
                          f'"id":{rpc_id}}}'))
         expected.append(("POST", f"s{session}", '{"jsonrpc":"2.0","method":"notifications/initialized"}'))
         rpc_id += 1
@@ -277,9 +285,9 @@ def test_the_server_sees_the_same_messages_as_before(scripted, tmp_path: Path) -
 
 
 @pytest.mark.parametrize("status, kind", [(500, "http_500"), (404, "http_404"), (405, ""), (204, "")])
-def test_a_failed_delete_fails_the_session(scripted, tmp_path: Path, status: int, kind: str) -> None:
+def test_a_failed_delete_fails_the_session(scripted, tmp_path: Path, status: int, kind: str, generator_name: str) -> None:
     url, _ = scripted(delete_status=status)
-    run = run_k6(url, ClosedLoad("session", 2), TIMING, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("session", 2), TIMING, tmp_path, None)
     samples = run.samples
     assert len(samples) > 0
     assert set(samples["error_kind"]) == {kind}
@@ -293,24 +301,24 @@ def test_a_failed_delete_fails_the_session(scripted, tmp_path: Path, status: int
     (lambda i: {"jsonrpc": "2.0", "id": i}, "bad_response"),
     (lambda i: ["not", "a", "reply"], "bad_response"),
 ])
-def test_a_failed_initialize_ends_the_session(scripted, tmp_path: Path, reply, kind: str) -> None:
+def test_a_failed_initialize_ends_the_session(scripted, tmp_path: Path, reply, kind: str, generator_name: str) -> None:
     url, script = scripted(initialize=reply)
-    run = run_k6(url, ClosedLoad("session", 2), TIMING, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("session", 2), TIMING, tmp_path, None)
     assert len(run.samples) > 0
     assert set(run.samples["error_kind"]) == {kind} and not run.samples["ok"].any()
     assert set(http_counts(run.samples)) == {1} and run.samples["call_ms"].isna().all()
     assert {json.loads(body)["method"] for method, _, body in script.requests} == {"initialize"}
 
 
-def test_an_initialize_error_over_sse_is_seen_too(scripted, tmp_path: Path) -> None:
+def test_an_initialize_error_over_sse_is_seen_too(scripted, tmp_path: Path, generator_name: str) -> None:
     url, _ = scripted(sse=True, initialize=lambda i: {"jsonrpc": "2.0", "id": i, "error": {"code": -32000}})
-    run = run_k6(url, ClosedLoad("session", 1), TIMING, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("session", 1), TIMING, tmp_path, None)
     assert set(run.samples["error_kind"]) == {"jsonrpc_-32000"}
 
 
-def test_sse_replies_pass(scripted, tmp_path: Path) -> None:
+def test_sse_replies_pass(scripted, tmp_path: Path, generator_name: str) -> None:
     url, _ = scripted(sse=True)
-    run = run_k6(url, ClosedLoad("stateless", 1), TIMING, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("stateless", 1), TIMING, tmp_path, None)
     assert run.samples["ok"].all() and set(run.samples["tool"]) == TOOLS | {"tools/list"}
 
 
@@ -320,20 +328,20 @@ def test_sse_replies_pass(scripted, tmp_path: Path) -> None:
     '{"total_found": 2250, "products": [0,1,2,3,4,5,6,7,8,9], "top10_popular_ids": [0,1,2,3,4,5,6,7,8,9]}',
     PAYLOADS["search_products"],  # an object, not the JSON text of one
 ])
-def test_the_tool_payload_is_checked_as_strictly_as_json_parse(scripted, tmp_path: Path, text) -> None:
+def test_the_tool_payload_is_checked_as_strictly_as_json_parse(scripted, tmp_path: Path, text, generator_name: str) -> None:
     url, _ = scripted(tool_text={"search_products": text})
-    run = run_k6(url, ClosedLoad("stateless", 1), TIMING, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("stateless", 1), TIMING, tmp_path, None)
     search = run.samples[run.samples["tool"] == "search_products"]
     others = run.samples[run.samples["tool"] != "search_products"]
     assert len(search) > 0 and set(search["error_kind"]) == {"check_failed"}
     assert others["ok"].all()
 
 
-def test_a_persistent_session_that_expires_is_reopened_once(scripted, tmp_path: Path) -> None:
+def test_a_persistent_session_that_expires_is_reopened_once(scripted, tmp_path: Path, generator_name: str) -> None:
     # The first session's first call gets 404 (session expired): the script opens a new session and
     # repeats the call there, so no sample fails.
     url, script = scripted(expire={"s1"})
-    run = run_k6(url, ClosedLoad("persistent", 1), TIMING, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("persistent", 1), TIMING, tmp_path, None)
     assert len(run.samples) > 0 and run.samples["ok"].all(), run.samples.head()
     sessions = [headers.get("Mcp-Session-Id") for _, headers, body in script.requests
                 if json.loads(body).get("method") == "tools/call"]
@@ -342,9 +350,9 @@ def test_a_persistent_session_that_expires_is_reopened_once(scripted, tmp_path: 
     assert len(initializes) == 2
 
 
-def test_a_persistent_session_expiring_again_is_recorded_after_one_retry(scripted, tmp_path: Path) -> None:
+def test_a_persistent_session_expiring_again_is_recorded_after_one_retry(scripted, tmp_path: Path, generator_name: str) -> None:
     url, script = scripted(expire=True)
-    run = run_k6(url, ClosedLoad("persistent", 1), TIMING, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("persistent", 1), TIMING, tmp_path, None)
     samples = run.samples
     assert len(samples) > 0 and set(samples["error_kind"]) == {"http_404"}
     assert set(http_counts(samples)) == {1} and samples["call_ms"].notna().all()
@@ -352,9 +360,9 @@ def test_a_persistent_session_expiring_again_is_recorded_after_one_retry(scripte
     assert len(initializes) == 2 * len(samples)
 
 
-def test_a_persistent_session_that_cannot_open_is_retried_once_then_recorded(scripted, tmp_path: Path) -> None:
+def test_a_persistent_session_that_cannot_open_is_retried_once_then_recorded(scripted, tmp_path: Path, generator_name: str) -> None:
     url, script = scripted(initialize=lambda i: {"jsonrpc": "2.0", "id": i, "error": {"code": -32603}})
-    run = run_k6(url, ClosedLoad("persistent", 1), TIMING, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("persistent", 1), TIMING, tmp_path, None)
     samples = run.samples
     assert len(samples) > 0 and set(samples["error_kind"]) == {"jsonrpc_-32603"}
     assert set(http_counts(samples)) == {1}
@@ -363,12 +371,12 @@ def test_a_persistent_session_that_cannot_open_is_retried_once_then_recorded(scr
     assert all(json.loads(r[2]).get("method") == "initialize" for r in script.requests)
 
 
-def test_a_request_timeout_is_a_timeout(scripted, tmp_path: Path) -> None:
-    # The timeout is handed to k6 in milliseconds; a reply later than it is error_kind "timeout".
+def test_a_request_timeout_is_a_timeout(scripted, tmp_path: Path, generator_name: str) -> None:
+    # A reply later than the request timeout is error_kind "timeout", recorded at about the timeout.
     url, _ = scripted(slow={"checkout": 1.5})
     timing = Timing(ramp_up_s=0.5, warmup_s=1, duration_s=2, ramp_down_s=0.5, warmup_cap_s=None,
                     request_timeout_s=0.4)
-    run = run_k6(url, ClosedLoad("stateless", 1), timing, tmp_path, None)
+    run = run_load(generator_name, url, ClosedLoad("stateless", 1), timing, tmp_path, None)
     checkout = run.samples[run.samples["tool"] == "checkout"]
     assert len(checkout) > 0 and set(checkout["error_kind"]) == {"timeout"}
     assert checkout["call_ms"].between(380, 1000).all()

@@ -27,16 +27,38 @@ func userFor(vu int) string {
 	return fmt.Sprintf("user-%05d", n)
 }
 
+// clientName is the driver's clientInfo name (initialize, and params._meta of the 2026-07-28 revision).
+const clientName = "mcpbench-load-driver"
+
+// revision2026 is the MCP revision of mode stateless-2026: self-contained requests (docs/workload.md §4).
+const revision2026 = "2026-07-28"
+
+// meta2026 is load.js's META_2026 (params._meta of every request in mode stateless-2026).
+const meta2026 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + revision2026 + `",` +
+	`"io.modelcontextprotocol/clientCapabilities":{},` +
+	`"io.modelcontextprotocol/clientInfo":{"name":"` + clientName + `","version":"1"}}`
+
 // requestPrefixes are one VU's request bodies without their id: JSON.stringify({jsonrpc, method,
 // params}) minus its '}' plus `,"id":`, as load.js's bodyPrefix builds them (JS prints 50.0 as 50). A
-// body is prefix + id + "}" and a newline (the stdio transport's message delimiter).
-func requestPrefixes(vu int) [len(calls)][]byte {
+// body is prefix + id + "}" (and a newline over stdio, the transport's message delimiter). meta, when
+// not empty, is a member appended to every params object (mode stateless-2026).
+func requestPrefixes(vu int, meta string) [len(calls)][]byte {
 	user := userFor(vu)
-	params := [len(calls)]string{
-		`{"name":"search_products","arguments":{"category":"Electronics","min_price":50,"max_price":500,"limit":10}}`,
-		`{"name":"get_user_cart","arguments":{"user_id":"` + user + `"}}`,
-		`{"name":"checkout","arguments":{"user_id":"` + user + `","items":[{"product_id":42,"quantity":2},{"product_id":1337,"quantity":1}]}}`,
-		`{}`,
+	arguments := [len(calls)]string{
+		`"name":"search_products","arguments":{"category":"Electronics","min_price":50,"max_price":500,"limit":10}`,
+		`"name":"get_user_cart","arguments":{"user_id":"` + user + `"}`,
+		`"name":"checkout","arguments":{"user_id":"` + user + `","items":[{"product_id":42,"quantity":2},{"product_id":1337,"quantity":1}]}`,
+		``,
+	}
+	var params [len(calls)]string
+	for i, members := range arguments {
+		if meta != "" {
+			if members != "" {
+				members += ","
+			}
+			members += meta
+		}
+		params[i] = "{" + members + "}"
 	}
 	var prefixes [len(calls)][]byte
 	for i, p := range params {
@@ -49,12 +71,47 @@ func requestPrefixes(vu int) [len(calls)][]byte {
 	return prefixes
 }
 
-// body is a complete request line.
-func body(prefix []byte, id uint64) []byte {
+// initializePrefix is initialize's body without its id, for a protocol revision.
+func initializePrefix(protocol string) []byte {
+	return []byte(`{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"` + protocol +
+		`","capabilities":{},"clientInfo":{"name":"` + clientName + `","version":"1"}},"id":`)
+}
+
+// initializedBody is the notification that ends the handshake.
+const initializedBody = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+
+// body is a complete request: prefix, id, '}' and the transport's delimiter (0: none).
+func body(prefix []byte, id uint64, delimiter byte) []byte {
 	b := make([]byte, 0, len(prefix)+24)
 	b = append(b, prefix...)
 	b = strconv.AppendUint(b, id, 10)
-	return append(b, '}', '\n')
+	b = append(b, '}')
+	if delimiter != 0 {
+		b = append(b, delimiter)
+	}
+	return b
+}
+
+// judgeInitialize is load.js's judgeInitialize on a reply: its error, or a reply without a result, is the
+// session's failure.
+func judgeInitialize(line []byte) string {
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return "bad_response"
+		}
+	}
+	if truthy(r.Error) {
+		return "jsonrpc_" + errorCode(r.Error)
+	}
+	if !truthy(r.Result) {
+		return "bad_response"
+	}
+	return ""
 }
 
 // skip stands for any JSON value whose only use is being counted (an array's length): the decoder hands

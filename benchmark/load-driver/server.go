@@ -227,7 +227,7 @@ func (s *server) stop() (state *os.ProcessState, selfExited bool) {
 }
 
 // ended is how a finished process ended, for one-line reasons: "exit 3" or "signal killed".
-func ended(state *os.ProcessState) string {
+func endedHow(state *os.ProcessState) string {
 	if state == nil {
 		return "unknown end"
 	}

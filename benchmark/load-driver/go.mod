@@ -1,0 +1,3 @@
+module mcpbench/load-driver
+
+go 1.26

@@ -1,0 +1,314 @@
+package main
+
+// One VU over Streamable HTTP: load.js's sessionCall, statelessCall, persistentCall and selfContainedCall,
+// request for request and verdict for verdict. Each VU has its own connection (a k6 VU keeps its own too),
+// kept alive between requests.
+//
+// A request is timed from the moment it starts being written on its connection (httptrace GotConn:
+// connection set-up is left out, as k6's timings.duration leaves out blocked and connecting) to the last
+// byte of its reply read.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+const (
+	contentType = "application/json"
+	accept      = "application/json, text/event-stream"
+)
+
+// httpTarget is what every HTTP VU shares.
+type httpTarget struct {
+	url      string
+	mode     string
+	protocol string
+	timeout  time.Duration
+	checks   bool
+	requests atomic.Int64 // every HTTP request sent (k6's http_reqs)
+}
+
+type httpVU struct {
+	t        *httpTarget
+	client   *http.Client
+	prefixes [len(calls)][]byte
+	init     []byte
+	rpcID    uint64
+	session  *string // persistent mode: the open session's id ("" when the server issued none); nil: none open
+	lastOpen float64 // persistent mode: the duration of the request that failed the last opening
+	gotConn  time.Time
+	trace    *httptrace.ClientTrace
+	buf      bytes.Buffer
+}
+
+func newHTTPVU(t *httpTarget, global int) *httpVU {
+	transport := &http.Transport{
+		Proxy:               nil, // the target is on this machine or a test network: never a proxy
+		DisableCompression:  true,
+		MaxIdleConnsPerHost: 1,
+		DialContext:         (&net.Dialer{Timeout: t.timeout, KeepAlive: 30 * time.Second}).DialContext,
+	}
+	meta := ""
+	if t.mode == "stateless-2026" {
+		meta = meta2026
+	}
+	v := &httpVU{t: t, client: &http.Client{Transport: transport, Timeout: t.timeout},
+		prefixes: requestPrefixes(global+1, meta), init: initializePrefix(t.protocol)}
+	v.trace = &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { v.gotConn = time.Now() }}
+	return v
+}
+
+// httpReply is what a request came back with: the status (0: no reply), its kind of transport failure, the
+// body, whether it was an SSE stream, the session id header, and the request's duration in ms.
+type httpReply struct {
+	status  int
+	failure string
+	body    []byte
+	sse     bool
+	session string
+	ms      float64
+}
+
+func (v *httpVU) post(payload []byte, session *string, call int) httpReply {
+	return v.send(http.MethodPost, payload, session, call)
+}
+
+// send makes one request; call is the index of the tool (for mode stateless-2026's headers), -1 for none.
+func (v *httpVU) send(method string, payload []byte, session *string, call int) httpReply {
+	var bodyReader io.Reader
+	if payload != nil {
+		bodyReader = bytes.NewReader(payload)
+	}
+	ctx := httptrace.WithClientTrace(context.Background(), v.trace)
+	req, err := http.NewRequestWithContext(ctx, method, v.t.url, bodyReader)
+	if err != nil {
+		return httpReply{failure: "transport"}
+	}
+	if payload != nil {
+		req.Header["Content-Type"] = []string{contentType}
+	}
+	req.Header["Accept"] = []string{accept}
+	if session != nil && *session != "" {
+		req.Header["Mcp-Session-Id"] = []string{*session}
+	}
+	if v.t.mode == "stateless-2026" && call >= 0 {
+		req.Header["Mcp-Protocol-Version"] = []string{revision2026}
+		if call == toolsList {
+			req.Header["Mcp-Method"] = []string{"tools/list"}
+		} else {
+			req.Header["Mcp-Method"] = []string{"tools/call"}
+			req.Header["Mcp-Name"] = []string{calls[call]}
+		}
+	}
+	v.gotConn = time.Time{}
+	begun := time.Now()
+	v.t.requests.Add(1)
+	res, err := v.client.Do(req)
+	if err != nil {
+		return httpReply{failure: failureKind(err), ms: v.since(begun)}
+	}
+	v.buf.Reset()
+	_, err = v.buf.ReadFrom(res.Body)
+	res.Body.Close()
+	ms := v.since(begun)
+	if err != nil {
+		return httpReply{failure: failureKind(err), ms: ms}
+	}
+	return httpReply{status: res.StatusCode, body: v.buf.Bytes(), ms: ms, session: res.Header.Get("Mcp-Session-Id"),
+		sse: bytes.Contains([]byte(res.Header.Get("Content-Type")), []byte("text/event-stream"))}
+}
+
+// since is the request's duration: from its connection being in hand (or, failing that, from when it was
+// begun) to now.
+func (v *httpVU) since(begun time.Time) float64 {
+	from := v.gotConn
+	if from.IsZero() {
+		from = begun
+	}
+	return float64(time.Since(from).Nanoseconds()) / 1e6
+}
+
+// failureKind is load.js's transportKind for a request that got no reply: a timeout, or any other failure.
+func failureKind(err error) string {
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "transport"
+}
+
+// transportKind is load.js's: no reply, or HTTP >= 400.
+func (r httpReply) transportKind() string {
+	if r.failure != "" {
+		return r.failure
+	}
+	if r.status >= 400 {
+		return "http_" + strconv.Itoa(r.status)
+	}
+	return ""
+}
+
+// message is the reply's JSON-RPC message: the body, or over SSE the last `data:` line whose message has
+// an id. ok is false when there is none or it is no JSON (load.js: bad_response).
+func (r httpReply) message() ([]byte, bool) {
+	if !r.sse {
+		return r.body, true
+	}
+	var found []byte
+	for _, line := range bytes.Split(r.body, []byte("\n")) {
+		data, isData := bytes.CutPrefix(line, []byte("data:"))
+		if !isData {
+			continue
+		}
+		data = bytes.TrimSpace(data)
+		switch _, kind := classify(data); kind {
+		case replyLine, unmatchedReply:
+			found = data
+		case blankLine:
+			return nil, false // JSON.parse('') throws: a bad response
+		case garbageLine:
+			if !jsonValid(data) {
+				return nil, false
+			}
+		}
+	}
+	return found, found != nil
+}
+
+// judgeCall is load.js's judgeCall on a reply.
+func (v *httpVU) judgeCall(r httpReply, call int) string {
+	if kind := r.transportKind(); kind != "" {
+		return kind
+	}
+	line, ok := r.message()
+	if !ok {
+		return "bad_response"
+	}
+	return judge(call, line, v.t.checks)
+}
+
+func (v *httpVU) judgeInit(r httpReply) string {
+	if kind := r.transportKind(); kind != "" {
+		return kind
+	}
+	line, ok := r.message()
+	if !ok {
+		return "bad_response"
+	}
+	return judgeInitialize(line)
+}
+
+func (v *httpVU) nextID() uint64 {
+	v.rpcID++
+	return v.rpcID
+}
+
+func (v *httpVU) initialize() httpReply {
+	return v.post(body(v.init, v.nextID(), 0), nil, -1)
+}
+
+func (v *httpVU) callRequest(call int, session *string) httpReply {
+	return v.post(body(v.prefixes[call], v.nextID(), 0), session, call)
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
+
+func (v *httpVU) do(call int) (outcome, bool) {
+	switch v.t.mode {
+	case "session":
+		return v.sessionCall(call), true
+	case "persistent":
+		return v.persistentCall(call), true
+	}
+	return v.statelessCall(call), true // stateless and stateless-2026: one request, no session
+}
+
+// sessionCall is the v2 study's pattern: a whole MCP session around every single call.
+func (v *httpVU) sessionCall(call int) outcome {
+	started := time.Now()
+	o := outcome{callMs: -1, httpMs: make([]float64, 0, 4)}
+	done := func() outcome { o.sessionMs = msSince(started); return o }
+	init := v.initialize()
+	o.httpMs = append(o.httpMs, init.ms)
+	if o.kind = v.judgeInit(init); o.kind != "" {
+		return done()
+	}
+	session := init.session
+	note := v.post([]byte(initializedBody), &session, -1)
+	o.httpMs = append(o.httpMs, note.ms)
+	if o.kind = note.transportKind(); o.kind != "" {
+		return done()
+	}
+	res := v.callRequest(call, &session)
+	o.callMs = res.ms
+	o.httpMs = append(o.httpMs, res.ms)
+	o.kind = v.judgeCall(res, call)
+	if session != "" {
+		del := v.send(http.MethodDelete, nil, &session, -1)
+		o.httpMs = append(o.httpMs, del.ms)
+		if o.kind == "" && del.status != http.StatusMethodNotAllowed { // 405: the server keeps sessions itself
+			o.kind = del.transportKind()
+		}
+	}
+	return done()
+}
+
+func (v *httpVU) statelessCall(call int) outcome {
+	started := time.Now()
+	res := v.callRequest(call, nil)
+	return outcome{kind: v.judgeCall(res, call), callMs: res.ms, sessionMs: msSince(started), httpMs: []float64{res.ms}}
+}
+
+// openPersistent opens the VU's session: initialize and the notification. "" when it is open.
+func (v *httpVU) openPersistent() string {
+	init := v.initialize()
+	v.lastOpen = init.ms
+	if kind := v.judgeInit(init); kind != "" {
+		return kind
+	}
+	session := init.session
+	note := v.post([]byte(initializedBody), &session, -1)
+	v.lastOpen = note.ms
+	if kind := note.transportKind(); kind != "" {
+		return kind
+	}
+	v.session = &session
+	return ""
+}
+
+// persistentCall: one session per VU, opened on its first call and reused. A failed opening, or a call
+// answered 404 (the session expired, per the MCP spec), is retried once with a new session.
+func (v *httpVU) persistentCall(call int) outcome {
+	started := time.Now()
+	for attempt := 0; ; attempt++ {
+		if v.session == nil {
+			if kind := v.openPersistent(); kind != "" {
+				if attempt == 0 {
+					continue
+				}
+				return outcome{kind: kind, callMs: -1, sessionMs: msSince(started), httpMs: []float64{v.lastOpen}}
+			}
+		}
+		res := v.callRequest(call, v.session)
+		if res.status == http.StatusNotFound && *v.session != "" {
+			v.session = nil // gone: the next call opens a new one
+			if attempt == 0 {
+				continue
+			}
+		}
+		return outcome{kind: v.judgeCall(res, call), callMs: res.ms, sessionMs: msSince(started),
+			httpMs: []float64{res.ms}}
+	}
+}
+
+// jsonValid is whether data parses as JSON at all (JSON.parse would not throw).
+func jsonValid(data []byte) bool { return json.Valid(data) }

@@ -1,0 +1,331 @@
+// load-driver: mcpbench's load generator (README.md). It runs load.js's closed model (VUs, think time,
+// ramps) or its open model (an arrival rate with pre-allocated VUs) against an MCP server over Streamable
+// HTTP (modes session, stateless, persistent, stateless-2026) or over stdio (it then starts the server
+// and opens one session on its stdin/stdout), checks every reply as load.js does and writes the raw sample
+// lines k6 writes, so the orchestrator's analysis applies whatever generated the load.
+//
+// Exit codes: 0 the test ran (to its end or to SIGINT/SIGTERM), 2 bad arguments, 3 a stdio server did not
+// start (no initialize reply), 4 a stdio server exited during the test, 1 anything else. A failure's
+// reason is one line on stderr and the counts' "error".
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	exitOK           = 0
+	exitFailed       = 1
+	exitUsage        = 2
+	exitNoStart      = 3
+	exitServerExited = 4
+)
+
+// maxDrain bounds how long iterations in flight may finish after the load stops (k6's gracefulStop and
+// gracefulRampDown), within their own timeout.
+const maxDrain = 5 * time.Second
+
+var modes = map[string]bool{"session": true, "stateless": true, "persistent": true, "stateless-2026": true, "stdio": true}
+
+type options struct {
+	mode        string
+	executor    string
+	target      string
+	vus         int
+	maxVUs      int
+	rate        float64
+	stages      stages
+	think       time.Duration
+	timeout     time.Duration
+	initTimeout time.Duration
+	checks      bool
+	protocol    string
+	seg         segment
+	samplesPath string
+	countsPath  string
+	serverLog   string
+	argv        []string
+}
+
+// counts is --counts: k6-counts.json's fields (iterations, http_reqs, dropped_iterations) plus the
+// driver's own.
+type counts struct {
+	Iterations        int64    `json:"iterations"`
+	HTTPReqs          int64    `json:"http_reqs"`
+	DroppedIterations int64    `json:"dropped_iterations"`
+	Calls             int64    `json:"calls"`
+	DriverCPUS        float64  `json:"driver_cpu_s"`
+	StartLagP99Ms     *float64 `json:"start_lag_p99_ms"`
+	StartLagMaxMs     *float64 `json:"start_lag_max_ms"`
+	MaxVUsUsed        int64    `json:"max_vus_used"`
+	StartupS          *float64 `json:"startup_s"`
+	GarbageLines      int64    `json:"garbage_lines"`
+	ServerMessages    int64    `json:"server_messages"`
+	LateReplies       int64    `json:"late_replies"`
+	Error             *string  `json:"error"`
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func parseSegment(text string) (segment, error) {
+	index, count, ok := strings.Cut(text, "/")
+	i, err1 := strconv.Atoi(index)
+	n, err2 := strconv.Atoi(count)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return segment{}, fmt.Errorf("--segment %q: give i/n with 0 <= i < n", text)
+	}
+	return segment{index: i, count: n}, nil
+}
+
+func parseOptions(args []string) (options, error) {
+	fs := flag.NewFlagSet("load-driver", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	var o options
+	var rampUp, hold, rampDown, think, timeout, initTimeout float64
+	var checks, seg string
+	fs.StringVar(&o.mode, "mode", "", "session | stateless | persistent | stateless-2026 | stdio")
+	fs.StringVar(&o.executor, "executor", "closed", "closed (VUs) | open (arrival rate)")
+	fs.StringVar(&o.target, "target", "", "the MCP endpoint's URL (HTTP modes)")
+	fs.IntVar(&o.vus, "vus", 0, "closed: VUs at full load; open: pre-allocated VUs")
+	fs.IntVar(&o.maxVUs, "max-vus", 0, "open: VUs may grow to this (default 4 x --vus)")
+	fs.Float64Var(&o.rate, "rate", 0, "open: iterations (tool calls) per second at full load")
+	fs.Float64Var(&rampUp, "ramp-up-s", 0, "seconds from 0 to full load")
+	fs.Float64Var(&hold, "hold-s", 0, "seconds at full load")
+	fs.Float64Var(&rampDown, "ramp-down-s", 0, "seconds from full load to 0")
+	fs.Float64Var(&think, "think-time-s", 0.05, "closed: pause after each iteration, seconds")
+	fs.Float64Var(&timeout, "timeout-s", 30, "a request without a reply after this long is a timeout, seconds")
+	fs.Float64Var(&initTimeout, "init-timeout-s", 60, "stdio: how long the server may take to answer initialize")
+	fs.StringVar(&checks, "checks", "on", "check the tools' results (on|off)")
+	fs.StringVar(&o.protocol, "protocol", "2024-11-05", "initialize's protocolVersion")
+	fs.StringVar(&seg, "segment", "0/1", "this instance's share of a test split over n: i/n")
+	fs.StringVar(&o.samplesPath, "samples", "", "the raw sample file to write")
+	fs.StringVar(&o.countsPath, "counts", "", "the counts JSON to write")
+	fs.StringVar(&o.serverLog, "server-log", "", "stdio: the server's stderr is appended here")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	o.argv = fs.Args() // what follows `--`
+	var err error
+	if o.seg, err = parseSegment(seg); err != nil {
+		return o, err
+	}
+	if o.maxVUs == 0 {
+		o.maxVUs = 4 * o.vus
+	}
+	switch {
+	case !modes[o.mode]:
+		return o, fmt.Errorf("--mode %q: choose session, stateless, persistent, stateless-2026 or stdio", o.mode)
+	case o.executor != "closed" && o.executor != "open":
+		return o, fmt.Errorf("--executor %q: choose closed or open", o.executor)
+	case o.vus < 1:
+		return o, errors.New("--vus must be at least 1")
+	case o.executor == "open" && (o.rate <= 0 || o.maxVUs < o.vus):
+		return o, errors.New("the open model needs --rate > 0 and --max-vus >= --vus")
+	case rampUp < 0 || hold < 0 || rampDown < 0 || rampUp+hold+rampDown <= 0:
+		return o, errors.New("--ramp-up-s, --hold-s and --ramp-down-s cannot be negative, and the test must last")
+	case timeout <= 0 || initTimeout <= 0 || think < 0:
+		return o, errors.New("--timeout-s and --init-timeout-s must be positive, --think-time-s not negative")
+	case checks != "on" && checks != "off":
+		return o, errors.New("--checks is on or off")
+	case o.samplesPath == "" || o.countsPath == "":
+		return o, errors.New("--samples and --counts are required")
+	case o.mode == "stdio" && (o.serverLog == "" || len(o.argv) == 0):
+		return o, errors.New("mode stdio needs --server-log and the server's command after --")
+	case o.mode == "stdio" && o.seg.count > 1:
+		return o, errors.New("mode stdio runs as one instance: a stdio server has one client")
+	case o.mode != "stdio" && (o.target == "" || len(o.argv) > 0):
+		return o, errors.New("the HTTP modes need --target URL and no command")
+	}
+	o.stages = stages{rampUp: seconds(rampUp), hold: seconds(hold), rampDown: seconds(rampDown)}
+	o.think, o.timeout, o.initTimeout = seconds(think), seconds(timeout), seconds(initTimeout)
+	o.checks = checks == "on"
+	return o, nil
+}
+
+func run(args []string) int {
+	o, err := parseOptions(args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return exitUsage
+	}
+	// The driver's own garbage collector: at Go's default it costs a noticeable share of the driver's CPU
+	// per call; 400 trades heap for it, and the limit keeps the heap bounded. Set here, not through GOGC
+	// in the environment, because a stdio server inherits the driver's environment and must get its own.
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(1 << 30)
+
+	// Signals from here on are a graceful stop, also during a stdio server's start-up.
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+
+	c := counts{}
+	code, reason := drive(o, &c, signals)
+	if reason != "" {
+		fmt.Fprintln(os.Stderr, reason)
+		c.Error = &reason
+	}
+	var usage syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &usage) == nil { // the driver alone, not a stdio server
+		c.DriverCPUS = time.Duration(usage.Utime.Nano() + usage.Stime.Nano()).Seconds()
+	}
+	if err := writeCounts(o.countsPath, &c); err != nil {
+		fmt.Fprintf(os.Stderr, "cannot write the counts: %v\n", err)
+		if code == exitOK {
+			code = exitFailed
+		}
+	}
+	return code
+}
+
+// drive runs the whole test; the exit code and, for a failure, its one-line reason.
+func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
+	samples, err := createSamples(o.samplesPath)
+	if err != nil {
+		return exitFailed, fmt.Sprintf("cannot create the sample file: %v", err)
+	}
+	defer samples.close()
+	l := &load{samples: samples, stages: o.stages, seg: o.seg, think: o.think, stop: make(chan struct{})}
+	var srv *server
+	var targetGone <-chan struct{}
+	if o.mode == "stdio" {
+		logFile, err := os.OpenFile(o.serverLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return exitFailed, fmt.Sprintf("cannot open the server log: %v", err)
+		}
+		defer logFile.Close()
+		spawned := time.Now()
+		srv, err = startServer(o.argv, logFile, o.maxVUs)
+		if err != nil {
+			return exitNoStart, fmt.Sprintf("cannot start the server: %v", err)
+		}
+		defer func() { // after the server stopped: every line it wrote has been read
+			c.GarbageLines, c.ServerMessages, c.LateReplies = srv.garbage.Load(), srv.serverMessages.Load(), srv.lateReplies.Load()
+		}()
+		if code, reason := initialize(srv, o.initTimeout, o.protocol, signals); code != exitOK || reason != "" {
+			srv.stop()
+			return code, reason
+		}
+		startup := time.Since(spawned).Seconds()
+		c.StartupS = &startup
+		l.newVU = func(global int) caller { return newStdioVU(srv, global, o.timeout, o.checks, o.protocol) }
+		targetGone = srv.eof
+	} else {
+		target := &httpTarget{url: o.target, mode: o.mode, protocol: o.protocol, timeout: o.timeout, checks: o.checks}
+		l.newVU = func(global int) caller { return newHTTPVU(target, global) }
+		defer func() { c.HTTPReqs = target.requests.Load() }()
+	}
+
+	start := time.Now()
+	samples.begin(start)
+	var vus sync.WaitGroup
+	scheduled := make(chan struct{})
+	go func() {
+		defer close(scheduled)
+		if o.executor == "open" {
+			l.open(o.rate, o.vus, o.maxVUs, start, &vus)
+		} else {
+			l.closed(o.vus, start, &vus)
+		}
+	}()
+	ended := make(chan struct{}) // the stages are over and every VU has finished by itself
+	go func() {
+		<-scheduled
+		vus.Wait()
+		close(ended)
+	}()
+	serverGone := false
+	select {
+	case <-ended:
+	case <-time.After(o.stages.total() + maxDrain): // k6's gracefulStop: iterations still running are cut
+	case <-signals:
+	case <-targetGone:
+		serverGone = true
+	}
+	l.halt()
+	select { // calls in flight finish, within their timeout and maxDrain
+	case <-ended:
+	case <-time.After(min(o.timeout, maxDrain) + 100*time.Millisecond):
+	}
+	c.Calls, err = samples.close()
+	c.Iterations, c.DroppedIterations, c.MaxVUsUsed = l.iterations.Load(), l.dropped.Load(), l.vusUsed.Load()
+	c.StartLagP99Ms, c.StartLagMaxMs = l.startLag()
+	if srv != nil {
+		state, selfExited := srv.stop()
+		switch {
+		case (serverGone || l.gone.Load()) && selfExited:
+			return exitServerExited, fmt.Sprintf("the server exited during the test (%s)", endedHow(state))
+		case serverGone || l.gone.Load():
+			return exitServerExited, "the server closed its stdout during the test"
+		}
+	}
+	if err != nil {
+		return exitFailed, fmt.Sprintf("cannot write the samples: %v", err)
+	}
+	return exitOK, ""
+}
+
+// initialize opens a stdio server's session: initialize, its reply, then notifications/initialized. A
+// signal ends it with exit 0 (the orchestrator stopped the test) and the reason recorded.
+func initialize(srv *server, timeout time.Duration, protocol string, signals <-chan os.Signal) (int, string) {
+	id := srv.ids.Add(1)
+	replies := make(chan answer, 1)
+	if !srv.register(id, replies) { // stdout already closed: it exited at once
+		replies <- answer{gone: true}
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	srv.outbox <- body(initializePrefix(protocol), id, '\n')
+	var a answer
+	select {
+	case a = <-replies:
+	case <-timer.C:
+		return exitNoStart, fmt.Sprintf("the server did not answer initialize within %g s", timeout.Seconds())
+	case <-signals:
+		return exitOK, "stopped during start-up"
+	}
+	if a.gone {
+		state, selfExited := srv.stop()
+		if !selfExited {
+			return exitNoStart, "the server closed its stdout during start-up"
+		}
+		return exitNoStart, fmt.Sprintf("the server exited during start-up (%s)", endedHow(state))
+	}
+	if kind := judgeInitialize(a.line); kind != "" {
+		switch {
+		case strings.HasPrefix(kind, "jsonrpc_"):
+			return exitNoStart, "the server answered initialize with JSON-RPC error " + strings.TrimPrefix(kind, "jsonrpc_")
+		case !json.Valid(a.line):
+			return exitNoStart, "the server's answer to initialize is no JSON"
+		}
+		return exitNoStart, "the server's answer to initialize has no result"
+	}
+	srv.outbox <- []byte(initializedBody + "\n")
+	return exitOK, ""
+}
+
+func writeCounts(path string, c *counts) error {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,156 @@
+"""The load driver (benchmark/load-driver, Go, standard library): the suite's load generator for every mode
+— Streamable HTTP (session, stateless, persistent, stateless-2026) and stdio, the closed and the open
+model. It writes the raw sample lines and counts the analysis reads, so nothing downstream knows which
+generator ran. Over stdio it starts the server itself (a stdio server has exactly one client).
+
+Several instances split one HTTP test by segments (`--segment i/n`: VUs or rate divided, VU ids global),
+merged like k6's execution segments (merge.py) — the unit a multi-host runtime places on load nodes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import processes
+from ..build import run_commands
+from ..paths import ROOT
+from ..resources import UsageReader, process_group_reader, process_reader
+from ..scenarios import MODE_PROTOCOL
+from ..toolchain import MissingRequirement, environment_for
+from ..warmup import LiveSamples
+from .base import LoadError, LoadGenerator, LoadRun, OnStart, OnTick, StdioLaunch
+from .instances import (COUNTS_FILE, GENERATOR_LOG, OVERRUN_S, SAMPLES_FILE, Instance, compress_samples, drive,
+                        instance_files, parse_samples, read_counts)
+from .merge import merge_counts, merge_samples
+
+if TYPE_CHECKING:
+    from ..config import Timing
+    from ..scenarios import Load
+
+DRIVER_DIR = ROOT / "benchmark" / "load-driver"
+DRIVER_BIN = DRIVER_DIR / "bin" / "load-driver"
+BUILD_COMMAND = "go build -trimpath -o bin/load-driver ."
+# A stdio server's start-up (initialize) may take this long before the test's own time starts: a JVM
+# server starting under a small CPU quota.
+INIT_TIMEOUT_S = 120
+SERVER_EXITED = 4  # the driver's exit code when a stdio server exited during the test (its README)
+
+
+def _sources() -> list[Path]:
+    return [path for path in DRIVER_DIR.iterdir()
+            if (path.suffix == ".go" and not path.name.endswith("_test.go")) or path.name in ("go.mod", "go.sum")]
+
+
+def ensure_built(log_path: Path) -> Path:
+    """The driver's binary, built first when it is missing or older than one of its sources."""
+    sources = _sources()
+    if DRIVER_BIN.exists() and DRIVER_BIN.stat().st_mtime >= max(path.stat().st_mtime for path in sources):
+        return DRIVER_BIN
+    try:
+        env = environment_for(["go"], None)
+    except MissingRequirement as exc:
+        raise LoadError(f"the load driver cannot be built: {exc}") from None
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    outcome = run_commands((BUILD_COMMAND,), DRIVER_DIR, env, 600, log_path)
+    if outcome.status != "ok":
+        # The reason is "`command` exited N:" and the log's tail; the compiler's first error says most.
+        lines = (outcome.reason or "").splitlines()
+        errors = [line for line in lines[1:] if line.strip() and not line.startswith(("$ ", "# "))]
+        first = errors[0] if errors else lines[0] if lines else "failed"
+        raise LoadError(f"the load driver did not build: {first} (see {log_path})")
+    return DRIVER_BIN
+
+
+def driver_argv(binary: Path, url: str, load: Load, timing: Timing, checks: bool, samples_log: Path,
+                counts_path: Path, segment: tuple[int, int] = (0, 1), launch: StdioLaunch | None = None) -> list[str]:
+    """The driver's command line (its contract: benchmark/load-driver/README.md)."""
+    argv = [str(binary), "--mode", load.mode, *load.driver_arguments(),
+            "--ramp-up-s", f"{timing.ramp_up_s:g}", "--hold-s", f"{timing.hold_s:g}",
+            "--ramp-down-s", f"{timing.ramp_down_s:g}", "--think-time-s", f"{timing.think_time_s:g}",
+            "--timeout-s", f"{timing.request_timeout_s:g}", "--checks", "on" if checks else "off",
+            "--protocol", MODE_PROTOCOL[load.mode], "--segment", f"{segment[0]}/{segment[1]}",
+            "--samples", str(samples_log), "--counts", str(counts_path)]
+    if launch is None:
+        return [*argv, "--target", url]
+    return [*argv, "--server-log", str(launch.log_path), "--init-timeout-s", str(INIT_TIMEOUT_S),
+            "--", *launch.argv]
+
+
+class LoadDriver(LoadGenerator):
+    name = "driver"
+    transports = frozenset({"http", "stdio"})
+
+    def __init__(self, cpus: tuple[int, ...] | None, instances: int = 1):
+        if instances < 1:
+            raise ValueError("load instances must be at least 1")
+        self.cpus = cpus
+        self.instances = instances
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "where": "local", "instances": self.instances}
+
+    def prepare(self, log_dir: Path) -> None:
+        ensure_built(log_dir / "load-driver-build.log")
+
+    def usage_reader(self, pids: Sequence[int]) -> UsageReader:
+        # Over stdio the driver's child is the server, measured on its own through its cgroup: the driver
+        # alone is the load generator. Over HTTP the driver has no children.
+        if len(pids) == 1:
+            return process_reader(pids[0], children=False)
+        return process_group_reader(pids)
+
+    def run(self, url: str, load: Load, timing: Timing, out_dir: Path, on_start: OnStart | None = None,
+            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
+        out_dir = out_dir.resolve()  # over stdio the driver runs in the server's directory
+        binary = ensure_built(out_dir / "load-driver-build.log")
+        # A stdio server has one client: its test is never split.
+        count = 1 if launch is not None else self.instances
+        started = time.monotonic()
+        instances: list[Instance] = []
+        try:
+            for index in range(count):
+                samples_log, counts_path, log_path = instance_files(out_dir, index, count)
+                argv = driver_argv(binary, url, load, timing, checks, samples_log, counts_path, (index, count), launch)
+                # Over stdio the driver gets the server's environment and directory, which the server
+                # inherits from it; over HTTP a plain one.
+                env = dict(launch.env) if launch else {"PATH": "/usr/bin:/bin", "HOME": str(out_dir)}
+                process = processes.spawn("load-driver", argv, cwd=launch.cwd if launch else out_dir, env=env,
+                                          log_path=log_path, cpus=self.cpus)
+                instances.append(Instance(process, samples_log, counts_path, LiveSamples(samples_log)))
+            if on_start:
+                on_start([instance.process.pid for instance in instances])
+            limit = (INIT_TIMEOUT_S if launch else 0) + timing.total_s + OVERRUN_S
+            stopped_early = drive(instances, limit, started, on_tick, "the load driver")
+        finally:
+            for instance in instances:
+                instance.process.stop(grace_s=5)  # its group: a stdio server too, if the driver left it behind
+        ended_epoch = time.time()
+        samples, start_epoch = merge_samples([parse_samples(instance.samples_log) for instance in instances])
+        compress_samples([i.samples_log for i in instances], out_dir / SAMPLES_FILE, samples, out_dir / GENERATOR_LOG)
+        exit_codes = [instance.process.popen.returncode for instance in instances]
+        exit_code = next((code for code in exit_codes if code), exit_codes[0])
+        all_counts = [read_counts(instance.counts_path) for instance in instances]
+        if samples.empty:
+            raise LoadError(_no_samples_reason(instances[0], exit_code, all_counts[0], launch))
+        counts = merge_counts(all_counts)
+        if count > 1 and counts is not None:
+            (out_dir / COUNTS_FILE).write_text(json.dumps(counts))
+        died = None
+        if launch is not None and exit_code == SERVER_EXITED:
+            tail = launch.log_path.read_text(errors="replace").splitlines()[-20:] if launch.log_path.exists() else []
+            died = "\n".join([(counts or {}).get("error") or "the server exited during the test", *tail])
+        return LoadRun(samples, start_epoch, exit_code, time.monotonic() - started, stopped_early, counts,
+                       ended_epoch - start_epoch if start_epoch is not None else None, died)
+
+
+def _no_samples_reason(instance: Instance, exit_code: int | None, counts: dict | None,
+                       launch: StdioLaunch | None) -> str:
+    # The driver's failure is its counts' "error" (also its last stderr line); one line, with where to look.
+    lines = [line.strip() for line in instance.process.log_tail().splitlines() if line.strip()]
+    reason = (counts or {}).get("error") or (lines[-1] if lines else f"see {instance.process.log_path}")
+    where = f" (server log: {launch.log_path})" if launch else ""
+    return f"the load driver produced no samples (exit {exit_code}): {reason}{where}"

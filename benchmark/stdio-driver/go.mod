@@ -1,3 +1,0 @@
-module mcpbench/stdio-driver
-
-go 1.26
