@@ -2,9 +2,11 @@
 
 An open-model step test per server: the arrival rate rises along one ladder (start × factor^k, the same for
 every server and round, so steps pool by rate), each step held long enough for its own percentiles, a
-warm-up before the first. It stops at the first step that breaks the SLO, at the harness's ceiling, or when
-the server no longer keeps up (calls dropped or the achieved rate short of the offered). The capacity is
-the highest passing step; the true limit lies between it and the next step. Every step is an ordinary
+warm-up before the first. It stops at the first step that breaks the SLO, near the harness's open-model
+capacity, or when the server no longer keeps up (calls dropped or the achieved rate short of the offered).
+The capacity is the highest passing step. When the ladder ended on the server (SLO broken, saturated) the
+true limit lies between it and the next step; when it ended on anything else (max steps, the harness, an
+invalid step, an interruption) the capacity is only a lower bound, and says so (`lower_bound`). Every step is an ordinary
 measurement (summary.json, samples, resources) and capacity.json sums a server's ladder up per round.
 """
 
@@ -24,6 +26,14 @@ from .scenarios import OpenLoad
 ACHIEVED_MIN_SHARE = 0.95
 # A step measured on an unsteady host proves nothing about the server: its capacity is shown, not ranked.
 HOST_FLAGS = ("noisy-host", "unstable-host")
+# Flags of a deciding step that make the capacity the machine's or the harness's, not the server's: the host,
+# a server not held to its CPU/memory limits, a rate never judged against the harness's capacity.
+DOUBT_FLAGS = (*HOST_FLAGS, "cgroup-not-applied", "limit-unknown")
+# Why a ladder ended (StepVerdict.stop_kind). Only the first two are the server's own limit.
+STOP_SLO, STOP_SATURATED = "slo", "saturated"
+STOP_INVALID, STOP_HARNESS_BOUND, STOP_HARNESS_CAPACITY = "invalid", "harness-bound", "harness-capacity"
+STOP_MAX_STEPS, STOP_INTERRUPTED = "max-steps", "interrupted"
+SERVER_STOPS = (STOP_SLO, STOP_SATURATED)
 DEFAULT_SLO = "p99<100ms,errors<1%"
 CAPACITY_FILE = "capacity.json"
 # Step timing: the first step warms the server up; later steps ramp to the next rate and settle briefly.
@@ -129,16 +139,18 @@ class StepVerdict:
     passed: bool
     stop: str | None                 # why the ladder ends here (None: go on)
     measurement: str
+    stop_kind: str | None = None     # STOP_*: what ended it — the server's limit or something else
 
     def record(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def judge(summary: dict[str, Any], load: OpenLoad, slo: tuple[Criterion, ...], ceiling: float | None,
+def judge(summary: dict[str, Any], load: OpenLoad, slo: tuple[Criterion, ...], harness_capacity: float | None,
           measurement: str) -> StepVerdict:
     """One step against the SLO, and whether the ladder stops: the SLO broken, the server saturated (calls
     dropped, or the achieved rate short of the offered), or the next step beyond what the harness can
-    offer (at LIMIT_FRACTION of its calibrated ceiling a rate is the harness's, not the server's)."""
+    offer (at LIMIT_FRACTION of its calibrated open-model capacity a rate is the harness's, not the
+    server's)."""
     thr = summary["throughput"]
     seconds = summary["window"]["seconds"]
     criteria = {c.text: c.holds(c.value(summary)) for c in slo}
@@ -149,18 +161,23 @@ def judge(summary: dict[str, Any], load: OpenLoad, slo: tuple[Criterion, ...], c
     valid = summary["status"] == "ok"
     bound = harness_bound(summary["flags"])
     passed = valid and all(criteria.values()) and not saturated and not bound
-    stop = None
+    stop = kind = None
     if not valid:
-        stop = f"measurement {summary['status']}: {summary.get('reason')}"
+        stop, kind = f"measurement {summary['status']}: {summary.get('reason')}", STOP_INVALID
     elif bound:
         stop = "harness limited: " + ", ".join(f for f in summary["flags"] if f.startswith("bound:"))
+        kind = STOP_HARNESS_BOUND
     elif not all(criteria.values()):
         stop = "slo broken: " + ", ".join(text for text, held in criteria.items() if not held)
+        kind = STOP_SLO
     elif saturated:
         stop = "server saturated: " + (f"{dropped} calls dropped" if dropped > DROPPED_MAX_SHARE * load.rate * seconds
                                        else f"{achieved:.1f} of {load.rate:g} calls/s achieved")
-    elif ceiling and load.rate >= LIMIT_FRACTION * ceiling:
-        stop = f"harness ceiling: {load.rate:g} calls/s is {load.rate / ceiling:.0%} of the calibrated {ceiling:.0f}"
+        kind = STOP_SATURATED
+    elif harness_capacity and load.rate >= LIMIT_FRACTION * harness_capacity:
+        stop = (f"harness capacity: {load.rate:g} calls/s is {load.rate / harness_capacity:.0%} of the harness's "
+                f"calibrated open-model capacity, {harness_capacity:.0f}")
+        kind = STOP_HARNESS_CAPACITY
     unsteady = [f for f in summary["flags"] if f in HOST_FLAGS]
     if stop and unsteady:  # what broke may be the host's doing, not the server's
         stop += f" (on an unsteady host: {', '.join(unsteady)})"
@@ -168,36 +185,63 @@ def judge(summary: dict[str, Any], load: OpenLoad, slo: tuple[Criterion, ...], c
     all_calls = summary["latency_ms"]["tool_call_all"]
     return StepVerdict(load.rate, achieved, all_calls["p50"], all_calls["p95"], all_calls["p99"],
                        summary["errors"]["rate"], dropped, server.get("cpu_avg_pct"), server.get("mem_peak_mb"),
-                       criteria, list(summary["flags"]), passed, stop, measurement)
+                       criteria, list(summary["flags"]), passed, stop, measurement, kind)
 
 
-def capacity_record(steps: list[StepVerdict], plan: Plan, max_steps_reached: bool) -> dict[str, Any]:
-    """capacity.json's entry for one round: the highest step that passed with every step below it passing,
-    and why the ladder ended."""
+# capacity.json files written before stop_kind was recorded say it in their stop text's first words.
+_STOP_PREFIXES = (("measurement ", STOP_INVALID), ("harness limited", STOP_HARNESS_BOUND),
+                  ("harness ceiling", STOP_HARNESS_CAPACITY), ("harness capacity", STOP_HARNESS_CAPACITY),
+                  ("slo broken", STOP_SLO), ("server saturated", STOP_SATURATED))
+
+
+def stop_kind(step: dict[str, Any]) -> str | None:
+    """What ended the ladder at this step (a step record), None when it went on."""
+    if step.get("stop_kind") or not step.get("stop"):
+        return step.get("stop_kind")
+    return next((kind for prefix, kind in _STOP_PREFIXES if step["stop"].startswith(prefix)), STOP_INVALID)
+
+
+def ladder_verdict(steps: list[dict[str, Any]], max_steps: int, stopped_by: str | None = None) -> dict[str, Any]:
+    """One round's ladder summed up from its step records — the one definition of a capacity, used when the
+    suite writes capacity.json and again when the report reads it (so a file written by older code is judged
+    by today's rules): the highest step that passed with every step below it passing; whether that is the
+    server's limit (the ladder ended on the SLO or on saturation, so the true limit lies below the next
+    step) or only a lower bound (it ended on max steps, the harness, an invalid step or an interruption:
+    there is no next step of the server's); and whether the deciding steps can be trusted."""
     passing = None
-    for step in steps:
-        if not step.passed:
+    for index, step in enumerate(steps):
+        if not step["passed"]:
             break
-        passing = step
+        passing = index
     last = steps[-1] if steps else None
-    if last is None:
-        reason = "no step measured"
-    elif last.stop:
-        reason = last.stop
-    elif max_steps_reached:
-        reason = f"max steps: {plan.max_steps} steps passed"
-    else:
-        reason = "interrupted"
-    # What decided the capacity (the steps up to the first that failed) must have run on a steady host and
-    # not have been limited by the harness, or the figure is the machine's, not the server's.
-    deciding = steps[:steps.index(passing) + 2] if passing else steps[:1]
-    doubts = sorted({f for step in deciding for f in step.flags if f in HOST_FLAGS or f.startswith("bound:")})
-    return {"capacity_calls_per_s": passing.rate_offered if passing else None,
-            "trustworthy": bool(steps) and not doubts, "doubts": doubts,
-            "below_first_step": passing is None and bool(steps),
-            "next_step_calls_per_s": (steps[steps.index(passing) + 1].rate_offered
-                                      if passing and steps.index(passing) + 1 < len(steps) else None),
-            "stopped_by": reason, "steps": [step.record() for step in steps]}
+    kind = stop_kind(last) if last else None
+    if last is not None and kind is None:
+        kind = STOP_MAX_STEPS if len(steps) >= max_steps else STOP_INTERRUPTED
+    if stopped_by is None:
+        stopped_by = ("no step measured" if last is None else last["stop"] if last["stop"]
+                      else f"max steps: {max_steps} steps passed" if kind == STOP_MAX_STEPS else "interrupted")
+    on_server = kind in SERVER_STOPS
+    # What decided the capacity (the steps up to the first that failed) must have run on a steady host, under
+    # the server's limits and not limited by the harness, or the figure is the machine's, not the server's;
+    # an invalid step says nothing of the server at all.
+    deciding = steps[:passing + 2] if passing is not None else steps[:1]
+    doubts = {f for step in deciding for f in step["flags"] if f in DOUBT_FLAGS or f.startswith("bound:")}
+    if kind == STOP_INVALID:
+        doubts.add("invalid step")
+    next_step = None
+    if on_server:
+        next_step = steps[passing + 1]["rate_offered"] if passing is not None else steps[0]["rate_offered"]
+    return {"capacity_calls_per_s": steps[passing]["rate_offered"] if passing is not None else None,
+            "lower_bound": bool(steps) and not on_server,
+            "trustworthy": bool(steps) and not doubts, "doubts": sorted(doubts),
+            "below_first_step": passing is None and on_server,
+            "next_step_calls_per_s": next_step, "stopped_by": stopped_by, "stop_kind": kind}
+
+
+def capacity_record(steps: list[StepVerdict], plan: Plan) -> dict[str, Any]:
+    """capacity.json's entry for one round: the ladder's verdict and its steps."""
+    records = [step.record() for step in steps]
+    return {**ladder_verdict(records, plan.max_steps), "steps": records}
 
 
 def instances_for(target_rate: float, capacity: float | None) -> int | None:

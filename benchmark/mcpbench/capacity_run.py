@@ -54,16 +54,23 @@ class CapacitySuite(Suite):
                         break
             self._record_capacity(spec.name, mode, round_index, steps)
 
+    def _closed_model_used(self) -> bool:
+        return False   # every step is open-model: no closed-model limit to calibrate
+
+    def _open_model_used(self) -> bool:
+        return True    # …judged against the harness's open-model capacity
+
     def _record_capacity(self, server: str, mode: str, round_index: int, steps: list[StepVerdict]) -> None:
         entry = {"mode": mode, "run": round_index,
-                 **capacity_record(steps, self.plan, max_steps_reached=len(steps) == self.plan.max_steps)}
+                 **capacity_record(steps, self.plan)}
         document = self.capacities.setdefault(server, {"schema": SCHEMA, "server": server, "plan": self.plan.record(),
                                                        "rounds": []})
         document["rounds"].append(entry)
         write_checked(self.directory / server / CAPACITY_FILE, document)
         capacity = entry["capacity_calls_per_s"]
         self.console.print(f"  [bold]{server}[/] {mode} round {round_index}: capacity "
-                           + (f"{capacity:g} calls/s" if capacity else "below the first step")
+                           + (f"{'≥ ' if entry['lower_bound'] else ''}{capacity:g} calls/s" if capacity
+                              else "below the first step" if entry["below_first_step"] else "unknown")
                            + f" — stopped by {entry['stopped_by']}")
 
     def _print_step(self, server: str, step: StepVerdict) -> None:

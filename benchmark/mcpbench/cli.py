@@ -175,7 +175,7 @@ def run(
     memory_mb: MemoryOpt = 2048,
     no_build: NoBuildOpt = False,
     no_calibrate: Annotated[bool, typer.Option(
-        "--no-calibrate", help="Skip the harness ceiling measured before the first round.")] = False,
+        "--no-calibrate", help="Skip the harness limits measured before the first round (every measurement is then limit-unknown).")] = False,
     load_generator: LoadgenOpt = loadgen.DEFAULT,
     load_instances: LoadInstancesOpt = 1,
     results_dir: ResultsParentOpt = RESULTS_DIR,

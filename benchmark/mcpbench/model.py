@@ -38,7 +38,7 @@ RESOURCE_COLUMNS = ("t_s", "component", "cpu_pct", "mem_mb")
 PROCESS_COLUMNS = ("t_s", "rss_mb", "cgroup_mb", "fds", "threads", "processes")
 TOOL_LIST = "tools/list"   # a sample that is no tool call
 NOT_ASSESSED = ("not assessed: schema-1 result, written before the publishable check "
-                "(no k6 cross-checks, host probe or calibrated ceiling were recorded)")
+                "(no load-generator cross-checks, host probe or calibrated limit were recorded)")
 
 
 class ResultsError(Exception):
@@ -504,6 +504,9 @@ class CapacityStep(Closed):
     passed: bool = described("every criterion held, the server kept up and the harness did not limit it")
     stop: str | None = described("why the ladder ended at this step (null: it went on)")
     measurement: str = described("the step's measurement directory")
+    stop_kind: str | None = described(
+        "what ended the ladder here: slo, saturated (the server's limit), invalid, harness-bound, "
+        "harness-capacity (null: it went on, or a file that predates it: read from `stop`)", default=None)
 
 
 class CapacityRound(Closed):
@@ -511,11 +514,18 @@ class CapacityRound(Closed):
     run: int = described("the round")
     capacity_calls_per_s: float | None = described(
         "the highest step that passed with every step below it (null: none did)")
-    trustworthy: bool = described("the deciding steps ran on a steady host, unlimited by the harness")
-    doubts: list[str] = described("the host or harness flags of the deciding steps, when not trustworthy")
-    below_first_step: bool = described("not even the first step passed")
-    next_step_calls_per_s: float | None = described("the step after it: the true limit lies in between")
-    stopped_by: str = described("slo broken, server saturated, harness ceiling, max steps, or a failed step")
+    lower_bound: bool | None = described(
+        "the ladder ended on something other than the server (max steps, the harness, an invalid step, an "
+        "interruption): the capacity is only a lower bound (null: a file that predates it; readers compute it "
+        "again from the steps, capacity.ladder_verdict)", default=None)
+    trustworthy: bool = described("the deciding steps ran on a steady host, under the server's limits, "
+                                  "unlimited by the harness, and none was invalid")
+    doubts: list[str] = described("the flags of the deciding steps that make it untrustworthy")
+    below_first_step: bool = described("the server failed even the first step")
+    next_step_calls_per_s: float | None = described(
+        "the step the server failed: its true limit lies in between (null for a lower bound)")
+    stopped_by: str = described("slo broken, server saturated, harness capacity, max steps, or a failed step")
+    stop_kind: str | None = described("the last step's stop_kind, or max-steps / interrupted", default=None)
     steps: list[CapacityStep] = described("every step measured, in order")
 
 
@@ -714,11 +724,22 @@ def _upgrade_summary_2(summary: dict, run: dict) -> dict:
     return s
 
 
+def _open_model_flags_2(flags: list[str]) -> list[str]:
+    """A schema-2 open-model measurement's flags as schema 3 reads them (as _upgrade_summary_2 does): its
+    bound:ceiling was a closed-model limit it never met, so it goes, and the load is limit-unknown."""
+    flags = [f for f in rename_flags(flags) if f != CEILING_FLAG_2]
+    return flags if "limit-unknown" in flags else [*flags, "limit-unknown"]
+
+
 def upgrade_flags_document(document: dict, run: dict | None = None) -> dict:
-    """capacity.json or soak.json of schema 2 -> 3: only the flag names they quote change."""
+    """capacity.json or soak.json of schema 2 -> 3: both quote open-model measurements' flags (capacity steps)
+    and doubts, which change as their summaries do (_open_model_flags_2); the readers judge a ladder again
+    from its steps (capacity.ladder_verdict)."""
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: (rename_flags(v) if k in ("flags", "doubts") and isinstance(v, list) else walk(v))
+            return {k: (_open_model_flags_2(v) if k == "flags" and isinstance(v, list)
+                        else [f for f in rename_flags(v) if f != CEILING_FLAG_2] if k == "doubts" and isinstance(v, list)
+                        else walk(v))
                     for k, v in value.items()}
         if isinstance(value, list):
             return [walk(v) for v in value]

@@ -3,8 +3,11 @@ round's ladder, their median and range, whether they can be told apart, and what
 
 Capacity is known to one step only (the true limit lies between the capacity and the next step), so two
 servers are told apart only when, in every round, one's capacity is at or above the other's next step —
-their intervals never overlap. No test is run on so few, coarse values; the page orders, and says where
-the order is not proven.
+their intervals never overlap. A ladder that did not end on the server (max steps, the harness, an invalid
+step) has no next step: its capacity is a lower bound, never apart from anything above it, and it sizes a
+deployment only as "at most N instances". No test is run on so few, coarse values; the page orders, and
+says where the order is not proven. Each round is judged again from its steps on read
+(mcpbench.capacity.ladder_verdict), so files written by older code follow today's rules.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from statistics import median
 
-from mcpbench.capacity import instances_for
+from mcpbench.capacity import instances_for, ladder_verdict
 
 from .consolidate import Consolidated
 
@@ -34,7 +37,13 @@ class CapacityRow:
 
     @property
     def median(self) -> float:
+        """The median of the rounds' capacities (of lower bounds, a lower bound of the median)."""
         return median(self.capacities)
+
+    @property
+    def lower_bound(self) -> bool:
+        """Some round's ladder did not end on the server: the median is a lower bound ("≥")."""
+        return any(r["lower_bound"] for r in self.rounds)
 
     @property
     def trustworthy(self) -> bool:
@@ -55,11 +64,16 @@ class CapacityRow:
         return median(values) if values else None
 
     def sizing(self, target: float) -> dict:
+        """Instances for a target rate at the median capacity. An untrustworthy capacity sizes nothing; a
+        lower bound gives an upper bound: "at most" that many instances."""
+        if not self.trustworthy:
+            return {"target": target, "instances": None, "at_most": False, "memory_mb": None, "cpu_cores": None,
+                    "why": "not sized: " + ", ".join(self.doubts)}
         instances = instances_for(target, self.median)
         mem, cpu = self.at_capacity("mem_peak_mb"), self.at_capacity("cpu_avg_pct")
-        return {"target": target, "instances": instances,
+        return {"target": target, "instances": instances, "at_most": self.lower_bound,
                 "memory_mb": instances * mem if instances and mem is not None else None,
-                "cpu_cores": instances * cpu / 100 if instances and cpu is not None else None}
+                "cpu_cores": instances * cpu / 100 if instances and cpu is not None else None, "why": None}
 
 
 def _curve(rounds: list[dict], display_name: str) -> list[dict]:
@@ -80,9 +94,17 @@ def _curve(rounds: list[dict], display_name: str) -> list[dict]:
 
 
 def _apart(upper: CapacityRow, lower: CapacityRow) -> bool:
-    """In every round both measured, the upper server's capacity is at or above the lower's next step."""
-    lower_next = [r["next_step_calls_per_s"] or (r["capacity_calls_per_s"] or 0.0) for r in lower.rounds]
-    return min(upper.capacities) >= max(lower_next)
+    """In every round, the upper server's capacity is at or above the step the lower server failed. A lower
+    server whose ladder did not end on itself has no such step (its capacity is a lower bound): never apart."""
+    if lower.lower_bound or any(r["next_step_calls_per_s"] is None for r in lower.rounds):
+        return False
+    return min(upper.capacities) >= max(r["next_step_calls_per_s"] for r in lower.rounds)
+
+
+def judged(entry: dict) -> dict:
+    """A capacity.json round judged again from its steps by today's rules (its stopped_by text kept)."""
+    max_steps = len(entry["steps"]) if (entry.get("stopped_by") or "").startswith("max steps") else len(entry["steps"]) + 1
+    return {**entry, **ladder_verdict(entry["steps"], max_steps, entry.get("stopped_by"))}
 
 
 def capacity_rows(cons: Consolidated) -> dict[str, list[CapacityRow]]:
@@ -92,12 +114,12 @@ def capacity_rows(cons: Consolidated) -> dict[str, list[CapacityRow]]:
         rounds: dict[str, list[dict]] = {}
         for record in view.records:
             for entry in (record.capacity or {}).get("rounds", []):
-                rounds.setdefault(entry["mode"], []).append(entry)
+                rounds.setdefault(entry["mode"], []).append(judged(entry))
         for mode, entries in rounds.items():
             by_mode.setdefault(mode, []).append(
                 CapacityRow(name, view.display_name, mode, entries, curve=_curve(entries, view.display_name)))
     for rows in by_mode.values():
-        rows.sort(key=lambda r: (not r.trustworthy, -r.median))
+        rows.sort(key=lambda r: (not r.trustworthy, -r.median))  # a lower bound by its bound: it is at least that
         for upper, lower in zip(rows, rows[1:]):
             upper.distinct_from_next = upper.trustworthy and lower.trustworthy and _apart(upper, lower)
     return by_mode

@@ -371,6 +371,9 @@ class Group:
             "flag_names": sorted(set(flags)),
             "harness_bound": self.harness_bound,
             "limit_fraction_max": max(fractions) if fractions else None,
+            # what limited it, in the analysis's words (one definition: analysis.LIMITED_BY)
+            "limited_by": list(dict.fromkeys(analysis.limited_by(flags))),
+            "limited_by_text": _limited_by_text(flags),
             "publishable": publishable,
             "publishable_text": {True: "publishable", False: "not publishable"}.get(
                 publishable, "not assessed (schema-1 results)"),
@@ -450,9 +453,10 @@ def rank(groups: list[Group]) -> list[dict]:
     bound = sorted((n for n, r in rows.items() if r["section"] == BOUND),
                    key=lambda n: -(rows[n]["tool_calls_per_s"] or 0))
     for name in bound:
-        rows[name].update(rank=None, tier=None, ranked=False, rank_note="limited by the harness", vs_leader=None,
-                          vs_next=None, vs_next_significant=None, order_held=None, family=None,
-                          bound_text=f"≥ {rows[name]['tool_calls_per_s']:,.1f} calls/s — limited by the harness")
+        rows[name].update(rank=None, tier=None, ranked=False, rank_note=rows[name]["limited_by_text"],
+                          vs_leader=None, vs_next=None, vs_next_significant=None, order_held=None, family=None,
+                          bound_text=f"≥ {rows[name]['tool_calls_per_s']:,.1f} calls/s — "
+                                     f"{rows[name]['limited_by_text']}")
     ordered += bound
     for section in RANKED_SECTIONS:
         names = [n for n, r in rows.items() if r["section"] == section]
@@ -484,6 +488,12 @@ def rank(groups: list[Group]) -> list[dict]:
                 row.setdefault(f"{prefix}{k}", None)
         row.setdefault("bound_text", None)
     return [rows[n] for n in ordered]
+
+
+def _limited_by_text(flags: list[str]) -> str:
+    """"limited by the load model (its VUs and think time)", … — the limit named for what it is."""
+    words = list(dict.fromkeys(analysis.limited_by(flags)))
+    return "limited by " + " and ".join(words) if words else ""
 
 
 @dataclass

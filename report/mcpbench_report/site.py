@@ -22,7 +22,7 @@ from urllib.parse import quote
 import numpy as np
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
-from mcpbench import runtime as runtimes, scenarios
+from mcpbench import analysis, runtime as runtimes, scenarios
 from mcpbench.capacity import parse_slo
 from mcpbench.scenarios import OpenLoad
 from mcpbench.model import SCHEMA
@@ -90,7 +90,7 @@ def rules() -> list[dict]:
          "open-model capacity (an arrival-rate ladder on that endpoint) is bound:harness-capacity; a load with no "
          "calibrated limit is limit-unknown and never publishable"),
         ("HARNESS_BOUND_PREFIX", analysis.HARNESS_BOUND_PREFIX,
-         "a row with any flag starting so is shown as “≥ X calls/s — limited by the harness”, never ranked"),
+         "a row with any flag starting so is shown as “≥ X calls/s — limited by …” (the limit named), never ranked"),
         ("HOST_PROBE_MAX_CHANGE", analysis.HOST_PROBE_MAX_CHANGE,
          "unstable-host when the fixed-work probe of a CPU changes more than this between before and after"),
         ("HOST_MAX_STEAL_PCT", analysis.HOST_MAX_STEAL_PCT,
@@ -418,6 +418,7 @@ class SiteBuilder:
         common = {"headline": headline, "ordered_keys": ordered}
         self.render("index.html", "index.html", charts=index_charts, sweeps=sweeps, **common)
         self.render("methodology.html", "methodology.html", config_fp=CONFIG_FINGERPRINT, rules=rules(),
+                    limited_by=analysis.LIMITED_BY,
                     env_fp=ENVIRONMENT_FINGERPRINT, config_rows=merged_settings(cons.dirs, "config"),
                     env_rows=merged_settings(cons.dirs, "environment"), **common)
         self.render("v2.html", "v2.html", v2_key=v2_key, comparison=comparison, v2=v2,

@@ -111,6 +111,7 @@ def comparison(rows: Sequence[Mapping], manifests: Mapping[str, Mapping], refere
             })
         out.append({"name": name, "server": row["server"], "display_name": row.get("display_name") or row["server"],
                     "stack": pub["stack"], "metrics": metrics, "flags": list(row.get("flags") or []),
-                    "runs": row.get("runs"), "harness_bound": bool(row.get("harness_bound"))})
+                    "runs": row.get("runs"), "harness_bound": bool(row.get("harness_bound")),
+                    "limited_by_text": row.get("limited_by_text")})
     return {"reference": ref_ours["server"], "reference_published": ref_name, "rows": out, "note": note,
             "missing": [n for n in PUBLISHED if n not in ours]}

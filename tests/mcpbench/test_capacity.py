@@ -9,6 +9,7 @@ import pytest
 
 from mcpbench import model
 from mcpbench.capacity import (CAPACITY_FILE, Criterion, Plan, SloError, capacity_record, instances_for, judge,
+                               ladder_verdict,
                                parse_slo)
 from mcpbench.scenarios import OpenLoad
 
@@ -64,7 +65,7 @@ def _rejudge(summaries: list[dict], slo: str, ceiling: float | None = None) -> d
         steps.append(verdict)
         if verdict.stop:
             break
-    return capacity_record(steps, plan, max_steps_reached=False)
+    return capacity_record(steps, plan)
 
 
 def test_a_p99_crossing_the_slo_at_step_k_gives_the_capacity_of_step_k_minus_1() -> None:
@@ -82,12 +83,50 @@ def test_a_p99_crossing_the_slo_at_step_k_gives_the_capacity_of_step_k_minus_1()
     assert first["capacity_calls_per_s"] is None and first["below_first_step"]
 
 
-def test_the_harness_ceiling_stops_the_ladder_at_the_server_s_last_passing_step() -> None:
+def test_the_harness_capacity_stops_the_ladder_with_a_lower_bound() -> None:
     summaries = _ladder("rust")
-    ceiling = summaries[1]["rate"] / 0.8  # step 1 offers 80 % of it: nothing beyond is the server's
-    record = _rejudge(summaries, "p99<10000ms", ceiling=ceiling)
+    capacity = summaries[1]["rate"] / 0.8  # step 1 offers 80 % of it: nothing beyond is the server's
+    record = _rejudge(summaries, "p99<10000ms", ceiling=capacity)
     assert record["capacity_calls_per_s"] == summaries[1]["rate"]
-    assert record["stopped_by"].startswith("harness ceiling")
+    assert record["stopped_by"].startswith("harness capacity") and record["stop_kind"] == "harness-capacity"
+    # the harness ended the ladder, not the server: a lower bound with no step the server failed
+    assert record["lower_bound"] and record["next_step_calls_per_s"] is None
+
+
+def test_a_ladder_ending_on_max_steps_is_a_lower_bound_never_apart_from_its_equal() -> None:
+    """Issue 18 item 2: the recorded rust and go ladders both ended on max steps at 506.2 calls/s; the page
+    called them apart (a capacity compared with itself). A lower bound is never apart from anything above."""
+    go = json.loads((RECORDED / "go" / CAPACITY_FILE).read_text())
+    entry = go["rounds"][0]
+    verdict = ladder_verdict(entry["steps"], go["plan"]["max_steps"])
+    assert verdict["stop_kind"] == "max-steps" and verdict["lower_bound"]
+    assert verdict["capacity_calls_per_s"] == 506.2 and verdict["next_step_calls_per_s"] is None
+
+
+def test_an_invalid_step_is_not_the_server_s_limit() -> None:
+    """A step the harness made invalid ends the ladder, but the capacity below it is only a lower bound and
+    cannot be trusted (before: it counted as the server's limit)."""
+    summaries = _ladder("go")[:3]
+    summaries[2] = {**summaries[2], "status": "invalid", "reason": "the load generator failed"}
+    record = _rejudge(summaries, "p99<10000ms")
+    assert record["capacity_calls_per_s"] == summaries[1]["rate"]
+    assert record["stop_kind"] == "invalid" and record["lower_bound"]
+    assert not record["trustworthy"] and "invalid step" in record["doubts"]
+
+
+def test_a_server_outside_its_cgroup_is_not_a_trustworthy_capacity() -> None:
+    summaries = _ladder("go")[:3]
+    summaries[1] = {**summaries[1], "flags": [*summaries[1]["flags"], "cgroup-not-applied"]}
+    record = _rejudge(summaries, "p99<10000ms")
+    assert not record["trustworthy"] and "cgroup-not-applied" in record["doubts"]
+
+
+def test_an_slo_break_is_the_server_s_limit_with_the_step_it_failed() -> None:
+    summaries = _ladder("go")
+    p99s = [s["latency_ms"]["tool_call_all"]["p99"] for s in summaries]
+    record = _rejudge(summaries, f"p99<{(p99s[0] + max(p99s)) / 2:.3f}ms")
+    assert record["stop_kind"] == "slo" and not record["lower_bound"]
+    assert record["next_step_calls_per_s"] == record["steps"][-1]["rate_offered"]
 
 
 def test_the_recorded_capacity_files_are_what_the_model_says() -> None:

@@ -85,8 +85,8 @@ def _recorded(root, server, mid="session-8vu-r*"):
 
 
 def test_fixture_sections_ranks_and_efficiency(consolidated):
-    """Recorded at 8 VUs: rust, go and nodejs reached >= 80 % of the run's calibrated ceiling in every round
-    (flag bound:ceiling), so they sit above the ranking unranked; python is the only ranked row. The efficiency
+    """Recorded at 8 VUs: rust, go and nodejs reached >= 80 % of the closed model's own limit at 8 VUs in every
+    round (flag bound:load-model), so they sit above the ranking unranked; python is the only ranked row. The efficiency
     ranking (CPU ms per call) ranks all four: it stays valid when the harness limits."""
     rows = consolidated.rows[EIGHT]
     assert [r["server"] for r in rows] == ["rust", "go", "nodejs", "python"]
@@ -96,9 +96,9 @@ def test_fixture_sections_ranks_and_efficiency(consolidated):
     ceiling = json.loads((ROUNDS / "run.json").read_text())["calibration"]["session"]["tool_calls_per_s"]
     for row in rows[:3]:
         summaries = _recorded(ROUNDS, row["server"])
-        assert all("bound:ceiling" in s["flags"] for s in summaries)
+        assert all("bound:load-model" in s["flags"] for s in summaries)
         assert all(s["throughput"]["tool_calls_per_s"] >= 0.8 * ceiling for s in summaries)
-        assert row["bound_text"].startswith("≥ ") and row["bound_text"].endswith("limited by the harness")
+        assert row["bound_text"].startswith("≥ ") and row["bound_text"].endswith("limited by the load model (its VUs and think time)")
     python = rows[3]
     summaries = _recorded(ROUNDS, "python")
     tput = [s["throughput"]["tool_calls_per_s"] for s in summaries]
@@ -150,7 +150,7 @@ def test_harness_bound_row_is_never_ranked(consolidated):
     row = consolidated.rows[EIGHT][0]
     assert row["server"] == "rust" and row["harness_bound"] and row["section"] == "harness-limited"
     assert row["rank"] is None and row["ranked"] is False
-    assert row["bound_text"] == f"≥ {row['tool_calls_per_s']:,.1f} calls/s — limited by the harness"
+    assert row["bound_text"] == f"≥ {row['tool_calls_per_s']:,.1f} calls/s — limited by the load model (its VUs and think time)"
 
 
 def _schema2(tmp_path, flags_of: dict, runs: int = 3, rates: dict | None = None, **kw):
@@ -235,14 +235,14 @@ def test_schema1_upgrade_is_honest():
     """SCHEMA1 was written by mcpbench before schema 2 (recorded with commit 584cd9c): read, upgraded, and
     never called publishable — the checks it lacks were not made."""
     d = load.load_results_dir(SCHEMA1)
-    assert d.schema_read == 1 and d.run["schema"] == 2 and d.run["calibration"] is None
+    assert d.schema_read == 1 and d.run["schema"] == model.SCHEMA and d.run["calibration"] is None
     m = next(m for m in d.measurements if m.server == "rust" and m.run == 1)
     s = m.summary
     raw = json.loads((m.path / "summary.json").read_text())
     assert raw["schema"] == 1 and not (m.path / "context.json").exists()
     assert s["schema_read"] == 1 and s["publishable"] is None and s["unpublishable_reasons"] == [model.NOT_ASSESSED]
     assert s["throughput"]["http_rps"] == raw["throughput"]["v2_rps"] and s["throughput"]["v2_rps"] is None
-    assert s["host"] is None and s["warmup"]["steady"] is None and s["ceiling"]["fraction"] is None
+    assert s["host"] is None and s["warmup"]["steady"] is None and s["limit"]["fraction"] is None
     res = raw["resources"]["server"]
     assert s["efficiency"]["cpu_ms_per_call"] == pytest.approx(
         res["cpu_avg_pct"] / 100 * 1000 / raw["throughput"]["tool_calls_per_s"])
@@ -277,10 +277,10 @@ def test_headline_and_sweeps(consolidated):
 def test_flags_count_runs(consolidated):
     """rust at 4 VUs: the sweep's run reached the ceiling, the open run's closed 4-VU run did not."""
     rust = next(r for r in consolidated.rows[LoadKey("session", "closed", 4.0)] if r["server"] == "rust")
-    flagged = [("bound:ceiling" in s["flags"]) for root in (SWEEP, OPEN) for s in _recorded(root, "rust", "session-4vu-r1")]
+    flagged = [("bound:load-model" in s["flags"]) for root in (SWEEP, OPEN) for s in _recorded(root, "rust", "session-4vu-r1")]
     assert sorted(flagged) == [False, True]
-    assert rust["flags"] == ["bound:ceiling (1/2 runs)"]
-    assert rust["unpublishable_reasons"][0] == "flag: bound:ceiling (1/2 runs)"
+    assert rust["flags"] == ["bound:load-model (1/2 runs)"]
+    assert rust["unpublishable_reasons"][0] == "flag: bound:load-model (1/2 runs)"
 
 
 def test_refuses_mixed_sdk_versions(tmp_path):

@@ -72,16 +72,16 @@ def test_in_window_and_http_durations():
 
 
 def test_schema_is_checked(tmp_path):
-    """Schemas 1 and 2 are read (1 upgraded); anything else is refused."""
+    """Schemas 1 and 2 are read (upgraded); a schema newer than this code's is refused."""
     path = write_results(tmp_path, {"a": [[(12.0, "checkout", 1, 1.0)]]})
     assert load.load_results_dir(path).schema_read == 1
     two = write_results(tmp_path / "two", {"a": [[(12.0, "checkout", 1, 1.0)]]}, schema=2)
     d = load.load_results_dir(two)
     assert d.schema_read == 2 and d.measurements[0].summary["publishable"] is True
     run = json.loads((path / "run.json").read_text())
-    run["schema"] = 3
+    run["schema"] = model.SCHEMA + 1
     (path / "run.json").write_text(json.dumps(run))
-    with pytest.raises(ResultsError, match="unsupported schema 3"):
+    with pytest.raises(ResultsError, match=f"unsupported schema {model.SCHEMA + 1}"):
         load.load_results_dir(path)
 
 
@@ -113,7 +113,7 @@ def test_recorded_fixtures_are_what_the_analysis_computes():
 
 def test_the_orchestrators_own_directories_are_not_servers(tmp_path):
     path = write_results(tmp_path, {"srv": [[(5.0, "checkout", 1, 1.0)]]})
-    # mcpbench run writes the harness ceiling as a measurement directory under _calibration/
+    # mcpbench run writes the harness calibration as a measurement directory under _calibration/
     calibration = path / "_calibration" / "session-50vu"
     calibration.mkdir(parents=True)
     (calibration / "summary.json").write_text(

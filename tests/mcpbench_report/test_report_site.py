@@ -13,9 +13,11 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from mcpbench import model
 from mcpbench_report import load
 from mcpbench_report.consolidate import consolidate
 from mcpbench_report.load import ResultsError
+from mcpbench_report import capacity as capacity_page
 from mcpbench_report.site import MARKER, build_site
 
 from report_helpers import (CAPACITY, HALF_CPU, OVERHEADS, ROUNDS, SCHEMA1, SOAK, SWEEP, copy_with_manifest, steady,
@@ -96,7 +98,7 @@ def test_ranking_table(site):
     assert "p99 ms<br>all calls" in ranking and "p99 ms<br>successful" in ranking
     bound = _table(html_text, "bound-session-8vu")
     assert re.findall(r'servers/(\w+)\.html', bound) == ["rust", "go", "nodejs"]
-    assert bound.count("≥ ") == 3 and "limited by the harness" in bound
+    assert bound.count("≥ ") == 3 and "limited by the load model (its VUs and think time)" in bound
     efficiency = _table(html_text, "efficiency-ranked-session-8vu")
     assert re.findall(r'servers/(\w+)\.html', efficiency) == ["rust", "go", "nodejs", "python"]
     assert '<table class="sortable filterable" id="ranking-session-8vu">' in html_text
@@ -127,13 +129,13 @@ def test_downloads_match_table(site, consolidated):
     assert python["rank"] == "1" and python["run_ids"] == ROUNDS.name and python["section"] == "ranked"
     assert python["cv_round_ratio"]
     doc = json.loads((site.out / "data" / "results.json").read_text())
-    assert doc["schema"] == 2 and len(doc["rows"]) == len(rows)    # schema 2: the keys below are new
+    assert doc["schema"] == model.SCHEMA and len(doc["rows"]) == len(rows)
     bound = next(r for r in doc["rows"] if r["config"] == "session · 8 VUs" and r["server"] == "rust")
     assert bound["rank"] is None and bound["ranked"] is False and bound["harness_bound"] is True
     for key in ("cv", "cv_round_ratio", "order_held", "latency_all_p99_ms", "latency_p99_ms", "cpu_ms_per_call",
                 "cpu_rank", "mem_rank", "publishable", "unpublishable_reasons", "missing_text", "section"):
         assert key in doc["rows"][0], key
-    assert {r["name"] for r in doc["rules"]} >= {"MIN_RUNS_FOR_TEST", "CEILING_FRACTION", "HOLM", "TIER_RULE"}
+    assert {r["name"] for r in doc["rules"]} >= {"MIN_RUNS_FOR_TEST", "LIMIT_FRACTION", "HOLM", "TIER_RULE"}
     assert {f["server"] for f in doc["not_measured"]} == {"broken", "exotic"}
     assert doc["results"][0]["config"]["duration_s"] == 4
 
@@ -144,13 +146,13 @@ def test_methodology_shows_every_rule_constant(site):
     from mcpbench_report import stats
 
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (site.out / "methodology.html").read_text()))
-    for name, value in (("MIN_RUNS_FOR_TEST", stats.MIN_RUNS_FOR_TEST), ("CEILING_FRACTION", analysis.CEILING_FRACTION),
+    for name, value in (("MIN_RUNS_FOR_TEST", stats.MIN_RUNS_FOR_TEST), ("LIMIT_FRACTION", analysis.LIMIT_FRACTION),
                         ("HOST_PROBE_MAX_CHANGE", analysis.HOST_PROBE_MAX_CHANGE),
                         ("HOST_MAX_STEAL_PCT", analysis.HOST_MAX_STEAL_PCT),
                         ("FOREIGN_CPU_LIMIT_PCT", analysis.FOREIGN_CPU_LIMIT_PCT),
                         ("LITTLES_LAW_MAX_GAP", analysis.LITTLES_LAW_MAX_GAP), ("MIN_EFFECT", stats.MIN_EFFECT)):
         assert f"{name} {value}" in text, name
-    assert (analysis.CEILING_FRACTION, analysis.HOST_PROBE_MAX_CHANGE, analysis.HOST_MAX_STEAL_PCT,
+    assert (analysis.LIMIT_FRACTION, analysis.HOST_PROBE_MAX_CHANGE, analysis.HOST_MAX_STEAL_PCT,
             analysis.FOREIGN_CPU_LIMIT_PCT, analysis.LITTLES_LAW_MAX_GAP) == (0.80, 0.05, 2.0, 25.0, 0.10)
     assert (warmup.STEADY_SPAN_S, warmup.STEADY_TOLERANCE) == (10, 0.03)
     assert "within 3% of the 10 s before; bounds quick 10–60 s, full 30–180 s" in text
@@ -238,7 +240,7 @@ def test_v2_page(site):
     assert ">0.75<" in html_text
     assert "session · 8 VUs" in html_text
     assert "RPS whole run" in html_text and "pool the samples" in html_text and "our profile differs" in html_text
-    assert "limited by the harness: RPS is a lower bound" in html_text    # each row's flags are shown
+    assert "limited by the load model (its VUs and think time): RPS is a lower bound" in html_text    # each row's flags are shown
 
 
 def test_server_pages(site):
@@ -331,11 +333,14 @@ def test_the_capacity_page_orders_capacities_and_sizes_a_deployment(tmp_path):
     for server in ("rust", "go"):
         capacity = json.loads((CAPACITY / server / "capacity.json").read_text())["rounds"][0]
         assert capacity["stopped_by"] in page
-        value = capacity["capacity_calls_per_s"]
-        if value:
-            instances = -(-1000 // value)  # ceil
-            assert f"{value:,.1f}" in page
-            assert f" {int(instances)} " in page
+        assert f"≥ {capacity['capacity_calls_per_s']:,.1f}" in page   # both ladders ended on max steps
+    # issue 18 item 2: both reached 506.2 calls/s on max steps — lower bounds, never "apart"; and recorded
+    # with a schema-2 "ceiling" no open-model load meets (limit-unknown), so neither orders nor sizes
+    rows = capacity_page.capacity_rows(consolidate(load.load([CAPACITY])))["session"]
+    assert {r.server for r in rows} == {"rust", "go"} and all(r.lower_bound for r in rows)
+    assert not any(r.distinct_from_next for r in rows) and "apart from the next" not in page.replace("not apart", "")
+    assert all(r.sizing(1000.0)["instances"] is None and "limit-unknown" in r.sizing(1000.0)["why"] for r in rows)
+    assert "not sized: " in page
     assert (info.out / "charts" / "capacity-session.svg").exists() or any(
         p.name.startswith("capacity-session") for p in (info.out / "charts").iterdir())
 
