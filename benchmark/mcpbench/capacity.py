@@ -249,3 +249,10 @@ def instances_for(target_rate: float, capacity: float | None) -> int | None:
     if not capacity or capacity <= 0:
         return None
     return max(1, math.ceil(target_rate / capacity))
+
+
+def rejudged(document: dict[str, Any]) -> dict[str, Any]:
+    """capacity.json with every round judged again from its steps (ladder_verdict), its stopped_by kept."""
+    max_steps = document["plan"]["max_steps"]
+    return {**document, "rounds": [{**entry, **ladder_verdict(entry["steps"], max_steps, entry.get("stopped_by"))}
+                                   for entry in document["rounds"]]}

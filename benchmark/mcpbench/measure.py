@@ -20,7 +20,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from . import analysis, hostprobe
+from . import analysis, hostprobe, model
 from .config import ResourceProfile, Timing
 from .infrawatch import InfraWatch
 from .loadgen import LiveView, LoadError, LoadGenerator, Tick
@@ -33,7 +33,7 @@ from .session import Bench
 from .warmup import WarmupDecision, steady_start
 
 
-PROCESSES_FILE = "processes.csv"
+PROCESSES_FILE = model.PROCESSES_FILE
 
 
 class MeasurementFailed(Exception):
@@ -98,7 +98,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path,
             if stop_requested and stop_requested():
                 return Tick.STOP
             if not decision:
-                found = steady_start(live.per_second, timing, live.complete_s)
+                found = steady_start(live.per_second, timing, live.complete_s, live.latency_ms)
                 if found:
                     decision.append(found)
             if decision:

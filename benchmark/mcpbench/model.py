@@ -33,6 +33,7 @@ from .scenarios import in_window  # noqa: F401 - the one window filter, part of 
 SCHEMA = 3
 SCHEMAS_READ = (1, 2, 3)
 SAMPLE_COLUMNS = ("t_s", "vu", "tool", "ok", "error_kind", "call_ms", "session_ms", "http_ms")
+PROCESSES_FILE = "processes.csv"  # a measurement's 1 Hz process-tree readings (soak), read by read_processes
 RESOURCE_COLUMNS = ("t_s", "component", "cpu_pct", "mem_mb")
 # processes.csv (soak): the server's process tree at 1 Hz; fds/threads empty where unreadable.
 PROCESS_COLUMNS = ("t_s", "rss_mb", "cgroup_mb", "fds", "threads", "processes")
@@ -554,9 +555,12 @@ class SoakBucket(Closed):
 
 
 class SoakSlope(Closed):
-    mb_per_h: float = described("least-squares slope over the window, MiB per hour")
-    ci_low: float = described("its 95 % interval")
+    mb_per_h: float = described("least-squares slope over the window, per hour (MiB; FDs for `fds`)")
+    ci_low: float = described("its 95 % interval, from the effective sample size of autocorrelated readings")
     ci_high: float = described("")
+    lag1: float | None = described("lag-1 autocorrelation of the residuals (null: written before it was used)",
+                                   default=None)
+    n_eff: float | None = described("effective sample size n (1 - lag1) / (1 + lag1)", default=None)
 
 
 class SoakWindow(Closed):
@@ -574,6 +578,8 @@ class SoakMemory(Closed):
 class SoakSlopes(Closed):
     rss: SoakSlope | None = described("RSS (null: too few readings)")
     cgroup: SoakSlope | None = described("the cgroup's memory")
+    fds: SoakSlope | None = described("open file descriptors (null: no change, or written before it was)",
+                                      default=None)
 
 
 class SoakResult(Closed):
@@ -589,7 +595,8 @@ class SoakResult(Closed):
     interrupted: bool = described("stopped early (Ctrl-C): judged on what was measured")
     verdict: Literal["pass", "fail", "not measured"] = described("fail if a criterion failed")
     doubts: list[str] = described("host or harness flags of the measurement: a p99 drift may be the host's")
-    criteria: dict[str, SoakCriterion] = described("rss, fds, threads, p99, errors")
+    criteria: dict[str, SoakCriterion] = described("alive, rss, fds, threads, p99, errors (alive: absent before "
+                                                   "2026-11-25; readers judge a soak again from its data)")
     window: SoakWindow = described("what was judged")
     stopped_early: bool = described("the data ends before the planned end")
     baseline: SoakMemory = described("the first stretch of the window")

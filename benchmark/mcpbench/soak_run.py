@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from . import model
-from .capacity import CAPACITY_FILE, HOST_FLAGS
+from .capacity import CAPACITY_FILE, DOUBT_FLAGS as SOAK_DOUBTS
 from .config import RunConfig
 from .manifest import ServerSpec
 from .measure import PROCESSES_FILE, Harness, MeasurementFailed, measure
@@ -127,10 +127,11 @@ class SoakSuite(Suite):
             return
         samples = model.read_samples(samples_path)
         window = (summary["window"]["start_s"], summary["window"]["end_s"])
-        verdict = judge(processes, samples, window, self.plan.errors_max, self.plan.timing.request_timeout_s)
+        verdict = judge(processes, samples, window, self.plan.errors_max, self.plan.timing.request_timeout_s,
+                        status=summary["status"], reason=summary.get("reason"))
         document = {"schema": SCHEMA, "server": server, "mode": load.mode, "rate": rate, "rate_from": source,
                     "measurement": out_dir.name, "status": summary["status"], "interrupted": interrupted,
-                    "doubts": [f for f in summary.get("flags", []) if f in HOST_FLAGS or f.startswith("bound:")],
+                    "doubts": [f for f in summary.get("flags", []) if f in SOAK_DOUBTS or f.startswith("bound:")],
                     **verdict}
         write_checked(self.directory / server / SOAK_FILE, document)
         self.results[server] = document

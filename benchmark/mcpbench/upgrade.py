@@ -13,8 +13,15 @@ import dataclasses
 import json
 from pathlib import Path
 
-from . import analysis, model
+from . import analysis, capacity, config, model, soak
 from .results import write_checked
+
+def rejudged_soak(document: dict, measurement: Path, request_timeout_s: float) -> dict:
+    """soak.json judged again from its measurement's files (soak.rejudge)."""
+    summary = model.read_json(measurement / "summary.json")
+    return soak.rejudge(document, model.read_processes(measurement / model.PROCESSES_FILE),
+                        model.read_samples(measurement / "samples.csv.gz"), summary["status"],
+                        summary.get("reason"), request_timeout_s)
 
 CALIBRATION_SERVER = "calibrate"  # calibrate.CalibrationTarget.name (not imported: it pulls in the runtimes)
 # summary.json fields the analysis does not compute: who, when and how the server started.
@@ -58,9 +65,14 @@ def upgrade_results(directory: Path) -> dict[str, int]:
     for summary_path in sorted(directory.glob("*/*/summary.json")):
         recomputed = upgrade_measurement(summary_path.parent, run)
         counts["measurements" if recomputed else "summaries_only"] += 1
-    for kind, name in ((model.Capacity, "capacity.json"), (model.SoakResult, "soak.json")):
-        for path in sorted(directory.glob(f"*/{name}")):
-            write_checked(path, model.upgrade_document(kind, model.read_json(path), path))
-            counts["documents"] += 1
+    timeout_s = float(run["config"].get("request_timeout_s") or config.Timing().request_timeout_s)
+    for path in sorted(directory.glob(f"*/{capacity.CAPACITY_FILE}")):
+        document = model.upgrade_document(model.Capacity, model.read_json(path), path)
+        write_checked(path, capacity.rejudged(document))
+        counts["documents"] += 1
+    for path in sorted(directory.glob(f"*/{soak.SOAK_FILE}")):
+        document = model.upgrade_document(model.SoakResult, model.read_json(path), path)
+        write_checked(path, rejudged_soak(document, path.parent / document["measurement"], timeout_s))
+        counts["documents"] += 1
     write_checked(run_path, run_data)
     return counts

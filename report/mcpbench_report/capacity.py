@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from statistics import median
 
-from mcpbench.capacity import instances_for, ladder_verdict
+from mcpbench.capacity import instances_for, rejudged
 
 from .consolidate import Consolidated
 
@@ -101,11 +101,6 @@ def _apart(upper: CapacityRow, lower: CapacityRow) -> bool:
     return min(upper.capacities) >= max(r["next_step_calls_per_s"] for r in lower.rounds)
 
 
-def judged(entry: dict) -> dict:
-    """A capacity.json round judged again from its steps by today's rules (its stopped_by text kept)."""
-    max_steps = len(entry["steps"]) if (entry.get("stopped_by") or "").startswith("max steps") else len(entry["steps"]) + 1
-    return {**entry, **ladder_verdict(entry["steps"], max_steps, entry.get("stopped_by"))}
-
 
 def capacity_rows(cons: Consolidated) -> dict[str, list[CapacityRow]]:
     """Per mode, the rows in order of median capacity (trustworthy ones first: the others are shown apart)."""
@@ -113,8 +108,8 @@ def capacity_rows(cons: Consolidated) -> dict[str, list[CapacityRow]]:
     for name, view in cons.servers.items():
         rounds: dict[str, list[dict]] = {}
         for record in view.records:
-            for entry in (record.capacity or {}).get("rounds", []):
-                rounds.setdefault(entry["mode"], []).append(judged(entry))
+            for entry in rejudged(record.capacity)["rounds"] if record.capacity else []:
+                rounds.setdefault(entry["mode"], []).append(entry)
         for mode, entries in rounds.items():
             by_mode.setdefault(mode, []).append(
                 CapacityRow(name, view.display_name, mode, entries, curve=_curve(entries, view.display_name)))

@@ -102,6 +102,8 @@ class RunData:
     v2_call: np.ndarray               # every tools/call request sent in the window (latency_ms.v2_tools_call)
     per_tool: dict[str, np.ndarray]
     http: np.ndarray                  # every HTTP request duration of the window's successful sessions
+    session: np.ndarray               # session_ms of the window's successful calls: the whole iteration
+                                      #   (initialize → notification → call → DELETE in session mode)
     tool_calls: int
     failed: Counter
     p99: float | None                 # this run's own p99 (successful calls): never averaged
@@ -216,7 +218,8 @@ def read_run(m: Measurement) -> RunData:
         latency_t=good["t_s"].to_numpy(dtype=float), latency_all=latency_all,
         v2_call=calls["call_ms"].dropna().to_numpy(dtype=float),
         per_tool={tool: g["call_ms"].to_numpy(dtype=float) for tool, g in good.groupby("tool")},
-        http=http_durations(win[win["ok"] == 1]).to_numpy(), tool_calls=len(calls), failed=failed,
+        http=http_durations(win[win["ok"] == 1]).to_numpy(), session=good["session_ms"].dropna().to_numpy(dtype=float),
+        tool_calls=len(calls), failed=failed,
         p99=latency_stats(latency)["p99"], p99_all=latency_stats(latency_all)["p99"],
         all_t=everything["t_s"].to_numpy(dtype=float), all_ms=everything["call_ms"].to_numpy(dtype=float),
     )
@@ -403,6 +406,8 @@ def _apply_ranking(rows: dict[str, dict], ranking: stats.Ranking, prefix: str, m
         row[f"{prefix}tier"] = ranking.tiers[name]
         row[f"{prefix}ranked"] = label is not None
         row[f"{prefix}rank_note"] = None if label is not None else stats.not_tested_text(row[metric_key + "_runs"])
+        row[f"{prefix}letters"] = ranking.letters.get(name)
+        row[f"{prefix}power_text"] = ranking.power["text"] if ranking.power else None
         leader = ranking.vs_leader.get(name)
         row[f"{prefix}vs_leader"] = f"vs {leader[0]}: {leader[1].text}" if leader else None
         nxt = order[i + 1] if i + 1 < len(order) else None
@@ -453,7 +458,8 @@ def rank(groups: list[Group]) -> list[dict]:
     bound = sorted((n for n, r in rows.items() if r["section"] == BOUND),
                    key=lambda n: -(rows[n]["tool_calls_per_s"] or 0))
     for name in bound:
-        rows[name].update(rank=None, tier=None, ranked=False, rank_note=rows[name]["limited_by_text"],
+        rows[name].update(rank=None, tier=None, letters=None, power_text=None, ranked=False,
+                          rank_note=rows[name]["limited_by_text"],
                           vs_leader=None, vs_next=None, vs_next_significant=None, order_held=None, family=None,
                           bound_text=f"≥ {rows[name]['tool_calls_per_s']:,.1f} calls/s — "
                                      f"{rows[name]['limited_by_text']}")
@@ -467,7 +473,8 @@ def rank(groups: list[Group]) -> list[dict]:
     rest = sorted((n for n, r in rows.items() if r["section"] == UNPUBLISHABLE),
                   key=lambda n: -(rows[n]["tool_calls_per_s"] or 0))
     for name in rest:
-        rows[name].update(rank=None, tier=None, ranked=False, rank_note="not publishable", vs_leader=None,
+        rows[name].update(rank=None, tier=None, letters=None, power_text=None, ranked=False,
+                          rank_note="not publishable", vs_leader=None,
                           vs_next=None, vs_next_significant=None, order_held=None, family=None)
     ordered += rest
     # efficiency: CPU ms per successful call and per-run peak memory, lower is better, same rules
@@ -483,7 +490,8 @@ def rank(groups: list[Group]) -> list[dict]:
                 rows[n][f"{prefix}position"] = i
     for row in rows.values():
         for prefix in ("cpu_", "mem_"):
-            for k in ("rank", "tier", "ranked", "rank_note", "vs_leader", "vs_next", "vs_next_significant",
+            for k in ("rank", "tier", "letters", "power_text", "ranked", "rank_note", "vs_leader", "vs_next",
+                      "vs_next_significant",
                       "family", "order_held", "position"):
                 row.setdefault(f"{prefix}{k}", None)
         row.setdefault("bound_text", None)

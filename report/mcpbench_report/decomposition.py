@@ -1,14 +1,18 @@
 """Where the time goes: per server, three overheads as ratios of measurements the suite already makes.
 
   SDK        the server's CPU per call / the no-SDK baseline's (manifest sdk = "none"), same load, same round
-  session    session mode / stateless mode of the same server and load: CPU per call and median latency
-  transport  HTTP stateless / stdio of the same server and load: CPU per call and median latency
+  session    session mode / stateless mode of the same server and load: CPU per call, and the median time
+             of one whole iteration — in session mode initialize → notifications/initialized → tools/call →
+             DELETE, every request a session costs its client (the tools/call alone would leave the session
+             out: the recorded baseline read ×0.57, as if sessions made calls faster)
+  transport  HTTP stateless / stdio of the same server and load: CPU per call and the median iteration time
 
 Each ratio pairs measurements of the same round of the same run (measured minutes apart, in the shuffled
 order the round had), so a slow spell of the host weighs on both sides. The cell is the geometric mean of the
-per-round ratios with a 95 % t interval on their logarithms, over n rounds; one round gives the ratio without
-an interval, none gives "not measured". A harness-limited measurement is used here too: CPU per call and
-latency at a given load are the server's figures even where the load generator capped the throughput.
+per-round ratios with a 95 % t interval on their logarithms, over n rounds; below MIN_ROUNDS rounds the
+ratio is shown as "too few rounds" without an interval (with 2 rounds t = 12.7: an interval so wide it says
+nothing), none gives "not measured". Only clean measurements are paired: one carrying any flag (an unsteady
+host, a harness limit, a load judged against no limit) is left out, as the rankings leave it out.
 """
 
 from __future__ import annotations
@@ -24,20 +28,22 @@ from .consolidate import Consolidated, Group, RunData
 from .load import LoadKey
 
 NO_SDK = "none"  # a manifest's `sdk` for the hand-written reference (servers/baseline)
+MIN_ROUNDS = 3   # paired rounds below which a ratio carries no interval ("too few rounds")
 
 
 @dataclass(frozen=True)
 class Ratio:
     value: float
-    low: float | None     # 95 % interval (None: one round)
+    low: float | None     # 95 % interval (None: fewer than MIN_ROUNDS rounds)
     high: float | None
     n: int                # rounds paired
     load: str             # the load it was measured at
 
     @property
     def text(self) -> str:
-        interval = f" [{self.low:.2f}–{self.high:.2f}]" if self.low is not None else " (1 round, no interval)"
-        return f"×{self.value:.2f}{interval}"
+        if self.low is None:
+            return f"×{self.value:.2f} ({self.n} round{'s' if self.n != 1 else ''}: too few rounds for an interval)"
+        return f"×{self.value:.2f} [{self.low:.2f}–{self.high:.2f}]"
 
 
 def paired_ratio(a: dict, b: dict, load: str) -> Ratio | None:
@@ -46,24 +52,25 @@ def paired_ratio(a: dict, b: dict, load: str) -> Ratio | None:
     if not logs:
         return None
     mean = float(np.mean(logs))
-    if len(logs) < 2:
-        return Ratio(math.exp(mean), None, None, 1, load)
+    if len(logs) < MIN_ROUNDS:
+        return Ratio(math.exp(mean), None, None, len(logs), load)
     half = stats.t_quantile(0.975, len(logs) - 1) * float(np.std(logs, ddof=1)) / math.sqrt(len(logs))
     return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), len(logs), load)
 
 
-def _median_latency(run: RunData) -> float | None:
-    return float(np.median(run.latency_all)) if len(run.latency_all) else None
+def _median_iteration(run: RunData) -> float | None:
+    return float(np.median(run.session)) if len(run.session) else None
 
 
 FIGURES: dict[str, Callable[[RunData], float | None]] = {
     "cpu": lambda run: run.cpu_ms_per_call,
-    "latency": _median_latency,
+    "latency": _median_iteration,
 }
 
 
 def _by_round(group: Group, figure: str) -> dict:
-    return {run.round_id: FIGURES[figure](run) for run in group.runs}
+    """A figure per round, of the clean measurements only (no flag of any kind)."""
+    return {run.round_id: FIGURES[figure](run) for run in group.runs if not run.flags}
 
 
 def _best(pairs: list[tuple[Group, Group]], figure: str) -> Ratio | None:
@@ -83,9 +90,9 @@ class DecompositionRow:
 COLUMNS = (
     ("sdk_cpu", "SDK: CPU per call vs the no-SDK baseline"),
     ("session_cpu", "Session: CPU per call, session / stateless"),
-    ("session_latency", "Session: median latency, session / stateless"),
+    ("session_latency", "Session: median whole-iteration time (the whole session), session / stateless"),
     ("transport_cpu", "Transport: CPU per call, HTTP stateless / stdio"),
-    ("transport_latency", "Transport: median latency, HTTP stateless / stdio"),
+    ("transport_latency", "Transport: median iteration time, HTTP stateless / stdio"),
 )
 
 

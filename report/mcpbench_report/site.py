@@ -99,9 +99,11 @@ def rules() -> list[dict]:
          "noisy-host when foreign programs use at least this % of one core on average in the window"),
         ("LITTLES_LAW_MAX_GAP", analysis.LITTLES_LAW_MAX_GAP,
          "littles-law when VUs and rate × iteration time differ by more than this share"),
-        ("STEADY_SPAN_S / STEADY_TOLERANCE", f"{warmup.STEADY_SPAN_S} s / {warmup.STEADY_TOLERANCE}",
+        ("STEADY_SPAN_S / STEADY_TOLERANCE / STEADY_LATENCY_TOLERANCE",
+         f"{warmup.STEADY_SPAN_S} s / {warmup.STEADY_TOLERANCE} / {warmup.STEADY_LATENCY_TOLERANCE}",
          f"warm-up ends when the last {warmup.STEADY_SPAN_S} s are within {warmup.STEADY_TOLERANCE:.0%} of the "
-         f"{warmup.STEADY_SPAN_S} s before; bounds quick {quick.warmup_s:g}–{quick.warmup_cap_s:g} s, full "
+         f"{warmup.STEADY_SPAN_S} s before in throughput and within {warmup.STEADY_LATENCY_TOLERANCE:.0%} in the "
+         f"median latency of their calls (open-model throughput is steady by construction); bounds quick {quick.warmup_s:g}–{quick.warmup_cap_s:g} s, full "
          f"{full.warmup_s:g}–{full.warmup_cap_s:g} s (at the cap: not-steady)"),
         ("publishable", None,
          "the headline ranking uses rows whose every measurement is publishable (status ok, no failed "
@@ -469,7 +471,7 @@ class SiteBuilder:
         references = [v.display_name for v in self.cons.servers.values()
                       if v.manifest.get("sdk") == decomposition.NO_SDK]
         self.render("decomposition.html", "decomposition.html", rows=self.decomposition, columns=decomposition.COLUMNS,
-                    references=references, chart=chart, **common)
+                    references=references, chart=chart, min_rounds=decomposition.MIN_ROUNDS, **common)
 
 
 def v2_load(cons: Consolidated) -> LoadKey:

@@ -16,9 +16,15 @@ The rules (also rendered, from these constants, on the methodology page):
   slow spell of the host hits both): PAIRED_TEST. When they share fewer than MIN_RUNS_FOR_TEST rounds but
   each has at least MIN_RUNS_FOR_TEST runs, Welch's t-test on the per-run figures. The p-values of every
   pair of one ranking (one load, one metric) form one family and are Holm-corrected (HOLM).
-- Tiers (TIER_RULE): sorted best first; tier 1 is the leader and every server not significantly below the
-  leader; the next tier starts at the first server significantly below the leader and is formed the same
-  way against its own leader, and so on. A tier of several servers shares its rank ("2=").
+- Ranks and letters (TIER_RULE): sorted best first; a server's rank is 1 + the number of servers proven
+  better than it (each a Holm-corrected pair test), so every rank number is a statement some test backs;
+  servers of equal rank share it ("2="). Beside it, a compact letter display over every pair (Piepho's
+  insert-and-absorb): two servers sharing a letter do not differ significantly, two sharing none do. (The
+  earlier rule tested each server against its tier's leader only, so two servers could sit in different tiers
+  with no significant difference between them, and in one tier when they differed.)
+- Power (Ranking.power): with m pairs Holm's first step needs p < ALPHA / m; with n shared rounds a paired
+  t-test reaches that only when |t| exceeds t(1 - ALPHA / 2m, n - 1). The page says so, so "not
+  significant" reads as "not separable with these rounds", never as "equal".
 - compare OLD NEW: Welch's t-test per change (the sides are independent runs), Holm across every test of
   the comparison, and a change counts only when corrected-significant AND at least MIN_EFFECT large.
 """
@@ -42,9 +48,9 @@ SLO_MAX_ERROR_RATE = 0.01        # a load level meets the SLO only with at most 
 HOLM = "Holm's step-down correction across every pair of servers of one ranking (one load, one metric)"
 PAIRED_TEST = ("paired t-test on log(a/b) over the rounds both servers share (scipy.stats.ttest_rel on logs); "
                "Welch's t-test on per-run figures when they share fewer rounds")
-TIER_RULE = ("tier 1 = the leader and every server not significantly below the leader; the next tier starts "
-             "at the first server significantly below the leader and is formed the same way against its own "
-             "leader")
+TIER_RULE = ("rank = 1 + the number of servers significantly better (each a Holm-corrected pair test), equal "
+             "ranks shared (2=); letters: a compact letter display over every pair — servers sharing a letter "
+             "do not differ significantly, servers sharing none do")
 
 
 def not_tested_text(n: int) -> str:
@@ -232,15 +238,50 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return out
 
 
-def leader_tiers(n: int, below: Callable[[int, int], bool]) -> list[int]:
-    """TIER_RULE for n items sorted best first; below(leader, j): is item j significantly worse."""
-    out: list[int] = []
-    leader, tier = 0, 1
-    for j in range(n):
-        if j and below(leader, j):
-            tier, leader = tier + 1, j
-        out.append(tier)
-    return out
+def proven_ranks(n: int, better: Callable[[int, int], bool]) -> list[int]:
+    """TIER_RULE's rank for n items sorted best first: 1 + how many items are proven better (better(i, j):
+    item i significantly better than item j)."""
+    return [1 + sum(1 for i in range(n) if i != j and better(i, j)) for j in range(n)]
+
+
+def compact_letters(n: int, differ: Callable[[int, int], bool]) -> list[str]:
+    """A compact letter display of n items sorted best first (Piepho 2004, insert-and-absorb): items i and j
+    share a letter exactly when differ(i, j) is False. Hand-written because no kept Python library (scipy,
+    statsmodels) offers one; it is the figure itself, checked against that property in the tests."""
+    groups: list[set[int]] = [set(range(n))]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if not differ(i, j):
+                continue
+            split: list[set[int]] = []
+            for g in groups:
+                if i in g and j in g:
+                    split += [g - {i}, g - {j}]
+                else:
+                    split.append(g)
+            # absorb: a group inside another says nothing new
+            split = [g for k, g in enumerate(split) if g and not any(
+                g < h or (g == h and m < k) for m, h in enumerate(split) if m != k)]
+            groups = split
+    # letters in order of each group's best item, so the leader's group is "a"
+    groups.sort(key=lambda g: sorted(g))
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    names = [letters[k] if k < len(letters) else f"<{k}>" for k in range(len(groups))]
+    return ["".join(name for name, g in zip(names, groups) if j in g) for j in range(n)]
+
+
+def holm_power(pairs: int, rounds: int) -> dict | None:
+    """What Holm's first step asks of the strongest pair: p < ALPHA / pairs, i.e. a paired t over `rounds`
+    rounds beyond t(1 - ALPHA / (2 pairs), rounds - 1). None when nothing can be tested."""
+    if pairs < 1 or rounds < 2:
+        return None
+    p_needed = ALPHA / pairs
+    return {"pairs": pairs, "rounds": rounds, "p_needed": p_needed,
+            "t_needed": t_quantile(1 - p_needed / 2, rounds - 1),
+            "text": f"{pairs} pair{'s' if pairs != 1 else ''} over {rounds} rounds: the strongest difference must "
+                    f"reach p < {p_needed:.2g} (|t| > {t_quantile(1 - p_needed / 2, rounds - 1):.1f} with "
+                    f"{rounds - 1} degrees of freedom) to count; a larger difference that misses it needs more "
+                    f"rounds, it is not shown to be equal"}
 
 
 def rank_labels(tier_numbers: Sequence[int]) -> list[str]:
@@ -257,12 +298,14 @@ class Ranking:
 
     order: list[str]
     means: dict[str, float | None]
-    tiers: dict[str, int | None]
+    tiers: dict[str, int | None]                 # TIER_RULE's rank number (None: not tested)
     labels: dict[str, str | None]
     pairs: dict[tuple[str, str], Verdict]        # (better, worse) -> Holm-corrected verdict
-    vs_leader: dict[str, tuple[str, Verdict]]    # item -> (the leader it was tested against, verdict)
+    vs_leader: dict[str, tuple[str, Verdict]]    # item -> (the ranking's leader, their verdict)
     family: int                                  # number of tests in the Holm family
     higher_better: bool
+    letters: dict[str, str | None]               # compact letter display (None: not tested)
+    power: dict | None                           # holm_power of this family
 
     def as_dicts(self) -> list[dict]:
         return [{"a": a, "b": b, "method": v.method, "p": v.p_value, "p_holm": v.p_adjusted,
@@ -287,21 +330,31 @@ def rank(items: Mapping[str, Mapping], higher_better: bool = True) -> Ranking:
     adjusted = holm([raw[k].p_value for k in keys])
     pairs = {k: raw[k].adjusted(p) for k, p in zip(keys, adjusted)}
     pairs.update({k: v for k, v in raw.items() if not v.tested})
-    vs_leader: dict[str, tuple[str, Verdict]] = {}
+    def verdict(i: int, j: int) -> Verdict:
+        a, b = testable[min(i, j)], testable[max(i, j)]
+        return pairs[(a, b)]
 
-    def below(i: int, j: int) -> bool:
-        leader, item = testable[i], testable[j]
-        verdict = pairs[(leader, item)]
-        vs_leader[item] = (leader, verdict)
-        worse = (verdict.diff or 0) < 0 if higher_better else (verdict.diff or 0) > 0
-        return verdict.significant and worse
+    def better(i: int, j: int) -> bool:
+        """Item i significantly better than item j (the pair's mean difference in i's favour)."""
+        v = verdict(i, j)
+        if not v.significant:
+            return False
+        diff = v.diff or 0.0   # diff = later - earlier in the sorted order
+        later_worse = diff < 0 if higher_better else diff > 0
+        return later_worse if i < j else not later_worse
 
-    tier_list = leader_tiers(len(testable), below)
+    tier_list = proven_ranks(len(testable), better)
+    letter_list = compact_letters(len(testable), lambda i, j: verdict(i, j).significant)
+    vs_leader = {item: (testable[0], pairs[(testable[0], item)]) for item in testable[1:]}
     tiers: dict[str, int | None] = {n: None for n in order}
     tiers.update(zip(testable, tier_list))
     labels: dict[str, str | None] = {n: None for n in order}
     labels.update(zip(testable, rank_labels(tier_list)))
-    return Ranking(order, means, tiers, labels, pairs, vs_leader, len(keys), higher_better)
+    letters: dict[str, str | None] = {n: None for n in order}
+    letters.update(zip(testable, letter_list))
+    rounds = [v.n for k, v in pairs.items() if v.tested and v.n]
+    power = holm_power(len(keys), min(rounds)) if rounds else None
+    return Ranking(order, means, tiers, labels, pairs, vs_leader, len(keys), higher_better, letters, power)
 
 
 def order_held(a: Mapping, b: Mapping, higher_better: bool = True) -> tuple[int, int]:

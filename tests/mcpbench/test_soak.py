@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as scipy_stats
 
 from mcpbench import model, soak
 from mcpbench.measure import PROCESSES_FILE
@@ -112,6 +113,72 @@ def test_a_soak_cut_short_is_judged_on_what_it_measured(server: str) -> None:
     result = judge(processes[processes["t_s"] < cut], samples[samples["t_s"] < cut], (start, end), 0.01, TIMEOUT_S)
     assert result["stopped_early"] and abs(result["window"]["end_s"] - cut) < 1.5
     assert verdicts(result)["rss"] != "not measured"
+
+
+def test_the_slope_interval_covers_zero_on_a_stationary_ar1_series_about_95_percent_of_draws() -> None:
+    """Issue 18 item 5: 1 Hz readings are autocorrelated; least squares' own interval covered 0 in about 60 %
+    of stationary AR(1) draws with phi = 0.7 (30 minutes at 1 Hz). The interval now covers about 95 %."""
+    rng = np.random.default_rng(20261125)
+    n, phi, draws, covered = 1800, 0.7, 300, 0
+    t = np.arange(n, dtype=float)
+    for _ in range(draws):
+        noise = rng.normal(size=n)
+        series = np.empty(n)
+        series[0] = noise[0] / np.sqrt(1 - phi ** 2)
+        for i in range(1, n):
+            series[i] = phi * series[i - 1] + noise[i]
+        slope = soak.slope_per_hour(pd.DataFrame({"t_s": t, "rss_mb": 50 + series}), "rss_mb", 0, n)
+        covered += slope["ci_low"] <= 0 <= slope["ci_high"]
+    assert 0.90 <= covered / draws <= 0.99, covered / draws
+
+
+def test_the_recorded_flat_rss_of_go_no_longer_reads_as_growth() -> None:
+    """The recorded go soak (flat RSS) read +4.37 MiB/h [2.15, 6.59]: an interval 1.5-2.5x too narrow."""
+    document, processes, _ = recorded("go")
+    start, end = window_of(document)
+    slope = soak.slope_per_hour(processes, "rss_mb", start, end)
+    values = processes[(processes["t_s"] >= start) & (processes["t_s"] < end)][["t_s", "rss_mb"]].dropna()
+    plain = scipy_stats.linregress(values["t_s"] / 3600, values["rss_mb"])
+    plain_half = scipy_stats.t.ppf(0.975, len(values) - 2) * plain.stderr
+    assert slope["ci_low"] <= 0 <= slope["ci_high"] and slope["lag1"] > 0.4
+    assert (slope["ci_high"] - slope["ci_low"]) >= 1.5 * 2 * plain_half
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_server_that_died_fails_the_soak_however_flat_its_memory(server: str) -> None:
+    document, processes, samples = recorded(server)
+    window = window_of(document)
+    died = judge(processes, samples, window, 0.01, TIMEOUT_S, status="failed", reason="server exited with 137")
+    assert died["verdict"] == "fail" and verdicts(died)["alive"] == "fail"
+    assert "exited with 137" in died["criteria"]["alive"]["detail"]
+    assert {k: v for k, v in verdicts(died).items() if k != "alive"} == \
+        {k: v for k, v in verdicts(document).items() if k != "alive"}
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_slow_fd_leak_inside_the_slack_fails_on_its_proven_rise(server: str) -> None:
+    """Three descriptors never closed over the second half: within the slack of 4 past the first-half peak
+    (which passed), but a rise its interval proves."""
+    document, processes, samples = recorded(server)
+    start, end = window_of(document)
+    leaking = processes.copy()
+    half = start + (end - start) / 2
+    steps = ((leaking["t_s"] - half) / ((end - half) / 4)).clip(0, 3).astype(int)
+    leaking["fds"] = leaking["fds"] + steps
+    result = judge(leaking, samples, (start, end), 0.01, TIMEOUT_S)
+    assert verdicts(result)["fds"] == "fail", result["criteria"]["fds"]
+    assert "FDs/h" in result["criteria"]["fds"]["detail"]
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_the_p99_drift_compares_three_buckets_with_three(server: str) -> None:
+    """The quick soak compared one bucket with one; now it has at least MIN_BUCKETS and uses EDGE_BUCKETS."""
+    document, processes, samples = recorded(server)
+    result = judge(processes, samples, window_of(document), 0.01, TIMEOUT_S)
+    assert len(result["buckets"]) >= soak.MIN_BUCKETS == 9
+    first = [b["p99_ms"] for b in result["buckets"][:3]]
+    last = [b["p99_ms"] for b in result["buckets"][-3:]]
+    assert result["criteria"]["p99"]["value"] == pytest.approx(np.median(last) / np.median(first), abs=1e-4)
 
 
 @pytest.mark.parametrize("text, seconds", [("30m", 1800), ("90s", 90), ("1.5h", 5400), ("45", 45), ("2 min", 120)])

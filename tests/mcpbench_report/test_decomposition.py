@@ -21,9 +21,12 @@ def test_a_ratio_pairs_rounds_and_its_interval_is_a_t_interval_on_the_logs() -> 
     assert ratio.high == pytest.approx(math.exp(sum(logs) / 3 + half), rel=1e-5)
 
 
-def test_one_round_gives_a_ratio_without_an_interval_and_none_gives_nothing() -> None:
+def test_below_three_rounds_a_ratio_has_no_interval_and_says_too_few_rounds() -> None:
+    """Issue 18 item 3: with 2 rounds t(0.975, 1) = 12.7 and the recorded interval read [0.50–5.77]."""
     one = paired_ratio({1: 3.0}, {1: 1.5, 2: 1.0}, "x")
     assert one is not None and one.value == pytest.approx(2.0) and one.low is None and one.n == 1
-    assert "no interval" in one.text
+    two = paired_ratio({1: 3.0, 2: 2.0}, {1: 1.5, 2: 1.0}, "x")
+    assert two is not None and two.n == 2 and two.low is None and two.high is None
+    assert "too few rounds" in two.text and "[" not in two.text
     assert paired_ratio({1: 3.0}, {2: 1.0}, "x") is None
     assert paired_ratio({1: None}, {1: 1.0}, "x") is None  # a missing figure pairs with nothing

@@ -35,8 +35,9 @@ class Tick(enum.Enum):
 class LiveView(Protocol):
     """The samples so far, while the test runs (the adaptive warm-up reads them)."""
 
-    per_second: list[int]  # successful tool calls per second since the scenario start
-    latest_s: float        # the latest sample's time
+    per_second: list[int]           # successful tool calls per second since the scenario start
+    latency_ms: list[list[float]]   # their call_ms, per second
+    latest_s: float                 # the latest sample's time
 
     @property
     def complete_s(self) -> int: ...  # seconds known complete

@@ -66,6 +66,12 @@ class MergedLive:
         return [sum(part.per_second[i] for part in self.parts if i < len(part.per_second)) for i in range(length)]
 
     @property
+    def latency_ms(self) -> list[list[float]]:
+        length = max((len(part.latency_ms) for part in self.parts), default=0)
+        return [[v for part in self.parts if i < len(part.latency_ms) for v in part.latency_ms[i]]
+                for i in range(length)]
+
+    @property
     def latest_s(self) -> float:
         return min((part.latest_s for part in self.parts), default=0.0)
 
