@@ -9,11 +9,9 @@ merged like k6's execution segments (merge.py) — the unit a multi-host runtime
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import processes
 from ..build import run_commands
@@ -21,11 +19,8 @@ from ..paths import ROOT
 from ..resources import UsageReader, process_group_reader, process_reader
 from ..scenarios import MODE_PROTOCOL
 from ..toolchain import MissingRequirement, environment_for
-from ..warmup import LiveSamples
-from .base import LoadError, LoadGenerator, LoadRun, OnStart, OnTick, StdioLaunch
-from .instances import (COUNTS_FILE, GENERATOR_LOG, OVERRUN_S, SAMPLES_FILE, Instance, compress_samples, drive,
-                        instance_files, parse_samples, read_counts)
-from .merge import merge_counts, merge_samples
+from .base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
+from .instances import OVERRUN_S, Instance, LocalInstances
 
 if TYPE_CHECKING:
     from ..config import Timing
@@ -80,18 +75,9 @@ def driver_argv(binary: Path, url: str, load: Load, timing: Timing, checks: bool
             "--", *launch.argv]
 
 
-class LoadDriver(LoadGenerator):
+class LoadDriver(LocalInstances):
     name = "driver"
     transports = frozenset({"http", "stdio"})
-
-    def __init__(self, cpus: tuple[int, ...] | None, instances: int = 1):
-        if instances < 1:
-            raise ValueError("load instances must be at least 1")
-        self.cpus = cpus
-        self.instances = instances
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "where": "local", "instances": self.instances}
 
     def prepare(self, log_dir: Path) -> None:
         ensure_built(log_dir / "load-driver-build.log")
@@ -109,42 +95,25 @@ class LoadDriver(LoadGenerator):
         binary = ensure_built(out_dir / "load-driver-build.log")
         # A stdio server has one client: its test is never split.
         count = 1 if launch is not None else self.instances
-        started = time.monotonic()
-        instances: list[Instance] = []
-        try:
-            for index in range(count):
-                samples_log, counts_path, log_path = instance_files(out_dir, index, count)
-                argv = driver_argv(binary, url, load, timing, checks, samples_log, counts_path, (index, count), launch)
-                # Over stdio the driver gets the server's environment and directory, which the server
-                # inherits from it; over HTTP a plain one.
-                env = dict(launch.env) if launch else {"PATH": "/usr/bin:/bin", "HOME": str(out_dir)}
-                process = processes.spawn("load-driver", argv, cwd=launch.cwd if launch else out_dir, env=env,
-                                          log_path=log_path, cpus=self.cpus)
-                instances.append(Instance(process, samples_log, counts_path, LiveSamples(samples_log)))
-            if on_start:
-                on_start([instance.process.pid for instance in instances])
-            limit = (INIT_TIMEOUT_S if launch else 0) + timing.total_s + OVERRUN_S
-            stopped_early = drive(instances, limit, started, on_tick, "the load driver")
-        finally:
-            for instance in instances:
-                instance.process.stop(grace_s=5)  # its group: a stdio server too, if the driver left it behind
-        ended_epoch = time.time()
-        samples, start_epoch = merge_samples([parse_samples(instance.samples_log) for instance in instances])
-        compress_samples([i.samples_log for i in instances], out_dir / SAMPLES_FILE, samples, out_dir / GENERATOR_LOG)
-        exit_codes = [instance.process.popen.returncode for instance in instances]
-        exit_code = next((code for code in exit_codes if code), exit_codes[0])
-        all_counts = [read_counts(instance.counts_path) for instance in instances]
-        if samples.empty:
-            raise LoadError(_no_samples_reason(instances[0], exit_code, all_counts[0], launch))
-        counts = merge_counts(all_counts)
-        if count > 1 and counts is not None:
-            (out_dir / COUNTS_FILE).write_text(json.dumps(counts))
+
+        def spawn(index: int, samples_log: Path, counts_path: Path, log_path: Path) -> processes.ManagedProcess:
+            argv = driver_argv(binary, url, load, timing, checks, samples_log, counts_path, (index, count), launch)
+            # Over stdio the driver gets the server's environment and directory, which the server inherits
+            # from it; over HTTP a plain one.
+            env = dict(launch.env) if launch else {"PATH": "/usr/bin:/bin", "HOME": str(out_dir)}
+            return processes.spawn("load-driver", argv, cwd=launch.cwd if launch else out_dir, env=env,
+                                   log_path=log_path, cpus=self.cpus)
+
+        limit = (INIT_TIMEOUT_S if launch else 0) + timing.total_s + OVERRUN_S
+        done = self.run_instances(count, spawn, out_dir, limit, "the load driver", on_start, on_tick)
+        if done.samples.empty:
+            raise LoadError(_no_samples_reason(done.instances[0], done.exit_code, done.all_counts[0], launch))
         died = None
-        if launch is not None and exit_code == SERVER_EXITED:
+        if launch is not None and done.exit_code == SERVER_EXITED:
             tail = launch.log_path.read_text(errors="replace").splitlines()[-20:] if launch.log_path.exists() else []
-            died = "\n".join([(counts or {}).get("error") or "the server exited during the test", *tail])
-        return LoadRun(samples, start_epoch, exit_code, time.monotonic() - started, stopped_early, counts,
-                       ended_epoch - start_epoch if start_epoch is not None else None, died)
+            died = "\n".join([(done.counts or {}).get("error") or "the server exited during the test", *tail])
+        return LoadRun(done.samples, done.start_epoch, done.exit_code, done.run_s, done.stopped_early, done.counts,
+                       done.ended_epoch - done.start_epoch if done.start_epoch is not None else None, died)
 
 
 def _no_samples_reason(instance: Instance, exit_code: int | None, counts: dict | None,

@@ -9,17 +9,18 @@ import json
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from .. import processes
 from ..model import SAMPLE_COLUMNS
 from ..warmup import LiveSamples
-from .base import LoadError, OnTick, Tick
-from .merge import MergedLive
+from .base import LoadError, LoadGenerator, OnStart, OnTick, Tick
+from .merge import MergedLive, merge_counts, merge_samples
 
 # The generator's own counts of a test (k6-counts.json: the name the results format has always used).
 COUNTS_FILE = "k6-counts.json"
@@ -121,3 +122,63 @@ def compress_samples(logs: Sequence[Path], target: Path, samples: pd.DataFrame, 
                 with open(log_path, encoding="utf-8", errors="replace") as src:
                     dst.writelines(line for line in src if not line.startswith(("S,", "T,")))
                 log_path.unlink()
+
+
+@dataclass(frozen=True)
+class InstancesOutcome:
+    """What a test of N local generator processes left, merged (samples.csv.gz already written)."""
+
+    instances: list[Instance]
+    samples: pd.DataFrame
+    start_epoch: float | None
+    exit_code: int | None
+    counts: dict | None            # merged; written as COUNTS_FILE when several
+    all_counts: list[dict | None]  # each instance's own
+    stopped_early: bool
+    run_s: float
+    ended_epoch: float
+
+
+# spawn(index, samples_log, counts_path, log_path) -> the instance's process
+Spawn = Callable[[int, Path, Path, Path], processes.ManagedProcess]
+
+
+class LocalInstances(LoadGenerator):
+    """A load generator run as `instances` local processes, each one segment of the test (the load driver,
+    k6): the one lifecycle of starting them, tailing them live, stopping them and merging what they wrote."""
+
+    def __init__(self, cpus: tuple[int, ...] | None, instances: int = 1):
+        if instances < 1:
+            raise ValueError("load instances must be at least 1")
+        self.cpus = cpus
+        self.instances = instances
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "where": "local", "instances": self.instances}
+
+    def run_instances(self, count: int, spawn: Spawn, out_dir: Path, limit_s: float, who: str,
+                      on_start: OnStart | None, on_tick: OnTick | None) -> InstancesOutcome:
+        started = time.monotonic()
+        instances: list[Instance] = []
+        try:
+            for index in range(count):
+                samples_log, counts_path, log_path = instance_files(out_dir, index, count)
+                process = spawn(index, samples_log, counts_path, log_path)
+                instances.append(Instance(process, samples_log, counts_path, LiveSamples(samples_log)))
+            if on_start:
+                on_start([instance.process.pid for instance in instances])
+            stopped_early = drive(instances, limit_s, started, on_tick, who)
+        finally:
+            for instance in instances:
+                instance.process.stop(grace_s=5)  # its group (a stdio server too); also reaps it
+        ended_epoch = time.time()
+        samples, start_epoch = merge_samples([parse_samples(instance.samples_log) for instance in instances])
+        compress_samples([i.samples_log for i in instances], out_dir / SAMPLES_FILE, samples, out_dir / GENERATOR_LOG)
+        exit_codes = [instance.process.popen.returncode for instance in instances]
+        exit_code = next((code for code in exit_codes if code), exit_codes[0])
+        all_counts = [read_counts(instance.counts_path) for instance in instances]
+        counts = merge_counts(all_counts)
+        if count > 1 and counts is not None and not samples.empty:
+            (out_dir / COUNTS_FILE).write_text(json.dumps(counts))
+        return InstancesOutcome(instances, samples, start_epoch, exit_code, counts, all_counts, stopped_early,
+                                time.monotonic() - started, ended_epoch)

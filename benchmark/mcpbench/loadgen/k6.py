@@ -8,19 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import processes
 from ..paths import K6_SCRIPT
 from ..toolchain import which
-from ..warmup import LiveSamples
-from .base import LoadError, LoadGenerator, LoadRun, OnStart, OnTick, StdioLaunch
-from .instances import (COUNTS_FILE, GENERATOR_LOG, OVERRUN_S, SAMPLES_FILE, Instance, compress_samples, drive,
-                        instance_files, parse_samples, read_counts)
-from .merge import merge_counts, merge_samples
+from .base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
+from .instances import OVERRUN_S, Instance, LocalInstances
 
 if TYPE_CHECKING:
     from ..config import Timing
@@ -65,17 +61,8 @@ def segments(instances: int) -> list[list[str]]:
             for i in range(instances)]
 
 
-class LocalK6(LoadGenerator):
+class LocalK6(LocalInstances):
     name = "k6"
-
-    def __init__(self, cpus: tuple[int, ...] | None, instances: int = 1):
-        if instances < 1:
-            raise ValueError("load instances must be at least 1")
-        self.cpus = cpus
-        self.instances = instances
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "where": "local", "instances": self.instances}
 
     def prepare(self, log_dir: Path) -> None:
         k6_binary()  # fail before the first measurement, in one line
@@ -85,40 +72,24 @@ class LocalK6(LoadGenerator):
         if launch is not None:
             raise LoadError("k6 speaks HTTP only: a stdio server needs the load driver")
         out_dir = out_dir.resolve()  # k6 runs with cwd=out_dir, so a relative path would point below itself
-        started = time.monotonic()
-        instances: list[Instance] = []
-        try:
-            for index, segment in enumerate(segments(self.instances)):
-                samples_log, counts_path, log_path = instance_files(out_dir, index, self.instances)
-                env = {"PATH": "/usr/bin:/bin", "HOME": str(out_dir), "K6_NO_USAGE_REPORT": "true",
-                       **k6_env(url, load, timing, counts_path, checks),
-                       # k6's garbage collector cost ~12 % of its CPU at Go's default GOGC=100; 400 makes it
-                       # ~2 % (the heap may grow to 5x the live heap; GOMEMLIMIT keeps it bounded).
-                       "GOGC": "400", "GOMEMLIMIT": "2GiB"}
-                # Port 0 for k6's REST API: its default 6565 may be taken (another k6, another program).
-                argv = [k6_binary(), "run", "--quiet", "--no-color", "--no-usage-report", "--address", "127.0.0.1:0",
-                        "--log-format", "raw", "--log-output", f"file={samples_log}", *segment, str(K6_SCRIPT)]
-                process = processes.spawn("k6", argv, cwd=out_dir, env=env, log_path=log_path, cpus=self.cpus)
-                instances.append(Instance(process, samples_log, counts_path, LiveSamples(samples_log)))
-            if on_start:
-                on_start([instance.process.pid for instance in instances])
-            stopped_early = drive(instances, timing.total_s + OVERRUN_S, started, on_tick, "k6")
-        finally:
-            for instance in instances:
-                instance.process.stop(grace_s=5)  # also reaps it and takes it off the registry
-        ended_epoch = time.time()
-        parsed = [parse_samples(instance.samples_log) for instance in instances]
-        samples, start_epoch = merge_samples(parsed)
-        compress_samples([i.samples_log for i in instances], out_dir / SAMPLES_FILE, samples, out_dir / GENERATOR_LOG)
-        exit_codes = [instance.process.popen.returncode for instance in instances]
-        exit_code = next((code for code in exit_codes if code), exit_codes[0])
-        if samples.empty:
-            raise LoadError(_no_samples_reason(instances, exit_code))
-        counts = merge_counts([read_counts(instance.counts_path) for instance in instances])
-        if self.instances > 1 and counts is not None:
-            (out_dir / COUNTS_FILE).write_text(json.dumps(counts))
-        return LoadRun(samples, start_epoch, exit_code, time.monotonic() - started, stopped_early, counts,
-                       ended_epoch - start_epoch if start_epoch is not None else None)
+        arguments = segments(self.instances)
+
+        def spawn(index: int, samples_log: Path, counts_path: Path, log_path: Path) -> processes.ManagedProcess:
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(out_dir), "K6_NO_USAGE_REPORT": "true",
+                   **k6_env(url, load, timing, counts_path, checks),
+                   # k6's garbage collector cost ~12 % of its CPU at Go's default GOGC=100; 400 makes it
+                   # ~2 % (the heap may grow to 5x the live heap; GOMEMLIMIT keeps it bounded).
+                   "GOGC": "400", "GOMEMLIMIT": "2GiB"}
+            # Port 0 for k6's REST API: its default 6565 may be taken (another k6, another program).
+            argv = [k6_binary(), "run", "--quiet", "--no-color", "--no-usage-report", "--address", "127.0.0.1:0",
+                    "--log-format", "raw", "--log-output", f"file={samples_log}", *arguments[index], str(K6_SCRIPT)]
+            return processes.spawn("k6", argv, cwd=out_dir, env=env, log_path=log_path, cpus=self.cpus)
+
+        done = self.run_instances(self.instances, spawn, out_dir, timing.total_s + OVERRUN_S, "k6", on_start, on_tick)
+        if done.samples.empty:
+            raise LoadError(_no_samples_reason(done.instances, done.exit_code))
+        return LoadRun(done.samples, done.start_epoch, done.exit_code, done.run_s, done.stopped_early, done.counts,
+                       done.ended_epoch - done.start_epoch if done.start_epoch is not None else None)
 
 
 def _no_samples_reason(instances: list[Instance], exit_code: int | None) -> str:
