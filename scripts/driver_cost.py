@@ -19,16 +19,19 @@ from mcpbench import loadgen
 from mcpbench.config import Timing, resource_profile
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.scenarios import ClosedLoad, OpenLoad
+from mcpbench.workload import TOOL_NAMES
 
 
 def one(generator: str, url: str, load, timing: Timing, cpus) -> dict:
     with tempfile.TemporaryDirectory() as out:
         run = loadgen.create(generator, cpus).run(url, load, timing, Path(out))
     counts = run.counts or {}
-    calls = len(run.samples)
+    calls = int(run.samples["tool"].isin(TOOL_NAMES).sum())   # tool calls (tools/list rows apart)
+    sessions = counts.get("iterations") or None                  # one iteration = one MCP session in session mode
     cpu_s = counts.get("driver_cpu_s")
     return {"calls": calls, "calls_per_s": calls / run.run_s if run.run_s else None,
             "cpu_us_per_call": cpu_s / calls * 1e6 if cpu_s and calls else None,
+            "cpu_us_per_session": cpu_s / sessions * 1e6 if cpu_s and sessions else None,
             "start_lag_p99_ms": counts.get("start_lag_p99_ms")}
 
 
@@ -64,7 +67,8 @@ def main() -> None:
             infra.stop()
     print(f"{args.generator}: CPU µs per call (one call = one MCP session in session mode), median [range] of {args.runs}")
     for name, runs in results.items():
-        print(f"  {name:17} {summary([r['cpu_us_per_call'] for r in runs])} µs/call at "
+        print(f"  {name:17} {summary([r['cpu_us_per_call'] for r in runs])} µs/call, "
+              f"{summary([r['cpu_us_per_session'] for r in runs])} µs/iteration at "
               f"{summary([r['calls_per_s'] for r in runs])} calls/s"
               + (f", start lag p99 {summary([r['start_lag_p99_ms'] for r in runs])} ms" if name.startswith("open") else ""))
     print(json.dumps(results))

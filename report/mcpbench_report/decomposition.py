@@ -12,7 +12,11 @@ order the round had), so a slow spell of the host weighs on both sides. The cell
 per-round ratios with a 95 % t interval on their logarithms, over n rounds; below MIN_ROUNDS rounds the
 ratio is shown as "too few rounds" without an interval (with 2 rounds t = 12.7: an interval so wide it says
 nothing), none gives "not measured". Only clean measurements are paired: one carrying any flag (an unsteady
-host, a harness limit, a load judged against no limit) is left out, as the rankings leave it out.
+host, a saturated load generator or service, a load judged against no limit) is left out — except
+bound:load-model, which says only that the closed loop's VUs and think time offered less than the server
+could serve: its CPU per call and iteration time are still the server's own at that load, the same load
+for both sides of the pair (a fast server meets that limit at any VU count, so leaving it out would leave
+out every fast server).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from mcpbench import analysis
 
 from . import stats
 from .consolidate import Consolidated, Group, RunData
@@ -29,6 +34,7 @@ from .load import LoadKey
 
 NO_SDK = "none"  # a manifest's `sdk` for the hand-written reference (servers/baseline)
 MIN_ROUNDS = 3   # paired rounds below which a ratio carries no interval ("too few rounds")
+PAIRABLE_FLAGS = frozenset({f"{analysis.HARNESS_BOUND_PREFIX}{analysis.LOAD_MODEL}"})  # see the module's doc
 
 
 @dataclass(frozen=True)
@@ -69,8 +75,8 @@ FIGURES: dict[str, Callable[[RunData], float | None]] = {
 
 
 def _by_round(group: Group, figure: str) -> dict:
-    """A figure per round, of the clean measurements only (no flag of any kind)."""
-    return {run.round_id: FIGURES[figure](run) for run in group.runs if not run.flags}
+    """A figure per round, of the clean measurements only (no flag but PAIRABLE_FLAGS)."""
+    return {run.round_id: FIGURES[figure](run) for run in group.runs if set(run.flags) <= PAIRABLE_FLAGS}
 
 
 def _best(pairs: list[tuple[Group, Group]], figure: str) -> Ratio | None:

@@ -145,7 +145,8 @@ def test_ctrl_c_keeps_what_was_measured_and_leaves_nothing_running(tmp_path: Pat
     deadline = time.monotonic() + 600
     first = None
     while time.monotonic() < deadline and proc.poll() is None:
-        done = list(tmp_path.glob(f"*/{SERVER}/session-2vu-r1/summary.json"))
+        # the loads of a round run in a shuffled order: whichever came first
+        done = list(tmp_path.glob(f"*/{SERVER}/session-*vu-r1/summary.json"))
         if done:
             first = done[0]
             break
@@ -158,7 +159,7 @@ def test_ctrl_c_keeps_what_was_measured_and_leaves_nothing_running(tmp_path: Pat
     run_dir = only_run(tmp_path)
     run = json.loads((run_dir / "run.json").read_text())
     assert run["status"] == "interrupted"
-    assert "session-2vu-r1" in run["servers"][SERVER]["measurements"]
+    assert run["servers"][SERVER]["measurements"] == [first.parent.name]
     assert json.loads(first.read_text())["status"] == "ok"
     time.sleep(0.5)
     assert not leftovers(str(run_dir))

@@ -85,9 +85,9 @@ def _stdio_selected() -> list[ServerSpec]:
 @pytest.mark.parametrize("spec", _stdio_selected(), ids=lambda s: s.name)
 def test_server_over_stdio_answers_every_call_correctly_under_limits(
         spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
-    """The manifest's [stdio] command, prepared by the runtime (its cgroup) and driven by the stdio driver
+    """The manifest's [stdio] command, prepared by the runtime (its cgroup) and driven by the load driver
     with calls in flight: every reply passes load.js's checks, nothing is left running."""
-    from mcpbench.loadgen.stdio import StdioDriver
+    from mcpbench.loadgen import LoadDriver
     from mcpbench.scenarios import ClosedLoad
     from mcpbench.config import Timing
 
@@ -96,7 +96,7 @@ def test_server_over_stdio_answers_every_call_correctly_under_limits(
     server = runtime.stdio_server(spec, infra, tmp_path / "server.log")
     timing = Timing(ramp_up_s=0, warmup_s=1, duration_s=3, ramp_down_s=0, think_time_s=0.01, warmup_cap_s=None)
     try:
-        run = StdioDriver(None).run("", ClosedLoad("stdio", 8), timing, tmp_path, launch=server.stdio_launch)
+        run = LoadDriver(None).run("", ClosedLoad("stdio", 8), timing, tmp_path, launch=server.stdio_launch)
     finally:
         server.stop()
     failed = run.samples[run.samples["ok"] == 0]
