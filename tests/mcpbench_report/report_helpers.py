@@ -26,7 +26,7 @@ SWEEP = FIXTURES / "20261123-114002-local"      # rust, python at 1, 4, 16 VUs, 
 CAPACITY = FIXTURES / "20261123-161510-local"   # mcpbench capacity: rust and go, one ladder of 5 steps each
 OPEN = FIXTURES / "20261123-114126-local"       # rust: closed 4 VUs, then open at 50, 90, 150 % of that max
 SOAK = FIXTURES / "20261123-184242-local"            # mcpbench soak: go and python, 1 min each at 60 calls/s
-OVERHEADS = FIXTURES / "20261123-184523-local"  # baseline, go, python in modes session, stateless, stdio x 2 rounds
+OVERHEADS = FIXTURES / "20261125-053426-local"  # baseline, go, python in modes session, stateless, stdio x 3 rounds
 SCHEMA1 = FIXTURES / "20261123-114227-local"    # rust, go x 3 runs at 8 VUs, written by schema-1 mcpbench (584cd9c)
 
 def copy_with_manifest(tmp_path: Path, root: Path, server: str, **changes) -> Path:
