@@ -251,7 +251,7 @@ def capacity(
     results_dir: ResultsParentOpt = RESULTS_DIR,
 ) -> None:
     """Capacity under an SLO: an open-model step test per server, raised until the SLO breaks, the server
-    saturates or the harness's ceiling is reached; the highest passing step is its capacity."""
+    saturates or the offered rate nears the harness's open-model capacity (a lower bound then); the highest passing step is its capacity."""
     from .capacity import FULL_FIRST_WARMUP_S, FULL_STEP, QUICK_FIRST_WARMUP_S, QUICK_STEP, Plan, SloError, parse_slo
     from .capacity_run import CapacitySuite
     from .suite import SuiteFailed

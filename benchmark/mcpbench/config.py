@@ -109,7 +109,7 @@ class RunConfig:
     profile: ResourceProfile = field(default_factory=resource_profile)
     rate_fractions: tuple[float, ...] = ()  # open model at these fractions of round 1's closed maximum
     build: bool = True
-    calibrate: bool = True   # measure the harness's ceiling once, before the first round
+    calibrate: bool = True   # measure the harness's limits before the first round and after every infrastructure restart
     load_generator: str = "driver"  # a name in loadgen.GENERATORS (stdio modes use one that speaks stdio)
     load_instances: int = 1  # >1: each HTTP test split across that many generator processes (segments)
 

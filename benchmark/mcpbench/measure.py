@@ -1,8 +1,8 @@
 """One measurement: a load test against a running target with everything watched — resources at 1 Hz,
 the host's speed before and after (the target frozen meanwhile), the target and the infrastructure
-alive, and (adaptive warm-up) the window placed once throughput is steady — then the raw files written
-and the figures computed by analysis.summarize. The suite measures servers with it, calibration the
-harness's own ceiling."""
+alive, and (adaptive warm-up) the window placed once throughput and latency are steady — then the raw files
+written and the figures computed by analysis.summarize. The suite measures servers with it, calibration the
+harness's own limits."""
 
 from __future__ import annotations
 

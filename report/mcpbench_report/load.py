@@ -220,8 +220,8 @@ def load_results_dir(path: Path) -> ResultsDir:
     declared = run.get("servers") or {}
     names = set(declared) | {p.parent.name for p in path.glob("*/server.json")}
     names |= {p.parent.parent.name for p in path.glob("*/*/summary.json")}
-    # _infra, _calibration…: the orchestrator's own directories, not servers (the harness ceiling is
-    # read from run.json's `calibration`).
+    # _infra, _calibration…: the orchestrator's own directories, not servers (the harness's limits are
+    # read from run.json's `calibration` and `harness_capacity`).
     names = {name for name in names if not name.startswith("_")}
     for name in sorted(names):
         info = declared.get(name) or {}
