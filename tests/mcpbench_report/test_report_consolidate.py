@@ -349,3 +349,30 @@ def test_copy_of_fixture_with_other_kernel_is_mixed(tmp_path):
     (copy / "run.json").write_text(json.dumps(run))
     with pytest.raises(MixedResultsError, match="environment.kernel"):
         consolidate(load.load([ROUNDS, copy]))
+
+
+def test_every_recorded_ranking_s_letters_and_ranks_are_what_its_tests_say():
+    """Issue 18 item 4 on the recorded runs: in every ranking (each load, throughput and efficiency), two
+    ranked servers share a letter exactly when their Holm-corrected test finds no difference, and a rank
+    counts exactly the servers proven better."""
+    from mcpbench_report import stats
+
+    checked = 0
+    for cons, (key, rows) in ((cons, item) for cons in (consolidate(load.load([ROUNDS, AGAIN])),
+                                                      consolidate(load.load([HALF_CPU])))
+                              for item in cons.rows.items()):
+        for metric, prefix, higher in (("tool_calls_per_s", "", True), ("cpu_ms_per_call", "cpu_", False)):
+            ranked = [r for r in rows if r[f"{prefix}letters"]]
+            if len(ranked) < 2:
+                continue
+            names = [r["server"] for r in ranked]
+            ranking = stats.rank({n: next(g for (s, k), g in cons.groups.items() if s == n and k == key).by_round(metric)
+                                  for n in names}, higher_better=higher)
+            for i, a in enumerate(ranking.order):
+                for b in ranking.order[i + 1:]:
+                    if ranking.letters[a] is None or ranking.letters[b] is None:
+                        continue
+                    shared = bool(set(ranking.letters[a]) & set(ranking.letters[b]))
+                    assert shared == (not ranking.pairs[(a, b)].significant), (key, metric, a, b)
+                    checked += 1
+    assert checked >= 3
