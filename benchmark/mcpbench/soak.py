@@ -28,12 +28,14 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
+from . import model
 from .analysis import all_calls_latency_ms
 from .config import Timing
 from .stats import latency_stats
@@ -249,7 +251,7 @@ def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, f
     measured_s = max(0.0, end - start)
     rss = _edges(processes, "rss_mb", start, end)
     criteria: dict[str, dict[str, Any]] = {}
-    criteria["alive"] = _criterion(None if status == "ok" else 1.0, 0, status == "ok",
+    criteria["alive"] = _criterion(None, 0, status == "ok",
                                    "ran to its end" if status == "ok" else f"measurement {status}: {reason or 'no reason'}")
     if rss[0] is None or rss[1] is None:
         criteria["rss"] = _criterion(None, RSS_GROWTH_MAX, None, "no RSS readings in the window")
@@ -286,10 +288,14 @@ def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, f
     }
 
 
-def rejudge(document: dict[str, Any], processes: pd.DataFrame, samples: pd.DataFrame, status: str,
-            reason: str | None, request_timeout_s: float) -> dict[str, Any]:
-    """A soak.json judged again by today's rules from its measurement's data (the report reads soaks this
-    way, and `mcpbench upgrade` writes the result), keeping what only the suite knew when it ran."""
+def rejudge(document: dict[str, Any], measurement: Path, request_timeout_s: float) -> tuple[dict[str, Any], pd.DataFrame]:
+    """A soak.json judged again by today's rules from its measurement directory's files (the report reads
+    soaks this way, and `mcpbench upgrade` writes the result), keeping what only the suite knew when it ran;
+    and the 1 Hz process readings it was judged on (the report charts them)."""
+    summary = model.read_json(measurement / "summary.json")
+    processes = model.read_processes(measurement / model.PROCESSES_FILE)
+    samples = model.read_samples(measurement / "samples.csv.gz")
     window = (document["window"]["start_s"], document["window"]["planned_end_s"])
     errors_max = document["criteria"]["errors"]["limit"]
-    return {**document, **judge(processes, samples, window, errors_max, request_timeout_s, status, reason)}
+    verdict = judge(processes, samples, window, errors_max, request_timeout_s, summary["status"], summary.get("reason"))
+    return {**document, **verdict}, processes

@@ -16,13 +16,6 @@ from pathlib import Path
 from . import analysis, capacity, config, model, soak
 from .results import write_checked
 
-def rejudged_soak(document: dict, measurement: Path, request_timeout_s: float) -> dict:
-    """soak.json judged again from its measurement's files (soak.rejudge)."""
-    summary = model.read_json(measurement / "summary.json")
-    return soak.rejudge(document, model.read_processes(measurement / model.PROCESSES_FILE),
-                        model.read_samples(measurement / "samples.csv.gz"), summary["status"],
-                        summary.get("reason"), request_timeout_s)
-
 CALIBRATION_SERVER = "calibrate"  # calibrate.CalibrationTarget.name (not imported: it pulls in the runtimes)
 # summary.json fields the analysis does not compute: who, when and how the server started.
 RECORDED_ONLY = ("server", "run", "round_order", "mode", "executor", "vus", "rate", "rate_fraction", "startup_s",
@@ -72,7 +65,7 @@ def upgrade_results(directory: Path) -> dict[str, int]:
         counts["documents"] += 1
     for path in sorted(directory.glob(f"*/{soak.SOAK_FILE}")):
         document = model.upgrade_document(model.SoakResult, model.read_json(path), path)
-        write_checked(path, rejudged_soak(document, path.parent / document["measurement"], timeout_s))
+        write_checked(path, soak.rejudge(document, path.parent / document["measurement"], timeout_s)[0])
         counts["documents"] += 1
     write_checked(run_path, run_data)
     return counts

@@ -101,7 +101,6 @@ def _apart(upper: CapacityRow, lower: CapacityRow) -> bool:
     return min(upper.capacities) >= max(r["next_step_calls_per_s"] for r in lower.rounds)
 
 
-
 def capacity_rows(cons: Consolidated) -> dict[str, list[CapacityRow]]:
     """Per mode, the rows in order of median capacity (trustworthy ones first: the others are shown apart)."""
     by_mode: dict[str, list[CapacityRow]] = {}

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-from mcpbench import model, soak as criteria
+from mcpbench import soak as criteria
+
 from .consolidate import Consolidated, request_timeout_s
 
 # The criteria as the page states them (the numbers are mcpbench.soak's constants, nowhere else).
@@ -42,10 +43,7 @@ def soak_rows(cons: Consolidated) -> list[SoakRow]:
         for record in view.records:
             if not record.soak:
                 continue
-            directory = record.path / record.soak["measurement"]
-            processes = model.read_processes(directory / model.PROCESSES_FILE)
-            summary = model.read_json(directory / "summary.json")
-            document = criteria.rejudge(record.soak, processes, model.read_samples(directory / "samples.csv.gz"),
-                                        summary["status"], summary.get("reason"), request_timeout_s(record.results))
+            document, processes = criteria.rejudge(record.soak, record.path / record.soak["measurement"],
+                                                   request_timeout_s(record.results))
             rows.append(SoakRow(name, view.display_name, record.results.run_id, document, processes))
     return sorted(rows, key=lambda r: (r.display_name, r.run_id))
