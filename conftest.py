@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench import processes
-from mcpbench.build import build_api_service
+from mcpbench.host import processes
+from mcpbench.catalog.build import build_api_service
 from mcpbench.runtime.local_infra import Infra
 
 

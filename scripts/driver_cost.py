@@ -5,7 +5,7 @@ no-I/O endpoint (/calibrate/mcp), closed and open model, repeated and reported a
     .venv/bin/python scripts/driver_cost.py [--runs 5] [--generator driver|k6] [--vus 50] [--rate 600] [--seconds 20]
 
 A benchmark, not a test: run it on a quiet machine and read it beside a second run. The harness runs pinned
-to the first CPU, as the suite pins it (config.resource_profile)."""
+to the first CPU, as the suite pins it (host.profile.resource_profile)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ import tempfile
 from pathlib import Path
 
 from mcpbench import loadgen
-from mcpbench.config import Timing, resource_profile
+from mcpbench.scenarios.timing import Timing
+from mcpbench.host.profile import resource_profile
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.scenarios import ClosedLoad, OpenLoad
-from mcpbench.workload import TOOL_NAMES
+from mcpbench.workload.tools import TOOL_NAMES
 
 
 def one(generator: str, url: str, load, timing: Timing, cpus) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from statistics import median
 
-from mcpbench.capacity import instances_for, rejudged
+from mcpbench.analysis.capacity import instances_for, rejudged
 
 from .consolidate import Consolidated
 

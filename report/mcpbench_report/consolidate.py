@@ -15,14 +15,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from mcpbench import analysis
-from mcpbench.config import Timing
-from mcpbench.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST, http_durations, in_window
+from mcpbench.analysis import summary as analysis
+from mcpbench.scenarios.timing import Timing
+from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST
 from mcpbench.scenarios import Load
-from mcpbench.stats import latency_stats
+from mcpbench.analysis.stats import latency_stats
 
 from . import stats
 from .load import LoadKey, Measurement, ResultsDir, ResultsError, ServerRecord
+from mcpbench.results.read import http_durations
+from mcpbench.scenarios import in_window
 
 HARNESS_BOUND_PREFIX = analysis.HARNESS_BOUND_PREFIX
 

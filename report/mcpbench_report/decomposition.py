@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from mcpbench import analysis
+from mcpbench.analysis import summary as analysis
 
 from . import stats
 from .consolidate import Consolidated, Group, RunData

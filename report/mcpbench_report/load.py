@@ -14,15 +14,19 @@ from pathlib import Path
 import pandas as pd
 from pydantic import BaseModel
 
-from mcpbench import model, scenarios
-from mcpbench.model import SCHEMA, ResultsError, read_resources, read_samples, upgrade_run, upgrade_summary
+from mcpbench.results import model
+from mcpbench import scenarios
+from mcpbench.results.model import BUILD_FILE, CAPACITY_FILE, IMAGE_FILE, RESOURCES_FILE, RUN_FILE, ResultsError, SAMPLES_FILE, SCHEMA, SERVER_FILE, SOAK_FILE, VERIFY_FILE
 from mcpbench.scenarios import Load
+from mcpbench.analysis.summary import upgrade_summary
+from mcpbench.results.read import read_json, read_resources, read_samples
+from mcpbench.results.upgrades import upgrade_document, upgrade_run
 
 __all__ = ["LoadKey", "Measurement", "ResultsDir", "ResultsError", "ServerRecord", "expand", "load",
            "load_results_dir"]
 
 
-read_json = model.read_json
+read_json = read_json
 
 
 def read_optional(path: Path, kind: type[BaseModel]) -> dict | None:
@@ -31,7 +35,7 @@ def read_optional(path: Path, kind: type[BaseModel]) -> dict | None:
     if not path.is_file():
         return None
     if "schema_" in kind.model_fields:
-        return model.upgrade_document(kind, read_json(path), path)
+        return upgrade_document(kind, read_json(path), path)
     return model.validated(kind, read_json(path), path)
 
 
@@ -118,10 +122,10 @@ class Measurement:
             raise ResultsError(f"{self.path / 'summary.json'}: no measured window") from None
 
     def samples(self) -> pd.DataFrame:
-        return read_samples(self.path / "samples.csv.gz")
+        return read_samples(self.path / SAMPLES_FILE)
 
     def resources(self) -> pd.DataFrame:
-        return read_resources(self.path / "resources.csv")
+        return read_resources(self.path / RESOURCES_FILE)
 
     def files(self) -> list[Path]:
         return sorted(p for p in self.path.iterdir() if p.is_file())
@@ -203,7 +207,7 @@ def expand(paths: list[Path]) -> list[Path]:
             raise ResultsError(f"no such directory: {path}")
         if not path.is_dir():
             raise ResultsError(f"not a directory: {path}")
-        if (path / "run.json").is_file():
+        if (path / RUN_FILE).is_file():
             found.append(path)
             continue
         inner = sorted(p.parent for p in path.glob("*/run.json"))
@@ -215,7 +219,7 @@ def expand(paths: list[Path]) -> list[Path]:
 
 
 def load_results_dir(path: Path) -> ResultsDir:
-    run = upgrade_run(read_json(path / "run.json"), path / "run.json")
+    run = upgrade_run(read_json(path / RUN_FILE), path / RUN_FILE)
     results = ResultsDir(path=path, run=run)
     declared = run.get("servers") or {}
     names = set(declared) | {p.parent.name for p in path.glob("*/server.json")}
@@ -229,12 +233,12 @@ def load_results_dir(path: Path) -> ResultsDir:
             name=name, results=results, status=str(info.get("status") or "ok"), phase=info.get("phase"),
             reason=info.get("reason"), startup_s=info.get("startup_s"), idle_mem_mb=info.get("idle_mem_mb"),
             runtime_version=info.get("runtime_version"),
-            manifest=read_optional(path / name / "server.json", model.Server) or {},
-            build=read_optional(path / name / "build.json", model.Build),
-            verify=read_optional(path / name / "verify.json", model.Verify),
-            image=read_optional(path / name / "image.json", model.Image),
-            capacity=read_optional(path / name / "capacity.json", model.Capacity),
-            soak=read_optional(path / name / "soak.json", model.SoakResult),
+            manifest=read_optional(path / name / SERVER_FILE, model.Server) or {},
+            build=read_optional(path / name / BUILD_FILE, model.Build),
+            verify=read_optional(path / name / VERIFY_FILE, model.Verify),
+            image=read_optional(path / name / IMAGE_FILE, model.Image),
+            capacity=read_optional(path / name / CAPACITY_FILE, model.Capacity),
+            soak=read_optional(path / name / SOAK_FILE, model.SoakResult),
         )
         if name not in declared and run.get("status") == "complete":
             record.reason = "not listed in run.json"

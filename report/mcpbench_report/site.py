@@ -22,11 +22,12 @@ from urllib.parse import quote
 import numpy as np
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
-from mcpbench import analysis, runtime as runtimes, scenarios
-from mcpbench.capacity import parse_slo
+from mcpbench.analysis import summary as analysis
+from mcpbench import scenarios
+from mcpbench.analysis.capacity import parse_slo
 from mcpbench.scenarios import OpenLoad
-from mcpbench.model import SCHEMA
-from mcpbench.stats import latency_stats
+from mcpbench.results.model import SCHEMA
+from mcpbench.analysis.stats import latency_stats
 
 from . import capacity, charts, decomposition, soak, stats, v2
 from .consolidate import (BOUND, CONFIG_FINGERPRINT, ENVIRONMENT_FINGERPRINT, NOT_ASSESSED, RANKED, UNPUBLISHABLE,
@@ -71,9 +72,11 @@ FLAG_HELP = {
 def rules() -> list[dict]:
     """Every rule of the report and of the orchestrator's verdicts it relies on, from the named constants
     (rendered on the methodology page and written into data/results.json)."""
-    from mcpbench import analysis, config, warmup
+    from mcpbench.analysis import summary as analysis
+    from mcpbench.scenarios import timing
+    from mcpbench.analysis import warmup
 
-    quick, full = config.QUICK_TIMING, config.FULL_TIMING
+    quick, full = timing.QUICK_TIMING, timing.FULL_TIMING
     table = (  # (constant, its value or None for a rule in words, the rule)
         ("MIN_RUNS_FOR_TEST", stats.MIN_RUNS_FOR_TEST,
          f"below {stats.MIN_RUNS_FOR_TEST} runs per server nothing is claimed: no tier, no rank number, "
@@ -190,7 +193,7 @@ def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=num, pct=pct, short=short, sortval=sortval, slug=slug)
-    env.globals.update(href=href, flag_help=FLAG_HELP, stats=stats, runtime_description=runtimes.description,
+    env.globals.update(href=href, flag_help=FLAG_HELP, stats=stats,
                        sections=dict(
         bound=BOUND, ranked=RANKED, not_assessed=NOT_ASSESSED, unpublishable=UNPUBLISHABLE))
     static = HERE / "static"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench.paths import ROOT, SERVERS_DIR
+from mcpbench.host.paths import ROOT, SERVERS_DIR
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(3600)]
 

@@ -14,8 +14,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mcpbench import analysis, cgroups
-from mcpbench.paths import SERVERS_DIR
+from mcpbench.analysis import summary as analysis
+from mcpbench.host import cgroups
+from mcpbench.host.paths import SERVERS_DIR
 
 pytestmark = pytest.mark.e2e
 
@@ -295,7 +296,7 @@ def test_an_orchestrator_error_is_one_line_and_run_json_says_failed(tmp_path: Pa
 def test_serve_keeps_one_server_up_until_ctrl_c(tmp_path: Path) -> None:
     import re
 
-    from mcpbench.mcp_client import McpClient
+    from mcpbench.workload.mcp_client import McpClient
 
     proc = mcpbench("serve", SERVER, "--results-dir", str(tmp_path), start_new_session=True)
     url = None

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench import model
-from mcpbench.measure import PROCESSES_FILE
-from mcpbench.soak import MIN_BUCKETS, SOAK_FILE
+from mcpbench.results import model
+
+from mcpbench.analysis.soak import MIN_BUCKETS
 
 from test_smoke_run import leftovers, mcpbench, only_run
+from mcpbench.results.read import read_json, read_processes
+from mcpbench.results.model import PROCESSES_FILE, SOAK_FILE
 
 pytestmark = pytest.mark.e2e
 
@@ -28,17 +30,17 @@ def test_a_short_soak_of_a_compiled_and_an_interpreted_server_is_judged_on_every
     wall_s = time.monotonic() - started
     assert proc.returncode in (0, 1), out  # 1: a verdict failed on this host; the files are what is tested
     run_dir = only_run(tmp_path)
-    run = model.read_json(run_dir / "run.json")
+    run = read_json(run_dir / "run.json")
     assert run["status"] == "complete", out
     assert run["config"]["soak"]["duration_s"] == 40
     for server in ("go", "python"):
-        soak = model.validated(model.SoakResult, model.read_json(run_dir / server / SOAK_FILE), server)
+        soak = model.validated(model.SoakResult, read_json(run_dir / server / SOAK_FILE), server)
         assert soak["rate"] == 60 and soak["rate_from"] == "given" and not soak["interrupted"]
         assert soak["window"]["measured_s"] >= 38, soak["window"]
         # every criterion judged: the process tree was readable, calls enough for a p99 per bucket
         assert {c: v["verdict"] for c, v in soak["criteria"].items() if v["verdict"] == "not measured"} == {}
         assert soak["verdict"] in ("pass", "fail")
-        processes = model.read_processes(run_dir / server / soak["measurement"] / PROCESSES_FILE)
+        processes = read_processes(run_dir / server / soak["measurement"] / PROCESSES_FILE)
         assert len(processes) >= 45  # 1 Hz over warm-up + window
         assert processes["fds"].min() > 0 and processes["threads"].min() >= 1 and processes["rss_mb"].min() > 1
         assert len(soak["buckets"]) == MIN_BUCKETS and sum(b["calls"] for b in soak["buckets"]) > 0.9 * 60 * 40
@@ -62,7 +64,7 @@ def test_ctrl_c_ends_a_soak_early_and_judges_what_was_measured(tmp_path: Path) -
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130, out
     assert "Traceback" not in out
-    soak = model.validated(model.SoakResult, model.read_json(run_dir / "go" / SOAK_FILE), "go")
+    soak = model.validated(model.SoakResult, read_json(run_dir / "go" / SOAK_FILE), "go")
     assert soak["interrupted"] and soak["stopped_early"]
     assert 5 <= soak["window"]["measured_s"] <= 40, soak["window"]
     assert soak["criteria"]["rss"]["verdict"] != "not measured"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench import model
-from mcpbench.paths import SERVERS_DIR
+from mcpbench.host.paths import SERVERS_DIR
 
 from test_smoke_run import TINY, leftovers, mcpbench, only_run
+from mcpbench.results.read import read_json, read_samples
 
 pytestmark = pytest.mark.e2e
 
@@ -41,17 +41,17 @@ def test_stdio_beside_http_stateless_and_a_server_without_stdio_is_unavailable(t
     assert run["status"] == "complete", out
     for name in ("go", "python"):
         assert run["servers"][name]["status"] == "ok", (name, run["servers"][name], out)
-        summary = model.read_json(run_dir / name / "stdio-5vu-r1" / "summary.json")
+        summary = read_json(run_dir / name / "stdio-5vu-r1" / "summary.json")
         assert summary["mode"] == "stdio" and summary["status"] == "ok", summary
         assert summary["errors"]["count"] == 0 and summary["throughput"]["tool_calls_per_s"] > 20
         assert "cgroup-not-applied" not in summary["flags"]  # the stdio server ran in its cgroup
         assert summary["resources"]["server"]["cpu_avg_pct"] > 0
         # the driver's own usage is the harness's, without the server's (its child)
         assert summary["resources"]["loadgen"]["cpu_avg_pct"] < summary["resources"]["server"]["cpu_avg_pct"] * 3
-        counts = model.read_json(run_dir / name / "stdio-5vu-r1" / "k6-counts.json")
+        counts = read_json(run_dir / name / "stdio-5vu-r1" / "k6-counts.json")
         assert counts["calls"] > 0 and counts["driver_cpu_s"] > 0 and 0 < counts["startup_s"] < 30
         assert summary["startup_s"] == counts["startup_s"]
-        samples = model.read_samples(run_dir / name / "stdio-5vu-r1" / "samples.csv.gz")
+        samples = read_samples(run_dir / name / "stdio-5vu-r1" / "samples.csv.gz")
         assert samples["http_ms"].fillna("").eq("").all()  # no HTTP on stdio
         assert (run_dir / name / "stateless-5vu-r1" / "summary.json").is_file()
     assert "Traceback" not in out

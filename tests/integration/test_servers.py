@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench import cgroups
-from mcpbench.build import BuildOutcome, build_server
-from mcpbench.config import resource_profile
+from mcpbench.host import cgroups
+from mcpbench.catalog.build import BuildOutcome, build_server
+from mcpbench.host.profile import resource_profile
 from mcpbench.runtime.local_infra import Infra
-from mcpbench.manifest import ServerSpec, discover
-from mcpbench.paths import SERVERS_DIR
+from mcpbench.catalog.manifest import ServerSpec, discover
+from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.runtime.local import LocalRuntime
-from mcpbench.toolchain import MissingRequirement
-from mcpbench.verify import verify
+from mcpbench.host.toolchain import MissingRequirement
+from mcpbench.workload.verify import verify
 
 pytestmark = pytest.mark.integration
 
@@ -89,7 +89,7 @@ def test_server_over_stdio_answers_every_call_correctly_under_limits(
     with calls in flight: every reply passes load.js's checks, nothing is left running."""
     from mcpbench.loadgen import LoadDriver
     from mcpbench.scenarios import ClosedLoad
-    from mcpbench.config import Timing
+    from mcpbench.scenarios.timing import Timing
 
     runtime = _runtime_for(spec, builds, infra)
     infra.reset()

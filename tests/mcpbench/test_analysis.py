@@ -4,10 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mcpbench.analysis import HARNESS_CAPACITY, LOAD_MODEL, MeasurementContext, bottleneck_flags
-from mcpbench.analysis import publishable as analysis_publishable
-from mcpbench.analysis import summarize as summarize_with
-from mcpbench.resources import Sample
+from mcpbench.analysis.summary import HARNESS_CAPACITY, LOAD_MODEL, MeasurementContext, bottleneck_flags
+from mcpbench.analysis.summary import publishable as analysis_publishable
+from mcpbench.analysis.summary import summarize as summarize_with
+from mcpbench.results.model import Sample
+from mcpbench.results.read import read_samples
 
 
 # A limit no test load comes near, so that only the tests about limits see one judged.
@@ -243,7 +244,6 @@ def test_v2_rps_counts_what_the_study_counted_on_recorded_stateless_and_stateful
         name: str, http_per_session: int) -> None:
     from pathlib import Path
 
-    from mcpbench.model import read_samples
 
     samples = read_samples(Path(__file__).parents[1] / "fixtures" / "recorded" / f"v2-{name}-session-4vu.csv.gz")
     window = (3.0, 8.0)

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench.analysis import MeasurementContext, summarize
-from mcpbench.model import read_samples
+from mcpbench.analysis.summary import MeasurementContext, summarize
+from mcpbench.results.read import read_samples
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "recorded"
 WINDOW = (5.0, 7.0)  # every row of the trimmed files lies in it

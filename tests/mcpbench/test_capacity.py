@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench import model
-from mcpbench.capacity import (CAPACITY_FILE, Criterion, Plan, SloError, capacity_record, instances_for, judge,
-                               ladder_verdict,
-                               parse_slo)
+from mcpbench.results import model
+from mcpbench.analysis.capacity import Criterion, Plan, SloError, capacity_record, instances_for, judge, ladder_verdict, parse_slo
 from mcpbench.scenarios import OpenLoad
+from mcpbench.results.model import CAPACITY_FILE
 
 RECORDED = Path(__file__).parents[1] / "fixtures" / "results" / "20261123-161510-local"  # mcpbench capacity: rust, go
 

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench import cgroups, processes
+from mcpbench.host import cgroups
+from mcpbench.host import processes
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +73,9 @@ def test_a_frozen_group_uses_no_cpu_and_still_stops(support: cgroups.Support, tm
 
 def test_a_stdio_server_is_pinned_and_vouched_quiet_for_the_host_probe(support: cgroups.Support, tmp_path: Path) -> None:
     # Issue 18: stdio runs were never "paused" for the host probe, and without a cgroup not pinned at all.
-    from mcpbench.config import ResourceProfile
-    from mcpbench.manifest import discover
-    from mcpbench.paths import SERVERS_DIR
+    from mcpbench.host.profile import ResourceProfile
+    from mcpbench.catalog.manifest import discover
+    from mcpbench.host.paths import SERVERS_DIR
     from mcpbench.runtime.local import LocalRuntime
 
     spec = next(s for s in discover(SERVERS_DIR).servers if s.name == "go")

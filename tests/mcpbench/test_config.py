@@ -1,6 +1,8 @@
 import pytest
 
-from mcpbench.config import RunConfig, Timing, resource_profile
+from mcpbench.experiments.config import RunConfig
+from mcpbench.scenarios.timing import Timing
+from mcpbench.host.profile import resource_profile
 from mcpbench.scenarios import ClosedLoad, OpenLoad
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from mcpbench import hostprobe
+from mcpbench.host import speed_probe as hostprobe
 
 
 def test_per_cpu_readers_count_up_and_name_each_cpu() -> None:

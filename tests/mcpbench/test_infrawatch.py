@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcpbench.runtime.local_infra import Infra
-from mcpbench.infrawatch import InfraWatch
+from mcpbench.host.infrawatch import InfraWatch
 
 
 @pytest.fixture

@@ -15,16 +15,17 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mcpbench import analysis
-from mcpbench.config import Timing
-from mcpbench.loadgen import COUNTS_FILE, GENERATORS, LoadError, StdioLaunch, Tick, driver as driver_module
+from mcpbench.analysis import summary as analysis
+from mcpbench.scenarios.timing import Timing
+from mcpbench.loadgen import GENERATORS, LoadError, StdioLaunch, Tick, driver as driver_module
 from mcpbench.loadgen.driver import LoadDriver, ensure_built
-from mcpbench.manifest import discover
-from mcpbench.model import K6Counts, read_samples
-from mcpbench.paths import SERVERS_DIR
+from mcpbench.catalog.manifest import discover
+from mcpbench.results.model import COUNTS_FILE, K6Counts
+from mcpbench.results.read import read_samples
+from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.scenarios import ClosedLoad, OpenLoad
-from mcpbench.toolchain import which
+from mcpbench.host.toolchain import which
 
 TOOLS = ("search_products", "get_user_cart", "checkout")
 

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench.config import Timing
+from mcpbench.scenarios.timing import Timing
 from mcpbench import loadgen
 from mcpbench.scenarios import ClosedLoad, OpenLoad
 from mcpbench.runtime.local_infra import Infra
-from mcpbench.loadgen import COUNTS_FILE, LoadError, Tick
-from mcpbench.model import K6Counts, read_samples
+from mcpbench.loadgen import LoadError, Tick
+from mcpbench.results.model import COUNTS_FILE, K6Counts
+from mcpbench.results.read import read_samples
 
 TIMING = Timing(ramp_up_s=0.5, warmup_s=1, duration_s=2, ramp_down_s=0.5, warmup_cap_s=None)
 TOOLS = {"search_products", "get_user_cart", "checkout"}

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench.config import Timing
+from mcpbench.scenarios.timing import Timing
 from mcpbench.loadgen.instances import compress_samples, parse_samples
 from mcpbench.loadgen.k6 import k6_env
-from mcpbench.model import read_samples
 from mcpbench.scenarios import ClosedLoad, OpenLoad
+from mcpbench.results.read import read_samples
 
 
 def test_samples_and_the_scenario_start_are_read_back_from_the_k6_log(fixtures_dir: Path) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench import analysis
-from mcpbench.config import Timing
+from mcpbench.analysis import summary as analysis
+from mcpbench.scenarios.timing import Timing
 from mcpbench import loadgen
 from mcpbench.loadgen.k6 import segments
 from mcpbench.runtime.local_infra import Infra

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from mcpbench.manifest import discover, load_manifest
+from mcpbench.catalog.manifest import discover, load_manifest
 
 VALID = """
 [server]

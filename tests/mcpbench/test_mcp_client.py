@@ -1,4 +1,4 @@
-from mcpbench.mcp_client import parse_message
+from mcpbench.workload.mcp_client import parse_message
 
 
 def test_a_json_reply_is_parsed() -> None:

@@ -9,9 +9,17 @@ import os
 from pathlib import Path
 
 import pytest
-from mcpbench import analysis, build, calibrate, model
-from mcpbench.config import RunConfig, Timing, resource_profile
-from mcpbench.verify import Check, Verdict
+from mcpbench.analysis import summary as analysis
+from mcpbench.catalog import build
+from mcpbench.measure import calibration as calibrate
+from mcpbench.results import model
+from mcpbench.experiments.config import RunConfig
+from mcpbench.scenarios.timing import Timing
+from mcpbench.host.profile import resource_profile
+from mcpbench.workload.verify import Check, Verdict
+from mcpbench.analysis.summary import upgrade_summary
+from mcpbench.results.doc import DOC_BEGIN, DOC_END, _models_of, render_doc
+from mcpbench.results.upgrades import upgrade_run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
 SCHEMA1 = FIXTURES / "20261123-114227-local"
@@ -28,10 +36,10 @@ def test_every_recorded_file_validates():
     after their upgrade (schema 1's k6-summary.json is no part of the format any more)."""
     checked = 0
     for run_path in sorted(FIXTURES.glob("*/run.json")):
-        run = model.upgrade_run(_json(run_path), run_path)
+        run = upgrade_run(_json(run_path), run_path)
         for path in sorted(run_path.parent.rglob("*.json")):
             if path.name == "summary.json":
-                model.upgrade_summary(_json(path), run, path)
+                upgrade_summary(_json(path), run, path)
             elif path.name in model.FILES and path.name != "run.json":
                 model.validated(model.FILES[path.name], _json(path), path)
             checked += 1
@@ -45,9 +53,9 @@ def test_a_future_schema_is_refused_in_one_line(name):
     data = dict(run if name == "run.json" else _json(RUST_R1 / "summary.json"), schema=future)
     with pytest.raises(model.ResultsError) as caught:
         if name == "run.json":
-            model.upgrade_run(data, Path(name))
+            upgrade_run(data, Path(name))
         else:
-            model.upgrade_summary(data, model.upgrade_run(run, Path("run.json")), Path(name))
+            upgrade_summary(data, upgrade_run(run, Path("run.json")), Path(name))
     message = str(caught.value)
     assert message == f"{name}: unsupported schema {future} (this reader reads schemas 1, 2, 3)"
 
@@ -60,10 +68,10 @@ def test_schema2_is_upgraded_and_its_open_loads_lose_the_closed_models_ceiling()
     # `mcpbench upgrade` rewrote the run under results/): rust closed at 4 VUs against a 199 calls/s closed
     # calibration, then open at 50/90/150 % of its rate. Schema 2 flagged the 150 % open run bound:ceiling
     # (160 % of a limit its load never met); schema 3 judges it against no limit rather than the wrong one.
-    run = model.upgrade_run(_json(SCHEMA2_OPEN / "run.json"), SCHEMA2_OPEN / "run.json")
+    run = upgrade_run(_json(SCHEMA2_OPEN / "run.json"), SCHEMA2_OPEN / "run.json")
     assert run["schema_read"] == 2 and run["harness_capacity"] is None
     assert run["calibration"]["session"]["loadgen_cpu_pct"] is not None
-    upgraded = {path.parent.name: model.upgrade_summary(_json(path), run, path)
+    upgraded = {path.parent.name: upgrade_summary(_json(path), run, path)
                 for path in sorted(SCHEMA2_OPEN.glob("rust/*/summary.json"))}
     old = {path.parent.name: _json(path) for path in sorted(SCHEMA2_OPEN.glob("rust/*/summary.json"))}
     assert "bound:ceiling" in old["session-open1.5-r1"]["flags"]
@@ -79,12 +87,12 @@ def test_schema2_is_upgraded_and_its_open_loads_lose_the_closed_models_ceiling()
 
 
 def test_schema1_is_upgraded_to_the_current_model():
-    run = model.upgrade_run(_json(SCHEMA1 / "run.json"), SCHEMA1 / "run.json")
+    run = upgrade_run(_json(SCHEMA1 / "run.json"), SCHEMA1 / "run.json")
     assert run["schema"] == model.SCHEMA and run["schema_read"] == 1
     assert run["calibration"] is None and run["rounds"] is None and run["config"]["calibrate"] is False
     for path in sorted(SCHEMA1.glob("*/*/summary.json")):
         raw = _json(path)
-        summary = model.upgrade_summary(raw, run, path)
+        summary = upgrade_summary(raw, run, path)
         assert summary["schema_read"] == 1 and summary["publishable"] is None
         assert summary["unpublishable_reasons"] == [model.NOT_ASSESSED]
         assert summary["throughput"]["http_rps"] == raw["throughput"]["v2_rps"]
@@ -130,11 +138,11 @@ def test_the_doc_tables_are_the_model():
     """docs/results-format.md's field tables are generated from the model (python -m mcpbench.model): every
     field of every model is documented and the doc lists no field the model lacks."""
     text = DOC.read_text()
-    assert model.DOC_BEGIN in text and model.DOC_END in text
-    assert model.render_doc(text) == text, "stale field tables: run `.venv/bin/python -m mcpbench.model`"
-    documented = {line.split("`")[1] for line in text.split(model.DOC_BEGIN)[1].splitlines()
+    assert DOC_BEGIN in text and DOC_END in text
+    assert render_doc(text) == text, "stale field tables: run `.venv/bin/python -m mcpbench.results.doc`"
+    documented = {line.split("`")[1] for line in text.split(DOC_BEGIN)[1].splitlines()
                   if line.startswith("| `")}
-    named = {info.alias or name for part in model.FILES.values() for inner in model._models_of(part, [])
+    named = {info.alias or name for part in model.FILES.values() for inner in _models_of(part, [])
              for name, info in inner.model_fields.items()}
     assert documented == named
 

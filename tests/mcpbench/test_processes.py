@@ -4,7 +4,7 @@ from pathlib import Path
 
 import psutil
 
-from mcpbench import processes
+from mcpbench.host import processes
 
 
 def test_stopping_a_process_takes_its_whole_tree_down(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mcpbench.model import ResultsError
-from mcpbench.results import RunRecord, write_checked, write_json
+from mcpbench.results.model import ResultsError
+from mcpbench.results.write import RunRecord, write_checked, write_json
 
 
 def test_json_is_written_whole_and_readable_by_a_web_server(tmp_path: Path) -> None:
@@ -40,5 +40,5 @@ def test_run_json_is_checked_on_every_save(tmp_path: Path) -> None:
     assert json.loads(record.path.read_text())["servers"]["rust"]["status"] == "ok"
     with pytest.raises(ResultsError, match="servers.rust.status"):
         record.update_server("rust", status="fine")
-    with pytest.raises(ResultsError, match="config.rates"):
-        RunRecord(tmp_path, run["run_id"], {**run["config"], "rates": None}, run["environment"])
+    with pytest.raises(ResultsError, match="config.rate_steps"):
+        RunRecord(tmp_path, run["run_id"], {**run["config"], "rate_steps": None}, run["environment"])

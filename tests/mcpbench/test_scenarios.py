@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from mcpbench import scenarios
-from mcpbench.config import Timing
+from mcpbench.scenarios.timing import Timing
 from mcpbench.scenarios import ClosedLoad, OpenLoad
 
 TIMING = Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2, warmup_cap_s=None)

@@ -10,9 +10,13 @@ import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
-from mcpbench import model, soak
-from mcpbench.measure import PROCESSES_FILE
-from mcpbench.soak import SoakError, judge, parse_duration, parse_percentage
+from mcpbench.results import model
+from mcpbench.analysis import soak
+
+from mcpbench.analysis.soak import SoakError, judge, parse_percentage
+from mcpbench.experiments.options import duration as parse_duration
+from mcpbench.results.read import read_json, read_processes, read_samples
+from mcpbench.results.model import PROCESSES_FILE, SOAK_FILE
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
 SOAK_RUN = FIXTURES / "20261123-184242-local"
@@ -21,9 +25,9 @@ TIMEOUT_S = 30.0  # the recorded soak's request timeout (config.Timing default)
 
 
 def recorded(server: str) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    document = model.validated(model.SoakResult, model.read_json(SOAK_RUN / server / soak.SOAK_FILE), server)
+    document = model.validated(model.SoakResult, read_json(SOAK_RUN / server / SOAK_FILE), server)
     directory = SOAK_RUN / server / document["measurement"]
-    return document, model.read_processes(directory / PROCESSES_FILE), model.read_samples(directory / "samples.csv.gz")
+    return document, read_processes(directory / PROCESSES_FILE), read_samples(directory / "samples.csv.gz")
 
 
 def window_of(document: dict) -> tuple[float, float]:
@@ -188,7 +192,7 @@ def test_durations_parse(text: str, seconds: float) -> None:
 
 @pytest.mark.parametrize("text", ["0", "0m", "-5m", "ten minutes", "5d", ""])
 def test_a_duration_that_is_not_one_is_one_clear_error(text: str) -> None:
-    with pytest.raises(SoakError, match="--duration"):
+    with pytest.raises(ValueError, match="--duration"):
         parse_duration(text)
 
 

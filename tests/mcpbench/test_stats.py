@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from mcpbench.stats import latency_stats
+from mcpbench.analysis.stats import latency_stats
 
 
 def test_percentiles_are_computed_from_the_samples() -> None:

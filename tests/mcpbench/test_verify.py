@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from mcpbench.runtime.local_infra import Infra
-from mcpbench.verify import verify
+from mcpbench.workload.verify import verify
 
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("search_products", "get_user_cart", "checkout")]
 
@@ -214,7 +214,7 @@ def test_verify_catches_each_workload_deviation(spec_server: Callable[..., str],
 
 
 def test_nothing_listening_fails_every_check_without_raising(infra: Infra) -> None:
-    from mcpbench.ports import free_port
+    from mcpbench.host.ports import free_port
 
     verdict = verify(f"http://127.0.0.1:{free_port()}/mcp", "nobody")
     assert verdict.status == "fail"
@@ -222,8 +222,8 @@ def test_nothing_listening_fails_every_check_without_raising(infra: Infra) -> No
 
 
 def test_how_a_rejection_is_judged() -> None:
-    from mcpbench.mcp_client import Reply
-    from mcpbench.verify import _rejected
+    from mcpbench.workload.mcp_client import Reply
+    from mcpbench.workload.verify import _rejected
 
     error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}}
     tool_error = {"jsonrpc": "2.0", "id": 1, "result": {"isError": True, "content": []}}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mcpbench.manifest import discover
+from mcpbench.catalog.manifest import discover
 from mcpbench.runtime.local import LocalRuntime, program_version
-from mcpbench.versions import first_lines, probe
+from mcpbench.host.versions import first_lines, probe
 
 
 def test_the_interpreter_names_itself() -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcpbench import model
-from mcpbench.config import Timing
-from mcpbench.warmup import STEADY_SPAN_S, LiveSamples, steady_start
-from mcpbench.workload import TOOL_NAMES
+from mcpbench.scenarios.timing import Timing
+from mcpbench.analysis.warmup import STEADY_SPAN_S, LiveSamples, steady_start
+from mcpbench.workload.tools import TOOL_NAMES
+from mcpbench.results.read import read_samples
 
 TIMING = Timing(ramp_up_s=2, warmup_s=10, duration_s=15, ramp_down_s=2, warmup_cap_s=60)
 
@@ -81,7 +81,7 @@ def test_a_server_still_getting_faster_at_a_steady_rate_is_not_warm() -> None:
     rate fixes it), so a throughput-only rule ends the warm-up at the first two spans even while the calls
     are still getting faster (a JIT compiling, caches filling: 60 % slower at first, 2 % of that less every
     second for 30 s). Judged on the median latency too, the window waits until they level off."""
-    samples = model.read_samples(SOAK_GO / "samples.csv.gz")
+    samples = read_samples(SOAK_GO / "samples.csv.gz")
     timing = Timing(ramp_up_s=2, warmup_s=10, duration_s=15, ramp_down_s=0, warmup_cap_s=45)
     cold = samples.copy()
     cold["call_ms"] *= (1.6 - 0.02 * (cold["t_s"] - 2)).clip(1.0, 1.6)   # warm from 32 s on

@@ -12,8 +12,9 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from mcpbench import analysis
-from mcpbench.model import in_window, read_samples
+from mcpbench.analysis import summary as analysis
+from mcpbench.results.read import read_samples
+from mcpbench.scenarios import in_window
 
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
@@ -49,6 +50,7 @@ CONFIG = {  # run.json config as mcpbench writes it (mcpbench.model.Config)
 ENVIRONMENT = {
     "hostname": "test", "cpu_model": "Test CPU", "cores": 2, "memory_gb": 16.0, "kernel": "6.1", "os": "Debian 12",
     "cgroup": {"version": 2, "applied": True, "note": None},
+    "runtime_description": "local processes in cgroups",  # what a local run records (runtime.description)
     "tools": {"k6": "v1.8.1", "redis": "7.0.15", "mcpbench": "0.1.0"}, "git": {"commit": "abc", "dirty": False},
 }
 

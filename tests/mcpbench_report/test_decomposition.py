@@ -6,13 +6,14 @@ import math
 
 import numpy as np
 import pytest
-from mcpbench import model
+from mcpbench.results import model
 from mcpbench_report import load
 from mcpbench_report.consolidate import consolidate
 from mcpbench_report.decomposition import decomposition, paired_ratio
 from mcpbench_report.load import LoadKey
 
 from report_helpers import OVERHEADS
+from mcpbench.scenarios import in_window
 
 
 def test_a_ratio_pairs_rounds_and_its_interval_is_a_t_interval_on_the_logs() -> None:
@@ -42,7 +43,7 @@ def test_below_three_rounds_a_ratio_has_no_interval_and_says_too_few_rounds() ->
 def _median_session_ms(run) -> float:
     """The median whole-iteration time of a measurement's window, straight from its recorded samples."""
     m = run.measurement
-    calls = model.in_window(m.samples(), m.window)
+    calls = in_window(m.samples(), m.window)
     calls = calls[(calls["tool"] != model.TOOL_LIST) & (calls["ok"] == 1)]
     return float(np.median(calls["session_ms"].dropna()))
 

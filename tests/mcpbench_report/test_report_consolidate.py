@@ -8,14 +8,16 @@ import shutil
 import numpy as np
 import pytest
 from scipy import stats as scipy_stats
-from mcpbench import model
-from mcpbench.stats import latency_stats
+from mcpbench.results import model
+from mcpbench.analysis.stats import latency_stats
 
 from mcpbench_report import load
 from mcpbench_report.consolidate import MixedResultsError, consolidate, fingerprint_differences
 from mcpbench_report.load import LoadKey, ResultsError
 
 from report_helpers import AGAIN, HALF_CPU, OPEN, ROUNDS, SCHEMA1, SWEEP, copy_with_manifest, steady, write_results
+from mcpbench.results.read import read_samples
+from mcpbench.scenarios import in_window
 
 TEN = LoadKey("session", "closed", 10.0)   # the hand-made results
 EIGHT = LoadKey("session", "closed", 8.0)  # the recorded ones
@@ -72,7 +74,7 @@ def test_fixture_single_run_figures_match_summary(consolidated):
 
 def test_fixture_pooled_p99_over_runs(consolidated):
     group = consolidated.groups[("python", EIGHT)]
-    samples = [model.in_window(m.samples(), m.window) for m in (r.measurement for r in group.runs)]
+    samples = [in_window(m.samples(), m.window) for m in (r.measurement for r in group.runs)]
     pooled = np.concatenate([s[(s["tool"] != "tools/list") & (s["ok"] == 1)]["call_ms"].to_numpy() for s in samples])
     row = next(r for r in consolidated.rows[EIGHT] if r["server"] == "python")
     assert row["latency_p99_ms"] == pytest.approx(latency_stats(pooled)["p99"])
@@ -225,9 +227,9 @@ def test_all_calls_latency_counts_every_call(tmp_path):
     assert row["latency_all_count"] == 7 and row["latency_count"] == 4
     assert row["latency_all_p99_ms"] == pytest.approx(latency_stats(everything)["p99"])
     assert row["latency_all_max_ms"] == 2000.0 and row["latency_max_ms"] == 4.0
-    from mcpbench import analysis
+    from mcpbench.analysis import summary as analysis
 
-    calls = model.in_window(model.read_samples(path / "srv" / "session-10vu-r1" / "samples.csv.gz"), (10.0, 20.0))
+    calls = in_window(read_samples(path / "srv" / "session-10vu-r1" / "samples.csv.gz"), (10.0, 20.0))
     assert sorted(analysis.all_calls_latency_ms(calls, 2.0)) == sorted(everything)   # summary.json's population
 
 

@@ -10,9 +10,12 @@ import pytest
 from mcpbench_report import load
 from mcpbench_report.load import LoadKey, ResultsError
 
-from mcpbench import analysis, model
+from mcpbench.analysis import summary as analysis
+from mcpbench.results import model
 
 from report_helpers import FIXTURES, OPEN, ROUNDS, SCHEMA1, SWEEP, write_results
+from mcpbench.results.read import http_durations, read_samples
+from mcpbench.scenarios import in_window
 
 
 def test_expand_parent_directory():
@@ -58,7 +61,7 @@ def test_load_keys_open_and_sweep():
 
 
 def test_samples_columns_and_types():
-    df = model.read_samples(ROUNDS / "rust" / "session-8vu-r1" / "samples.csv.gz")
+    df = read_samples(ROUNDS / "rust" / "session-8vu-r1" / "samples.csv.gz")
     assert list(df.columns) == list(model.SAMPLE_COLUMNS)
     assert df["ok"].dtype.kind == "i" and df["call_ms"].dtype.kind == "f"
     assert set(df["tool"]) == {"search_products", "get_user_cart", "checkout", "tools/list"}
@@ -66,9 +69,9 @@ def test_samples_columns_and_types():
 
 def test_in_window_and_http_durations():
     df = pd.DataFrame({"t_s": [2.9, 3.0, 10.99, 11.0], "http_ms": ["1;2", "3;4;5", "6", ""]})
-    win = model.in_window(df, (3.0, 11.0))
+    win = in_window(df, (3.0, 11.0))
     assert win["t_s"].tolist() == [3.0, 10.99]
-    assert model.http_durations(win).tolist() == [3.0, 4.0, 5.0, 6.0]
+    assert http_durations(win).tolist() == [3.0, 4.0, 5.0, 6.0]
 
 
 def test_schema_is_checked(tmp_path):

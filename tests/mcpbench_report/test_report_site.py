@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from mcpbench import model
+from mcpbench.results import model
 from mcpbench_report import load
 from mcpbench_report.consolidate import consolidate
 from mcpbench_report.load import ResultsError
@@ -141,7 +141,8 @@ def test_downloads_match_table(site, consolidated):
 
 
 def test_methodology_shows_every_rule_constant(site):
-    from mcpbench import analysis, warmup
+    from mcpbench.analysis import summary as analysis
+    from mcpbench.analysis import warmup
 
     from mcpbench_report import stats
 
@@ -295,7 +296,7 @@ def test_local_results_say_so_and_show_no_image_columns(tmp_path):
 def test_server_page_shows_the_build_command(tmp_path):
     """build.json records the command the build ran (BuildOutcome.record, the orchestrator's writer); the server
     page shows it. The recorded run was made with --no-build: its other servers have no build.json."""
-    from mcpbench.build import BuildOutcome
+    from mcpbench.catalog.build import BuildOutcome
 
     copy = tmp_path / SWEEP.name
     shutil.copytree(SWEEP, copy)
@@ -354,7 +355,7 @@ def test_the_soak_page_shows_every_criterion_its_figures_and_the_series(tmp_path
     info = build_site(consolidate(load.load([SOAK])), tmp_path / "site")
     assert 'href="soak.html"' in (info.out / "index.html").read_text()
     page = _text(info.out / "soak.html")
-    from mcpbench import soak as criteria
+    from mcpbench.analysis import soak as criteria
 
     assert f"at most {criteria.RSS_GROWTH_MAX:.0%} above" in page  # the constants, as the page states them
     for server in ("go", "python"):

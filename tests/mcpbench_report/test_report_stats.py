@@ -288,7 +288,7 @@ def test_order_held_and_round_ratios():
 
 
 def test_cpu_ms_per_call_is_the_orchestrators():
-    from mcpbench import analysis
+    from mcpbench.analysis import summary as analysis
 
     # 50 % of a core at 200 calls/s = 500 ms of CPU per second / 200 calls = 2.5 ms per call
     assert stats.cpu_ms_per_call(50.0, 200.0) == pytest.approx(2.5)

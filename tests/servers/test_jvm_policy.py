@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench.manifest import load_manifest
+from mcpbench.catalog.manifest import load_manifest
 
 SERVERS = Path(__file__).resolve().parents[2] / "servers"
 JVM_SERVERS = ["java-spring", "java-webflux", "quarkus", "micronaut"]  # directories; java-vt is java-spring's

@@ -4,10 +4,10 @@ k6 runs only where the user installed it (`--loadgen k6`)."""
 
 from __future__ import annotations
 
-from .base import LiveView, LoadError, LoadGenerator, LoadRun, StdioLaunch, Tick
-from .driver import LoadDriver
-from .instances import COUNTS_FILE, read_counts
-from .k6 import LocalK6
+from mcpbench.loadgen.base import LiveView, LoadError, LoadGenerator, LoadRun, StdioLaunch, Tick
+from mcpbench.loadgen.driver import LoadDriver
+from mcpbench.loadgen.instances import read_counts
+from mcpbench.loadgen.k6 import LocalK6
 
 GENERATORS: dict[str, type[LoadGenerator]] = {LoadDriver.name: LoadDriver, LocalK6.name: LocalK6}
 DEFAULT = LoadDriver.name
@@ -27,5 +27,5 @@ def for_transport(name: str, transport: str) -> str:
     return name if transport in GENERATORS[name].transports else DEFAULT
 
 
-__all__ = ["COUNTS_FILE", "DEFAULT", "GENERATORS", "LiveView", "LoadDriver", "LoadError", "LoadGenerator", "LoadRun",
+__all__ = ["DEFAULT", "GENERATORS", "LiveView", "LoadDriver", "LoadError", "LoadGenerator", "LoadRun",
            "LocalK6", "StdioLaunch", "Tick", "create", "for_transport", "read_counts"]

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pandas as pd
 
-from ..resources import UsageReader, process_group_reader
+from mcpbench.host.resources import UsageReader, process_group_reader
 
 if TYPE_CHECKING:
-    from ..config import Timing
-    from ..scenarios import Load
+    from mcpbench.scenarios.timing import Timing
+    from mcpbench.scenarios import Load
 
 
 class LoadError(RuntimeError):
@@ -80,6 +80,11 @@ class LoadGenerator(ABC):
 
     # The transports it speaks: "http" (a URL) and/or "stdio" (a StdioLaunch it starts itself).
     transports: ClassVar[frozenset[str]] = frozenset({"http"})
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        """Why this generator cannot run on this machine (None: it can): checked when it is chosen."""
+        return None
 
     @abstractmethod
     def run(self, url: str, load: Load, timing: Timing, out_dir: Path, on_start: OnStart | None = None,

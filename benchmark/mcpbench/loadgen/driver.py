@@ -13,18 +13,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import processes
-from ..build import run_commands
-from ..paths import ROOT
-from ..resources import UsageReader, process_group_reader, process_reader
-from ..scenarios import MODE_PROTOCOL
-from ..toolchain import MissingRequirement, environment_for
-from .base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
-from .instances import OVERRUN_S, Instance, LocalInstances
+from mcpbench.host import processes
+from mcpbench.catalog.build import run_commands
+from mcpbench.host.paths import ROOT
+from mcpbench.host.resources import UsageReader, process_group_reader, process_reader
+from mcpbench.scenarios import MODE_PROTOCOL
+from mcpbench.host.toolchain import MissingRequirement, environment_for
+from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
+from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
 
 if TYPE_CHECKING:
-    from ..config import Timing
-    from ..scenarios import Load
+    from mcpbench.scenarios.timing import Timing
+    from mcpbench.scenarios import Load
 
 DRIVER_DIR = ROOT / "benchmark" / "load-driver"
 DRIVER_BIN = DRIVER_DIR / "bin" / "load-driver"

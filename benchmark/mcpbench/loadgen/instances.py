@@ -16,17 +16,16 @@ from typing import Any
 
 import pandas as pd
 
-from .. import processes
-from ..model import SAMPLE_COLUMNS
-from ..warmup import LiveSamples
-from .base import LoadError, LoadGenerator, OnStart, OnTick, Tick
-from .merge import MergedLive, merge_counts, merge_samples
+from mcpbench.host import processes
+from mcpbench.results.model import COUNTS_FILE, LOADGEN_LOG, SAMPLES_FILE, SAMPLE_COLUMNS
+from mcpbench.analysis.warmup import LiveSamples
+from mcpbench.loadgen.base import LoadError, LoadGenerator, OnStart, OnTick, Tick
+from mcpbench.loadgen.merge import MergedLive, merge_counts, merge_samples
 
 # The generator's own counts of a test (k6-counts.json: the name the results format has always used).
-COUNTS_FILE = "k6-counts.json"
-SAMPLES_FILE = "samples.csv.gz"
+
 # What the generator said besides samples (warnings, errors), kept in the measurement's directory.
-GENERATOR_LOG = "k6.log"
+GENERATOR_LOG = LOADGEN_LOG
 # Beyond the test's own length, how long a generator may take before it is called stuck.
 OVERRUN_S = 120
 

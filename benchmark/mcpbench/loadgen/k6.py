@@ -12,15 +12,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import processes
-from ..paths import K6_SCRIPT
-from ..toolchain import which
-from .base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
-from .instances import OVERRUN_S, Instance, LocalInstances
+from mcpbench.host import processes
+from mcpbench.host.paths import K6_SCRIPT
+from mcpbench.host.toolchain import which
+from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
+from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
 
 if TYPE_CHECKING:
-    from ..config import Timing
-    from ..scenarios import Load
+    from mcpbench.scenarios.timing import Timing
+    from mcpbench.scenarios import Load
 
 NOT_INSTALLED = ("k6 is not installed: --loadgen k6 uses a k6 you installed yourself (on PATH, or K6=/path/to/k6); "
                  "mcpbench never fetches it (AGPL). The default load generator, the load driver, needs nothing.")
@@ -63,6 +63,10 @@ def segments(instances: int) -> list[list[str]]:
 
 class LocalK6(LocalInstances):
     name = "k6"
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        return None if available() else NOT_INSTALLED
 
     def prepare(self, log_dir: Path) -> None:
         k6_binary()  # fail before the first measurement, in one line

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..warmup import STEADY_LAG_S, LiveSamples
+from mcpbench.analysis.warmup import STEADY_LAG_S, LiveSamples
 
 
 def merge_samples(parts: list[tuple[pd.DataFrame, float | None]]) -> tuple[pd.DataFrame, float | None]:

@@ -10,8 +10,8 @@ import importlib
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from ..config import ResourceProfile
-    from .base import Runtime
+    from mcpbench.host.profile import ResourceProfile
+    from mcpbench.runtime.base import Runtime
 
 
 
@@ -26,7 +26,7 @@ RUNTIMES: dict[str, Entry] = {
 }
 DEFAULT = "local"
 # Commands a runtime adds to the CLI (`mcpbench images`, `mcpbench compose`): `register(app)` functions.
-COMMANDS: tuple[str, ...] = ("mcpbench.runtime.docker_cli:register",)
+COMMANDS: tuple[str, ...] = ("mcpbench.cli.docker:register",)
 
 
 class UnknownRuntime(ValueError):

@@ -13,13 +13,13 @@ from typing import Any, ClassVar, Protocol
 
 import httpx
 
-from .. import cgroups
-from ..build import BuildOutcome, build_api_service, build_server
-from ..config import ResourceProfile
-from ..loadgen.base import StdioLaunch
-from ..manifest import ServerSpec
-from ..mcp_client import McpClient
-from ..resources import Usage, UsageReader
+from mcpbench.host import cgroups
+from mcpbench.catalog.build import BuildOutcome, build_api_service, build_server
+from mcpbench.host.profile import ResourceProfile
+from mcpbench.loadgen.base import StdioLaunch
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.workload.mcp_client import McpClient
+from mcpbench.host.resources import Usage, UsageReader
 
 
 class StartError(RuntimeError):

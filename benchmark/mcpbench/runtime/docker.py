@@ -27,18 +27,18 @@ import httpx
 import psutil
 import redis as redis_lib
 
-from .. import cgroups, seed, versions
-from ..build import BuildOutcome
-from ..config import ResourceProfile
-from ..manifest import ServerSpec
-from ..paths import API_SERVICE_DIR, ROOT
-from ..resources import Usage
-from .docker_compose import (API_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR, REDIS_IMAGE,
-                             REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported,
-                             container_plan, document)
-from .docker_engine import DockerError, Engine, compose_command, compose_version
-from .base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
-from .local import _tree_usage
+from mcpbench.host import cgroups
+from mcpbench.workload import seed
+from mcpbench.host import versions
+from mcpbench.catalog.build import BuildOutcome
+from mcpbench.host.profile import ResourceProfile
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.host.paths import API_SERVICE_DIR, ROOT
+from mcpbench.host.resources import Usage, tree_usage
+from mcpbench.runtime.docker_compose import API_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR, REDIS_IMAGE, REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported, container_plan, document
+from mcpbench.runtime.docker_engine import DockerError, Engine, compose_command, compose_version
+from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
+from mcpbench.results.model import IMAGE_FILE
 
 PROJECT_PREFIX = "mcpbench-"
 PROJECT_LABEL = "com.docker.compose.project"
@@ -176,7 +176,7 @@ class ImageBuilder:
         outcome = BuildOutcome("ok", time.monotonic() - started, None, log_path, command)
         self._built[plan.build_key] = outcome
         self._seconds[spec.name] = outcome.seconds
-        _write_image_record(log_path.parent / "image.json",
+        _write_image_record(log_path.parent / IMAGE_FILE,
                             {"runtime": "docker", **image_details(self.engine, plan.image),
                              "image_id": result.image_id, "build_s": round(outcome.seconds, 2)})
         return outcome
@@ -282,7 +282,7 @@ class DockerServer(ServerBase):
         if not pid:
             return None
         try:
-            return _tree_usage(pid)
+            return tree_usage(pid)
         except psutil.Error:
             return None
 
@@ -617,6 +617,6 @@ def _base_override() -> dict[str, str]:
 
 
 def _write_image_record(path: Path, data: dict[str, Any]) -> None:
-    from ..results import write_json
+    from mcpbench.results.write import write_json
 
     write_json(path, data)

@@ -33,8 +33,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..manifest import ServerSpec, _format_validation
-from ..paths import API_SERVICE_DIR, ROOT
+from mcpbench.catalog.manifest import ServerSpec, _format_validation
+from mcpbench.host.paths import API_SERVICE_DIR, ROOT
 
 CONTAINER_PORT = 8080
 CONTAINER_DIR = "/app"

@@ -22,7 +22,7 @@ import docker
 import requests
 from docker.errors import APIError, DockerException
 
-from ..resources import Usage
+from mcpbench.host.resources import Usage
 
 SETUP_HINT = "docker/setup-engine.sh installs docker.io, starts dockerd and builds compose v2"
 MIN_API = (1, 41)  # Docker 20.10: one-shot stats, the oldest engine this runtime is tested on

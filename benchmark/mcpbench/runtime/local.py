@@ -11,15 +11,17 @@ from pathlib import Path
 
 import psutil
 
-from .. import cgroups, processes, versions
-from ..config import ResourceProfile
-from ..manifest import ServerSpec
-from ..ports import free_port
-from ..resources import Usage
-from ..toolchain import environment_for
-from ..loadgen.base import StdioLaunch
-from .base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
-from .local_infra import Infra
+from mcpbench.host import cgroups
+from mcpbench.host import processes
+from mcpbench.host import versions
+from mcpbench.host.profile import ResourceProfile
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.host.ports import free_port
+from mcpbench.host.resources import Usage, tree_usage
+from mcpbench.host.toolchain import environment_for
+from mcpbench.loadgen.base import StdioLaunch
+from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
+from mcpbench.runtime.local_infra import Infra
 
 _counter = itertools.count(1)
 
@@ -50,7 +52,7 @@ class LocalServer(ServerBase):
         try:
             if self.cgroup:
                 return Usage(self.cgroup.cpu_usage_ns(), self.cgroup.memory_bytes())
-            return _tree_usage(self.process.pid)
+            return tree_usage(self.process.pid)
         except (OSError, psutil.Error):
             return None
 
@@ -58,7 +60,7 @@ class LocalServer(ServerBase):
         """psutil's view (CPU time, summed RSS) beside the cgroup's: RSS counts the binary's shared
         file pages that a cgroup may have charged to whoever read them first."""
         try:
-            return _tree_usage(self.process.pid)
+            return tree_usage(self.process.pid)
         except (OSError, psutil.Error):
             return None
 
@@ -80,21 +82,6 @@ class LocalServer(ServerBase):
 
     def stop(self) -> None:
         self.process.stop()  # paused() thaws on every way out; Cgroup.remove thaws whatever is left
-
-
-def _tree_usage(pid: int) -> Usage:
-    """Without a cgroup: CPU time and RSS of the process and its descendants (psutil)."""
-    root = psutil.Process(pid)
-    cpu = 0.0
-    rss = 0
-    for proc in [root, *root.children(recursive=True)]:
-        try:
-            times = proc.cpu_times()
-            cpu += times.user + times.system
-            rss += proc.memory_info().rss
-        except psutil.NoSuchProcess:
-            continue
-    return Usage(int(cpu * 1e9), rss)
 
 
 # Put the stdio server, which the load generator spawns, under the server's limits: the shell writes its own
@@ -135,7 +122,7 @@ class LocalStdioServer(ServerBase):
     def process_tree_usage(self) -> Usage | None:
         pid = self.root_pid()
         try:
-            return _tree_usage(pid) if pid else None
+            return tree_usage(pid) if pid else None
         except psutil.Error:
             return None
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import httpx
 import redis
 
-from .. import processes, seed
-from ..paths import API_SERVICE_BIN
-from ..ports import free_port
-from ..resources import UsageReader, process_reader
-from ..toolchain import which
+from mcpbench.host import processes
+from mcpbench.workload import seed
+from mcpbench.host.paths import API_SERVICE_BIN
+from mcpbench.host.ports import free_port
+from mcpbench.host.resources import UsageReader, process_reader
+from mcpbench.host.toolchain import which
 
 
 class InfraError(RuntimeError):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .base import MODE_PROTOCOL, MODE_TRANSPORT, MODES, Load, Mode, in_window
-from .closed import ClosedLoad
-from .open import OpenLoad
+from mcpbench.scenarios.base import MODE_PROTOCOL, MODE_TRANSPORT, MODES, Load, Mode, in_window
+from mcpbench.scenarios.closed import ClosedLoad
+from mcpbench.scenarios.open import OpenLoad
 
 KINDS: dict[str, type[Load]] = {ClosedLoad.kind: ClosedLoad, OpenLoad.kind: OpenLoad}
 DEFAULT_KIND = ClosedLoad.kind

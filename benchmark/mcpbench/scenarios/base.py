@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import pandas as pd
 
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
-    from ..config import Timing
+    from mcpbench.scenarios.timing import Timing
 
 
 Mode = Literal["session", "stateless", "persistent", "stateless-2026", "stdio"]
@@ -45,6 +45,7 @@ class Load(ABC):
     vus: int
 
     kind: ClassVar[str]             # recorded as `executor` in summary.json and context.json
+    level_option: ClassVar[str]     # the command-line option its levels come from (--vus, --rate)
     words: ClassVar[Wording]
     level_field: ClassVar[str]      # the summary field its level is (vus, rate)
     drops_iterations: ClassVar[bool] = False  # the generator may drop iterations (counted, shown in the report)
@@ -61,6 +62,12 @@ class Load(ABC):
     @abstractmethod
     def label(self) -> str:
         """The measurement's name in the results directory: `<mode>-<load>`."""
+
+    @classmethod
+    @abstractmethod
+    def at(cls, mode: Mode, vus: int, level: float) -> Load:
+        """This kind of load at a level of its option (`--load <kind>`): VUs for the closed model, an
+        offered rate for the open one (which pre-allocates `vus`)."""
 
     def record(self) -> dict[str, Any]:
         """What summary.json says about the load."""

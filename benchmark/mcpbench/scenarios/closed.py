@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pandas as pd
 
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
-    from ..config import Timing
+    from mcpbench.scenarios.timing import Timing
 
-from .base import Load, Wording, in_window, ramp
+from mcpbench.scenarios.base import Load, Wording, in_window, ramp
 
 
 @dataclass(frozen=True)
@@ -21,12 +21,17 @@ class ClosedLoad(Load):
         "closed model (VUs)", "a fixed number of VUs, each starting its next iteration when its last one ended",
         level_unit="VUs", axis_label="virtual users (VUs)", sweep_what="concurrency")
     level_field: ClassVar[str] = "vus"
+    level_option: ClassVar[str] = "vus"
     v2_comparable: ClassVar[bool] = True
     paced_by_think_time: ClassVar[bool] = True
 
     @property
     def level(self) -> float:
         return float(self.vus)
+
+    @classmethod
+    def at(cls, mode, vus: int, level: float) -> ClosedLoad:
+        return cls(mode, int(level))
 
     @property
     def label(self) -> str:

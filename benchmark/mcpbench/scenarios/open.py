@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pandas as pd
 
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
-    from ..config import Timing
+    from mcpbench.scenarios.timing import Timing
 
-from .base import Load, Wording, in_window, ramp
+from mcpbench.scenarios.base import Load, Wording, in_window, ramp
 
 # The open model may grow to this many times its pre-allocated VUs (the driver's --max-vus, k6's maxVUs).
 MAX_VUS_FACTOR = 4
@@ -29,11 +29,16 @@ class OpenLoad(Load):
         "server does; an iteration that finds no free VU is dropped and counted",
         level_unit="iterations/s (offered)", axis_label="offered arrival rate (iterations/s)", sweep_what="arrival rate")
     level_field: ClassVar[str] = "rate"
+    level_option: ClassVar[str] = "rate"
     drops_iterations: ClassVar[bool] = True
 
     @property
     def level(self) -> float:
         return self.rate_fraction if self.rate_fraction is not None else self.rate
+
+    @classmethod
+    def at(cls, mode, vus: int, level: float) -> OpenLoad:
+        return cls(mode, vus, float(level))
 
     @property
     def label(self) -> str:

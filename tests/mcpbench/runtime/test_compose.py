@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from mcpbench.runtime import docker_compose as compose
-from mcpbench.manifest import discover, load_manifest
-from mcpbench.paths import ROOT, SERVERS_DIR
+from mcpbench.catalog.manifest import discover, load_manifest
+from mcpbench.host.paths import ROOT, SERVERS_DIR
 
 MANIFEST = """
 [server]

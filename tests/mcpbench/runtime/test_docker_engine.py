@@ -23,9 +23,8 @@ import pytest
 from docker.errors import DockerException
 
 from mcpbench.runtime.docker_compose import BASE_IMAGE
-from mcpbench.runtime.docker_engine import (DockerError, Engine, compose_command, compose_version, memory_usage,
-                                    usage_from_stats)
-from mcpbench.resources import Sampler
+from mcpbench.runtime.docker_engine import DockerError, Engine, compose_command, compose_version, memory_usage, usage_from_stats
+from mcpbench.host.resources import Sampler
 
 RECORDED = Path(__file__).parents[2] / "fixtures" / "docker-stats"
 TEST_LABEL = "mcpbench.test"

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from mcpbench.runtime import docker_compose as compose
-from mcpbench.config import resource_profile
+from mcpbench.host.profile import resource_profile
 from mcpbench.runtime.docker_engine import DockerError
 from mcpbench.runtime import docker as docker_runtime
 

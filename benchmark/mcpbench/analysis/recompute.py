@@ -1,0 +1,79 @@
+"""`mcpbench upgrade RESULTS…`: a results directory rewritten in the current schema, its figures recomputed
+from its raw files by today's analysis (asv's `update`; pyperf computes its stats on load the same way).
+
+Readers already upgrade old files on the fly (model.upgrade_*); this makes the upgrade permanent, so a
+published directory, and the recorded test fixtures, say exactly what today's definitions compute from
+their samples. What only the suite knew when it ran (a server that died, the infrastructure failing: the
+status, phase and reason it gave) and who/when fields (server, round, start-up) are kept as recorded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from mcpbench.analysis import summary as analysis
+from mcpbench.analysis import capacity
+from mcpbench.scenarios.timing import Timing
+from mcpbench.results import model
+from mcpbench.analysis import soak
+from mcpbench.results.write import write_checked
+from mcpbench.analysis.summary import upgrade_summary
+from mcpbench.results.read import read_json
+from mcpbench.results.upgrades import upgrade_document, upgrade_run
+from mcpbench.results.model import CAPACITY_FILE, CONTEXT_FILE, RUN_FILE, SAMPLES_FILE, SOAK_FILE, SUMMARY_FILE
+
+CALIBRATION_SERVER = "calibrate"  # calibrate.CalibrationTarget.name (not imported: it pulls in the runtimes)
+# summary.json fields the analysis does not compute: who, when and how the server started.
+RECORDED_ONLY = ("server", "run", "round_order", "mode", "executor", "vus", "rate", "rate_fraction", "startup_s",
+                 "idle_mem_mb", "idle_rss_mb", "seed_s")
+
+
+def upgrade_measurement(directory: Path, run: dict) -> bool:
+    """One measurement rewritten (context.json and summary.json); False when it has no raw files to
+    recompute from (a failed start), then its summary is only upgraded."""
+    summary_path = directory / SUMMARY_FILE
+    recorded = upgrade_summary(read_json(summary_path), run, summary_path)
+    context_path = directory / CONTEXT_FILE
+    if not context_path.is_file() or not (directory / SAMPLES_FILE).is_file():
+        recorded.pop("schema_read", None)
+        write_checked(summary_path, recorded)
+        return False
+    context = analysis.MeasurementContext.from_json(json.loads(context_path.read_text()))
+    if recorded["server"] == CALIBRATION_SERVER:  # schema 2 did not say a context was the calibration's
+        context = dataclasses.replace(context, calibration=True)
+    write_checked(context_path, context.to_json())
+    again = analysis.reanalyze(directory)
+    for key in RECORDED_ONLY:
+        if key in recorded:
+            again[key] = recorded[key]
+    if recorded["status"] != "ok" and recorded.get("phase") not in (analysis.LOADGEN_PHASE,):
+        # the suite's own verdict (a dead server, dead infrastructure) stands above the cross-checks
+        again.update({key: recorded[key] for key in analysis.SUITE_ONLY})
+    again["schema"] = model.SCHEMA
+    again["publishable"], again["unpublishable_reasons"] = analysis.publishable(again)
+    write_checked(summary_path, again)
+    return True
+
+
+def upgrade_results(directory: Path) -> dict[str, int]:
+    """Every file of one results directory in the current schema; counts of what was rewritten."""
+    run_path = directory / RUN_FILE
+    run = upgrade_run(read_json(run_path), run_path)
+    run_data = {k: v for k, v in run.items() if k != "schema_read"}
+    counts = {"measurements": 0, "summaries_only": 0, "documents": 0}
+    for summary_path in sorted(directory.glob("*/*/summary.json")):
+        recomputed = upgrade_measurement(summary_path.parent, run)
+        counts["measurements" if recomputed else "summaries_only"] += 1
+    timeout_s = float(run["config"].get("request_timeout_s") or Timing().request_timeout_s)
+    for path in sorted(directory.glob(f"*/{CAPACITY_FILE}")):
+        document = upgrade_document(model.Capacity, read_json(path), path)
+        write_checked(path, capacity.rejudged(document))
+        counts["documents"] += 1
+    for path in sorted(directory.glob(f"*/{SOAK_FILE}")):
+        document = upgrade_document(model.SoakResult, read_json(path), path)
+        write_checked(path, soak.rejudge(document, path.parent / document["measurement"], timeout_s)[0])
+        counts["documents"] += 1
+    write_checked(run_path, run_data)
+    return counts

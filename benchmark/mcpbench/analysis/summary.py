@@ -1,0 +1,518 @@
+"""From raw samples to the figures of one measurement — inside the measured window only.
+
+Every figure of summary.json (docs/results-format.md, schema 2) is defined here once, with each threshold
+a named constant; the suite, `calibrate` and the fixtures call `summarize`, the report reads its output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mcpbench import scenarios
+from mcpbench.results import upgrades
+from mcpbench.results.model import (CONTEXT_FILE, RESOURCES_FILE, SAMPLES_FILE, SCHEMA, SUMMARY_FILE, Sample, Summary,
+                                    validated)
+from mcpbench.results.read import http_durations
+from mcpbench.analysis.stats import latency_stats
+from mcpbench.workload.tools import TOOL_NAMES
+from mcpbench.results.read import read_samples, resource_samples
+
+# A harness component is called saturated when its mean CPU over the window reaches this share of what
+# it can use (Redis is single-threaded: one core at most).
+SATURATION = 0.85
+LOADGEN = "loadgen"  # the load generator's component (resources.csv, bound:loadgen); "k6" before schema 3
+HARNESS = (LOADGEN, "redis", "api")
+# Foreign CPU (the host's busy time minus every component we run) above this share of one core marks
+# a measurement as taken on a noisy machine.
+FOREIGN_CPU_LIMIT_PCT = 25.0
+OWN = ("server", LOADGEN, "redis", "api")
+# Host stability: the fixed-work probe may move this much (relative) between before and after the load,
+# and a CPU's mean steal may reach this share of the window, before the host counts as unstable.
+HOST_PROBE_MAX_CHANGE = 0.05
+HOST_MAX_STEAL_PCT = 2.0
+# A load at this share of the limit it is judged against measures that limit, not the server (calibrate.py):
+# a closed-model throughput against the closed model's own limit at its VUs (LOAD_MODEL), an open-model
+# offered rate against the harness's open-model capacity (HARNESS_CAPACITY).
+LIMIT_FRACTION = 0.80
+LOAD_MODEL = "load-model"
+HARNESS_CAPACITY = "harness-capacity"
+# A measurement that had no calibrated limit to be judged against (calibration skipped or failed) is flagged
+# so: whether the harness or the load model limited it is not known, so it is never publishable.
+NO_LIMIT_FLAG = "limit-unknown"
+# resources.csv: each reading is stamped when read and covers the sampler's interval before it; a reading
+# belongs to the window when the middle of that interval does.
+SAMPLE_INTERVAL_S = 1.0
+# k6's own counts may differ from the samples by this share (beyond the iterations in flight at the end).
+COUNT_TOLERANCE = 0.01
+# Little's law (closed model): VUs = iterations/s x iteration time; a larger relative gap is flagged.
+LITTLES_LAW_MAX_GAP = 0.10
+# Samples must reach this close to the window's end, or k6 stopped early.
+LAST_SAMPLE_SLACK_S = 1.0
+# The open model: more than this share of the offered calls never started flags the measurement.
+DROPPED_MAX_SHARE = 0.01
+LOADGEN_PHASE = "loadgen"  # an invalid measurement whose load generator's cross-checks failed
+# Flags that make a measurement harness-limited: any flag with this prefix.
+HARNESS_BOUND_PREFIX = "bound:"
+# What each bound flag says limited the throughput, in the words every page uses (never just "the harness").
+LIMITED_BY = {
+    f"{HARNESS_BOUND_PREFIX}{LOAD_MODEL}": "the load model (its VUs and think time)",
+    f"{HARNESS_BOUND_PREFIX}{HARNESS_CAPACITY}": "the harness's open-model capacity",
+    f"{HARNESS_BOUND_PREFIX}{LOADGEN}": "the load generator's CPU",
+    f"{HARNESS_BOUND_PREFIX}redis": "Redis's CPU",
+    f"{HARNESS_BOUND_PREFIX}api": "the API service's CPU",
+    f"{HARNESS_BOUND_PREFIX}harness": "the harness's CPU (its components together)",
+}
+
+
+def is_bound(flag: str) -> bool:
+    """Whether a flag says something other than the server limited the measurement (a `bound:` flag)."""
+    return flag.startswith(HARNESS_BOUND_PREFIX)
+
+
+def limited_by(flags: Iterable[str]) -> list[str]:
+    """The limits a measurement's bound flags name, in words (an unknown bound flag by its own name)."""
+    return [LIMITED_BY.get(flag, flag) for flag in flags if is_bound(flag)]
+SESSION_MODE = "session"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The harness limit a measurement is judged against: its kind (LOAD_MODEL, HARNESS_CAPACITY) and the
+    rate, tool calls/s."""
+
+    kind: str
+    calls_per_s: float
+
+
+@dataclass(frozen=True)
+class MeasurementContext:
+    """What the analysis needs to know about how a measurement was taken, beside its samples."""
+
+    mode: str                      # session | stateless | persistent
+    executor: str                  # the load's kind (scenarios.KINDS): closed | open
+    vus: int
+    rate: float | None             # open model: offered tool calls/s
+    think_time_s: float
+    request_timeout_s: float
+    harness_cores: int
+    limits_applied: bool
+    limit_kind: str | None = None              # the limit it is judged against (None: none was calibrated)
+    limit_calls_per_s: float | None = None
+    calibration: bool = False                  # the harness's own calibration: it is the limit, judged against none
+    k6_exit_code: int | None = None
+    k6_stopped_by_orchestrator: bool = False   # ended by the orchestrator at the window's end: exit 105 expected
+    k6_counts: dict | None = None              # k6-counts.json: {"iterations","http_reqs","dropped_iterations"}
+    k6_run_s: float | None = None              # k6 scenario start -> k6 exit, seconds
+    host_probe: dict | None = None             # {"<cpu>": {"before_s": float, "after_s": float}}
+    probe_server_paused: bool | None = None    # the server was frozen while the probe ran (None: not recorded)
+    server_cpus: tuple[int, ...] = ()
+    harness_cpus: tuple[int, ...] = ()
+    warmup: dict | None = None                 # {"used_s","min_s","cap_s","steady"}
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> MeasurementContext:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        if "ceiling_calls_per_s" in data and "limit_kind" not in data:
+            # Schema 2 recorded one closed-model calibration as "the ceiling" for every load: it is the closed
+            # model's own limit, and no limit at all for an open-model load (issue 18).
+            closed = data.get("executor", "closed") == "closed" and data["ceiling_calls_per_s"] is not None
+            values["limit_kind"] = LOAD_MODEL if closed else None
+            values["limit_calls_per_s"] = data["ceiling_calls_per_s"] if closed else None
+        for name in ("server_cpus", "harness_cpus"):
+            values[name] = tuple(values.get(name) or ())
+        return cls(**values)
+
+
+in_window = scenarios.in_window  # the one window filter (also the report's)
+
+
+def _http_entries(column: pd.Series) -> pd.Series:
+    return column.fillna("").astype(str)
+
+
+def _http_counts(column: pd.Series) -> pd.Series:
+    """HTTP requests per sample: the entries of its ';'-joined http_ms list."""
+    text = _http_entries(column)
+    return (text.str.count(";") + 1).where(text != "", 0)
+
+
+def v2_requests(samples: pd.DataFrame, mode: str) -> int:
+    """Requests the published v2 study's k6 script counted in its `mcp_requests` counter: initialize,
+    tools/call and tools/list — not notifications/initialized, not DELETE.
+
+    session mode: a sample's http_ms lists initialize, the notification, the call, [DELETE]; a failed step
+    ends the list. So initialize was sent when the list has >= 1 entry and the call when it has >= 3.
+    stateless/stateless-2026/persistent: one request per sample, the call. persistent mode opens its session (initialize
+    + notification) once per VU outside any sample; the v2 study counted that initialize, we do not (one
+    request per VU in the whole test). A persistent sample whose session could not be opened holds the
+    failed opening's one request instead of a call, and counts 1 as well (an initialize was sent).
+    """
+    counts = _http_counts(samples["http_ms"])
+    if mode == SESSION_MODE:
+        return int((counts >= 1).sum() + (counts >= 3).sum())
+    return int((counts >= 1).sum())
+
+
+def throughput(window_samples: pd.DataFrame, seconds: float, mode: str) -> dict[str, float | int]:
+    """Throughput over the measured window (`summarize` adds the whole-run v2 figures):
+    tool_calls_per_s = successful tool calls / s (the primary figure; tools/list is no tool call);
+    v2_rps / v2_requests = the v2 study's request count (v2_requests), over the window only;
+    http_rps / http_requests = every HTTP request of every sample (the figure v2_rps used to be);
+    iterations_per_s = tools/list samples / s (closed model: one per iteration)."""
+    calls = window_samples[window_samples["tool"].isin(TOOL_NAMES)]
+    ok_calls = int(calls["ok"].sum())
+    http_requests = int(_http_counts(window_samples["http_ms"]).sum())
+    v2 = v2_requests(window_samples, mode)
+    return {
+        "tool_calls_per_s": ok_calls / seconds,
+        "successful_tool_calls": ok_calls,
+        "tool_calls": int(len(calls)),
+        "v2_rps": v2 / seconds,
+        "v2_requests": v2,
+        "http_requests": http_requests,
+        "http_rps": http_requests / seconds,
+        "iterations_per_s": int((window_samples["tool"] == "tools/list").sum()) / seconds,
+    }
+
+
+def all_calls_latency_ms(calls: pd.DataFrame, request_timeout_s: float) -> np.ndarray:
+    """Every tool call's latency, failures included: a timeout at the request timeout, any other failure at
+    the time it was observed (the call's duration, or the session's when the call was never sent)."""
+    observed = calls["call_ms"].where(calls["call_ms"].notna(), calls["session_ms"])
+    timed_out = calls["error_kind"] == "timeout"
+    return observed.where(~timed_out, request_timeout_s * 1000.0).dropna().to_numpy(dtype=float)
+
+
+def latency(window_samples: pd.DataFrame, request_timeout_s: float) -> dict[str, object]:
+    """One population per figure: tool_call, per_tool, session and http_request are successful samples
+    only; tool_call_all is every tool call; v2_tools_call is every tools/call request sent (the v2 study
+    averaged per-tool percentiles of it, which we never do: samples are pooled)."""
+    calls = window_samples[window_samples["tool"].isin(TOOL_NAMES)]
+    ok_calls = calls[calls["ok"] == 1]
+    ok_samples = window_samples[window_samples["ok"] == 1]
+    return {
+        "tool_call": latency_stats(ok_calls["call_ms"].dropna().to_numpy()),
+        "tool_call_all": latency_stats(all_calls_latency_ms(calls, request_timeout_s)),
+        "per_tool": {tool: latency_stats(ok_calls.loc[ok_calls["tool"] == tool, "call_ms"].dropna().to_numpy())
+                     for tool in TOOL_NAMES},
+        "session": latency_stats(ok_calls["session_ms"].dropna().to_numpy()),
+        "http_request": latency_stats(http_durations(ok_samples).to_numpy(dtype=float)),
+        "v2_tools_call": latency_stats(calls["call_ms"].dropna().to_numpy()),
+    }
+
+
+def errors(window_samples: pd.DataFrame) -> dict[str, object]:
+    """count = failed samples (tools/list included), failed_tool_calls, rate = failed tool calls / tool
+    calls, kinds = failed samples per error_kind."""
+    calls = window_samples[window_samples["tool"].isin(TOOL_NAMES)]
+    failed = window_samples[window_samples["ok"] == 0]
+    failed_calls = int((calls["ok"] == 0).sum())
+    return {
+        "count": int(len(failed)),
+        "failed_tool_calls": failed_calls,
+        "rate": failed_calls / len(calls) if len(calls) else None,
+        "kinds": {str(k): int(v) for k, v in failed["error_kind"].value_counts().items()},
+    }
+
+
+def resource_figures(samples: Iterable[Sample], window: tuple[float, float]) -> dict[str, dict[str, float | None]]:
+    """avg/peak CPU and memory per component over the readings whose interval lies in the window: a reading
+    stamped at t covers (t - SAMPLE_INTERVAL_S, t], so it counts when its middle is in [start, end)."""
+    start, end = window
+    figures: dict[str, dict[str, float | None]] = {}
+    frame = pd.DataFrame([s.__dict__ for s in samples], columns=["t_s", "component", "cpu_pct", "mem_mb"])
+    middle = frame["t_s"] - SAMPLE_INTERVAL_S / 2
+    frame = frame[(middle >= start) & (middle < end)]
+    for component, group in frame.groupby("component"):
+        inside = group
+        figures[str(component)] = {
+            "cpu_avg_pct": float(inside["cpu_pct"].mean()) if len(inside) else None,
+            "cpu_peak_pct": float(inside["cpu_pct"].max()) if len(inside) else None,
+            "mem_avg_mb": float(inside["mem_mb"].mean()) if len(inside) else None,
+            "mem_peak_mb": float(inside["mem_mb"].max()) if len(inside) else None,
+            "samples": int(len(inside)),
+        }
+    return figures
+
+
+def bottleneck_flags(resources: dict[str, dict[str, float | None]], harness_cores: int) -> list[str]:
+    flags = []
+    capacity = 100.0 * max(harness_cores, 1)
+    usable = {LOADGEN: capacity, "api": capacity, "redis": min(capacity, 100.0)}
+    for component in HARNESS:
+        cpu = (resources.get(component) or {}).get("cpu_avg_pct")
+        if cpu is not None and cpu >= SATURATION * usable[component]:
+            flags.append(f"{HARNESS_BOUND_PREFIX}{component}")
+    total = sum((resources.get(c) or {}).get("cpu_avg_pct") or 0.0 for c in HARNESS)
+    if total >= SATURATION * capacity and not flags:
+        flags.append(f"{HARNESS_BOUND_PREFIX}harness")
+    return flags
+
+
+def noisy_host(resources: dict[str, dict[str, float | None]]) -> float | None:
+    """Mean foreign CPU % in the window, or None when the host was not sampled. Only the `host` component
+    and our own processes (OWN) enter: the per-CPU `cpu<N>`/`steal<N>` readings are another view."""
+    host = (resources.get("host") or {}).get("cpu_avg_pct")
+    if host is None:
+        return None
+    own = sum((resources.get(c) or {}).get("cpu_avg_pct") or 0.0 for c in OWN)
+    return max(0.0, host - own)
+
+
+def host_stability(resources: dict[str, dict[str, float | None]], ctx: MeasurementContext) -> dict[str, object]:
+    """Per-CPU busy and steal in the window, the speed probe's change, and whether the host was unstable."""
+    cpus = sorted(set(ctx.server_cpus) | set(ctx.harness_cpus)) or sorted(
+        int(name[5:]) for name in resources if name.startswith("steal") and name[5:].isdigit())
+    steal = {str(c): (resources.get(f"steal{c}") or {}).get("cpu_avg_pct") for c in cpus}
+    busy = {str(c): (resources.get(f"cpu{c}") or {}).get("cpu_avg_pct") for c in cpus}
+    probe: dict[str, dict[str, float | None]] = {}
+    reasons = []
+    for cpu, reading in (ctx.host_probe or {}).items():
+        before, after = reading.get("before_s"), reading.get("after_s")
+        change = after / before - 1 if before and after else None
+        probe[str(cpu)] = {"before_s": before, "after_s": after, "change": change}
+        if change is not None and abs(change) > HOST_PROBE_MAX_CHANGE:
+            reasons.append(f"CPU {cpu}: the speed probe moved {change:+.1%} during the measurement")
+    for cpu, pct in steal.items():
+        if pct is not None and pct > HOST_MAX_STEAL_PCT:
+            reasons.append(f"CPU {cpu}: {pct:.1f} % of the window was stolen by the hypervisor")
+    return {"probe": probe, "probe_server_paused": ctx.probe_server_paused, "steal_pct": steal, "busy_pct": busy,
+            "server_cpus": list(ctx.server_cpus),
+            "harness_cpus": list(ctx.harness_cpus), "unstable": bool(reasons), "reasons": reasons}
+
+
+def littles_law(samples: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext) -> dict[str, float] | None:
+    """The load generator's self-check (L = lambda x W), recorded in checks.littles_law, as the load's
+    kind reads it (scenarios/: the closed model compares it with its VUs; the open model records the mean
+    number of calls in flight). `summarize` flags a gap above LITTLES_LAW_MAX_GAP."""
+    seconds = window[1] - window[0]
+    if samples.empty or seconds <= 0:
+        return None
+    return scenarios.kind(ctx.executor).littles_law(samples, window, ctx.vus, ctx.think_time_s)
+
+
+# HTTP requests a VU may have sent that no sample holds, per mode: a session cut short when k6 stopped
+# (up to its 4 requests), or a call cut short (1); persistent mode also opens its session once per VU
+# (initialize + notification) outside any sample, + the cut-short call.
+UNSAMPLED_HTTP_PER_VU = {"session": 4, "stateless": 1, "persistent": 3, "stateless-2026": 1}
+
+
+def count_allowance(k6_count: int, ctx: MeasurementContext, per_vu: int) -> float:
+    """How far k6's count may be from the samples' before it is a disagreement: COUNT_TOLERANCE of k6's
+    count, or what the VUs still in flight when k6 stopped can explain (per_vu each), whichever is larger.
+    k6 counts only iterations that ran to their end, but counts every HTTP request sent; a sample is only
+    written when its session ends."""
+    return max(COUNT_TOLERANCE * k6_count, scenarios.kind(ctx.executor).max_vus(ctx.vus) * per_vu)
+
+
+def k6_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext,
+              littles: dict[str, float] | None) -> dict[str, object]:
+    """k6 cross-checked against itself: its exit code, its own counts against the samples, samples that
+    end early or leave a second of the window empty. Any problem makes the measurement invalid. (Little's
+    law is recorded here but only flagged: a gap says the load did not run as configured, not that k6's
+    figures are wrong.)"""
+    problems = []
+    if ctx.k6_exit_code not in (None, 0) and not ctx.k6_stopped_by_orchestrator:
+        problems.append(f"the load generator exited with code {ctx.k6_exit_code}")
+    last = float(samples["t_s"].max()) if len(samples) else None
+    if last is None or last < window[1] - LAST_SAMPLE_SLACK_S:
+        problems.append(f"samples stop at {last if last is not None else 0:.1f} s, before the window ends at "
+                        f"{window[1]:.1f} s")
+    seconds = max(0, int(math.floor(window[1] - window[0] + 1e-9)))
+    per_second = np.bincount(np.floor(inside["t_s"].to_numpy(dtype=float) - window[0]).astype(int),
+                             minlength=seconds)[:seconds] if seconds else np.array([])
+    empty = int((per_second == 0).sum())
+    if empty:
+        problems.append(f"{empty} second(s) of the window have no sample at all")
+    sample_iterations = scenarios.kind(ctx.executor).sample_iterations(samples)
+    sample_http = int(_http_counts(samples["http_ms"]).sum()) if len(samples) else 0
+    counts = ctx.k6_counts or {}
+    k6_iterations, k6_http = counts.get("iterations"), counts.get("http_reqs")
+    gaps = []
+    # What the VUs in flight when k6 stopped sent or finished without a sample is no disagreement:
+    # count_allowance.
+    for what, theirs, ours in (("iterations", k6_iterations, sample_iterations), ("HTTP requests", k6_http, sample_http)):
+        if theirs is None:
+            continue
+        gaps.append(abs(theirs - ours) / max(theirs, 1))
+        per_vu = UNSAMPLED_HTTP_PER_VU.get(ctx.mode, 4) if what == "HTTP requests" else 1
+        if abs(theirs - ours) > count_allowance(theirs, ctx, per_vu):
+            problems.append(f"the load generator counted {theirs} {what}, the samples {ours}")
+    return {
+        "k6_exit_code": ctx.k6_exit_code, "k6_stopped_early_by_orchestrator": ctx.k6_stopped_by_orchestrator,
+        "k6_iterations": k6_iterations, "k6_http_reqs": k6_http, "sample_iterations": sample_iterations,
+        "sample_http_reqs": sample_http, "count_gap": max(gaps) if gaps else None, "last_sample_s": last,
+        "empty_seconds": empty, "littles_law": littles, "problems": problems,
+    }
+
+
+def efficiency(throughput_figures: dict, resources: dict[str, dict[str, float | None]]) -> dict[str, float | None]:
+    """Server CPU milliseconds per successful tool call, and its peak memory: figures the harness cannot
+    cap, so they rank servers even when the load generator limits throughput."""
+    server = resources.get("server") or {}
+    cpu, rate = server.get("cpu_avg_pct"), throughput_figures.get("tool_calls_per_s")
+    return {"cpu_ms_per_call": cpu / 100.0 * 1000.0 / rate if cpu is not None and rate else None,
+            "mem_peak_mb": server.get("mem_peak_mb")}
+
+
+def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_samples: list[Sample],
+              ctx: MeasurementContext) -> dict[str, object]:
+    seconds = window[1] - window[0]
+    inside = in_window(samples, window)
+    thr = throughput(inside, seconds, ctx.mode)
+    whole_run = v2_requests(samples, ctx.mode)
+    thr["v2_requests_whole_run"] = whole_run
+    thr["k6_run_s"] = ctx.k6_run_s
+    thr["v2_rps_whole_run"] = whole_run / ctx.k6_run_s if ctx.k6_run_s else None
+    resources = resource_figures(resource_samples, window)
+    figures: dict[str, object] = {
+        "window": {"start_s": window[0], "end_s": window[1], "seconds": seconds},
+        "warmup": ctx.warmup,
+        "throughput": thr,
+        "latency_ms": latency(inside, ctx.request_timeout_s),
+        "errors": errors(inside),
+        "resources": resources,
+        "efficiency": efficiency(thr, resources),
+    }
+    flags = bottleneck_flags(resources, ctx.harness_cores)
+    foreign = noisy_host(resources)
+    figures["foreign_cpu_pct"] = foreign
+    if foreign is not None and foreign >= FOREIGN_CPU_LIMIT_PCT:
+        flags.append("noisy-host")
+    host = host_stability(resources, ctx)
+    figures["host"] = host
+    if host["unstable"]:
+        flags.append("unstable-host")
+    limit = limit_figures(thr["tool_calls_per_s"], ctx)
+    figures["limit"] = limit
+    if limit["kind"] is None:
+        if not ctx.calibration:
+            flags.append(NO_LIMIT_FLAG)
+    elif limit["fraction"] >= LIMIT_FRACTION:  # type: ignore[operator]
+        flags.append(f"{HARNESS_BOUND_PREFIX}{limit['kind']}")
+    if figures["errors"]["count"]:  # type: ignore[index]
+        flags.append("errors")
+    if not ctx.limits_applied:
+        flags.append("cgroup-not-applied")
+    if ctx.rate:
+        # The open model's shortfall: calls the arrival rate asked for in the window but never finished.
+        started = int(inside["tool"].isin(TOOL_NAMES).sum())
+        dropped = max(0, round(ctx.rate * seconds) - started)
+        thr["dropped_iterations"] = dropped
+        if dropped > DROPPED_MAX_SHARE * ctx.rate * seconds:
+            flags.append("dropped-iterations")
+    else:
+        thr["dropped_iterations"] = 0
+    littles = littles_law(samples, window, ctx)
+    if littles and littles.get("gap", 0.0) > LITTLES_LAW_MAX_GAP:
+        flags.append("littles-law")
+    if ctx.warmup and ctx.warmup.get("steady") is False:
+        flags.append("not-steady")
+    checks = k6_checks(samples, inside, window, ctx, littles)
+    figures["checks"] = checks
+    figures["flags"] = flags
+    if checks["problems"]:
+        figures.update(status="invalid", phase=LOADGEN_PHASE, reason="; ".join(checks["problems"]))  # type: ignore[arg-type]
+    else:
+        figures.update(status="ok", phase=None, reason=None)
+    figures["publishable"], figures["unpublishable_reasons"] = publishable(figures)
+    return figures
+
+
+def limit_figures(calls_per_s: float, ctx: MeasurementContext) -> dict[str, object]:
+    """The limit the load is judged against and the share of it the load reached: a closed model's
+    throughput (its own limit is what VUs and think time allow), an open model's offered rate (the harness
+    was asked for that share of what it can sustain, whatever the server achieved)."""
+    limit = ctx.limit_calls_per_s if ctx.limit_kind else None
+    if not limit:
+        return {"kind": None, "tool_calls_per_s": None, "fraction": None}
+    reached = ctx.rate or calls_per_s  # only the open model has an offered rate
+    return {"kind": ctx.limit_kind, "tool_calls_per_s": limit, "fraction": reached / limit}
+
+
+def harness_bound(flags: Iterable[str]) -> bool:
+    return any(flag.startswith(HARNESS_BOUND_PREFIX) for flag in flags)
+
+
+def publishable(summary: dict) -> tuple[bool, list[str]]:
+    """A measurement is publishable only when it is ok, every self-check passed and no flag is set."""
+    reasons = []
+    if summary.get("status") != "ok":
+        reasons.append(f"status {summary.get('status')}" + (f" ({summary.get('phase')})" if summary.get("phase") else ""))
+    reasons += [f"check: {p}" for p in (summary.get("checks") or {}).get("problems") or []]
+    reasons += [f"flag: {f}" for f in summary.get("flags") or []]
+    return not reasons, reasons
+
+
+
+
+
+def upgrade_summary(summary: dict, run: dict, where: Path) -> dict:
+    """summary.json of any readable schema as the current SCHEMA, validated (the original in `schema_read`):
+    the results' structural upgrade, then the figures an older schema lacks or judged otherwise computed by
+    this module's definitions (the efficiency before schema 2; publishable, when assessed, before 3)."""
+    upgraded, original = upgrades.summary_fields(summary, run, where)
+    if upgraded.get("efficiency") is None:
+        upgraded["efficiency"] = efficiency(upgraded["throughput"], upgraded.get("resources") or {})
+    if original < SCHEMA and upgraded.get("publishable") is not None:
+        upgraded["publishable"], upgraded["unpublishable_reasons"] = publishable(upgraded)
+    return dict(validated(Summary, upgraded, where), schema_read=original)
+
+
+def reanalyze(measurement_dir: Path) -> dict[str, object]:
+    """The analysis of a recorded measurement, again, from its files alone (samples.csv.gz, resources.csv,
+    context.json and the window of summary.json): what the suite computed when it ran, minus what only the
+    suite knew (a server or the infra dying overrides the status). Stats are computed from the raw samples
+    on load, as pyperf does, so a recorded result can always be checked against today's definitions."""
+
+    summary = json.loads((measurement_dir / SUMMARY_FILE).read_text())
+    context = MeasurementContext.from_json(json.loads((measurement_dir / CONTEXT_FILE).read_text()))
+    window = (summary["window"]["start_s"], summary["window"]["end_s"])
+    return summarize(read_samples(measurement_dir / SAMPLES_FILE), window,
+                     resource_samples(measurement_dir / RESOURCES_FILE), context)
+
+
+# resources.csv keeps 2 decimals of CPU % and MiB, so figures derived from it may move by this much on
+# re-analysis; every other figure must come back identical.
+REANALYSIS_TOLERANCE = {"rel": 1e-3, "abs": 0.01}
+# What only the suite knew when it wrote summary.json (who stopped the test), not the samples.
+SUITE_ONLY = ("status", "phase", "reason")
+
+
+def reanalysis_differences(measurement_dir: Path) -> list[str]:
+    """Where summary.json and a re-analysis of its raw files disagree ("throughput.tool_calls_per_s:
+    12.5 != 12.4"); empty when the recorded figures are exactly what today's analysis computes."""
+    recorded = json.loads((measurement_dir / SUMMARY_FILE).read_text())
+    again = reanalyze(measurement_dir)
+    differences: list[str] = []
+
+    def walk(path: str, a: object, b: object) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in sorted(set(a) | set(b)):
+                walk(f"{path}.{key}" if path else str(key), a.get(key), b.get(key))
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b)):
+                walk(f"{path}[{i}]", x, y)
+        elif isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+            if not math.isclose(a, b, rel_tol=REANALYSIS_TOLERANCE["rel"], abs_tol=REANALYSIS_TOLERANCE["abs"]):
+                differences.append(f"{path}: {a} != {b}")
+        elif a != b:
+            differences.append(f"{path}: {a!r} != {b!r}")
+
+    # a status the suite overrode also changed the verdict it derived from it
+    skip = SUITE_ONLY + (("publishable", "unpublishable_reasons") if recorded.get("status") != again["status"] else ())
+    for key in sorted(set(again)):
+        if key not in skip:
+            walk(key, recorded.get(key), again[key])
+    return differences

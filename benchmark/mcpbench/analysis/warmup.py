@@ -1,0 +1,127 @@
+"""Warm-up that ends when the server is warm, decided while the load generator runs.
+
+One load-generator run holds full load for up to the longest warm-up plus the window; this module reads its
+raw sample log as it grows and places the measured window where the server has become steady. One run
+rather than a separate warm-up run, because stopping and restarting the load would drop every connection
+and the load for a second or two just before the window, which is exactly when the server must be warm.
+
+Steady: over the last STEADY_SPAN_S seconds against the STEADY_SPAN_S seconds before (both after the
+ramp-up, and at least the minimum warm-up passed), the mean successful tool calls/s is within
+STEADY_TOLERANCE and the median latency of those calls within STEADY_LATENCY_TOLERANCE. Throughput alone
+is not enough: in the open model it is steady by construction, and in the closed model with 50 ms of think
+time a 30 % drop in latency moves calls/s by about 4 %. At the cap the window starts anyway and the
+measurement says `steady: false`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mcpbench.scenarios.timing import Timing
+from mcpbench.workload.tools import TOOL_NAMES
+
+STEADY_SPAN_S = 10
+STEADY_TOLERANCE = 0.03
+STEADY_LATENCY_TOLERANCE = 0.10  # medians of thousands of calls; a cold server's are 30 % and more apart
+# A sample is logged when its session ends; sessions still open at second t may land in second t later.
+# A second counts as complete once samples STEADY_LAG_S past it have been seen.
+STEADY_LAG_S = 2
+
+
+@dataclass(frozen=True)
+class WarmupDecision:
+    used_s: float          # warm-up after the ramp-up
+    steady: bool | None    # None: a fixed warm-up, not assessed
+
+    def record(self, timing: Timing) -> dict[str, object]:
+        return {"used_s": round(self.used_s, 3), "min_s": timing.warmup_s,
+                "cap_s": timing.warmup_cap_s if timing.adaptive else timing.warmup_s, "steady": self.steady}
+
+
+def _median(latency_ms: list[list[float]], start: int, end: int) -> float | None:
+    values = [v for second in latency_ms[start:end] for v in second]
+    return float(np.median(values)) if values else None
+
+
+def latency_steady(latency_ms: list[list[float]] | None, earlier_start: int, end: int) -> bool:
+    """The median latency of [end - span, end) within STEADY_LATENCY_TOLERANCE of the span before
+    (True when no latencies are given: throughput alone, as callers without them asked)."""
+    if latency_ms is None:
+        return True
+    before = _median(latency_ms, earlier_start, end - STEADY_SPAN_S)
+    last = _median(latency_ms, end - STEADY_SPAN_S, end)
+    return before is not None and last is not None and before > 0 and \
+        abs(last - before) <= STEADY_LATENCY_TOLERANCE * before
+
+
+def steady_start(per_second: list[int], timing: Timing, complete_s: int,
+                 latency_ms: list[list[float]] | None = None) -> WarmupDecision | None:
+    """Where the window starts, given successful tool calls per second since the scenario start, their
+    latencies per second, and the number of seconds known complete; None while it is not decided yet."""
+    assert timing.warmup_cap_s is not None
+    first = math.ceil(timing.ramp_up_s + timing.warmup_s)
+    cap = timing.ramp_up_s + timing.warmup_cap_s
+    for end in range(first, min(complete_s, math.floor(cap)) + 1):
+        earlier_start = end - 2 * STEADY_SPAN_S
+        if earlier_start < timing.ramp_up_s:
+            continue
+        before = sum(per_second[earlier_start:end - STEADY_SPAN_S]) / STEADY_SPAN_S
+        last = sum(per_second[end - STEADY_SPAN_S:end]) / STEADY_SPAN_S
+        # the cheap throughput test first: the latency medians only where it holds
+        if before > 0 and abs(last - before) <= STEADY_TOLERANCE * before \
+                and latency_steady(latency_ms, earlier_start, end):
+            return WarmupDecision(end - timing.ramp_up_s, True)
+    if complete_s >= cap:
+        return WarmupDecision(timing.warmup_cap_s, False)
+    return None
+
+
+@dataclass
+class LiveSamples:
+    """Tails the load generator's raw sample log while it is written: successful tool calls per second so
+    far, and their latencies (call_ms) per second."""
+
+    path: Path
+    per_second: list[int] = field(default_factory=list)
+    latency_ms: list[list[float]] = field(default_factory=list)
+    latest_s: float = 0.0
+    _offset: int = 0
+    _partial: str = ""
+
+    def poll(self) -> None:
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as handle:
+                handle.seek(self._offset)
+                chunk = handle.read()
+                self._offset = handle.tell()
+        except OSError:
+            return
+        lines = (self._partial + chunk).split("\n")
+        self._partial = lines.pop()  # an incomplete last line waits for the next poll
+        for line in lines:
+            if not line.startswith("S,"):
+                continue
+            parts = line.split(",", 7)  # S,t_s,vu,tool,ok,error_kind,call_ms,…
+            try:
+                t = float(parts[1])
+            except (IndexError, ValueError):
+                continue
+            self.latest_s = max(self.latest_s, t)
+            if parts[4] == "1" and parts[3] in TOOL_NAMES:
+                second = int(t)
+                if second >= len(self.per_second):
+                    self.per_second.extend([0] * (second + 1 - len(self.per_second)))
+                    self.latency_ms.extend([] for _ in range(second + 1 - len(self.latency_ms)))
+                self.per_second[second] += 1
+                try:
+                    self.latency_ms[second].append(float(parts[6]))
+                except (IndexError, ValueError):
+                    pass
+
+    @property
+    def complete_s(self) -> int:
+        return max(0, int(self.latest_s) - STEADY_LAG_S)

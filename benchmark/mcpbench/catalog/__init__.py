@@ -1,0 +1,1 @@
+"""The servers: manifests discovered under servers/, selection by name, and builds."""

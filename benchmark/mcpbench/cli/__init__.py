@@ -1,0 +1,1 @@
+"""The `mcpbench` command line. Experiments' commands are built from the experiments registry."""

@@ -1,0 +1,3 @@
+from mcpbench.cli.app import main
+
+main()

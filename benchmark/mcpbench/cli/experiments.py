@@ -1,0 +1,75 @@
+"""A command for every registered experiment, built from its declared options (experiments/options.py): the
+command's parameters are the experiment's Options, its body the same for all — select the servers, configure
+the experiment (one line on a bad value), run it on the driver, let it conclude, exit as the run ended."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from mcpbench import experiments
+from mcpbench.cli.options import annotation, console, fail, one_line, selected_servers, terminate_on_sigterm
+from mcpbench.experiments.base import Experiment
+from mcpbench.experiments.driver import Driver, RunFailed
+from mcpbench.experiments.options import Option
+
+
+def _parameter(option: Option) -> inspect.Parameter:
+    return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default,
+                             annotation=annotation(option))
+
+
+def run_experiment(cls: type[Experiment], values: dict[str, Any]) -> None:
+    """Select, configure, drive, conclude; the exit code says how it ended (130 interrupted, 1 a server failed
+    or the run could not go on, 2 a bad value)."""
+    terminate_on_sigterm()
+    # With --json, progress goes to stderr and stdout holds only the document.
+    out = Console(stderr=True) if getattr(cls, "json_option", None) and values.get(cls.json_option) else console
+    specs = selected_servers(values["servers_dir"], values["servers"]) if cls.measures_servers else []
+    try:
+        experiment = cls(values, specs, out)
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    driver = Driver(experiment, values["results_dir"], out)
+    try:
+        record = driver.run()
+    except RunFailed as exc:
+        experiment.conclude(driver)
+        raise fail(str(exc), 1) from exc
+    except Exception as exc:  # noqa: BLE001 - before the run could record anything: one line, no traceback
+        raise fail(one_line(exc), 1) from exc
+    experiment.conclude(driver)
+    statuses = {name: s["status"] for name, s in record.data["servers"].items()}
+    if statuses:
+        out.print(f"Run {record.data['run_id']} {record.data['status']}: "
+                  + ", ".join(f"{n} {s}" for n, s in statuses.items()))
+    for name, server in record.data["servers"].items():
+        if server["status"] == "unavailable":
+            out.print(f"[yellow]{name} is unavailable on this machine:[/] {server['reason']}")
+    out.print(f"Results in {record.directory}")
+    if record.data["status"] != "complete":
+        raise typer.Exit(130)
+    if any(server["status"] not in ("ok", "unavailable") for server in record.data["servers"].values()):
+        raise typer.Exit(1)
+
+
+def command_for(cls: type[Experiment]):
+    """The Typer command function of an experiment: its signature is the experiment's options."""
+    def command(**values: Any) -> None:
+        run_experiment(cls, values)
+
+    parameters = [_parameter(option) for option in cls.options]
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    command.__doc__ = cls.help
+    command.__name__ = cls.name
+    return command
+
+
+def register(app: typer.Typer) -> None:
+    for name in experiments.names():
+        cls = experiments.experiment_class(name)
+        app.command(name, help=cls.help)(command_for(cls))

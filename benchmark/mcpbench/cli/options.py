@@ -1,0 +1,86 @@
+"""What every `mcpbench` command module shares: the console, the parameters built from the experiments'
+declared options (one declaration for a command and an experiment alike), error exits, server selection."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import signal
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+
+from mcpbench.catalog.manifest import ServerSpec, discover
+from mcpbench.catalog.selection import SelectionError, select
+from mcpbench.experiments.options import PLACEMENT, RESULTS, SELECTION, Option
+from mcpbench.host import processes
+
+console = Console()
+
+
+def annotation(option: Option) -> Any:
+    """The Typer parameter type of a declared option: `Annotated[type, typer.Option(...)]` (or Argument)."""
+    def check(value: Any) -> Any:
+        try:
+            return option.check(value) if option.check else value
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+
+    extra: dict[str, Any] = {"help": option.help, "callback": check if option.check else None}
+    if option.argument:
+        return Annotated[option.type, typer.Argument(**extra)]
+    if option.minimum is not None:
+        extra["min"] = option.minimum
+    return Annotated[option.type, typer.Option(*(option.flags or (f"--{option.name.replace('_', '-')}",)), **extra)]
+
+
+def _named(group: tuple[Option, ...]) -> dict[str, Any]:
+    return {option.name: annotation(option) for option in group}
+
+
+_SHARED = _named(SELECTION + PLACEMENT + RESULTS)
+ServersArg = _SHARED["servers"]
+ServersDirOpt = _SHARED["servers_dir"]
+RuntimeOpt = _SHARED["runtime"]
+CpusOpt = _SHARED["cpus"]
+MemoryOpt = _SHARED["memory_mb"]
+ResultsParentOpt = _SHARED["results_dir"]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable: one JSON document on stdout.")]
+
+
+def print_json(document: object) -> None:
+    """A command's --json output: plain stdout (no Rich wrapping or markup), one document."""
+    print(json.dumps(document, indent=2, default=str))
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print an error line and return the Exit to raise (callers write `raise fail(...)`)."""
+    console.print(f"[bold red]error:[/] {message}")
+    return typer.Exit(code)
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def terminate_on_sigterm() -> None:
+    """SIGTERM (CI timeouts, `kill`) takes the same path as Ctrl-C: record, then stop everything."""
+    def handler(signum, frame):  # noqa: ARG001
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+    atexit.register(processes.stop_all)
+
+
+def selected_servers(servers_dir: Path, names: Optional[list[str]]) -> list[ServerSpec]:
+    """The named servers (or all), after saying which manifests are broken; exits on an unknown name."""
+    discovery = discover(servers_dir)
+    for error in discovery.errors:
+        console.print(f"[bold red]broken manifest[/] {error}")
+    try:
+        return select(discovery, names)
+    except SelectionError as exc:
+        raise fail(str(exc)) from exc

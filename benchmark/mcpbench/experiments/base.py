@@ -1,0 +1,84 @@
+"""What an experiment is (docs/architecture.md): the fourth seam, beside runtimes, load generators and kinds of
+load. An experiment declares its options (experiments/options.py groups plus its own), turns their values into
+its configuration record, says what it measures per server and round, and judges what it measured. The one
+driver (driver.py) owns everything else: the results directory and run.json, builds, the infrastructure,
+the load generators, calibration, rounds and their order, starting, verifying and stopping servers, and
+recording every measurement. A new experiment is a module and a line in the registry (experiments/__init__.py).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from rich.console import Console
+
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.experiments.config import RunConfig
+from mcpbench.experiments.options import Option
+from mcpbench.scenarios.timing import (CALIBRATION_FULL, CALIBRATION_QUICK, FULL_TIMING, LADDER_STEP_FULL,
+                                       LADDER_STEP_QUICK, Timing)
+
+# The driver (driver.py) runs experiments and imports this module; the hooks below name its Driver and
+# ServerRound in annotations only (never imported here: an experiment sees the driver only through them).
+
+
+class Experiment(ABC):
+    """One kind of experiment. Subclasses set the class attributes and implement configure and measure_server
+    (or, for one that measures no server, measure_harness)."""
+
+    name: ClassVar[str]                 # the command: `mcpbench <name>`
+    help: ClassVar[str]                 # its --help
+    options: ClassVar[tuple[Option, ...]]
+    measures_servers: ClassVar[bool] = True
+    directory_suffix: ClassVar[str] = ""  # the results directory is <run id><suffix>
+
+    def __init__(self, values: dict[str, Any], specs: list[ServerSpec], console: Console | None = None):
+        """`values` by option name (defaults filled by the caller); ValueError (one sentence) on a bad one."""
+        self.values = values
+        self.specs = specs
+        self.console = console or Console()
+        self.config = self.configure(values, specs)
+
+    # -- what it is --------------------------------------------------------------------------------------------
+    @abstractmethod
+    def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
+        """The run configuration (validated: ValueError on a bad value); keep what else it needs on self."""
+
+    def record(self) -> dict[str, Any]:
+        """What run.json's config says besides the run configuration (e.g. the capacity plan)."""
+        return {}
+
+    # -- what the driver asks (a subclass may answer with a plain class attribute) -----------------------------
+    @property
+    def closed_model_used(self) -> bool:
+        """Whether it measures closed-model loads over HTTP (calibrated: the closed model's own limit)."""
+        return False
+
+    @property
+    def open_model_used(self) -> bool:
+        """Whether it measures open-model loads (calibrated: the harness's open-model capacity)."""
+        return False
+
+    def calibration_timing(self) -> tuple[Timing, Timing]:
+        """The closed-model calibration's timing and one open-model ladder step's: short ones for a quick run."""
+        quick = self.config.timing.duration_s < FULL_TIMING.duration_s
+        return (CALIBRATION_QUICK, LADDER_STEP_QUICK) if quick else (CALIBRATION_FULL, LADDER_STEP_FULL)
+
+    def measure_server(self, server: ServerRound) -> None:
+        """One server's measurements in one round (server.started, server.measure); ServerFailed ends its part."""
+        raise NotImplementedError(f"{self.name} measures no server")
+
+    def measure_harness(self, driver: Driver) -> None:
+        """An experiment that measures no server: what it measures once the infrastructure is up."""
+
+    @contextmanager
+    def interrupts(self) -> Iterator[None]:
+        """Around a server's measurements: how Ctrl-C is handled (by default it interrupts at once)."""
+        yield
+
+    # -- its verdicts ------------------------------------------------------------------------------------------
+    def conclude(self, driver: Driver) -> None:
+        """After the run (complete, interrupted or failed): what the console says of it."""

@@ -1,0 +1,65 @@
+"""`mcpbench calibrate`: the harness's own limits and nothing else — the driver's calibration (the closed
+model's own limit at the VUs, the harness's open-model capacity) against the API service's canned endpoint,
+with no server (measure/calibration.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from rich.table import Table
+
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.experiments.base import Experiment
+from mcpbench.experiments.config import RunConfig
+from mcpbench.experiments.options import LOAD, LOAD_SOURCE, QUICK, RESULTS, Option, csv, duration
+from mcpbench.host.profile import resource_profile
+from mcpbench.runtime import DEFAULT as DEFAULT_RUNTIME
+from mcpbench.scenarios import MODE_TRANSPORT
+from mcpbench.scenarios.timing import CALIBRATE_FULL, CALIBRATE_QUICK, LADDER_STEP_FULL, LADDER_STEP_QUICK, Timing
+
+
+class CalibrateExperiment(Experiment):
+    name = "calibrate"
+    help = "Measure the harness's own limits: the load generator + infra against a trivial MCP endpoint with no I/O."
+    options = (*LOAD_SOURCE, *RESULTS, *QUICK,
+               LOAD[0].but(default="session,stateless"),
+               LOAD[1].but(help="VUs of the closed model's limit (the open-model ladder pre-allocates them)."),
+               Option("duration", str, "60", "Measured time of the closed-model test: seconds or 1m."))
+    measures_servers = False
+    directory_suffix = "-calibrate"
+    closed_model_used = True  # what it is for: both limits
+    open_model_used = True
+
+    def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
+        modes = csv(values["mode"], str, "--mode")
+        if any(MODE_TRANSPORT.get(m) != "http" for m in modes):
+            raise ValueError("--mode: the harness is calibrated over HTTP; choose HTTP modes")
+        self.timing = (CALIBRATE_QUICK if values.get("quick") else
+                       replace(CALIBRATE_FULL, duration_s=duration(values.get("duration", "60"))))
+        self.ladder = LADDER_STEP_QUICK if values.get("quick") else LADDER_STEP_FULL
+        return RunConfig(runtime=DEFAULT_RUNTIME, servers=(), modes=modes, vus=csv(values["vus"], int, "--vus"),
+                         runs=1, timing=self.timing, profile=resource_profile(2.0, 2048), build=True, calibrate=True,
+                         load_generator=values["load_generator"], load_instances=values["load_instances"])
+
+    def calibration_timing(self) -> tuple[Timing, Timing]:
+        return self.timing, self.ladder
+
+    def conclude(self, driver) -> None:
+        if driver.record is None:
+            return
+        data = driver.record.data
+        table = Table(title="the harness's limits (tool calls/s)")
+        for column in ("mode", "closed-model limit", "VUs", "open-model capacity", "stopped by"):
+            table.add_column(column)
+        for mode in self.config.modes:
+            limit = (data.get("calibration") or {}).get(mode) or {}
+            capacity = (data.get("harness_capacity") or {}).get(mode) or {}
+            table.add_row(mode, _rate(limit), str(limit.get("vus", "—")), _rate(capacity),
+                          str(capacity.get("stopped_by") or capacity.get("reason") or "—"))
+        self.console.print(table)
+
+
+def _rate(part: dict) -> str:
+    value = part.get("tool_calls_per_s")
+    return f"{value:.0f}" if part.get("status") == "ok" and value else f"— ({part.get('status', 'not measured')})"

@@ -1,0 +1,82 @@
+"""Typed run configuration, validated once at the edge (the CLI) and recorded verbatim in run.json."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from mcpbench import runtime as runtimes
+from mcpbench.host.profile import ResourceProfile, resource_profile
+from mcpbench.scenarios import KINDS, MODE_TRANSPORT, MODES, ClosedLoad, Load, Mode, OpenLoad
+from mcpbench.scenarios.timing import Timing
+
+FULL_ROUNDS = 3  # the full profile ranks from 3 interleaved rounds by default
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    runtime: str             # a name in runtime.RUNTIMES
+    servers: tuple[str, ...]
+    modes: tuple[Mode, ...] = ("session",)
+    vus: tuple[int, ...] = (50,)
+    runs: int = 1            # rounds: each measures every server once, in a new order
+    shuffle: bool = True
+    timing: Timing = field(default_factory=Timing)
+    profile: ResourceProfile = field(default_factory=resource_profile)
+    rate_fractions: tuple[float, ...] = ()  # open model at these fractions of round 1's closed maximum
+    build: bool = True
+    calibrate: bool = True   # measure the harness's limits before the first round and after every infrastructure restart
+    load_generator: str = "driver"  # a name in loadgen.GENERATORS (stdio modes use one that speaks stdio)
+    load_instances: int = 1  # >1: each HTTP test split across that many generator processes (segments)
+    kind: str = ClosedLoad.kind  # the kind of load measured at each level (scenarios.KINDS; --load)
+    rates: tuple[float, ...] = ()  # the open model's offered rates, tool calls/s (--load open --rate)
+
+    def __post_init__(self) -> None:
+        runtimes.check(self.runtime)
+        if self.load_instances < 1:
+            raise ValueError("--load-instances must be at least 1")
+        if self.runs < 1:
+            raise ValueError("--runs must be at least 1")
+        if not self.vus or any(v < 1 for v in self.vus):
+            raise ValueError("--vus takes positive integers, e.g. 50 or 1,10,50")
+        if any(not 0 < f <= 2 for f in self.rate_fractions):
+            raise ValueError("--open fractions must be in (0, 2], e.g. 0.5,0.8")
+        if self.kind not in KINDS:
+            raise ValueError(f"--load {self.kind!r}: choose from {', '.join(KINDS)}")
+        if any(r <= 0 for r in self.rates):
+            raise ValueError("--rate takes positive tool calls/s, e.g. 200,400")
+        unknown = set(self.modes) - set(MODES)
+        if unknown:
+            raise ValueError(f"unknown mode(s) {sorted(unknown)}; choose from {', '.join(MODES)}")
+
+    @property
+    def stdio_modes(self) -> tuple[Mode, ...]:
+        return tuple(m for m in self.modes if MODE_TRANSPORT[m] == "stdio")
+
+    @property
+    def levels(self) -> tuple[float, ...]:
+        """The levels of the chosen kind: the value of its option (--vus, --rate)."""
+        return {"vus": tuple(map(float, self.vus)), "rate": self.rates}[KINDS[self.kind].level_option]
+
+    def loads(self) -> list[Load]:
+        """The fixed loads: the chosen kind at each of its levels, in each mode."""
+        kind = KINDS[self.kind]
+        return [kind.at(mode, max(self.vus), level) for mode in self.modes for level in self.levels]
+
+    @property
+    def executor(self) -> str:
+        """What run.json says the loads were: open when any is open-model."""
+        return OpenLoad.kind if self.rate_fractions or self.kind == OpenLoad.kind else self.kind
+
+    def record(self) -> dict[str, object]:
+        """What run.json says about the configuration."""
+        profile = asdict(self.profile)
+        profile["cpuset"] = self.profile.cpuset
+        return {
+            "runtime": self.runtime, "servers": list(self.servers), "modes": list(self.modes),
+            "vus": list(self.vus), "runs": self.runs, "shuffle": self.shuffle,
+            "executor": self.executor,
+            "rate_fractions": list(self.rate_fractions) or None, "rates": list(self.rates) or None, "calibrate": self.calibrate,
+            **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
+            # the generator each transport used is added by the suite once it chose them (by_transport)
+            "load_generator": {"name": self.load_generator, "instances": self.load_instances},
+        }

@@ -1,0 +1,486 @@
+"""The one experiment driver: the results directory and run.json, builds, the infrastructure, the load
+generators, calibration, rounds in a new order each, and for each server and round reset → start → verify →
+the experiment's measurements → stop, every measurement recorded the same way. Experiments (base.py) say
+what to measure; nothing here knows which experiment runs."""
+
+from __future__ import annotations
+
+import os
+import random
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from mcpbench import loadgen
+from mcpbench import runtime as runtimes
+from mcpbench.analysis import summary as analysis
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.experiments.base import Experiment
+from mcpbench.host import cgroups
+from mcpbench.host.fingerprint import fingerprint, limits_record
+from mcpbench.measure import calibration as calibrate
+from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
+from mcpbench.measure.measurement import Harness, MeasurementFailed, measure
+from mcpbench.results.model import (BUILD_FILE, BUILD_LOG, COUNTS_FILE, ERROR_LOG, IMAGE_FILE, SCHEMA, SERVER_FILE,
+                                    SERVER_LOG, SUMMARY_FILE, VERIFY_FILE)
+from mcpbench.results.write import RunRecord, new_run_id, write_checked, write_json
+from mcpbench.runtime.base import RunningServer
+from mcpbench.scenarios import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
+from mcpbench.scenarios.timing import Timing
+from mcpbench.workload.tools import TOOL_NAMES
+from mcpbench.workload.verify import Check, Verdict, verify
+
+
+# A calibration the infrastructure broke is measured again on a new Redis/API pair, this many tries in all.
+CALIBRATION_TRIES = 2
+
+
+class RunFailed(RuntimeError):
+    """The run could not go on (the infrastructure would not start, a bug): run.json says `failed`."""
+
+
+@dataclass(frozen=True)
+class Started:
+    """A started server and what its measurements record about the start."""
+
+    server: RunningServer
+    out_dir: Path
+    facts: dict[str, Any]  # startup_s, idle_mem_mb, idle_rss_mb, seed_s
+
+
+@dataclass
+class ServerState:
+    """What the driver knows of a server across rounds."""
+
+    spec: ServerSpec
+    verified: bool = False
+    failed: bool = False
+    unsupported: dict[str, str] = field(default_factory=dict)  # mode -> why it is not measured in it
+    best_rate: dict[str, float] = field(default_factory=dict)  # mode -> round 1's max tool calls/s (closed)
+    invalid: list[tuple[str, str]] = field(default_factory=list)  # (phase, why) of measurements not to trust
+
+
+class Driver:
+    def __init__(self, experiment: Experiment, results_root: Path, console: Console | None = None,
+                 run_id: str | None = None):
+        self.experiment = experiment
+        self.config = experiment.config
+        self.specs = experiment.specs
+        self.console = console or experiment.console
+        self.run_id = run_id or new_run_id(self.config.runtime) + experiment.directory_suffix
+        self.directory = results_root / self.run_id
+        self.record: RunRecord | None = None
+        self.bench: Bench | None = None
+        self.harnesses: dict[str, Harness] = {}   # by transport: the generator that speaks it
+        self.harness: Harness | None = None        # the HTTP one (calibration, open-model loads)
+        self.states: dict[str, ServerState] = {}
+        self._calibrated_at: int | None = None     # Bench.infra_starts when the limits were last measured
+
+    # -- the whole suite -------------------------------------------------------------------------------
+    def run(self) -> RunRecord:
+        self.directory.mkdir(parents=True, exist_ok=False)
+        if self.config.profile.note:
+            self.console.print(f"[yellow]Resource profile: {self.config.profile.note}[/]")
+        # Whether limits apply is the runtime's to say, once it has started (below).
+        unknown = cgroups.Support(None, False, "not known: the runtime did not start")
+        self.record = RunRecord(self.directory, self.run_id, self._config_record(), fingerprint(unknown))
+        self.console.print(f"Results: [bold]{self.directory}[/]")
+        self._pin_orchestrator()
+        status, error = "complete", None
+        try:
+            with Bench(self.config.runtime, self.config.profile, self.directory) as self.bench:
+                self._record_runtime()
+                self._run_all()
+        except KeyboardInterrupt:
+            status = "interrupted"
+            self.console.print("[bold red]Interrupted: stopping everything; finished measurements are kept.[/]")
+        except Exception as exc:  # noqa: BLE001 - recorded, then one line on the console (cli)
+            status, error = "failed", f"{type(exc).__name__}: {exc}".splitlines()[0]
+            # The whole traceback is for whoever debugs it, not for the console.
+            (self.directory / ERROR_LOG).write_text(traceback.format_exc())
+        finally:
+            self.record.finish(status, error)
+        if error:
+            raise RunFailed(f"{error} (finished measurements are kept in {self.directory}; "
+                              f"traceback in error.log)")
+        return self.record
+
+    def _config_record(self) -> dict[str, Any]:
+        """run.json's config: the run configuration and what the experiment adds to it."""
+        return {**self.config.record(), "experiment": self.experiment.name, **self.experiment.record()}
+
+    def _record_runtime(self) -> None:
+        assert self.record is not None and self.bench is not None
+        runtime = self.bench.runtime
+        support = runtime.limits_support()
+        environment = self.record.data["environment"]
+        environment["cgroup"] = limits_record(support)
+        environment["runtime_description"] = runtimes.description(runtime.name)  # what the report says it ran as
+        extra = runtime.environment()
+        if extra:  # docker: engine, compose, base image
+            environment[runtime.name] = extra
+        self.record.save()
+        if not support.usable:
+            self.console.print(
+                f"[bold red]WARNING: CPU/memory limits cannot be applied ({support.reason}). The servers run "
+                "WITHOUT them; every result is flagged cgroup-not-applied.[/]")
+
+    def _pin_orchestrator(self) -> None:
+        """The orchestrator (sampling, probes, progress) runs on the harness CPUs, never on the server's."""
+        cpus = self.config.profile.harness_cpus
+        if cpus:
+            try:
+                os.sched_setaffinity(0, cpus)
+            except OSError:
+                pass
+
+    def _run_all(self) -> None:
+        assert self.record is not None and self.bench is not None
+        self.states = {spec.name: ServerState(spec) for spec in self.specs}
+        for spec in self.specs:
+            self.record.server(spec.name)
+            write_checked(self.directory / spec.name / SERVER_FILE, spec.describe())
+        if self.config.build:
+            self._build_all()
+        self.bench.start_infra()
+        self._prepare_generators()
+        if self.config.calibrate:
+            self.calibrate()
+        if not self.experiment.measures_servers:
+            self.experiment.measure_harness(self)
+            return
+        rounds: list[list[str]] = []
+        for round_index in range(1, self.config.runs + 1):
+            order = [state for state in self.states.values() if not state.failed]
+            if self.config.shuffle:
+                random.shuffle(order)  # a new order every round: a slow spell of the host hits no server twice
+            rounds.append([state.spec.name for state in order])
+            self.record.data["rounds"] = rounds
+            if self.config.runs > 1:
+                self.console.print(f"[bold]Round {round_index}/{self.config.runs}:[/] " + ", ".join(rounds[-1]))
+            for position, state in enumerate(order, start=1):
+                try:
+                    self._measure_server(state, round_index, position)
+                except ServerFailed as failure:
+                    state.failed = True
+                    status = "unavailable" if isinstance(failure, ServerUnavailable) else "failed"
+                    self.record.update_server(state.spec.name, status=status, phase=failure.phase,
+                                              reason=failure.reason)
+                    self.console.print(f"[red]✗ {state.spec.name} {status} in {failure.phase}:[/] "
+                                       f"{escape(failure.reason.splitlines()[0]) if failure.reason else ''}")
+        for state in self.states.values():
+            if not state.failed and self.record.server(state.spec.name)["status"] == "running":
+                if state.invalid:
+                    self.record.update_server(state.spec.name, status="invalid", phase=state.invalid[0][0],
+                                              reason="; ".join(why for _, why in state.invalid))
+                else:
+                    self.record.update_server(state.spec.name, status="ok")
+
+    def _prepare_generators(self) -> None:
+        """One generator per transport the modes use: the chosen one where its `transports` include it, else
+        the default (loadgen.for_transport), built or checked before the first measurement so none fails
+        inside one."""
+        assert self.bench is not None
+        for transport in sorted({MODE_TRANSPORT[mode] for mode in self.config.modes} | {"http"}):
+            name = loadgen.for_transport(self.config.load_generator, transport)
+            # A stdio server has one client: only HTTP tests are split over instances.
+            instances = self.config.load_instances if transport == "http" else 1
+            generator = loadgen.create(name, self.config.profile.harness_cpus, instances)
+            generator.prepare(self.directory / "_infra")
+            self.harnesses[transport] = Harness(self.bench, generator, self.console)
+        self.harness = self.harnesses["http"]
+        assert self.record is not None
+        self.record.data["config"]["load_generator"]["by_transport"] = {
+            transport: harness.generator.describe() for transport, harness in self.harnesses.items()}
+        self.record.save()
+
+    # -- the harness's limits ----------------------------------------------------------------------------------
+    def calibrate(self, reason: str = "before the first round") -> None:
+        """The harness's limits for every HTTP mode (measure/calibration.py): the closed model's own limit at
+        the run's largest VUs where the experiment measures closed-model loads and the harness's open-model
+        capacity where it measures open-model ones. Measured again whenever the infrastructure was restarted
+        (a new Redis/API pair); a calibration the infrastructure broke is retried once on a new pair.
+        run.json keeps the current limits and every calibration in `calibrations`."""
+        assert self.record is not None and self.harness is not None and self.bench is not None
+        self.console.print(f"[bold]Calibrating the harness[/] ({reason})")
+        timing, ladder = self.experiment.calibration_timing()
+        index = len(self.record.data.get("calibrations") or [])
+        limits: dict[str, dict[str, Any]] = {}
+        capacities: dict[str, dict[str, Any]] = {}
+        for mode in (m for m in self.config.modes if MODE_TRANSPORT[m] == "http"):
+            where = self.directory / "_calibration" / (f"{index}" if index else "")
+            for attempt in range(CALIBRATION_TRIES):
+                starts = self.bench.infra_starts
+                if self.experiment.closed_model_used:
+                    load = ClosedLoad(mode, max(self.config.vus))
+                    limits[mode] = calibrate.measure_load_model_limit(self.harness, load, timing, where / load.label)
+                if self.experiment.open_model_used:
+                    capacities[mode] = calibrate.measure_harness_capacity(
+                        self.harness, mode, max(self.config.vus), ladder, where / f"{mode}-ladder")
+                valid = all(part.get("status") == "ok" for part in (limits.get(mode), capacities.get(mode)) if part)
+                if valid and starts == self.bench.infra_starts:
+                    break
+                if attempt + 1 < CALIBRATION_TRIES:
+                    self.console.print("  [yellow]the calibration was not valid; restarting the infrastructure "
+                                       "and measuring again[/]")
+                    self.bench.restart_infra()
+        self.record.data["calibration"] = limits or None
+        self.record.data["harness_capacity"] = capacities or None
+        self.record.data.setdefault("calibrations", []).append(
+            {"reason": reason, "infra_start": self.bench.infra_starts, "calibration": limits or None,
+             "harness_capacity": capacities or None})
+        self._calibrated_at = self.bench.infra_starts
+        self.record.save()
+
+    def _recalibrate_if_restarted(self) -> None:
+        """A restarted infrastructure is a new harness: its limits are measured before the next measurement
+        is judged against them (never the old pair's limits, never none)."""
+        assert self.bench is not None
+        if self.config.calibrate and self._calibrated_at is not None and self.bench.infra_starts != self._calibrated_at:
+            self.calibrate("the infrastructure was restarted")
+
+    def limit(self, load: Load) -> analysis.Limit | None:
+        """The limit a load is judged against (analysis.limit_figures): None when none was calibrated, or the
+        calibration failed (the measurement is then flagged analysis.NO_LIMIT_FLAG)."""
+        assert self.record is not None
+        if MODE_TRANSPORT[load.mode] == "stdio":
+            # No endpoint to calibrate against over stdio: the closed loop's own bound without any round trip
+            # (VUs x calls per iteration / think time) is what the load model allows at the most.
+            think = self.config.timing.think_time_s
+            if isinstance(load, ClosedLoad) and think > 0:
+                return analysis.Limit(analysis.LOAD_MODEL, load.vus * len(TOOL_NAMES) / think)
+            return None
+        if isinstance(load, ClosedLoad):
+            limit = (self.record.data.get("calibration") or {}).get(load.mode) or {}
+            if limit.get("status") == "ok" and limit.get("tool_calls_per_s"):
+                # Calibrated at the run's largest VUs; fewer VUs allow proportionally less (a little more in
+                # truth: their round trips are shorter, so this errs towards flagging).
+                return analysis.Limit(analysis.LOAD_MODEL, limit["tool_calls_per_s"] * load.vus / limit["vus"])
+            return None
+        capacity = self.harness_capacity(load.mode)
+        return analysis.Limit(analysis.HARNESS_CAPACITY, capacity) if capacity else None
+
+    def harness_capacity(self, mode: str) -> float | None:
+        """This run's harness open-model capacity for the mode (None: not calibrated, or it failed)."""
+        assert self.record is not None
+        capacity = (self.record.data.get("harness_capacity") or {}).get(mode) or {}
+        return capacity.get("tool_calls_per_s") if capacity.get("status") == "ok" else None
+
+    def _build_all(self) -> None:
+        assert self.record is not None and self.bench is not None
+        outcome = self.bench.build_infra()
+        if outcome.status != "ok":
+            raise RuntimeError(f"the API service did not build: {outcome.reason}")
+        for state in self.states.values():
+            spec = state.spec
+            with self.console.status(f"building {spec.name}…"):
+                outcome = self.bench.build(spec, self.directory / spec.name / BUILD_LOG)
+            write_json(self.directory / spec.name / BUILD_FILE, outcome.record())
+            if outcome.status != "ok":
+                state.failed = True
+                # skipped = this machine lacks the toolchain: the server is unavailable here, not broken
+                status = "unavailable" if outcome.status == "skipped" else "failed"
+                self.record.update_server(spec.name, status=status, phase="build", reason=outcome.reason)
+                colour = "yellow" if status == "unavailable" else "red"
+                self.console.print(f"[{colour}]✗ {spec.name}: {status}:[/] {escape(outcome.reason or '')}")
+            else:
+                self.console.print(f"[green]✓[/] built {spec.name} in {outcome.seconds:.1f} s")
+
+    # -- one server --------------------------------------------------------------------------------------------
+    def _unsupported_modes(self, spec: ServerSpec) -> dict[str, str]:
+        """The asked-for modes the server cannot be measured in: a protocol revision its SDK does not accept
+        (its manifest's `protocols`; a manifest that records none accepts the v2 study's 2024-11-05), or
+        the stdio transport without a [stdio] command in its manifest."""
+        accepted = spec.info.protocols or [MODE_PROTOCOL["session"]]
+        unsupported = {mode: f"its SDK does not accept protocol {MODE_PROTOCOL[mode]} (it accepts "
+                             f"{', '.join(accepted)})" for mode in self.config.modes if MODE_PROTOCOL[mode] not in accepted}
+        if not spec.serves_stdio:
+            unsupported.update({mode: "its manifest has no [stdio] command" for mode in self.config.stdio_modes})
+        return unsupported
+
+    def _measure_server(self, state: ServerState, round_index: int, position: int) -> None:
+        """What every experiment's server round starts with (the modes it cannot be measured in said and
+        recorded, the runtime that ran it), then the experiment's measurements."""
+        assert self.record is not None and self.bench is not None
+        spec = state.spec
+        state.unsupported = self._unsupported_modes(spec)
+        if len(state.unsupported) == len(self.config.modes):
+            phase = "transport" if set(state.unsupported) <= set(self.config.stdio_modes) else "protocol"
+            raise ServerUnavailable(phase, "; ".join(f"{mode}: {why}" for mode, why in state.unsupported.items()))
+        self.record.update_server(spec.name, status="running")
+        if round_index == 1:
+            if state.unsupported:
+                self.record.update_server(spec.name, unsupported_modes=state.unsupported)
+                for mode, why in state.unsupported.items():
+                    self.console.print(f"[yellow]{spec.name}: not measured in mode {mode}:[/] {escape(why)}")
+            version = self.bench.runtime_version(spec)
+            if version:
+                self.record.update_server(spec.name, runtime_version=version)
+                self.console.print(f"[cyan]{spec.name}[/] runs on {version}")
+        with self.experiment.interrupts():
+            self.experiment.measure_server(ServerRound(self, state, round_index, position))
+
+    @contextmanager
+    def started(self, state: ServerState, out_dir: Path, transport: str = "http") -> Iterator[Started]:
+        """The server re-seeded, started, its start-up recorded, verified once per run; stopped on exit.
+        Over stdio the load generator starts it (and every reply it checks is its verification)."""
+        assert self.record is not None and self.bench is not None
+        spec = state.spec
+        out_dir.mkdir(parents=True, exist_ok=True)
+        seed_s = self.bench.reset()
+        self._recalibrate_if_restarted()
+        if transport == "stdio":
+            with self.bench.stdio_server(spec, out_dir / SERVER_LOG) as server:
+                yield Started(server, out_dir, {"startup_s": None, "idle_mem_mb": None, "idle_rss_mb": None,
+                                                "seed_s": round(seed_s, 3)})
+            return
+        with self.bench.server(spec, out_dir / SERVER_LOG) as server:
+            idle = server.usage()
+            idle_mem_mb = idle.memory_bytes / 2**20 if idle else None
+            tree = server.process_tree_usage()
+            idle_rss_mb = round(tree.memory_bytes / 2**20, 1) if tree else None
+            if server.details:  # the docker runtime: image, its size, cold start
+                self.record.update_server(spec.name, **server.details)
+                write_checked(self.directory / spec.name / IMAGE_FILE, server.details)
+            self.record.update_server(spec.name, startup_s=round(server.startup_s, 3),
+                                      idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
+                                      idle_rss_mb=idle_rss_mb)
+            self.console.print(f"[cyan]{spec.name}[/] {out_dir.name}: ready in {server.startup_s:.2f} s, "
+                               f"idle {idle_mem_mb or 0:.1f} MiB (RSS {idle_rss_mb or 0:.1f} MiB), "
+                               f"Redis seeded in {seed_s:.2f} s")
+            if not state.verified:
+                self._verify(spec, server)
+                state.verified = True
+                seed_s = self.bench.reset()  # verify's checkout wrote to Redis
+            yield Started(server, out_dir, {"startup_s": round(server.startup_s, 3), "idle_mem_mb": idle_mem_mb,
+                                            "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3)})
+
+    def measure(self, state: ServerState, started: Started, load: Load, round_index: int, position: int,
+                timing: Timing | None = None, out_dir: Path | None = None, probe_processes: bool = False,
+                stop_requested: Callable[[], bool] | None = None) -> dict[str, Any]:
+        """One measurement of a started server, recorded: summary.json written with who, when and how the
+        server started, run.json listing it. A dead server ends its part of the run (ServerFailed); an
+        invalid measurement is kept and said (and the infrastructure restarted when it was the cause)."""
+        assert self.record is not None and self.bench is not None
+        spec = state.spec
+        out_dir = out_dir or started.out_dir
+        out_dir.mkdir(parents=True, exist_ok=True)
+        harness = self.harnesses[MODE_TRANSPORT[load.mode]]
+        try:
+            summary = measure(harness, started.server, load, out_dir, timing or self.config.timing, self.limit(load),
+                              probe_processes=probe_processes, stop_requested=stop_requested)
+        except MeasurementFailed as exc:
+            raise ServerFailed("load", str(exc)) from exc
+        facts = dict(started.facts)
+        if started.server.stdio_launch:  # the driver timed the start: spawn to initialize answered
+            counts = loadgen.read_counts(out_dir / COUNTS_FILE) or {}
+            facts["startup_s"] = counts.get("startup_s")
+        summary.update({"server": spec.name, **load.record(), "run": round_index, "round_order": position,
+                        **facts, "schema": SCHEMA})
+        summary["publishable"], summary["unpublishable_reasons"] = analysis.publishable(summary)
+        write_checked(out_dir / SUMMARY_FILE, summary)
+        self.record.server(spec.name)["measurements"].append(out_dir.name)
+        self.record.save()
+        if summary["status"] == "failed":
+            raise ServerFailed(summary["phase"], summary["reason"])
+        if summary["status"] == "invalid":
+            state.invalid.append((summary["phase"], f"{out_dir.name}: {summary['phase']}: {summary['reason']}"))
+            self.console.print(f"  [bold red]{spec.name} {out_dir.name} invalid[/] ({summary['phase']}): "
+                               f"{summary['reason']}")
+            if summary["phase"] == "infra":
+                self.bench.restart_infra()
+                self.console.print("  [yellow]infrastructure restarted and re-seeded; going on[/]")
+            return summary
+        if isinstance(load, ClosedLoad) and round_index == 1:
+            rate = summary["throughput"]["tool_calls_per_s"]
+            state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
+        return summary
+
+    def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
+        """verify.json: the server's start and the workload's checks (workload/verify.py); a fail ends its part."""
+        with self.console.status(f"verifying {spec.name}…"):
+            verdict = verify(server.url, spec.name, spec.info.protocols)
+        checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s"), *verdict.checks]
+        if not server.alive():
+            checks.append(Check("server alive", "fail", "the server exited during verify:\n" + server.log_tail()))
+        verdict = Verdict(checks)
+        write_checked(self.directory / spec.name / VERIFY_FILE, verdict.record())
+        for check in verdict.checks:
+            colour = {"pass": "green", "warn": "yellow", "fail": "red"}[check.status]
+            if check.status != "pass":
+                self.console.print(f"  [{colour}]{check.status}[/] {check.name}: {escape(check.reason or '')}")
+        self.console.print(f"  verify: [bold]{verdict.status}[/] ({len(verdict.checks)} checks)")
+        if verdict.status == "fail":
+            reasons = "; ".join(f"{c.name}: {c.reason}" for c in verdict.failures())
+            raise ServerFailed("verify", reasons)
+
+    def print_summary(self, name: str, measurement: str, summary: dict[str, Any]) -> None:
+        thr = summary["throughput"]
+        lat = summary["latency_ms"]["tool_call"]
+        res = summary["resources"].get("server", {})
+        err = summary["errors"]
+        flags = ", ".join(summary["flags"]) or "-"
+        p50 = lat["p50"] if lat["p50"] is not None else float("nan")
+        p99 = lat["p99"] if lat["p99"] is not None else float("nan")
+        self.console.print(
+            f"  [bold]{name}[/] {measurement}: {thr['tool_calls_per_s']:.1f} tool calls/s, "
+            f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, errors {err['rate'] or 0:.2%}, "
+            f"CPU {res.get('cpu_avg_pct') or 0:.0f} %, peak mem {res.get('mem_peak_mb') or 0:.1f} MiB, flags {flags}")
+
+
+@dataclass(frozen=True)
+class ServerRound:
+    """What an experiment sees of one server in one round: the modes it can be measured in, and the
+    driver's start and measurement, already bound to the server and the round."""
+
+    driver: Driver
+    state: ServerState
+    round: int
+    position: int
+
+    @property
+    def spec(self) -> ServerSpec:
+        return self.state.spec
+
+    @property
+    def name(self) -> str:
+        return self.state.spec.name
+
+    @property
+    def modes(self) -> list[str]:
+        """The run's modes this server can be measured in."""
+        return [m for m in self.driver.config.modes if m not in self.state.unsupported]
+
+    def directory(self, label: str) -> Path:
+        """A measurement's directory: <server>/<label>-r<round>."""
+        return self.driver.directory / self.name / f"{label}-r{self.round}"
+
+    def started(self, label: str, transport: str = "http") -> AbstractContextManager[Started]:
+        return self.driver.started(self.state, self.directory(label), transport)
+
+    def measure(self, started: Started, load: Load, timing: Timing | None = None, label: str | None = None,
+                probe_processes: bool = False, stop_requested: Callable[[], bool] | None = None,
+                quiet: bool = False) -> dict[str, Any]:
+        """One recorded measurement (in the started server's directory, or <label>-r<round>)."""
+        out_dir = self.directory(label) if label else started.out_dir
+        summary = self.driver.measure(self.state, started, load, self.round, self.position, timing, out_dir,
+                                      probe_processes, stop_requested)
+        if summary["status"] == "ok" and not quiet:
+            self.driver.print_summary(self.name, out_dir.name, summary)
+        return summary
+
+    def best_closed_rate(self, mode: str) -> float | None:
+        """Round 1's highest closed-model rate in the mode (what open-model fractions are taken of)."""
+        return self.state.best_rate.get(mode)
+
+    def limit(self, load: Load) -> analysis.Limit | None:
+        return self.driver.limit(load)
+
+    def harness_capacity(self, mode: str) -> float | None:
+        return self.driver.harness_capacity(mode)

@@ -1,0 +1,123 @@
+"""The options experiments take, declared once and shared in groups (asv's `common_args`): an experiment
+lists the groups it takes and declares only what is its own. The CLI turns each into a command parameter
+(cli/experiments.py); the values come back to `Experiment.configure` as one dict, parsed there by the
+helpers below.
+
+An option here is plain data, not a Typer object, so an experiment is a module that knows nothing of the
+command line and a test can build one from a dict."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from mcpbench import loadgen, runtime as runtimes
+from mcpbench.host.paths import RESULTS_DIR, SERVERS_DIR
+from mcpbench.host.profile import ResourceProfile, resource_profile
+from mcpbench.scenarios import KINDS, MODES
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line parameter: `--name` (underscores as dashes) unless `flags` says otherwise."""
+
+    name: str                      # the key in the values dict
+    type: Any                      # str, int, float, bool, Path, Optional[...], Optional[list[str]] (an argument)
+    default: Any
+    help: str
+    flags: tuple[str, ...] = ()    # e.g. ("--loadgen",), ("--shuffle/--no-shuffle",), an alias
+    argument: bool = False         # positional (the server names)
+    check: Callable[[Any], Any] | None = None  # raises ValueError with the sentence to show; returns the value
+    minimum: int | float | None = None
+
+    def but(self, **changes: Any) -> Option:
+        """The same option with another default or help (an experiment's own reading of a shared one)."""
+        return replace(self, **changes)
+
+
+def _runtime(value: str) -> str:
+    return runtimes.check(value)
+
+
+def _generator(value: str) -> str:
+    if value not in loadgen.GENERATORS:
+        raise ValueError(f"{value!r}: choose from {', '.join(loadgen.GENERATORS)}")
+    why = loadgen.GENERATORS[value].unavailable()
+    if why:
+        raise ValueError(why)
+    return value
+
+
+# -- groups -----------------------------------------------------------------------------------------------------
+SELECTION = (
+    Option("servers", Optional[list[str]], None, "Server names (default: all discovered).", argument=True),
+    Option("servers_dir", Path, SERVERS_DIR, "Where server directories live.", ("--servers-dir",)),
+)
+PLACEMENT = (
+    Option("runtime", str, runtimes.DEFAULT, f"Where the servers run: {', '.join(runtimes.names())}.",
+           check=_runtime),
+    Option("cpus", float, 2.0, "CPU cores for the server (scaled down if the machine is small)."),
+    Option("memory_mb", int, 2048, "Memory limit for the server, MiB."),
+)
+BUILDING = (Option("no_build", bool, False, "Use what is already built.", ("--no-build",)),)
+CALIBRATION = (Option("no_calibrate", bool, False, "Skip the harness limits measured before the first round "
+                      "(every measurement is then limit-unknown).", ("--no-calibrate",)),)
+LOAD_SOURCE = (
+    Option("load_generator", str, loadgen.DEFAULT,
+           "The load generator: driver (benchmark/load-driver, every mode) or k6 (only one you installed: on PATH "
+           "or K6=/path; stdio modes still use the driver).", ("--loadgen",), check=_generator),
+    Option("load_instances", int, 1, "Split each HTTP load test across this many load generator processes "
+           "(segments of VUs or rate).", ("--load-instances", "--k6-instances"), minimum=1),
+)
+# What load: the same words in every experiment. --vus is the closed model's VUs (a list sweeps them); an
+# open-model load pre-allocates the largest of them (the driver may grow to 4x).
+LOAD = (
+    Option("mode", str, "session", f"Session mode(s), comma-separated: {', '.join(MODES)}."),
+    Option("vus", str, "50", "VUs; a list (1,10,50,100,200) is a concurrency sweep; an open-model load "
+           "pre-allocates the largest."),
+)
+QUICK = (Option("quick", bool, False, "Smoke profile: short windows.", ("--quick",)),)
+RESULTS = (Option("results_dir", Path, RESULTS_DIR, "Parent of the run's results directory."),)
+# The options every experiment that measures servers takes.
+MEASURING = SELECTION + PLACEMENT + BUILDING + LOAD_SOURCE + RESULTS
+
+
+# -- parsing the values -----------------------------------------------------------------------------------------
+def csv(value: str | None, kind: type, option: str) -> tuple:
+    """'1,10,50' as a tuple of `kind`; ValueError naming the option."""
+    if value is None:
+        return ()
+    try:
+        return tuple(kind(part) for part in value.split(",") if part.strip())
+    except ValueError:
+        raise ValueError(f"{option} takes a comma-separated list, got {value!r}") from None
+
+
+_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(s|m|min|h)?\s*$")
+
+
+def duration(value: str | float | None, option: str = "--duration") -> float | None:
+    """'300', '90s', '30m' or '1.5h' as seconds, positive (None stays None): one reading of --duration in
+    every experiment."""
+    if value is None:
+        return None
+    match = _DURATION.match(str(value))
+    if not match:
+        raise ValueError(f"{option} {value!r}: give seconds or a number with s, m or h (e.g. 300, 30m)")
+    seconds = float(match.group(1)) * {None: 1, "s": 1, "m": 60, "min": 60, "h": 3600}[match.group(2)]
+    if seconds <= 0:
+        raise ValueError(f"{option} {value!r}: must be longer than 0 s")
+    return seconds
+
+
+def kind_name(value: str) -> str:
+    if value not in KINDS:
+        raise ValueError(f"--load {value!r}: choose from {', '.join(KINDS)}")
+    return value
+
+
+def resource_profile_of(values: dict[str, Any]) -> ResourceProfile:
+    """The server's limits from the PLACEMENT options."""
+    return resource_profile(values.get("cpus", 2.0), values.get("memory_mb", 2048))

@@ -1,0 +1,64 @@
+"""`mcpbench verify`: each server built, started and verified (workload/verify.py) with no load — the driver's
+start of a server, once, and nothing measured."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.table import Table
+
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.experiments.base import Experiment
+from mcpbench.experiments.config import RunConfig
+from mcpbench.experiments.options import BUILDING, PLACEMENT, RESULTS, SELECTION, Option, resource_profile_of
+from mcpbench.results.model import VERIFY_FILE
+from mcpbench.results.read import read_json
+
+
+class VerifyExperiment(Experiment):
+    name = "verify"
+    help = "Start infra and each server, and check protocol, the three tools and bad input. Exit 1 on any fail."
+    options = (*SELECTION, *PLACEMENT, *BUILDING, *RESULTS,
+               Option("as_json", bool, False, "Machine-readable: one JSON document on stdout.", ("--json",)))
+    directory_suffix = "-verify"
+    # With --json the console is stderr and stdout holds only the document (the CLI sees this).
+    json_option = "as_json"
+
+    def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
+        # Every mode's protocol is checked by verify itself: the run's one mode only decides whether a server
+        # can be started at all (any HTTP server can).
+        return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=("session",),
+                         profile=resource_profile_of(values), build=not values["no_build"], calibrate=False)
+
+    def measure_server(self, server) -> None:
+        with server.started("verify"):
+            pass  # the driver verifies a server the first time it starts it (verify.json)
+
+    def verdicts(self, driver) -> dict[str, dict]:
+        """Each server's verify record: verify.json, or what stopped it before (the build, the start)."""
+        verdicts: dict[str, dict] = {}
+        for name, entry in (driver.record.data["servers"] if driver.record else {}).items():
+            path = driver.directory / name / VERIFY_FILE
+            if path.is_file():
+                verdicts[name] = read_json(path)
+                continue
+            status = "unavailable" if entry["status"] == "unavailable" else "fail"
+            verdicts[name] = {"status": status, "checks": [
+                {"name": entry.get("phase") or "start", "status": status, "reason": entry.get("reason") or ""}]}
+        return verdicts
+
+    def conclude(self, driver) -> None:
+        verdicts = self.verdicts(driver)
+        table = Table(title="verify")
+        for column in ("server", "check", "status", "reason"):
+            table.add_column(column, overflow="fold")
+        for name, verdict in verdicts.items():
+            for check in verdict["checks"]:
+                colour = {"pass": "green", "warn": "yellow", "fail": "red", "unavailable": "yellow"}[check["status"]]
+                table.add_row(name, check["name"], f"[{colour}]{check['status']}[/]", check["reason"])
+        self.console.print(table)
+        if self.values.get("as_json"):
+            ok = all(v["status"] != "fail" for v in verdicts.values()) and bool(
+                driver.record and driver.record.data["status"] == "complete")
+            print(json.dumps({"ok": ok, "servers": verdicts}, indent=2, default=str))

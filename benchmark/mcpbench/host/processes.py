@@ -1,0 +1,111 @@
+"""Starting and stopping every process the orchestrator owns, so that nothing outlives it.
+
+Each process gets its own session (process group): stopping it signals the whole group, which takes
+worker processes (Node cluster, uvicorn workers, JVM helpers) down with it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from mcpbench.host.cgroups import Cgroup
+
+_registry: set[ManagedProcess] = set()
+_registry_lock = threading.Lock()
+
+
+def _preexec(procs_files: Sequence[str], cpus: Sequence[int] | None):
+    def enter_limits() -> None:
+        # Runs in the child between fork and exec: only async-signal-safe-ish calls, no locks.
+        pid = str(os.getpid()).encode()
+        for path in procs_files:
+            fd = os.open(path, os.O_WRONLY)
+            try:
+                os.write(fd, pid)
+            finally:
+                os.close(fd)
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+
+    return enter_limits
+
+
+class ManagedProcess:
+    def __init__(self, name: str, popen: subprocess.Popen[bytes], log_path: Path | None,
+                 cgroup: Cgroup | None):
+        self.name = name
+        self.popen = popen
+        self.log_path = log_path
+        self.cgroup = cgroup
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def log_tail(self, lines: int = 30) -> str:
+        if not self.log_path or not self.log_path.exists():
+            return ""
+        text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self, grace_s: float = 10.0) -> int | None:
+        """SIGTERM the group, SIGKILL whatever remains after grace_s; returns the exit code."""
+        if self.alive():
+            _signal_group(self.pid, signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                pass
+        _signal_group(self.pid, signal.SIGKILL)  # stragglers that left the leader behind
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        if self.cgroup:
+            self.cgroup.remove()
+        with _registry_lock:
+            _registry.discard(self)
+        return self.popen.returncode
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def spawn(name: str, argv: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
+          log_path: Path | None = None, cgroup: Cgroup | None = None,
+          cpus: Sequence[int] | None = None) -> ManagedProcess:
+    """Start argv in its own session, output to log_path, inside cgroup and pinned to cpus if given."""
+    log_handle = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        popen = subprocess.Popen(
+            list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log_handle,
+            stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=_preexec(cgroup.procs_files() if cgroup else [], cpus),
+        )
+    finally:
+        if log_path:
+            log_handle.close()  # type: ignore[union-attr]
+    process = ManagedProcess(name, popen, log_path, cgroup)
+    with _registry_lock:
+        _registry.add(process)
+    return process
+
+
+def stop_all() -> None:
+    """Stop everything still registered (Ctrl-C, a crash, normal exit)."""
+    with _registry_lock:
+        running = list(_registry)
+    for process in running:
+        process.stop(grace_s=3.0)

@@ -1,0 +1,108 @@
+"""How steady the host itself is during a measurement.
+
+Two views, because on a shared VM neither is enough alone:
+- per-CPU busy and steal time (/proc/stat through psutil), sampled at 1 Hz with the other components as
+  `cpu<N>` (busy %, steal excluded) and `steal<N>` (time the hypervisor gave our vCPU to someone else);
+- a fixed-work speed probe on each CPU just before and just after the load: a neighbour sharing the
+  physical core, or a host that throttles, slows identical work without showing up as steal. The suite
+  freezes the server while it probes (RunningServer.paused): otherwise the server's own work right after
+  the load (a JVM's JIT and GC, Node's idle GC) slows the probe on its CPU and looks like an unstable host.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Iterable
+
+import psutil
+
+from mcpbench.host.resources import Usage, UsageReader
+
+# The probe's work: sha256 over PROBE_PASSES x PROBE_BYTES, PROBE_REPEATS times; the fastest repeat is the
+# figure. sha256 is pure CPU in C (hashlib releases the GIL) with no allocation in the loop; a repeat takes
+# ~75 ms here (SHA extensions), ~0.4 s per CPU in all. The minimum, not the median: a momentary
+# interruption (one of our own processes waking up) slows one repeat, while a slower host (a neighbour on
+# the physical core, throttling) slows them all. Measured on a quiet machine, 12 probes per CPU: CV 0.8 %,
+# spread 2.7 % (median of 3: CV 1.3 %, spread 5.2 % — too close to the 5 % the flag allows).
+PROBE_BYTES = 32 * 2**20
+PROBE_PASSES = 4
+PROBE_REPEATS = 5
+_BUFFER = bytes(range(256)) * (PROBE_BYTES // 256)
+
+
+def _cpu_times(cpu: int):
+    times = psutil.cpu_times(percpu=True)
+    return times[cpu] if cpu < len(times) else None
+
+
+def busy_reader(cpu: int) -> UsageReader:
+    """CPU N's busy time (user, nice, system, irq, softirq; not steal, not idle/iowait) as a Usage."""
+
+    def read() -> Usage | None:
+        t = _cpu_times(cpu)
+        if t is None:
+            return None
+        busy = t.user + t.nice + t.system + getattr(t, "irq", 0.0) + getattr(t, "softirq", 0.0)
+        return Usage(int(busy * 1e9), 0)
+
+    return read
+
+
+def steal_reader(cpu: int) -> UsageReader:
+    """CPU N's steal time: the hypervisor ran someone else on our virtual CPU."""
+
+    def read() -> Usage | None:
+        t = _cpu_times(cpu)
+        return None if t is None else Usage(int(getattr(t, "steal", 0.0) * 1e9), 0)
+
+    return read
+
+
+def cpu_readers(cpus: Iterable[int]) -> dict[str, UsageReader]:
+    readers: dict[str, UsageReader] = {}
+    for cpu in sorted(set(cpus)):
+        readers[f"cpu{cpu}"] = busy_reader(cpu)
+        readers[f"steal{cpu}"] = steal_reader(cpu)
+    return readers
+
+
+def _probe_once() -> float:
+    started = time.perf_counter()
+    digest = hashlib.sha256()
+    for _ in range(PROBE_PASSES):
+        digest.update(_BUFFER)
+    digest.digest()
+    return time.perf_counter() - started
+
+
+def speed_probe(cpu: int) -> float | None:
+    """Seconds the fixed work takes on `cpu` (fastest of PROBE_REPEATS). A thread pins itself there so
+    the orchestrator's own affinity (the harness CPUs) stays as it is."""
+    result: list[float] = []
+
+    def work() -> None:
+        try:
+            os.sched_setaffinity(0, {cpu})  # pid 0 = this thread on Linux
+        except (OSError, ValueError):
+            return
+        result.append(min(_probe_once() for _ in range(PROBE_REPEATS)))
+
+    thread = threading.Thread(target=work, name=f"speed-probe-{cpu}")
+    thread.start()
+    thread.join()
+    return result[0] if result else None
+
+
+def probe_all(cpus: Iterable[int]) -> dict[str, float | None]:
+    """The probe on each CPU in turn (never two at once: they would share a physical core)."""
+    return {str(cpu): speed_probe(cpu) for cpu in sorted(set(cpus))}
+
+
+def involved_cpus(server_cpus: tuple[int, ...] | None, harness_cpus: tuple[int, ...] | None) -> list[int]:
+    cpus = set(server_cpus or ()) | set(harness_cpus or ())
+    if not cpus:  # nothing pinned: every CPU of the machine is involved
+        cpus = set(range(psutil.cpu_count() or 1))
+    return sorted(cpus)

@@ -1,0 +1,176 @@
+"""The harness's own limits, measured against the API service's canned MCP endpoint (/calibrate/mcp: canned
+replies, no I/O), so whatever limits a load there is the harness's, never a server's (`mcpbench calibrate`,
+and at the start of every suite). Two limits, because the two kinds of load meet different ones
+(docs/methodology: issue 18):
+
+- **The closed model's load-model limit** (`run.json` `calibration`): N VUs that each wait for their reply
+  and then think can never offer more than N x calls per iteration / (think time + the harness's round
+  trips). It grows with the VUs; a closed-model server near it is limited by the VUs and the think time,
+  not by the harness's capacity and not by itself.
+- **The harness's open-model capacity** (`run.json` `harness_capacity`): an arrival-rate ladder on the same
+  endpoint, raised until the load generator or a service saturates its CPU, calls are dropped or fall
+  behind, or latency rises; the highest passing step. An open-model load near it measures the harness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcpbench.analysis import summary as analysis
+from mcpbench.scenarios.timing import Timing
+from mcpbench.measure.measurement import Harness, MeasurementFailed, measure
+from mcpbench.host.resources import Usage
+from mcpbench.results.write import SCHEMA, write_checked
+from mcpbench.runtime.base import InfraHandle, ServerBase
+from mcpbench.scenarios import ClosedLoad, Load, OpenLoad
+from mcpbench.results.model import SUMMARY_FILE
+
+CALIBRATION_PATH = "/calibrate/mcp"
+
+# The open-model ladder: start x factor^k tool calls/s, at most MAX_STEPS steps.
+LADDER_START = 200.0
+LADDER_FACTOR = 1.5
+LADDER_MAX_STEPS = 12
+# A step passes when the harness kept up: no harness component saturated (analysis.SATURATION of its CPU
+# budget), at least ACHIEVED_MIN_SHARE of the offered calls done, at most analysis.DROPPED_MAX_SHARE dropped,
+# no error, and latency has not risen: the median within LATENCY_RISE x the first step's (a queue forming in
+# the generator or the API service shows in the median first) and p99 under LATENCY_P99_MAX_MS.
+ACHIEVED_MIN_SHARE = 0.95
+LATENCY_RISE = 2.0
+LATENCY_P99_MAX_MS = 20.0
+
+
+class CalibrationTarget(ServerBase):
+    """The API service's canned MCP endpoint as a load target: part of the harness, so it has no limits
+    of its own and no usage apart from the API service's (sampled as `api`)."""
+
+    name = "calibrate"
+    startup_s = 0.0
+    limits_applied = True
+
+    def __init__(self, infra: InfraHandle):
+        self.url = f"{infra.api_url}{CALIBRATION_PATH}"
+
+    def alive(self) -> bool:
+        return True  # the API service dying is the infrastructure watch's to see
+
+    def usage(self) -> Usage | None:
+        return None
+
+    def log_tail(self, lines: int = 30) -> str:
+        return ""
+
+    def stop(self) -> None:
+        pass
+
+
+def _measure_target(harness: Harness, load: Load, timing: Timing, out_dir: Path) -> dict[str, Any]:
+    """One measurement against the infra's canned endpoint; its summary.json is written to out_dir."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summary = measure(harness, CalibrationTarget(harness.infra), load, out_dir, timing, calibration=True)
+    summary.update({"server": CalibrationTarget.name, **load.record(), "run": 1, "schema": SCHEMA})
+    write_checked(out_dir / SUMMARY_FILE, summary)
+    return summary
+
+
+def _cpu(summary: dict[str, Any], component: str) -> float | None:
+    return (summary["resources"].get(component) or {}).get("cpu_avg_pct")
+
+
+def measure_load_model_limit(harness: Harness, load: ClosedLoad, timing: Timing, out_dir: Path) -> dict[str, Any]:
+    """The closed model's own limit at the load's VUs (run.json `calibration[mode]`)."""
+    with harness.console.status(f"calibrating the closed model's limit: {load.label} for {timing.total_s:g} s…"):
+        summary = _measure_target(harness, load, timing, out_dir)
+    record = load_model_record(summary, timing.think_time_s)
+    harness.console.print(
+        f"  closed-model limit {load.label}: {record['tool_calls_per_s']:.0f} tool calls/s "
+        f"({load.vus} VUs, {timing.think_time_s:g} s think time), load generator CPU {record['loadgen_cpu_pct'] or 0:.0f} %"
+        + ("" if summary["status"] == "ok" else f" [red]({summary['status']}: {summary['reason']})[/]"))
+    return record
+
+
+def load_model_record(summary: dict[str, Any], think_time_s: float) -> dict[str, Any]:
+    """What run.json keeps of a closed-model calibration (model.Calibration)."""
+    return {"tool_calls_per_s": summary["throughput"]["tool_calls_per_s"], "vus": summary["vus"],
+            "think_time_s": think_time_s, "loadgen_cpu_pct": _cpu(summary, analysis.LOADGEN),
+            "status": summary["status"]}
+
+
+@dataclass(frozen=True)
+class LadderStep:
+    rate: float
+    summary: dict[str, Any]
+    first_p50_ms: float | None
+
+    @property
+    def failure(self) -> str | None:
+        """Why the harness did not keep up at this step (None: it did)."""
+        s = self.summary
+        if s["status"] != "ok":
+            return f"{s['status']}: {s['reason']}"
+        bound = [f for f in s["flags"] if f.startswith(analysis.HARNESS_BOUND_PREFIX)]
+        if bound:
+            return "saturated: " + ", ".join(bound)
+        if s["errors"]["count"]:
+            return f"{s['errors']['count']} errors"
+        thr = s["throughput"]
+        if thr["dropped_iterations"] > analysis.DROPPED_MAX_SHARE * self.rate * s["window"]["seconds"]:
+            return f"{thr['dropped_iterations']} calls dropped"
+        if thr["tool_calls_per_s"] < ACHIEVED_MIN_SHARE * self.rate:
+            return f"achieved {thr['tool_calls_per_s']:.0f} of {self.rate:g} calls/s"
+        latency = s["latency_ms"]["tool_call_all"]
+        if latency["p99"] is not None and latency["p99"] > LATENCY_P99_MAX_MS:
+            return f"p99 {latency['p99']:.1f} ms > {LATENCY_P99_MAX_MS:g} ms"
+        if self.first_p50_ms and latency["p50"] is not None and latency["p50"] > LATENCY_RISE * self.first_p50_ms:
+            return f"p50 {latency['p50']:.2f} ms > {LATENCY_RISE:g} x the first step's {self.first_p50_ms:.2f} ms"
+        return None
+
+    def record(self) -> dict[str, Any]:
+        s = self.summary
+        latency = s["latency_ms"]["tool_call_all"]
+        return {"rate": self.rate, "achieved": s["throughput"]["tool_calls_per_s"], "p50_ms": latency["p50"],
+                "p99_ms": latency["p99"], "dropped": s["throughput"]["dropped_iterations"],
+                "loadgen_cpu_pct": _cpu(s, analysis.LOADGEN), "api_cpu_pct": _cpu(s, "api"),
+                "redis_cpu_pct": _cpu(s, "redis"), "passed": self.failure is None, "why": self.failure}
+
+
+def measure_harness_capacity(harness: Harness, mode: str, vus: int, step_timing: Timing,
+                             out_dir: Path) -> dict[str, Any]:
+    """The harness's open-model capacity for a mode (run.json `harness_capacity[mode]`): the ladder's
+    highest passing step, or None when even the first failed."""
+    steps: list[LadderStep] = []
+    rate = LADDER_START
+    for index in range(LADDER_MAX_STEPS):
+        load = OpenLoad(mode, vus, round(rate, 1))
+        with harness.console.status(f"calibrating the harness's open-model capacity: {load.rate:g} calls/s…"):
+            try:
+                summary = _measure_target(harness, load, step_timing, out_dir / f"{load.label}")
+            except MeasurementFailed as exc:
+                return {"tool_calls_per_s": _passed(steps), "stopped_by": f"the load generator failed: {exc}",
+                        "status": "invalid", "steps": [s.record() for s in steps]}
+        first_p50 = steps[0].summary["latency_ms"]["tool_call_all"]["p50"] if steps else None
+        step = LadderStep(load.rate, summary, first_p50)
+        steps.append(step)
+        record = step.record()
+        harness.console.print(
+            f"  harness at {load.rate:g} calls/s: achieved {record['achieved']:.0f}, p50 {record['p50_ms'] or 0:.2f} ms, "
+            f"p99 {record['p99_ms'] or 0:.2f} ms, load generator CPU {record['loadgen_cpu_pct'] or 0:.0f} %, "
+            f"API CPU {record['api_cpu_pct'] or 0:.0f} %" + (f" [red]— {step.failure}[/]" if step.failure else ""))
+        if step.failure:
+            if summary["status"] != "ok":  # the infrastructure died under it: no capacity to trust
+                return {"tool_calls_per_s": None, "stopped_by": step.failure, "status": "invalid",
+                        "steps": [s.record() for s in steps]}
+            break
+        rate *= LADDER_FACTOR
+    else:
+        return {"tool_calls_per_s": _passed(steps), "stopped_by": f"max steps ({LADDER_MAX_STEPS}): a lower bound",
+                "status": "ok", "steps": [s.record() for s in steps]}
+    return {"tool_calls_per_s": _passed(steps), "stopped_by": steps[-1].failure, "status": "ok",
+            "steps": [s.record() for s in steps]}
+
+
+def _passed(steps: list[LadderStep]) -> float | None:
+    passed = [s.rate for s in steps if s.failure is None]
+    return max(passed) if passed else None

@@ -1,0 +1,156 @@
+"""One measurement: a load test against a running target with everything watched — resources at 1 Hz,
+the host's speed before and after (the target frozen meanwhile), the target and the infrastructure
+alive, and (adaptive warm-up) the window placed once throughput and latency are steady — then the raw files
+written and the figures computed by analysis.summarize. The suite measures servers with it, calibration the
+harness's own limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from mcpbench.analysis import summary as analysis
+from mcpbench.host import speed_probe as hostprobe
+from mcpbench.host.profile import ResourceProfile
+from mcpbench.scenarios.timing import Timing
+from mcpbench.host.infrawatch import InfraWatch
+from mcpbench.loadgen import LiveView, LoadError, LoadGenerator, Tick
+from mcpbench.host.resources import Sampler, UsageReader, host_reader, rebase
+from mcpbench.host.process_probe import ProcessProbe
+from mcpbench.results.write import write_checked, write_processes, write_resources
+from mcpbench.runtime.base import InfraHandle, RunningServer
+from mcpbench.scenarios import Load
+from mcpbench.measure.bench import Bench
+from mcpbench.analysis.warmup import WarmupDecision, steady_start
+from mcpbench.results.model import CONTEXT_FILE, PROCESSES_FILE, RESOURCES_FILE
+
+
+
+
+
+class MeasurementFailed(Exception):
+    """The load generator could not run the test (no samples, missing or stuck)."""
+
+
+@dataclass(frozen=True)
+class Harness:
+    """Where the load comes from and what it runs on: the same for every measurement of a run (each
+    measurement brings its own timing)."""
+
+    bench: Bench
+    generator: LoadGenerator
+    console: Console
+
+    @property
+    def infra(self) -> InfraHandle:  # the bench's current pair: it may have been restarted
+        assert self.bench.infra is not None
+        return self.bench.infra
+
+    @property
+    def profile(self) -> ResourceProfile:
+        return self.bench.profile
+
+
+def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, timing: Timing,
+            limit: analysis.Limit | None = None, calibration: bool = False, probe_processes: bool = False,
+            stop_requested: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """The measurement's summary (not yet written: the caller adds who and when). A target that died
+    during the test makes it `failed`, dead infrastructure `invalid`. With `probe_processes` the server's
+    process tree is read at 1 Hz too (processes.csv: RSS, FDs, threads; the soak's series). When
+    `stop_requested` turns true the test ends as if its window were complete (a soak stopped by Ctrl-C
+    keeps what it measured)."""
+    profile, infra = harness.profile, harness.infra
+    cpus = hostprobe.involved_cpus(profile.server_cpus, profile.harness_cpus)
+    readers: dict[str, UsageReader] = {"server": target.usage, **infra.readers(), "host": host_reader,
+                                       **hostprobe.cpu_readers(cpus), "server-procs": target.process_tree_usage}
+    probe = ProcessProbe(target.root_pid, target.usage) if probe_processes else None
+    sampler = Sampler(readers, also=[probe.read] if probe else ())
+    died: list[str] = []
+    decision: list[WarmupDecision] = [] if timing.adaptive else [WarmupDecision(timing.warmup_s, None)]
+    with target.paused() as paused_before:
+        probe_before = hostprobe.probe_all(cpus)
+
+    def on_start(pids) -> None:
+        readers[analysis.LOADGEN] = harness.generator.usage_reader(pids)
+        sampler.start()
+
+    with Progress(TextColumn(f"  load {load.label}"), BarColumn(), TimeElapsedColumn(), TextColumn("/"),
+                  TimeRemainingColumn(), TextColumn("{task.fields[phase]}"), console=harness.console,
+                  transient=True) as progress, InfraWatch(infra.redis_url, infra.api_url) as watch:
+        task = progress.add_task("load", total=timing.total_s, phase="warm-up")
+
+        def on_tick(elapsed: float, live: LiveView) -> Tick:
+            if not target.alive():
+                died.append(target.log_tail())
+                return Tick.ABORT
+            if watch.problem:
+                return Tick.ABORT
+            if stop_requested and stop_requested():
+                return Tick.STOP
+            if not decision:
+                found = steady_start(live.per_second, timing, live.complete_s, live.latency_ms)
+                if found:
+                    decision.append(found)
+            if decision:
+                window = timing.window_after(decision[0].used_s)
+                total = window[1] + timing.ramp_down_s
+                capped = "" if decision[0].steady is not False else " (warm-up capped)"
+                progress.update(task, total=total, completed=min(elapsed, total),
+                                phase=f"window from {window[0]:.0f} s{capped}")
+                if timing.adaptive and live.latest_s >= window[1] + 1:
+                    return Tick.STOP  # the window is complete; the rest of the generator's hold is not needed
+            else:
+                progress.update(task, completed=min(elapsed, timing.total_s))
+            return Tick.GO_ON
+
+        try:
+            result = harness.generator.run(target.url, load, timing, out_dir, on_start=on_start, on_tick=on_tick,
+                                           launch=target.stdio_launch)
+        except LoadError as exc:
+            sampler.stop()
+            raise MeasurementFailed(str(exc)) from exc
+    resource_samples = sampler.stop()
+    process_samples = list(probe.samples) if probe else None
+    with target.paused() as paused_after:
+        probe_after = hostprobe.probe_all(cpus)
+    warm = decision[0] if decision else WarmupDecision(timing.warmup_cap_s or timing.warmup_s, False)
+    window = timing.window_after(warm.used_s)
+    start_epoch = result.k6_start_epoch_s or 0.0
+    write_resources(out_dir / RESOURCES_FILE, resource_samples, start_epoch)
+    if process_samples is not None:
+        write_processes(out_dir / PROCESSES_FILE, process_samples, start_epoch)
+    context = analysis.MeasurementContext(
+        mode=load.mode, executor=load.kind, vus=load.vus, rate=load.record()["rate"],
+        think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
+        harness_cores=len(profile.harness_cpus or ()) or 1, limits_applied=target.limits_applied,
+        limit_kind=limit.kind if limit else None, limit_calls_per_s=limit.calls_per_s if limit else None,
+        calibration=calibration,
+        k6_exit_code=result.exit_code, k6_stopped_by_orchestrator=result.stopped_early,
+        k6_counts=result.counts, k6_run_s=result.run_s,
+        host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)} for cpu in probe_before},
+        probe_server_paused=paused_before and paused_after,
+        server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
+        warmup=warm.record(timing))
+    write_checked(out_dir / CONTEXT_FILE, context.to_json())
+    summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context)
+    # What stopped the test decides above the cross-checks: a dead target is its own failure, dead
+    # infrastructure nobody's (the measurement is invalid and the suite goes on).
+    if died or not target.alive() or result.target_died:
+        why = died[0] if died else result.target_died or target.log_tail()
+        summary.update(status="failed", phase="load", reason="the server exited during the load test:\n" + why)
+    elif watch.problem:
+        summary.update(status="invalid", phase="infra", reason=watch.problem)
+    elif summary["status"] == "ok" and summary["throughput"]["tool_calls"] == 0:
+        summary.update(status="failed", phase="load", reason="no tool call completed in the measured window")
+    return summary

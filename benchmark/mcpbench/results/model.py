@@ -1,0 +1,670 @@
+"""The results format (docs/results-format.md), defined once: the orchestrator writes through it, the report
+reads through it, and the doc's field tables are generated from it.
+
+Versions (asv's "api_version + update"): every file carries the SCHEMA it was written with; a reader upgrades
+an older one step by step (RUN_UPGRADES, SUMMARY_UPGRADES) to the current SCHEMA before validating it, and
+refuses a schema it does not know with a one-line ResultsError. A field an old version never recorded is
+filled with an honest null and, where a reader could mistake the null for a verdict, the upgrade says why
+(`publishable` None = "not assessed").
+
+Extra keys are refused where one writer owns the whole file (a drifting writer fails a test) and allowed
+where a runtime or a manifest adds its own (environment, image.json, server.json, run.json's servers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+# 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
+# defined them, all-calls latency, publishable verdicts.
+# 3: the load generator is a component of its own name (`loadgen`, flag bound:loadgen; k6 became optional);
+# every load is judged against the limit of its kind (summary `limit`: the closed model's own limit, or the
+# harness's open-model capacity; flags bound:load-model / bound:harness-capacity / limit-unknown instead of
+# bound:ceiling); run.json `harness_capacity` and `calibrations`.
+SCHEMA = 3
+SCHEMAS_READ = (1, 2, 3)
+SAMPLE_COLUMNS = ("t_s", "vu", "tool", "ok", "error_kind", "call_ms", "session_ms", "http_ms")
+RESOURCE_COLUMNS = ("t_s", "component", "cpu_pct", "mem_mb")
+# processes.csv (soak): the server's process tree at 1 Hz; fds/threads empty where unreadable.
+PROCESS_COLUMNS = ("t_s", "rss_mb", "cgroup_mb", "fds", "threads", "processes")
+TOOL_LIST = "tools/list"   # a sample that is no tool call
+NOT_ASSESSED = ("not assessed: schema-1 result, written before the publishable check "
+                "(no load-generator cross-checks, host probe or calibrated limit were recorded)")
+
+
+# Every file of a results directory, by name: the one place a name is spelled (docs/results-format.md).
+RUN_FILE = "run.json"
+ERROR_LOG = "error.log"            # the traceback of a run that failed
+SERVER_FILE = "server.json"
+BUILD_FILE = "build.json"
+BUILD_LOG = "build.log"
+VERIFY_FILE = "verify.json"
+IMAGE_FILE = "image.json"
+CAPACITY_FILE = "capacity.json"
+SOAK_FILE = "soak.json"
+SUMMARY_FILE = "summary.json"       # a measurement's figures
+CONTEXT_FILE = "context.json"       # what the analysis needs besides the samples
+SAMPLES_FILE = "samples.csv.gz"     # every call the load generator made
+COUNTS_FILE = "k6-counts.json"      # the load generator's own counts (named when k6 was the generator)
+RESOURCES_FILE = "resources.csv"    # 1 Hz CPU and memory per component
+PROCESSES_FILE = "processes.csv"    # 1 Hz process-tree readings (soak)
+SERVER_LOG = "server.log"
+LOADGEN_LOG = "k6.log"              # the load generator's output (named when k6 was the generator)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A row of resources.csv: one component's CPU (100 % = one core) and memory at one instant."""
+
+    t_s: float  # wall-clock epoch seconds while sampled; written counted from the load test's start
+    component: str
+    cpu_pct: float
+    mem_mb: float
+
+
+@dataclass(frozen=True)
+class ProcessSample:
+    """A row of processes.csv: the server's process tree at one instant."""
+
+    t_s: float                # epoch seconds; written counted from the scenario start
+    rss_mb: float | None      # summed over the tree
+    cgroup_mb: float | None   # what the limits count (cgroup / container); None where not known
+    fds: int | None           # open file descriptors, summed; None when unreadable
+    threads: int | None
+    processes: int
+
+    def rebased(self, zero_epoch_s: float) -> ProcessSample:
+        return ProcessSample(self.t_s - zero_epoch_s, self.rss_mb, self.cgroup_mb, self.fds, self.threads,
+                             self.processes)
+
+
+class ResultsError(Exception):
+    """Input the report cannot use; the message says what and where, for the person at the terminal."""
+
+
+class Closed(BaseModel):
+    """A part one writer owns whole: an unknown key is drift."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Open(BaseModel):
+    """A part a runtime or a manifest may add its own keys to."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def described(text: str, default: Any = ...) -> Any:
+    """A field with its meaning (rendered into docs/results-format.md)."""
+    return Field(default, description=text)
+
+
+# -- run.json ------------------------------------------------------------------------------------------------
+
+class Profile(Closed):
+    cpus: float = described("CPUs granted to the server (its CPU quota)")
+    memory_mb: int = described("the server's memory limit, MiB")
+    server_cpus: list[int] | None = described("CPUs the server is pinned to (null: not pinned)")
+    harness_cpus: list[int] | None = described("CPUs of k6, Redis, the API service and the orchestrator")
+    note: str | None = described("why the profile differs from the one asked for (scaled down on a small machine)")
+    cpuset: str | None = described("server_cpus as a cpuset string")
+
+
+class LoadGenerator(Open):
+    name: str = described("the load generator asked for (loadgen.GENERATORS): `driver` (the load driver) or `k6`")
+    instances: int = described("processes each HTTP test was split across")
+    by_transport: dict[str, dict[str, Any]] | None = described(
+        "the generator each transport used (http, stdio), as it describes itself", None)
+
+
+class Pacing(BaseModel):
+    """How a VU paces its calls: run.json's config, and context.json for the analysis."""
+
+    think_time_s: float = described("a VU's pause after each iteration")
+    request_timeout_s: float = described("the load generator's request timeout (a timed-out call counts at it in all-calls latency)")
+
+
+class CapacityPlan(Closed):
+    """The step test of `mcpbench capacity` (capacity.py)."""
+
+    slo: list[str] = described("the criteria every step is judged by, e.g. `p99<100ms`, `errors<1%`")
+    start_rate: float = described("the first step's arrival rate, tool calls/s")
+    factor: float = described("each step's rate is the one before times this")
+    max_steps: int = described("the most steps of one ladder")
+    step_s: float = described("each step's measured window")
+    first_warmup_s: float = described("the warm-up before the first step")
+
+
+class SoakCriteria(Closed):
+    """The soak's pass criteria (soak.py's named constants)."""
+
+    rss_growth_max: float = described("end RSS / baseline RSS - 1 may reach this")
+    fd_slack: list[float] = described("FDs may rise by max(n, share x baseline): [n, share]")
+    thread_slack: list[float] = described("threads may rise by max(n, share x baseline): [n, share]")
+    p99_drift_max: float = described("end p99 / baseline p99 may reach this")
+    errors_max: float = described("failed tool calls / tool calls over the window")
+
+
+class SoakPlan(Closed):
+    """The constant load of `mcpbench soak` (soak.py)."""
+
+    duration_s: float = described("the measured window")
+    warmup_s: float = described("the fixed warm-up before it")
+    rate: float | None = described("tool calls/s offered (null: `share` x each server's capacity)")
+    share: float = described("of the measured capacity, when no rate was given")
+    errors_max: float = described("the error SLO")
+    criteria: SoakCriteria = described("the pass criteria")
+
+
+class Config(Closed, Pacing):
+    runtime: str = described("`local` or `docker`")
+    servers: list[str] = described("the servers asked for, in the order given")
+    modes: list[str] = described("`session`, `stateless`, `persistent`, `stateless-2026`, `stdio`")
+    vus: list[int] = described("closed-model VUs, one load each (a sweep when several)")
+    runs: int = described("rounds: each measures every server once")
+    shuffle: bool = described("a new random server order per round")
+    executor: str = described("`closed`, or `open` when any load was open-model (rate_fractions, --load open, "
+                              "capacity, soak; before 2026-11-25 capacity and soak runs said `closed`)")
+    rate_fractions: list[float] | None = described("open model: fractions of round 1's closed maximum")
+    rates: list[float] | None = described("open model at these offered rates, tool calls/s (`--load open`)", None)
+    experiment: str | None = described("the experiment that ran (`run`, `capacity`, `soak`, `calibrate`, `verify`; "
+                                       "null before 2026-11-25)", None)
+    calibrate: bool = described("the harness's limits were measured before round 1 (and after every infrastructure restart)")
+    ramp_up_s: float = described("the load's ramp-up, excluded from every figure")
+    warmup_s: float = described("the (minimum) warm-up, excluded")
+    warmup_cap_s: float | None = described("the adaptive warm-up's cap (null: a fixed warm-up)")
+    warmup_adaptive: bool = described("the warm-up ends when throughput is steady")
+    duration_s: float = described("the measured window")
+    ramp_down_s: float = described("the load's ramp-down, excluded")
+    profile: Profile = described("the server's resource limits and CPU pinning")
+    load_generator: LoadGenerator | None = described("what generated the load (null: not recorded, k6)", None)
+    capacity: CapacityPlan | None = described("`mcpbench capacity` only: the step test", None)
+    soak: SoakPlan | None = described("`mcpbench soak` only: the constant load", None)
+
+
+class Git(Open):
+    """The mcpbench checkout that measured: a dirty one cannot be reproduced from its commit."""
+
+    commit: str | None = described("the checkout's commit")
+    dirty: bool | None = described("tracked files had uncommitted changes")
+
+
+class Cgroup(Open):
+    """Whether the runtime could confine the servers; when not, every result is flagged cgroup-not-applied."""
+
+    version: int | None = described("cgroup version 1 or 2 (null: not known)")
+    applied: bool | None = described("the servers' CPU and memory limits could be applied")
+    note: str | None = described("why not, when they could not")
+
+
+class Environment(Open):
+    hostname: str = described("the machine's host name")
+    cpu_model: str = described("/proc/cpuinfo model name")
+    cores: int = described("logical CPUs")
+    memory_gb: float = described("total memory, GiB")
+    kernel: str = described("kernel release")
+    os: str = described("os-release PRETTY_NAME")
+    cgroup: Cgroup = described("whether resource limits applied")
+    tools: dict[str, str | None] = described("versions of the tools: redis, python, go, cargo, node, java, mvn, docker, mcpbench")
+    git: Git = described("the mcpbench checkout")
+    docker: dict[str, Any] | None = described("docker runtime only: engine, compose, base image, limit support", None)
+
+
+class Calibration(Open):
+    """The closed model's own limit for one mode (calibrate.py): what its VUs and think time allow."""
+
+    tool_calls_per_s: float | None = described("closed model at `vus` VUs against the no-I/O endpoint, tool calls/s")
+    vus: int = described("the VUs it was measured at (the largest of the run); fewer VUs allow proportionally less")
+    think_time_s: float | None = described("the think time it was measured with (null: schema 2)", None)
+    loadgen_cpu_pct: float | None = described("the load generator's CPU meanwhile, % of one core")
+    status: str = described("the calibration measurement's status")
+
+
+class HarnessStep(Closed):
+    rate: float = described("the offered rate, tool calls/s")
+    achieved: float = described("successful tool calls/s")
+    p50_ms: float | None = described("all-calls p50")
+    p99_ms: float | None = described("all-calls p99")
+    dropped: int = described("arrivals that found no free VU")
+    loadgen_cpu_pct: float | None = described("the load generator's CPU, % of one core")
+    api_cpu_pct: float | None = described("the API service's CPU")
+    redis_cpu_pct: float | None = described("Redis's CPU")
+    passed: bool = described("the harness kept up (calibrate.LadderStep)")
+    why: str | None = described("why not")
+
+
+class HarnessCapacity(Closed):
+    """The harness's open-model capacity for one mode: an arrival-rate ladder on the no-I/O endpoint."""
+
+    tool_calls_per_s: float | None = described("the highest passing step (null: none passed)")
+    stopped_by: str | None = described("what ended the ladder")
+    status: str = described("`ok`, or `invalid` when the infrastructure or the generator failed under it")
+    steps: list[HarnessStep] = described("every step, in order")
+
+
+class CalibrationRecord(Closed):
+    reason: str = described("why it was measured: before the first round, the infrastructure was restarted")
+    infra_start: int = described("which Redis/API pair it measured (1: the first)")
+    calibration: dict[str, Calibration] | None = described("per mode, the closed model's limit")
+    harness_capacity: dict[str, HarnessCapacity] | None = described("per mode, the harness's open-model capacity")
+
+
+class ServerStart(BaseModel):
+    """The server's start-up and idle figures, as run.json (its last start) and summary.json (this
+    measurement's start; null in a calibration) record them."""
+
+    startup_s: float | None = described("start to first answered initialize", None)
+    idle_mem_mb: float | None = described("memory before the load (cgroup)", None)
+    idle_rss_mb: float | None = described("summed RSS of its process tree before the load", None)
+
+
+class ServerStatus(Open, ServerStart):
+    status: Literal["ok", "failed", "invalid", "unavailable", "running", "pending"] = described(
+        "`unavailable`: this machine lacks what it needs; `invalid`: a measurement could not be trusted for "
+        "reasons not its own")
+    phase: str | None = described("where a failed server stopped: build, start, verify, load, collect, infra")
+    reason: str | None = described("why, in one message")
+    measurements: list[str] = described("its measurement ids, in the order measured")
+    runtime_version: str | None = described("what the interpreter or VM said it is (manifest version_args)", None)
+    image_size_mb: float | None = described("docker runtime only: its image size", None)
+    cold_start_s: float | None = described("docker runtime only: container start to first initialize", None)
+    unsupported_modes: dict[str, str] | None = described(
+        "modes not measured because the server's SDK does not accept their protocol revision: mode -> why", None)
+
+
+class Run(Closed):
+    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    run_id: str = described("UTC `YYYYmmdd-HHMMSS-<runtime>`")
+    status: Literal["running", "complete", "interrupted", "failed"] = described(
+        "`interrupted`: Ctrl-C or SIGTERM; `failed`: an orchestrator error")
+    started_at: str = described("ISO-8601")
+    finished_at: str | None = described("ISO-8601, null while running")
+    error: str | None = described("status `failed`: the one-line error that stopped the suite")
+    config: Config = described("the configuration")
+    environment: Environment = described("the machine and tools")
+    calibration: dict[str, Calibration] | None = described(
+        "per mode, the closed model's own limit now in force (null: --no-calibrate, open loads only, or schema 1)")
+    harness_capacity: dict[str, HarnessCapacity] | None = described(
+        "per mode, the harness's open-model capacity now in force (null: no open-model load, or not calibrated)", None)
+    calibrations: list[CalibrationRecord] | None = described(
+        "every calibration of the run in order: before round 1 and after each infrastructure restart", None)
+    rounds: list[list[str]] | None = described("each round's server order (null: schema 1)")
+    servers: dict[str, ServerStatus] = described("per server: status and start-up figures")
+
+
+# -- <server>/: server.json, build.json, verify.json, image.json ----------------------------------------------
+
+class Server(Open):
+    name: str = described("the server's directory name under servers/")
+    display_name: str = described("its name in the report")
+    language: str = described("programming language")
+    runtime: str = described("what runs it")
+    sdk: str = described("the MCP SDK")
+    sdk_version: str | None = described("its version")
+    framework: str | None = described("the HTTP framework")
+    protocols: list[str] | None = described("MCP protocol revisions its SDK accepts (null: not recorded)", None)
+    build: list[str] = described("the manifest's build commands")
+    run: list[str] = described("the manifest's run command")
+    stdio: list[str] | None = described("the manifest's stdio command (null: HTTP only)", None)
+
+
+class Build(Closed):
+    status: Literal["ok", "failed", "skipped"] = described("`skipped`: this machine lacks the toolchain")
+    seconds: float = described("how long the build took")
+    reason: str | None = described("why it failed or was skipped")
+    log: str | None = described("the build log's file name, beside build.json")
+    command: str | None = described("the build commands as run, `&&`-joined (null: none, or a docker image build)",
+                            None)
+
+
+class Check(Closed):
+    name: str = described("what was checked")
+    status: Literal["pass", "warn", "fail", "unavailable"] = described("its outcome")
+    reason: str | None = described("what was seen")
+
+
+class Verify(Closed):
+    status: Literal["pass", "warn", "fail", "unavailable"] = described("the worst of its checks")
+    checks: list[Check] = described("every check, in order")
+
+
+class Image(Open):
+    image: str = described("docker runtime only: the image tag")
+    image_size_mb: float | None = described("its size, MB")
+    image_own_layers_mb: float | None = described("its size above the base image, MB", None)
+    build_s: float | None = described("how long its build took", None)
+    cold_start_s: float | None = described("container start to first initialize", None)
+
+
+# -- <measurement>/summary.json, context.json, k6-counts.json -------------------------------------------------
+
+class Warmup(Closed):
+    used_s: float | None = described("the warm-up this measurement got")
+    min_s: float | None = described("its lower bound")
+    cap_s: float | None = described("its cap")
+    steady: bool | None = described("true: steady; false: hit the cap; null: a fixed warm-up, not assessed")
+
+
+class Window(Closed):
+    start_s: float = described("window start, seconds since the load test started")
+    end_s: float = described("window end (exclusive)")
+    seconds: float = described("its length")
+
+
+class Throughput(Closed):
+    tool_calls_per_s: float = described("successful tool calls ended in the window / window seconds (primary)")
+    successful_tool_calls: int = described("their count")
+    tool_calls: int = described("every tool call ended in the window")
+    v2_rps: float | None = described("the v2 study's requests (initialize + tools/call + tools/list) / window s")
+    v2_requests: int | None = described("their count")
+    v2_rps_whole_run: float | None = described("the same over the whole load test, as the study counted it")
+    v2_requests_whole_run: int | None = described("their count")
+    k6_run_s: float | None = described("the load generator's scenario start to its exit")
+    http_rps: float | None = described("every HTTP request / window s (schema 1's v2_rps)")
+    http_requests: int = described("their count")
+    iterations_per_s: float = described("tools/list samples / window s (closed model: iterations)")
+    dropped_iterations: int = described("open model: offered calls never started in the window")
+
+
+class LatencyStats(Closed):
+    count: int = described("samples")
+    avg: float | None = described("mean, ms")
+    min: float | None = described("fastest, ms")
+    p50: float | None = described("median, ms (linear interpolation)")
+    p90: float | None = described("90th percentile, ms")
+    p95: float | None = described("95th percentile, ms")
+    p99: float | None = described("99th percentile, ms")
+    p999: float | None = described("99.9th percentile, ms")
+    max: float | None = described("slowest, ms")
+
+
+class Latency(Closed):
+    tool_call: LatencyStats = described("successful tool calls' tools/call request")
+    tool_call_all: LatencyStats | None = described("every tool call: a failure at its observed time, a timeout at "
+                                           "the timeout (what SLOs use; null: schema 1)")
+    per_tool: dict[str, LatencyStats] = described("tool_call per tool")
+    session: LatencyStats = described("successful tool calls' whole session")
+    http_request: LatencyStats = described("every HTTP request of the successful samples")
+    v2_tools_call: LatencyStats | None = described("every tools/call request sent, pooled (null: schema 1)")
+
+
+class Errors(Closed):
+    count: int = described("failed samples, tools/list included")
+    failed_tool_calls: int | None = described("failed tool calls (null: schema 1)")
+    rate: float | None = described("failed tool calls / tool calls")
+    kinds: dict[str, int] = described("failed samples per error kind")
+
+
+class ComponentFigures(Closed):
+    cpu_avg_pct: float | None = described("mean CPU in the window, % of one core")
+    cpu_peak_pct: float | None = described("highest 1 s CPU sample")
+    mem_avg_mb: float | None = described("mean memory, MiB")
+    mem_peak_mb: float | None = described("highest memory sample")
+    samples: int = described("1 Hz samples in the window")
+
+
+class Efficiency(Closed):
+    """Figures the harness cannot cap: they rank servers even where the load generator limits throughput."""
+
+    cpu_ms_per_call: float | None = described("server CPU ms per successful tool call")
+    mem_peak_mb: float | None = described("the server's peak memory")
+
+
+class Probe(Closed):
+    """One CPU's fixed-work speed probe (sha256 of 128 MiB), the server frozen meanwhile."""
+
+    before_s: float | None = described("just before the load, fastest of 5 runs")
+    after_s: float | None = described("the same just after")
+    change: float | None = described("after / before - 1 (summary.json; context.json has the readings only)", None)
+
+
+class Pinning(BaseModel):
+    """Where the server and the harness ran (summary.json's host, context.json)."""
+
+    server_cpus: list[int] = described("the server's CPUs")
+    harness_cpus: list[int] = described("the harness's CPUs")
+
+
+class Host(Closed, Pinning):
+    probe: dict[str, Probe] = described("per CPU, the speed probe")
+    probe_server_paused: bool | None = described("the server was frozen while probing (null: not recorded)", None)
+    steal_pct: dict[str, float | None] = described("per CPU, % of the window stolen by the hypervisor")
+    busy_pct: dict[str, float | None] = described("per CPU, % busy")
+    unstable: bool = described("a probe moved or steal was high: flag unstable-host")
+    reasons: list[str] = described("why")
+
+
+class Limit(Closed):
+    kind: str | None = described("`load-model` (closed model: its own limit at these VUs) or `harness-capacity` "
+                                 "(open model: the harness's) — null: no calibrated limit (flag limit-unknown)")
+    tool_calls_per_s: float | None = described("the limit, tool calls/s")
+    fraction: float | None = described("closed: throughput / limit; open: offered rate / limit")
+
+
+class Checks(Closed):
+    k6_exit_code: int | None = described("the load generator's exit code (k6: 105 when ended by the orchestrator)")
+    k6_stopped_early_by_orchestrator: bool = described("the orchestrator ended the generator at the window's end")
+    k6_iterations: int | None = described("the generator's own iteration count (k6-counts.json)")
+    k6_http_reqs: int | None = described("the generator's own HTTP request count")
+    sample_iterations: int = described("iterations the samples hold")
+    sample_http_reqs: int = described("HTTP requests the samples hold")
+    count_gap: float | None = described("the larger relative gap of the two counts")
+    last_sample_s: float | None = described("the last sample's end")
+    empty_seconds: int = described("seconds of the window without a sample")
+    littles_law: dict[str, float] | None = described("L = lambda x W, as the load's kind reads it (closed: vus, "
+                                             "predicted, gap…; open: arrivals_per_s, in_flight…)")
+    problems: list[str] = described("each failed cross-check: the measurement is invalid")
+
+
+class MeasuredLoad(Closed):
+    """What summary.json and context.json both say about the load."""
+
+    mode: str = described("`session`, `stateless`, `persistent`")
+    executor: str = described("the load's kind: `closed`, `open`")
+    vus: int = described("VUs (open model: pre-allocated VUs)")
+    rate: float | None = described("open model: offered tool calls/s")
+
+
+class Summary(MeasuredLoad, ServerStart):
+    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    server: str = described("the server (`calibrate` for the harness's calibration)")
+    run: int = described("the round")
+    round_order: int | None = described("its position in the round (null: calibration, schema 1)", None)
+    rate_fraction: float | None = described("open model: the fraction of round 1's closed maximum", None)
+    status: Literal["ok", "failed", "invalid"] = described("`failed`: the server failed; `invalid`: not to be trusted, "
+                                                   "not the server's doing")
+    phase: str | None = described("`loadgen` (its cross-checks failed), `infra`, `load`…")
+    reason: str | None = described("why")
+    warmup: Warmup | None = described("the warm-up (null: calibration)")
+    window: Window = described("the measured window")
+    throughput: Throughput = described("throughput figures")
+    latency_ms: Latency = described("latency populations")
+    errors: Errors = described("errors in the window")
+    resources: dict[str, ComponentFigures] = described("per component of resources.csv")
+    efficiency: Efficiency = described("figures the harness cannot cap")
+    host: Host | None = described("host stability (null: schema 1)")
+    limit: Limit = described("the harness limit this load is judged against and the share reached")
+    checks: Checks | None = described("the load generator cross-checked (null: schema 1)")
+    flags: list[str] = described("bound:*, errors, noisy-host, unstable-host, …")
+    foreign_cpu_pct: float | None = described("CPU of programs other than ours in the window, % of one core")
+    publishable: bool | None = described("ok, every check passed, no flag (null: schema 1, not assessed)")
+    unpublishable_reasons: list[str] = described("every cause")
+    seed_s: float | None = described("Redis re-seed before the measurement", None)
+
+
+class K6Counts(Closed):
+    """k6-counts.json: the load generator's own counts (the name is k6's, kept for the format's sake)."""
+
+    iterations: int | None = described("complete iterations")
+    http_reqs: int | None = described("HTTP requests sent")
+    dropped_iterations: int | None = described("iterations that could not start: no free VU (open model)")
+    # The load driver's own (benchmark/load-driver), absent from k6's:
+    calls: int | None = described("the driver's samples written (every call, tools/list included)", None)
+    driver_cpu_s: float | None = described("the driver's own CPU time, user + system, s (not a stdio server's)",
+                                           None)
+    start_lag_p99_ms: float | None = described("open model: p99 of how late iterations started against their "
+                                               "schedule (coordinated omission shows here)", None)
+    start_lag_max_ms: float | None = described("open model: the latest start against the schedule", None)
+    max_vus_used: int | None = described("the most VUs the driver ran", None)
+    startup_s: float | None = described("stdio: the server's start to its initialize reply, s", None)
+    garbage_lines: int | None = described("stdout lines of the stdio server that were no JSON-RPC message", None)
+    server_messages: int | None = described("requests and notifications the stdio server sent (ignored)", None)
+    late_replies: int | None = described("replies to no waiting call (after its timeout, or a null id)", None)
+    error: str | None = described("why the stdio driver failed (null: it did not)", None)
+
+
+class Context(MeasuredLoad, Pacing, Pinning):
+    harness_cores: int = described("CPUs of the harness (saturation thresholds)")
+    limits_applied: bool = described("false: flag cgroup-not-applied")
+    limit_kind: str | None = described("the limit the load is judged against (`load-model`, `harness-capacity`; "
+                                       "null: none)", None)
+    limit_calls_per_s: float | None = described("its rate, tool calls/s", None)
+    calibration: bool = described("the harness's calibration itself (judged against no limit)", False)
+    k6_exit_code: int | None = described("the load generator's exit code")
+    k6_stopped_by_orchestrator: bool = described("ended at the window's end (k6: exit 105 expected)")
+    k6_counts: K6Counts | None = described("k6-counts.json")
+    k6_run_s: float | None = described("the generator's scenario start to exit")
+    host_probe: dict[str, Probe] | None = described("per CPU, the speed probe")
+    probe_server_paused: bool | None = described("the server was frozen while probing", None)
+    warmup: Warmup | None = described("the warm-up")
+
+
+# Every file of a results directory the model defines, by name (docs/results-format.md's tables).
+class CapacityStep(Closed):
+    rate_offered: float = described("the step's arrival rate, tool calls/s")
+    rate_achieved: float = described("successful tool calls/s in its window")
+    p50_ms: float | None = described("all-calls latency (failures and timeouts included)")
+    p95_ms: float | None = described("the same, p95")
+    p99_ms: float | None = described("the same, p99")
+    error_rate: float | None = described("failed tool calls / tool calls")
+    dropped_iterations: int = described("offered calls never started")
+    cpu_avg_pct: float | None = described("the server's mean CPU, % of one core")
+    mem_peak_mb: float | None = described("the server's peak memory")
+    criteria: dict[str, bool] = described("each SLO criterion: held or not")
+    flags: list[str] = described("the step's summary flags")
+    passed: bool = described("every criterion held, the server kept up and the harness did not limit it")
+    stop: str | None = described("why the ladder ended at this step (null: it went on)")
+    measurement: str = described("the step's measurement directory")
+    stop_kind: str | None = described(
+        "what ended the ladder here: slo, saturated (the server's limit), invalid, harness-bound, "
+        "harness-capacity (null: it went on, or a file that predates it: read from `stop`)", default=None)
+
+
+class CapacityRound(Closed):
+    mode: str = described("the session mode of the ladder")
+    run: int = described("the round")
+    capacity_calls_per_s: float | None = described(
+        "the highest step that passed with every step below it (null: none did)")
+    lower_bound: bool | None = described(
+        "the ladder ended on something other than the server (max steps, the harness, an invalid step, an "
+        "interruption): the capacity is only a lower bound (null: a file that predates it; readers compute it "
+        "again from the steps, capacity.ladder_verdict)", default=None)
+    trustworthy: bool = described("the deciding steps ran on a steady host, under the server's limits, "
+                                  "unlimited by the harness, and none was invalid")
+    doubts: list[str] = described("the flags of the deciding steps that make it untrustworthy")
+    below_first_step: bool = described("the server failed even the first step")
+    next_step_calls_per_s: float | None = described(
+        "the step the server failed: its true limit lies in between (null for a lower bound)")
+    stopped_by: str = described("slo broken, server saturated, harness capacity, max steps, or a failed step")
+    stop_kind: str | None = described("the last step's stop_kind, or max-steps / interrupted", default=None)
+    steps: list[CapacityStep] = described("every step measured, in order")
+
+
+class Capacity(Closed):
+    """capacity.json: one server's ladders, a round each."""
+
+    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    server: str = described("the server")
+    plan: CapacityPlan = described("the step test")
+    rounds: list[CapacityRound] = described("one ladder per round and mode")
+
+
+class SoakCriterion(Closed):
+    value: float | None = described("the figure judged (null: not measured)")
+    limit: float = described("what it may reach")
+    verdict: Literal["pass", "fail", "not measured"] = described("its outcome")
+    detail: str = described("what was seen")
+
+
+class SoakBucket(Closed):
+    t_s: float = described("the bucket's start, from the window's start")
+    calls: int = described("tool calls that ended in it")
+    errors: int = described("of them failed")
+    p50_ms: float | None = described("all-calls p50")
+    p99_ms: float | None = described("all-calls p99 (null: too few calls for a p99)")
+
+
+class SoakSlope(Closed):
+    mb_per_h: float = described("least-squares slope over the window, per hour (MiB; FDs for `fds`)")
+    ci_low: float = described("its 95 % interval, from the effective sample size of autocorrelated readings")
+    ci_high: float = described("")
+    lag1: float | None = described("lag-1 autocorrelation of the residuals (null: written before it was used)",
+                                   default=None)
+    n_eff: float | None = described("effective sample size n (1 - lag1) / (1 + lag1)", default=None)
+
+
+class SoakWindow(Closed):
+    start_s: float = described("after the warm-up, from the scenario start")
+    end_s: float = described("where the data ends")
+    planned_end_s: float = described("where it was to end")
+    measured_s: float = described("seconds judged")
+
+
+class SoakMemory(Closed):
+    rss_mb: float | None = described("median RSS of the stretch")
+    cgroup_mb: float | None = described("median memory the cgroup/container counts")
+
+
+class SoakSlopes(Closed):
+    rss: SoakSlope | None = described("RSS (null: too few readings)")
+    cgroup: SoakSlope | None = described("the cgroup's memory")
+    fds: SoakSlope | None = described("open file descriptors (null: no change, or written before it was)",
+                                      default=None)
+
+
+class SoakResult(Closed):
+    """soak.json: one server's soak, judged."""
+
+    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    server: str = described("the server")
+    mode: str = described("the session mode")
+    rate: float = described("tool calls/s offered")
+    rate_from: str = described("`given`, or the capacity run it is a share of")
+    measurement: str = described("the measurement directory (summary.json, samples, processes.csv)")
+    status: Literal["ok", "failed", "invalid"] = described("the measurement's status")
+    interrupted: bool = described("stopped early (Ctrl-C): judged on what was measured")
+    verdict: Literal["pass", "fail", "not measured"] = described("fail if a criterion failed")
+    doubts: list[str] = described("host or harness flags of the measurement: a p99 drift may be the host's")
+    criteria: dict[str, SoakCriterion] = described("alive, rss, fds, threads, p99, errors (alive: absent before "
+                                                   "2026-11-25; readers judge a soak again from its data)")
+    window: SoakWindow = described("what was judged")
+    stopped_early: bool = described("the data ends before the planned end")
+    baseline: SoakMemory = described("the first stretch of the window")
+    end: SoakMemory = described("the last stretch")
+    slopes: SoakSlopes = described("memory per hour over the window")
+    bucket_s: float = described("p99 bucket length (a minute; shorter for a short soak)")
+    buckets: list[SoakBucket] = described("per bucket: calls, errors, p50, p99")
+
+
+FILES: dict[str, type[BaseModel]] = {
+    RUN_FILE: Run, SERVER_FILE: Server, BUILD_FILE: Build, VERIFY_FILE: Verify, IMAGE_FILE: Image,
+    SUMMARY_FILE: Summary, CONTEXT_FILE: Context, COUNTS_FILE: K6Counts, CAPACITY_FILE: Capacity,
+    SOAK_FILE: SoakResult,
+}
+
+
+def validated(model: type[BaseModel], data: Any, where: Path | str) -> dict[str, Any]:
+    """`data` checked against `model`, back as a plain dict with every field the model names (defaults
+    filled, extra keys of open parts kept). A mismatch is a ResultsError naming the file and the field."""
+    try:
+        return model.model_validate(data).model_dump(by_alias=True)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(the file)"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ResultsError(f"{where}: {field}: {first['msg']}{more}") from None

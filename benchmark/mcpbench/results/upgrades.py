@@ -1,0 +1,179 @@
+"""Older schemas read as the current one (asv's "api_version + update"): each step raises a file by one schema.
+
+The steps change structure only. Two figures of an upgraded summary are the analysis's to recompute (its
+efficiency, absent before schema 2, and whether it is publishable, judged again from schema 3's flags): the
+steps mark them (`efficiency` None, `publishable` kept), and analysis.summary.upgrade_summary finishes them, so
+the results package imports nothing of the analysis.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from mcpbench.results.model import NOT_ASSESSED, SCHEMA, SCHEMAS_READ, ResultsError, Run, validated
+
+
+def _upgrade_run_1(run: dict) -> dict:
+    """schema 1 -> 2: no calibration, no round orders recorded; config keys of schema 2 where derivable."""
+    run = dict(run, schema=2)
+    run.setdefault("calibration", None)
+    run.setdefault("rounds", None)
+    run.setdefault("error", None)
+    config = dict(run.get("config") or {})
+    config.setdefault("calibrate", False)
+    config.setdefault("warmup_cap_s", None)
+    config.setdefault("warmup_adaptive", False)
+    run["config"] = config
+    return run
+
+
+def _upgrade_summary_1(summary: dict, run: dict) -> dict:
+    """schema 1 -> 2. Old `v2_rps` counted every HTTP request: it becomes `http_rps`, and v2_rps (a new
+    definition) is None: the report recounts it from the samples. Fields never recorded are None;
+    `publishable` is False when the old file already shows a reason (status, a flag), else None (not
+    assessed) with NOT_ASSESSED as the reason."""
+    s = dict(summary, schema=2)
+    thr = dict(s.get("throughput") or {})
+    if "http_rps" not in thr:
+        thr["http_rps"] = thr.get("v2_rps")
+    for k in ("v2_rps", "v2_requests", "v2_rps_whole_run", "v2_requests_whole_run", "k6_run_s"):
+        thr[k] = None
+    s["throughput"] = thr
+    lat = dict(s.get("latency_ms") or {})
+    lat.setdefault("tool_call_all", None)
+    lat.setdefault("v2_tools_call", None)
+    s["latency_ms"] = lat
+    s["errors"] = {"failed_tool_calls": None, **(s.get("errors") or {})}
+    s.setdefault("round_order", None)
+    s.setdefault("rate_fraction", None)
+    warmup_s = (run.get("config") or {}).get("warmup_s")
+    s.setdefault("warmup", {"used_s": warmup_s, "min_s": warmup_s, "cap_s": warmup_s, "steady": None})
+    s.setdefault("efficiency", None)  # computed by analysis.summary.upgrade_summary (the one definition)
+    s.setdefault("host", None)
+    s.setdefault("ceiling", {"tool_calls_per_s": None, "fraction": None})
+    s.setdefault("checks", None)
+    reasons = []
+    if s.get("status", "ok") != "ok":
+        reasons.append(f"status {s.get('status')}" + (f" ({s.get('phase')})" if s.get("phase") else ""))
+    reasons += [f"flag: {f}" for f in s.get("flags") or []]
+    s["publishable"] = False if reasons else None
+    s["unpublishable_reasons"] = reasons + [NOT_ASSESSED]
+    return s
+
+
+# Schema 2's names for what schema 3 calls the load generator, and its one "ceiling" flag.
+OLD_COMPONENTS = {"k6": "loadgen"}
+OLD_FLAGS = {"bound:k6": "bound:loadgen"}
+CEILING_FLAG_2 = "bound:ceiling"
+
+
+def _upgrade_run_2(run: dict) -> dict:
+    """schema 2 -> 3: the calibration's k6 CPU is the load generator's; no open-model capacity was measured
+    and one calibration was recorded (before round 1)."""
+    run = dict(run, schema=3)
+    calibration = run.get("calibration")
+    if calibration:
+        run["calibration"] = {mode: {**{k: v for k, v in entry.items() if k != "k6_cpu_pct"},
+                                     "loadgen_cpu_pct": entry.get("k6_cpu_pct")} for mode, entry in calibration.items()}
+    run.setdefault("harness_capacity", None)
+    run.setdefault("calibrations", None)
+    return run
+
+
+def rename_flags(flags: list[str]) -> list[str]:
+    return [OLD_FLAGS.get(flag, flag) for flag in flags]
+
+
+def _upgrade_summary_2(summary: dict, run: dict) -> dict:
+    """schema 2 -> 3. The load generator's component and flag are `loadgen`; `ceiling` becomes `limit`. Schema 2
+    judged every load against one closed-model calibration: for a closed-model load that is its load-model
+    limit (bound:ceiling -> bound:load-model); for an open-model load it was no limit of its kind, so its
+    bound:ceiling is removed and it is marked limit-unknown (issue 18: the open run of rust was flagged at
+    160 % of a "ceiling" its own load never met)."""
+    s = dict(summary, schema=3)
+    closed = s.get("executor", "closed") == "closed"
+    ceiling = s.pop("ceiling", None) or {}
+    known = ceiling.get("tool_calls_per_s") is not None and closed
+    s["limit"] = {"kind": "load-model" if known else None, "tool_calls_per_s": ceiling.get("tool_calls_per_s") if known else None,
+                  "fraction": ceiling.get("fraction") if known else None}
+    flags = rename_flags(s.get("flags") or [])
+    if CEILING_FLAG_2 in flags:
+        flags = [("bound:load-model" if closed else None) if f == CEILING_FLAG_2 else f for f in flags]
+        flags = [f for f in flags if f is not None]
+    if not known and s.get("publishable") is not None:
+        flags.append("limit-unknown")
+    s["flags"] = flags
+    s["resources"] = {OLD_COMPONENTS.get(k, k): v for k, v in (s.get("resources") or {}).items()}
+    if s.get("phase") == "k6":
+        s["phase"] = "loadgen"
+    # publishable, when assessed, is judged again from the new flags by analysis.summary.upgrade_summary.
+    return s
+
+
+def _open_model_flags_2(flags: list[str]) -> list[str]:
+    """A schema-2 open-model measurement's flags as schema 3 reads them (as _upgrade_summary_2 does): its
+    bound:ceiling was a closed-model limit it never met, so it goes, and the load is limit-unknown."""
+    flags = [f for f in rename_flags(flags) if f != CEILING_FLAG_2]
+    return flags if "limit-unknown" in flags else [*flags, "limit-unknown"]
+
+
+def upgrade_flags_document(document: dict, run: dict | None = None) -> dict:
+    """capacity.json or soak.json of schema 2 -> 3: both quote open-model measurements' flags (capacity steps)
+    and doubts, which change as their summaries do (_open_model_flags_2); the readers judge a ladder again
+    from its steps (capacity.ladder_verdict)."""
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: (_open_model_flags_2(v) if k == "flags" and isinstance(v, list)
+                        else [f for f in rename_flags(v) if f != CEILING_FLAG_2] if k == "doubts" and isinstance(v, list)
+                        else walk(v))
+                    for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return dict(walk(document), schema=3)
+
+
+RUN_UPGRADES = {1: _upgrade_run_1, 2: _upgrade_run_2}
+SUMMARY_UPGRADES = {1: _upgrade_summary_1, 2: _upgrade_summary_2}
+DOCUMENT_UPGRADES = {2: upgrade_flags_document}
+
+
+def upgrade_document(kind: type[BaseModel], document: Any, where: Path) -> dict:
+    """capacity.json / soak.json of any readable schema (2 on), as the current SCHEMA and validated."""
+    original = _schema_of(document, where)
+    while document["schema"] != SCHEMA:
+        if document["schema"] not in DOCUMENT_UPGRADES:
+            raise ResultsError(f"{where}: schema {document['schema']} has no upgrade for this file")
+        document = DOCUMENT_UPGRADES[document["schema"]](document)
+    return validated(kind, document, where)
+
+
+def _schema_of(data: Any, where: Path, default: Any = None) -> int:
+    found = data.get("schema", default) if isinstance(data, dict) else None
+    if found not in SCHEMAS_READ:
+        raise ResultsError(f"{where}: unsupported schema {found!r} (this reader reads schemas "
+                           f"{', '.join(map(str, SCHEMAS_READ))})")
+    return found
+
+
+def upgrade_run(run: Any, where: Path) -> dict:
+    """run.json of any readable schema, as the current SCHEMA and validated (the original in `schema_read`)."""
+    original = _schema_of(run, where)
+    while run["schema"] != SCHEMA:
+        run = RUN_UPGRADES[run["schema"]](run)
+    return dict(validated(Run, run, where), schema_read=original)
+
+
+def summary_fields(summary: Any, run: dict, where: Path) -> tuple[dict, int]:
+    """summary.json of any readable schema (a file without one has its run's) raised to the current SCHEMA's
+    structure, not yet validated (analysis.summary.upgrade_summary recomputes its figures and validates it),
+    and the schema it was read as."""
+    original = _schema_of(summary, where, run.get("schema_read", SCHEMA))
+    summary = dict(summary, schema=original)
+    while summary["schema"] != SCHEMA:
+        summary = SUMMARY_UPGRADES[summary["schema"]](summary, run)
+    return summary, original

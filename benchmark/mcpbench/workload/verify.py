@@ -1,0 +1,316 @@
+"""`mcpbench verify`: protocol, workload and bad-input checks against a running server."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+import httpx
+
+from mcpbench.workload.mcp_client import REVISION_2026, McpClient, Reply, tool_payload
+from mcpbench.workload.tools import CHECKS, DEFAULT_ARGUMENTS, TOOL_NAMES
+
+Status = Literal["pass", "warn", "fail", "unavailable"]  # unavailable: this machine lacks the toolchain
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    reason: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    checks: list[Check]
+
+    @property
+    def status(self) -> Status:
+        statuses = {check.status for check in self.checks}
+        return "fail" if "fail" in statuses else "warn" if "warn" in statuses else "pass"
+
+    def failures(self) -> list[Check]:
+        return [check for check in self.checks if check.status == "fail"]
+
+    def record(self) -> dict[str, object]:
+        return {"status": self.status, "checks": [asdict(check) for check in self.checks]}
+
+
+def _rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
+    """A bad request is handled when it gets a JSON-RPC error, a 4xx, or (tool level) isError.
+
+    A 5xx that still carries a JSON-RPC error is a rejection dressed as a server fault (some SDKs answer
+    an unknown method with 500 / -32603): a warning, since the client is told, but wrongly."""
+    if 400 <= reply.status < 500:
+        return "pass", f"HTTP {reply.status}"
+    if reply.status >= 500:
+        if reply.error:
+            return "warn", f"HTTP {reply.status} with JSON-RPC error {reply.error.get('code')} (a server error code for a client mistake)"
+        return "fail", f"HTTP {reply.status} (a server error, not a rejection)"
+    if reply.error:
+        return "pass", f"JSON-RPC error {reply.error.get('code')}"
+    if allow_tool_error and reply.result and reply.result.get("isError"):
+        return "pass", "tool result with isError"
+    return "fail", f"HTTP {reply.status} with a success reply: {reply.body[:160]!r}"
+
+
+class _Verifier:
+    def __init__(self, url: str, server_type: str):
+        self.url = url
+        self.server_type = server_type
+        self.checks: list[Check] = []
+
+    def add(self, name: str, status: Status, reason: str) -> None:
+        self.checks.append(Check(name, status, reason))
+
+    def guarded(self, name: str, body: Callable[[], None]) -> None:
+        try:
+            body()
+        except (httpx.HTTPError, json.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
+            self.add(name, "fail", f"{type(exc).__name__}: {exc}")
+
+    def session(self) -> None:
+        with McpClient(self.url) as client:
+            def initialize() -> None:
+                reply = client.initialize()
+                if reply.status != 200 or not reply.result:
+                    self.add("initialize", "fail", f"HTTP {reply.status}: {reply.body[:200]!r}")
+                    return
+                info = reply.result.get("serverInfo", {})
+                framing = f"{reply.framing} reply"
+                self.add("initialize", "pass",
+                         f"protocol {reply.result.get('protocolVersion')}, server {info.get('name')!r}, {framing}"
+                         + (", session id issued" if reply.session_id else ", stateless (no session id)"))
+            self.guarded("initialize", initialize)
+
+            def initialized() -> None:
+                reply = client.notify("notifications/initialized")
+                ok = 200 <= reply.status < 300
+                self.add("notifications/initialized", "pass" if ok else "fail", f"HTTP {reply.status}")
+            self.guarded("notifications/initialized", initialized)
+
+            def tools_list() -> None:
+                reply = client.request("tools/list")
+                tools = {tool["name"]: tool for tool in (reply.result or {}).get("tools", [])}
+                missing = [name for name in TOOL_NAMES if name not in tools]
+                if missing:
+                    self.add("tools/list", "fail", f"missing tools {missing}; got {sorted(tools)}")
+                    return
+                schemaless = [name for name in TOOL_NAMES
+                              if (tools[name].get("inputSchema") or {}).get("type") != "object"]
+                if schemaless:
+                    self.add("tools/list", "fail", f"no object input schema for {schemaless}")
+                    return
+                extra = sorted(set(tools) - set(TOOL_NAMES))
+                self.add("tools/list", "warn" if extra else "pass",
+                         f"3 tools with input schemas ({reply.framing} reply)"
+                         + (f"; extra tools {extra}" if extra else ""))
+            self.guarded("tools/list", tools_list)
+
+            for tool in TOOL_NAMES:
+                self.guarded(f"tool {tool}", lambda tool=tool: self.tool(client, tool))
+
+            def delete() -> None:
+                status = client.delete_session()
+                ok = 200 <= status < 300 or status in (404, 405)
+                self.add("DELETE /mcp", "pass" if ok else "warn", f"HTTP {status}")
+            self.guarded("DELETE /mcp", delete)
+
+    def tool(self, client: McpClient, tool: str) -> None:
+        reply = client.call_tool(tool, DEFAULT_ARGUMENTS[tool])
+        name = f"tool {tool}"
+        if reply.status != 200 or reply.error or not reply.result:
+            self.add(name, "fail", f"HTTP {reply.status}: {reply.body[:200]!r}")
+            return
+        if reply.result.get("isError"):
+            self.add(name, "fail", f"tool error: {reply.body[:300]!r}")
+            return
+        data = tool_payload(reply)
+        problems = CHECKS[tool](data)
+        if problems:
+            self.add(name, "fail", "; ".join(problems))
+            return
+        if data.get("server_type") != self.server_type:
+            self.add(name, "warn", f"server_type is {data.get('server_type')!r}, expected {self.server_type!r}")
+            return
+        self.add(name, "pass", f"spec checks hold ({reply.framing} reply)")
+
+    def stateless_call(self) -> None:
+        # The `stateless` load mode sends tools/call with no initialize and no session.
+        with McpClient(self.url) as client:
+            reply = client.call_tool("search_products", DEFAULT_ARGUMENTS["search_products"])
+            ok = reply.status == 200 and reply.result is not None and not reply.result.get("isError")
+            self.add("tools/call without a session", "pass" if ok else "warn",
+                     "answered" if ok else f"HTTP {reply.status}: {reply.body[:160]!r} — the stateless mode will fail")
+
+    def self_contained_call(self) -> None:
+        # Mode stateless-2026: every tool answered to a self-contained 2026-07-28 request, as the spec
+        # has it (a result of resultType "complete"), with the workload's checks holding.
+        without_type = []
+        with McpClient(self.url) as client:
+            for tool in TOOL_NAMES:
+                reply = client.call_tool_2026(tool, DEFAULT_ARGUMENTS[tool])
+                if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+                    self.add(f"protocol {REVISION_2026}", "fail",
+                             f"{tool}: HTTP {reply.status}: {reply.body[:200]!r} — the manifest lists {REVISION_2026}")
+                    return
+                problems = CHECKS[tool](tool_payload(reply))
+                if problems:
+                    self.add(f"protocol {REVISION_2026}", "fail", f"{tool}: " + "; ".join(problems))
+                    return
+                if "resultType" not in reply.result:
+                    without_type.append(tool)
+                elif reply.result["resultType"] != "complete":
+                    self.add(f"protocol {REVISION_2026}", "fail",
+                             f"{tool}: resultType {reply.result['resultType']!r}, expected 'complete'")
+                    return
+        if without_type:
+            self.add(f"protocol {REVISION_2026}", "warn",
+                     f"answered, but without the revision's resultType: {', '.join(without_type)}")
+        else:
+            self.add(f"protocol {REVISION_2026}", "pass", "every tool answered a self-contained request")
+
+    # ---- docs/workload.md §5: the details a server can get wrong while every tool check still holds ----
+
+    def _checkout(self, client: McpClient, user_id: str, items: list[dict[str, int]] | None = None) -> Reply:
+        arguments = {"user_id": user_id,
+                     "items": DEFAULT_ARGUMENTS["checkout"]["items"] if items is None else items}
+        return client.call_tool("checkout", arguments)
+
+    def _rate_limit_count(self, client: McpClient, user_id: str) -> int:
+        reply = self._checkout(client, user_id)
+        if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+            raise ValueError(f"checkout for {user_id!r}: HTTP {reply.status}: {reply.body[:200]!r}")
+        count = tool_payload(reply).get("rate_limit_count")
+        if not isinstance(count, int):
+            raise TypeError(f"checkout for {user_id!r}: rate_limit_count is {count!r}")
+        return count
+
+    def history_entry(self, client: McpClient) -> None:
+        """checkout's RPUSH writes {"user_id", "items" (as given), "ts" (unix seconds)}. A user id nothing
+        seeds or loads has no history, so the one entry get_user_cart then reads is the one checkout wrote."""
+        name = "spec: checkout's history entry"
+        user_id = f"user-verify{uuid.uuid4().hex[:12]}"
+        items = [{"product_id": 7, "quantity": 3}, {"product_id": 99999, "quantity": 1}]
+        started = time.time()
+        reply = self._checkout(client, user_id, items)
+        if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+            self.add(name, "fail", f"checkout for {user_id!r}: HTTP {reply.status}: {reply.body[:200]!r}")
+            return
+        reply = client.call_tool("get_user_cart", {"user_id": user_id})
+        if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+            self.add(name, "fail", f"get_user_cart for {user_id!r}: HTTP {reply.status}: {reply.body[:200]!r}")
+            return
+        history = tool_payload(reply).get("recent_history")
+        if not isinstance(history, list) or len(history) != 1:
+            self.add(name, "fail", f"one checkout for a new user left {history!r} as its history, expected 1 entry")
+            return
+        entry = history[0]
+        problems = []
+        if not isinstance(entry, dict) or set(entry) != {"user_id", "items", "ts"}:
+            problems.append(f"fields {sorted(entry) if isinstance(entry, dict) else type(entry).__name__}, "
+                            "expected exactly user_id, items, ts")
+        else:
+            if entry["user_id"] != user_id:
+                problems.append(f"user_id is {entry['user_id']!r}, expected {user_id!r}")
+            if entry["items"] != items:
+                problems.append(f"items are {entry['items']!r}, expected them as given: {items!r}")
+            ts = entry["ts"]
+            if not isinstance(ts, int) or not started - 60 <= ts <= time.time() + 60:
+                problems.append(f"ts is {ts!r}, expected the unix time in seconds (about {int(started)})")
+        self.add(name, "fail" if problems else "pass",
+                 "; ".join(problems) + f" (entry {json.dumps(entry)[:200]})" if problems
+                 else '{"user_id", "items" as given, "ts" in seconds}')
+
+    def rate_limit_key(self, client: McpClient) -> None:
+        """The counter is bench:ratelimit:user-{N % 100:05d}, N the integer after the user id's last '-' (0
+        when that is not a number). Each probe id's key differs when N is built from all of the id's digits;
+        the spec puts it on the same counter as its partner, which the INCR results show: A, B, A count on."""
+        name = "spec: rate-limit key"
+        pairs = [("user-00042-7", "user-00007"),   # all digits: 427 -> user-00027
+                 ("user-00042-x", "user-00100")]   # all digits: 42 -> user-00042; the spec: 0 -> user-00000
+        problems = []
+        for probe, partner in pairs:
+            counts = [self._rate_limit_count(client, user) for user in (probe, partner, probe)]
+            if counts[1] != counts[0] + 1 or counts[2] != counts[1] + 1:
+                problems.append(f"{probe!r} and {partner!r} counted {counts}, not on one counter")
+        self.add(name, "fail" if problems else "pass",
+                 "; ".join(problems) + " — the key is the integer after the last '-' (0 if none), % 100"
+                 if problems else "the integer after the user id's last '-' (0 if none), % 100")
+
+    def empty_items(self, client: McpClient) -> None:
+        """checkout with "items": [] is a tool error (isError) and does no I/O: the rate-limit counter it would
+        have incremented is the same before and after it."""
+        name = "bad input: checkout with empty items"
+        user_id = "user-00007"
+        before = self._rate_limit_count(client, user_id)
+        reply = self._checkout(client, user_id, [])
+        after = self._rate_limit_count(client, user_id)
+        if reply.status != 200 or reply.error or not reply.result or not reply.result.get("isError"):
+            got = (f"JSON-RPC error {reply.error.get('code')}" if reply.error
+                   else "a success result" if reply.result else f"HTTP {reply.status}")
+            self.add(name, "fail", f"{got}: {reply.body[:160]!r}; the spec's answer is a tool result with isError")
+        elif after != before + 1:
+            self.add(name, "fail", f"isError, but the rate-limit counter moved {before} -> {after} around it "
+                                   "(expected +1): it ran the checkout's I/O")
+        else:
+            self.add(name, "pass", "tool result with isError, no I/O")
+
+    def workload_details(self) -> None:
+        with McpClient(self.url) as client:
+            client.initialize()
+            self.guarded("spec: checkout's history entry", lambda: self.history_entry(client))
+            self.guarded("spec: rate-limit key", lambda: self.rate_limit_key(client))
+            self.guarded("bad input: checkout with empty items", lambda: self.empty_items(client))
+
+    def bad_input(self) -> None:
+        cases: list[tuple[str, bytes, bool]] = [
+            ("malformed JSON", b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"', False),
+            ("unknown method", json.dumps({"jsonrpc": "2.0", "id": 2, "method": "no/such_method"}).encode(), False),
+            ("unknown tool", json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                         "params": {"name": "no_such_tool", "arguments": {}}}).encode(), True),
+            ("wrong argument types", json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+                "name": "search_products", "arguments": {"category": 7, "min_price": "cheap", "limit": "ten"}}}).encode(),
+             True),
+            ("oversized body (2 MiB)", json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+                "name": "get_user_cart", "arguments": {"user_id": "x" * (2 * 1024 * 1024)}}}).encode(), True),
+        ]
+        with McpClient(self.url) as client:
+            client.initialize()
+            for name, body, tool_level in cases:
+                def one(name: str = name, body: bytes = body, tool_level: bool = tool_level) -> None:
+                    try:
+                        reply = client.post_raw(body)
+                    except httpx.TransportError as exc:
+                        # Closing the connection on a 2 MiB body is a legitimate refusal; the liveness
+                        # check below tells whether the server survived it.
+                        self.add(f"bad input: {name}", "warn", f"connection dropped ({type(exc).__name__})")
+                        return
+                    status, reason = _rejected(reply, tool_level)
+                    self.add(f"bad input: {name}", status, reason)
+                self.guarded(f"bad input: {name}", one)
+
+        def still_alive() -> None:
+            with McpClient(self.url) as client:
+                client.initialize()
+                reply = client.call_tool("search_products", DEFAULT_ARGUMENTS["search_products"])
+                ok = reply.status == 200 and reply.result is not None and not reply.result.get("isError")
+                self.add("still serving after bad input", "pass" if ok else "fail", f"HTTP {reply.status}")
+        self.guarded("still serving after bad input", still_alive)
+
+
+def verify(url: str, server_type: str, protocols: list[str] | None = None) -> Verdict:
+    """Run every check against the MCP endpoint `url`; never raises for a misbehaving server. `protocols`:
+    the revisions its manifest says its SDK accepts; a listed 2026-07-28 is checked too."""
+    verifier = _Verifier(url, server_type)
+    verifier.session()
+    verifier.guarded("tools/call without a session", verifier.stateless_call)
+    if REVISION_2026 in (protocols or ()):
+        verifier.guarded(f"protocol {REVISION_2026}", verifier.self_contained_call)
+    verifier.guarded("workload details", verifier.workload_details)
+    verifier.guarded("bad input", verifier.bad_input)
+    return Verdict(verifier.checks)

@@ -1,0 +1,100 @@
+"""The experiments seam, from the outside: a new experiment — latency at three fixed offered rates — written
+here as one class and registered with one line, gets a command with the shared options, runs end to end
+against a real server on the one driver (build, Redis and the API service, verify, calibration, records), and
+its results read like any other run's."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from mcpbench import experiments
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.cli.experiments import register
+from mcpbench.experiments.base import Experiment
+from mcpbench.experiments.config import RunConfig
+from mcpbench.experiments.options import MEASURING, Option, csv, resource_profile_of
+from mcpbench.results.model import RUN_FILE, SUMMARY_FILE, Run, Summary, validated
+from mcpbench.scenarios import OpenLoad
+from mcpbench.scenarios.timing import Timing
+
+pytestmark = pytest.mark.e2e
+
+SERVER = os.environ.get("MCPBENCH_E2E_SERVER", "go")
+
+
+# -- the toy experiment: everything a new experiment needs ---------------------------------------------------
+class LatencyAtRates(Experiment):
+    name = "latency-at-rates"
+    help = "All-calls latency of each server at a few fixed offered rates, on one start."
+    options = (*MEASURING, Option("rates", str, "40,80,120", "Offered rates, tool calls/s."))
+    open_model_used = True  # judged against the harness's open-model capacity, which the driver calibrates
+
+    def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
+        self.rates = csv(values["rates"], float, "--rates")
+        if len(self.rates) < 1:
+            raise ValueError("--rates: give at least one rate")
+        self.p99: dict[float, float] = {}
+        return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=("session",),
+                         vus=(10,), timing=Timing(ramp_up_s=1, warmup_s=2, duration_s=4, ramp_down_s=0,
+                                                  warmup_cap_s=None),
+                         profile=resource_profile_of(values), build=not values["no_build"], calibrate=True,
+                         load_generator=values["load_generator"], load_instances=values["load_instances"],
+                         kind=OpenLoad.kind)
+
+    def record(self) -> dict[str, Any]:
+        return {"rates": list(self.rates)}
+
+    def calibration_timing(self) -> tuple[Timing, Timing]:
+        short = Timing(ramp_up_s=1, warmup_s=1, duration_s=3, ramp_down_s=0, warmup_cap_s=None)
+        return short, short
+
+    def measure_server(self, server) -> None:
+        with server.started("latency") as started:
+            for rate in self.rates:
+                load = OpenLoad("session", 10, rate)
+                summary = server.measure(started, load, label=load.label)
+                self.p99[rate] = summary["latency_ms"]["tool_call_all"]["p99"]
+
+    def conclude(self, driver) -> None:
+        self.console.print("p99 by rate: " + ", ".join(f"{r:g}/s {p:.1f} ms" for r, p in self.p99.items()))
+
+
+def test_a_new_experiment_is_a_class_and_a_registry_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(experiments.EXPERIMENTS, LatencyAtRates.name, f"{__name__}:LatencyAtRates")  # the line
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    helped = runner.invoke(app, [LatencyAtRates.name, "--help"], terminal_width=200)
+    assert helped.exit_code == 0
+    # The shared options came with it, declared nowhere in the experiment.
+    for flag in ("--runtime", "--cpus", "--loadgen", "--load-instances", "--no-build", "--results-dir", "--rates"):
+        assert flag in helped.output
+    bad = runner.invoke(app, [LatencyAtRates.name, SERVER, "--rates", "fast", "--results-dir", str(tmp_path)])
+    assert bad.exit_code == 2 and "--rates takes a comma-separated list" in bad.output
+
+    # Its open-model load split over two load driver processes, as any experiment's can be (segments of the rate).
+    done = runner.invoke(app, [LatencyAtRates.name, SERVER, "--rates", "40,80,120", "--load-instances", "2",
+                               "--results-dir", str(tmp_path)])
+    assert done.exit_code == 0, done.output
+    assert "p99 by rate: 40/s" in done.output
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    run = validated(Run, json.loads((run_dir / RUN_FILE).read_text()), run_dir)
+    assert run["status"] == "complete" and run["servers"][SERVER]["status"] == "ok"
+    assert run["config"]["experiment"] == LatencyAtRates.name and run["config"]["executor"] == "open"
+    assert run["config"]["rates"] == [40, 80, 120] and run["config"]["load_generator"]["instances"] == 2
+    # The driver calibrated the open model for it, and judged every measurement against that capacity.
+    assert run["harness_capacity"]["session"]["status"] == "ok"
+    assert run["servers"][SERVER]["measurements"] == ["session-rate40-r1", "session-rate80-r1", "session-rate120-r1"]
+    assert json.loads((run_dir / SERVER / "verify.json").read_text())["status"] in ("pass", "warn")
+    for name in run["servers"][SERVER]["measurements"]:
+        summary = validated(Summary, json.loads((run_dir / SERVER / name / SUMMARY_FILE).read_text()), name)
+        assert summary["executor"] == "open" and summary["status"] == "ok"
+        assert summary["limit"]["kind"] == "harness-capacity" and summary["limit"]["tool_calls_per_s"] > 0
+        assert summary["throughput"]["tool_calls_per_s"] > 0.8 * summary["rate"]
