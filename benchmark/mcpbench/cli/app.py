@@ -14,6 +14,7 @@ from rich.table import Table
 from mcpbench import runtime as runtimes
 from mcpbench.catalog.build import build_api_service, build_server
 from mcpbench.catalog.manifest import discover
+from mcpbench.cli import docker as docker_commands
 from mcpbench.cli import experiments as experiment_commands
 from mcpbench.cli.options import (CpusOpt, JsonOpt, MemoryOpt, RuntimeOpt, ServersArg, ServersDirOpt, console, fail,
                                   one_line, print_json, selected_servers, terminate_on_sigterm)
@@ -149,7 +150,7 @@ def _register_report_commands() -> None:
 
 
 _register_report_commands()
-runtimes.register_commands(app)  # e.g. `mcpbench images …`, `mcpbench compose …` (runtime/docker_cli.py)
+docker_commands.register(app)  # the docker runtime's own: `mcpbench images …`, `mcpbench compose …`
 
 
 def main() -> None:

@@ -25,8 +25,6 @@ RUNTIMES: dict[str, Entry] = {
     "docker": Entry("mcpbench.runtime.docker:DockerRuntime", "containers under docker compose"),
 }
 DEFAULT = "local"
-# Commands a runtime adds to the CLI (`mcpbench images`, `mcpbench compose`): `register(app)` functions.
-COMMANDS: tuple[str, ...] = ("mcpbench.cli.docker:register",)
 
 
 class UnknownRuntime(ValueError):
@@ -60,9 +58,3 @@ def create(name: str, profile: ResourceProfile) -> Runtime:
 def _load(path: str):
     module, _, attr = path.partition(":")
     return getattr(importlib.import_module(module), attr)
-
-
-def register_commands(app) -> None:
-    """Each runtime's own commands on the `mcpbench` app."""
-    for path in COMMANDS:
-        _load(path)(app)
