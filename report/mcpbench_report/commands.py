@@ -12,7 +12,6 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from .load import ResultsError
 
@@ -40,11 +39,15 @@ def report(
     target_rate: Annotated[Optional[list[float]], typer.Option(
         "--target-rate", help="Capacity page: size a deployment for this many tool calls/s (repeatable; "
                               "default 1000 and 10000).")] = None,
+    wide: Annotated[bool, typer.Option(
+        "--wide", help="Every column of the console ranking (a terminal of 140 columns or more shows them anyway).")]
+    = False,
 ) -> None:
     """Build the static report site (ranking, charts, server pages, methodology, downloads) from results."""
     from .capacity import DEFAULT_TARGETS
     from .consolidate import consolidate
     from .load import load
+    from .console import ranking_table, wide_enough
     from .site import build_site
 
     started = time.perf_counter()
@@ -61,17 +64,7 @@ def report(
     elapsed = time.perf_counter() - started
 
     key = cons.headline
-    table = Table(title=f"Ranking — {key.label}", title_justify="left")
-    for col in ("rank", "server", "runs", "tool calls/s", "95 % CI", "p99 ms (all calls)", "errors", "flags"):
-        table.add_column(col, justify="right" if col not in ("server", "flags", "rank") else "left")
-    for row in cons.rows[key]:
-        ci = f"{row['ci_low']:,.1f}–{row['ci_high']:,.1f}" if row["ci_low"] is not None else "—"
-        tput = f"{row['tool_calls_per_s']:,.1f}"
-        table.add_row(row["rank"] or f"— ({row['rank_note']})", row["display_name"], str(row["runs"]),
-                      ("≥ " + tput) if row["harness_bound"] else tput, ci,
-                      f"{row['latency_all_p99_ms']:,.2f}" if row["latency_all_p99_ms"] is not None else "—",
-                      f"{(row['error_rate'] or 0) * 100:.2f} %", ", ".join(row["flags"]))
-    console.print(table)
+    console.print(ranking_table(f"Ranking — {key.label}", cons.rows[key], wide_enough(console, wide)))
     for failure in cons.failures:
         console.print(f"[yellow]{failure.server}[/yellow] ({failure.run_id}"
                       f"{' ' + failure.measurement if failure.measurement else ''}): {failure.status}"
@@ -96,6 +89,9 @@ def compare(
                              "on top of significance after Holm's correction.")] = 0.03,
     fail_on_regression: Annotated[bool, typer.Option(
         "--fail-on-regression", help="Exit with code 1 when any regression is found (for CI).")] = False,
+    wide: Annotated[bool, typer.Option(
+        "--wide", help="The old and new figures and p-values too (a terminal of 140 columns or more shows them).")]
+    = False,
 ) -> None:
     """Per server and load: the change in throughput and p99 from OLD to NEW, with significance."""
     from .compare import compare_results, print_comparison, write_html
@@ -109,7 +105,7 @@ def compare(
         raise _fail(exc) from None
     if not result.changes:
         raise _fail(ResultsError("OLD and NEW have no server measured at the same load in both"))
-    print_comparison(result, console)
+    print_comparison(result, console, wide)
     if html is not None:
         write_html(result, html)
         console.print(f"wrote {html}", highlight=False)

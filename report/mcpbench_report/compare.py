@@ -18,8 +18,6 @@ from pathlib import Path
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from . import stats
 from .consolidate import (MANIFEST_FINGERPRINT, Consolidated, MixedResultsError, consolidate,
@@ -155,23 +153,14 @@ def _style(verdict: str) -> str:
     return {REGRESSION: "bold red", IMPROVEMENT: "bold green", MIXED: "bold yellow"}.get(verdict, "")
 
 
-def print_comparison(cmp: Comparison, console: Console | None = None) -> None:
+def print_comparison(cmp: Comparison, console: Console | None = None, wide: bool = False) -> None:
+    from .console import comparison_table, wide_enough
+
     console = console or Console()
     old_ids = ", ".join(d.run_id for d in cmp.old.dirs)
     new_ids = ", ".join(d.run_id for d in cmp.new.dirs)
-    table = Table(title=f"mcpbench compare: OLD {old_ids} → NEW {new_ids}", title_justify="left")
-    for col, justify in (("server", "left"), ("load", "left"), ("tool calls/s old → new", "right"),
-                         ("Δ", "right"), ("sig.", "left"), ("p99 ms (all calls) old → new", "right"), ("Δ ", "right"),
-                         ("sig. ", "left"), ("verdict", "left")):
-        table.add_column(col, justify=justify)
-    for c in cmp.changes:
-        t, p = c.throughput, c.p99
-        table.add_row(
-            c.display_name + ("\n" + "; ".join(c.versions) if c.versions else ""), c.key.label,
-            f"{c.old['tool_calls_per_s']:,.1f} → {c.new['tool_calls_per_s']:,.1f}", _pct(t.relative),
-            _sig(t), f"{_ms(c.old['latency_all_p99_ms'])} → {_ms(c.new['latency_all_p99_ms'])}", _pct(p.relative),
-            _sig(p),
-            Text(c.verdict, style=_style(c.verdict)))
+    table = comparison_table(f"mcpbench compare: OLD {old_ids} → NEW {new_ids}", cmp.changes,
+                             wide_enough(console, wide), _pct, _sig, _ms, _style)
     console.print(table)
     for server, key, why in cmp.only_old:
         console.print(f"[yellow]{server} ({key.label}) is in OLD only: {why}[/yellow]")

@@ -67,6 +67,14 @@ FLAG_HELP = {
     "littles-law": "the closed model's VUs, rate and iteration time disagree (Little's law)",
     "not-steady": "the warm-up reached its cap before throughput was steady",
 }
+# The same flags in a word or two, for an 80-column terminal (console.py); every FLAG_HELP flag has one.
+FLAG_SHORT = {
+    "bound:loadgen": "loadgen CPU limit", "bound:redis": "Redis CPU limit", "bound:api": "API CPU limit",
+    "bound:harness": "harness CPU limit", "bound:load-model": "load-model limit",
+    "bound:harness-capacity": "harness capacity", "limit-unknown": "limit unknown", "errors": "errors",
+    "cgroup-not-applied": "no cgroup limits", "dropped-iterations": "dropped calls", "noisy-host": "noisy host",
+    "unstable-host": "unstable host", "littles-law": "Little's law", "not-steady": "not steady",
+}
 
 
 def rules() -> list[dict]:

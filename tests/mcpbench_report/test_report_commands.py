@@ -29,14 +29,16 @@ def run(app, *args):
 def test_signatures_are_as_agreed():
     report = inspect.signature(commands.report)
     # target_rate (the capacity page's sizing) came with `mcpbench capacity`
-    assert list(report.parameters) == ["results", "out", "allow_mixed", "reference", "slo_p99_ms", "target_rate"]
+    # wide: every column of the console ranking (an 80-column terminal gets one line per server, issue 21)
+    assert list(report.parameters) == ["results", "out", "allow_mixed", "reference", "slo_p99_ms", "target_rate",
+                                       "wide"]
     assert report.parameters["target_rate"].default is None
     assert report.parameters["out"].default == Path("site")
     assert report.parameters["reference"].default == "rust"
     assert report.parameters["slo_p99_ms"].default == 100.0
     assert report.parameters["allow_mixed"].default is False
     cmp = inspect.signature(commands.compare)
-    assert list(cmp.parameters) == ["old", "new", "html", "allow_mixed", "min_effect", "fail_on_regression"]
+    assert list(cmp.parameters) == ["old", "new", "html", "allow_mixed", "min_effect", "fail_on_regression", "wide"]
     assert cmp.parameters["min_effect"].default == 0.03 and cmp.parameters["fail_on_regression"].default is False
     assert cmp.parameters["html"].default is None
     assert commands.report.__doc__ and commands.compare.__doc__
