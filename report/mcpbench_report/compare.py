@@ -17,7 +17,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+from rich import box
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from . import stats
 from .consolidate import (MANIFEST_FINGERPRINT, Consolidated, MixedResultsError, consolidate,
@@ -153,14 +156,47 @@ def _style(verdict: str) -> str:
     return {REGRESSION: "bold red", IMPROVEMENT: "bold green", MIXED: "bold yellow"}.get(verdict, "")
 
 
+def _comparison_table(title: str, changes: list, wide: bool) -> Table:
+    """`mcpbench compare`: narrow, one line per server and load (throughput and p99 changes, the verdict);
+    wide, the old and new figures and the tests beside them."""
+    if wide:
+        table = Table(title=title, title_justify="left")
+        for col, justify in (("server", "left"), ("load", "left"), ("tool calls/s old → new", "right"),
+                             ("Δ", "right"), ("sig.", "left"), ("p99 ms (all calls) old → new", "right"),
+                             ("Δ ", "right"), ("sig. ", "left"), ("verdict", "left")):
+            table.add_column(col, justify=justify)
+        for c in changes:
+            t, p = c.throughput, c.p99
+            table.add_row(
+                c.display_name + ("\n" + "; ".join(c.versions) if c.versions else ""), c.key.label,
+                f"{c.old['tool_calls_per_s']:,.1f} → {c.new['tool_calls_per_s']:,.1f}", _pct(t.relative), _sig(t),
+                f"{_ms(c.old['latency_all_p99_ms'])} → {_ms(c.new['latency_all_p99_ms'])}", _pct(p.relative), _sig(p),
+                Text(c.verdict, style=_style(c.verdict)))
+        return table
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("server", no_wrap=True, max_width=16, overflow="ellipsis")
+    table.add_column("load", no_wrap=True, max_width=15, overflow="ellipsis")
+    table.add_column("calls/s Δ", justify="right", no_wrap=True, min_width=9)
+    table.add_column("p99 Δ", justify="right", no_wrap=True, min_width=9)
+    table.add_column("verdict", no_wrap=True, overflow="ellipsis", min_width=20)
+    for c in changes:
+        t, p = c.throughput, c.p99
+        mark = lambda v: "*" if v.tested and v.significant else ""  # noqa: E731 - significant after Holm
+        table.add_row(c.display_name, c.key.label, _pct(t.relative) + mark(t), _pct(p.relative) + mark(p),
+                      Text(c.verdict, style=_style(c.verdict)))
+    table.caption = "*: significant after Holm's correction · --wide: the figures and p-values"
+    table.caption_justify = "left"
+    return table
+
+
 def print_comparison(cmp: Comparison, console: Console | None = None, wide: bool = False) -> None:
-    from .console import comparison_table, wide_enough
+    from .console import wide_enough
 
     console = console or Console()
     old_ids = ", ".join(d.run_id for d in cmp.old.dirs)
     new_ids = ", ".join(d.run_id for d in cmp.new.dirs)
-    table = comparison_table(f"mcpbench compare: OLD {old_ids} → NEW {new_ids}", cmp.changes,
-                             wide_enough(console, wide), _pct, _sig, _ms, _style)
+    table = _comparison_table(f"mcpbench compare: OLD {old_ids} → NEW {new_ids}", cmp.changes,
+                              wide_enough(console, wide))
     console.print(table)
     for server, key, why in cmp.only_old:
         console.print(f"[yellow]{server} ({key.label}) is in OLD only: {why}[/yellow]")

@@ -1,13 +1,13 @@
-"""The ranking and the comparison as the terminal shows them: one line per server at 80 columns (rank, server,
-the headline figure with its interval, p99, CPU ms per call, one short note), every column when the terminal
-is wide or `--wide` asks. Rich's tables do the fitting: each cell is cut with an ellipsis, never wrapped."""
+"""The ranking as the terminal shows it: one line per server at 80 columns (rank, server, the headline figure
+with its interval, p99, CPU ms per call, one short note), every column when the terminal is wide or `--wide`
+asks (compare.print_comparison does the same for a comparison). Rich's tables do the fitting: each cell is cut
+with an ellipsis, never wrapped."""
 
 from __future__ import annotations
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from .site import FLAG_SHORT
 
@@ -72,38 +72,5 @@ def ranking_table(title: str, rows: list[dict], wide: bool) -> Table:
         table.add_row(row["rank"] or "—", row["display_name"], _rate(row), _number(row["latency_all_p99_ms"]),
                       _number(row["cpu_ms_per_call"], 3), short_note(row))
     table.caption = "± half the 95 % CI · ≥ a lower bound (a limit, not the server) · --wide: all"
-    table.caption_justify = "left"
-    return table
-
-
-def comparison_table(title: str, changes: list, wide: bool, pct, sig, ms, style) -> Table:
-    """`mcpbench compare`: narrow, one line per server and load (throughput and p99 changes, the verdict);
-    wide, the old and new figures and the tests beside them."""
-    if wide:
-        table = Table(title=title, title_justify="left")
-        for col, justify in (("server", "left"), ("load", "left"), ("tool calls/s old → new", "right"),
-                             ("Δ", "right"), ("sig.", "left"), ("p99 ms (all calls) old → new", "right"),
-                             ("Δ ", "right"), ("sig. ", "left"), ("verdict", "left")):
-            table.add_column(col, justify=justify)
-        for c in changes:
-            t, p = c.throughput, c.p99
-            table.add_row(
-                c.display_name + ("\n" + "; ".join(c.versions) if c.versions else ""), c.key.label,
-                f"{c.old['tool_calls_per_s']:,.1f} → {c.new['tool_calls_per_s']:,.1f}", pct(t.relative), sig(t),
-                f"{ms(c.old['latency_all_p99_ms'])} → {ms(c.new['latency_all_p99_ms'])}", pct(p.relative), sig(p),
-                Text(c.verdict, style=style(c.verdict)))
-        return table
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    table.add_column("server", no_wrap=True, max_width=16, overflow="ellipsis")
-    table.add_column("load", no_wrap=True, max_width=15, overflow="ellipsis")
-    table.add_column("calls/s Δ", justify="right", no_wrap=True, min_width=9)
-    table.add_column("p99 Δ", justify="right", no_wrap=True, min_width=9)
-    table.add_column("verdict", no_wrap=True, overflow="ellipsis", min_width=20)
-    for c in changes:
-        t, p = c.throughput, c.p99
-        mark = lambda v: "*" if v.tested and v.significant else ""  # noqa: E731 - significant after Holm
-        table.add_row(c.display_name, c.key.label, pct(t.relative) + mark(t), pct(p.relative) + mark(p),
-                      Text(c.verdict, style=style(c.verdict)))
-    table.caption = "*: significant after Holm's correction · --wide: the figures and p-values"
     table.caption_justify = "left"
     return table

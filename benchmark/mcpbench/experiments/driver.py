@@ -82,7 +82,7 @@ class Driver:
         self.states: dict[str, ServerState] = {}
         self._calibrated_at: int | None = None     # Bench.infra_starts when the limits were last measured
 
-    # -- the whole suite -------------------------------------------------------------------------------
+    # -- the whole run ---------------------------------------------------------------------------------
     def run(self) -> RunRecord:
         self.directory.mkdir(parents=True, exist_ok=False)
         if self.config.profile.note:
@@ -108,7 +108,7 @@ class Driver:
             self.record.finish(status, error)
         if error:
             raise RunFailed(f"{error} (finished measurements are kept in {self.directory}; "
-                              f"traceback in error.log)")
+                            f"traceback in {ERROR_LOG})")
         return self.record
 
     def _config_record(self) -> dict[str, Any]:
@@ -478,9 +478,6 @@ class ServerRound:
     def best_closed_rate(self, mode: str) -> float | None:
         """Round 1's highest closed-model rate in the mode (what open-model fractions are taken of)."""
         return self.state.best_rate.get(mode)
-
-    def limit(self, load: Load) -> analysis.Limit | None:
-        return self.driver.limit(load)
 
     def harness_capacity(self, mode: str) -> float | None:
         return self.driver.harness_capacity(mode)

@@ -23,12 +23,12 @@ class Usage:
 UsageReader = Callable[[], Usage | None]
 
 
-def process_tree(pid: int) -> list[psutil.Process]:
-    """A process and its descendants ([] when it is gone): the one walk of a process tree (usage here, the
-    soak's RSS/FD/thread reads in process_probe)."""
+def process_tree(pid: int, children: bool = True) -> list[psutil.Process]:
+    """A process and (unless told) its descendants ([] when it is gone): the one walk of a process tree (usage
+    here, the soak's RSS/FD/thread reads in process_probe)."""
     try:
         root = psutil.Process(pid)
-        return [root, *root.children(recursive=True)]
+        return [root, *root.children(recursive=True)] if children else [root]
     except psutil.Error:
         return []
 
@@ -36,7 +36,7 @@ def process_tree(pid: int) -> list[psutil.Process]:
 def tree_usage(pid: int, children: bool = True) -> Usage | None:
     """CPU time and RSS of a process and (unless told) its descendants, summed; a descendant that ended
     meanwhile is left out; None when the process itself is gone."""
-    procs = process_tree(pid) if children else process_tree(pid)[:1]
+    procs = process_tree(pid, children)
     if not procs:
         return None
     cpu, rss = 0.0, 0
