@@ -27,7 +27,7 @@ def run_experiment(cls: type[Experiment], values: dict[str, Any]) -> None:
     or the run could not go on, 2 a bad value)."""
     terminate_on_sigterm()
     # With --json, progress goes to stderr and stdout holds only the document.
-    out = Console(stderr=True) if getattr(cls, "json_option", None) and values.get(cls.json_option) else console
+    out = Console(stderr=True) if cls.json_option and values.get(cls.json_option) else console
     specs = selected_servers(values["servers_dir"], values["servers"]) if cls.measures_servers else []
     try:
         experiment = cls(values, specs, out)

@@ -34,6 +34,8 @@ class Experiment(ABC):
     options: ClassVar[tuple[Option, ...]]
     measures_servers: ClassVar[bool] = True
     directory_suffix: ClassVar[str] = ""  # the results directory is <run id><suffix>
+    # The option that makes it print one JSON document on stdout (its progress then goes to stderr).
+    json_option: ClassVar[str | None] = None
 
     def __init__(self, values: dict[str, Any], specs: list[ServerSpec], console: Console | None = None):
         """`values` by option name (defaults filled by the caller); ValueError (one sentence) on a bad one."""

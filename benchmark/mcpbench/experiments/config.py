@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from mcpbench import runtime as runtimes
+from mcpbench.experiments.options import kind_name
 from mcpbench.host.profile import ResourceProfile, resource_profile
 from mcpbench.scenarios import KINDS, MODE_TRANSPORT, MODES, ClosedLoad, Load, Mode, OpenLoad
 from mcpbench.scenarios.timing import Timing
@@ -40,8 +41,7 @@ class RunConfig:
             raise ValueError("--vus takes positive integers, e.g. 50 or 1,10,50")
         if any(not 0 < f <= 2 for f in self.rate_fractions):
             raise ValueError("--open fractions must be in (0, 2], e.g. 0.5,0.8")
-        if self.kind not in KINDS:
-            raise ValueError(f"--load {self.kind!r}: choose from {', '.join(KINDS)}")
+        kind_name(self.kind)
         if any(r <= 0 for r in self.rates):
             raise ValueError("--rate takes positive tool calls/s, e.g. 200,400")
         unknown = set(self.modes) - set(MODES)

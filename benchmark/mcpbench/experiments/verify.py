@@ -22,7 +22,6 @@ class VerifyExperiment(Experiment):
     options = (*SELECTION, *PLACEMENT, *BUILDING, *RESULTS,
                Option("as_json", bool, False, "Machine-readable: one JSON document on stdout.", ("--json",)))
     directory_suffix = "-verify"
-    # With --json the console is stderr and stdout holds only the document (the CLI sees this).
     json_option = "as_json"
 
     def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
