@@ -47,7 +47,7 @@ def report(
     from .capacity import DEFAULT_TARGETS
     from .consolidate import consolidate
     from .load import load
-    from .console import ranking_table, wide_enough
+    from .console import print_rankings
     from .site import build_site
 
     started = time.perf_counter()
@@ -63,8 +63,7 @@ def report(
         raise _fail(exc) from None
     elapsed = time.perf_counter() - started
 
-    key = cons.headline
-    console.print(ranking_table(f"Ranking — {key.label}", cons.rows[key], wide_enough(console, wide)))
+    print_rankings(console, cons, wide)
     for failure in cons.failures:
         console.print(f"[yellow]{failure.server}[/yellow] ({failure.run_id}"
                       f"{' ' + failure.measurement if failure.measurement else ''}): {failure.status}"

@@ -74,3 +74,83 @@ def ranking_table(title: str, rows: list[dict], wide: bool) -> Table:
     table.caption = "± half the 95 % CI · ≥ a lower bound (a limit, not the server) · --wide: all"
     table.caption_justify = "left"
     return table
+
+
+def _cpu(row: dict) -> str:
+    value = row["cpu_ms_per_call"]
+    if value is None:
+        return "—"
+    low, high = row["cpu_ms_per_call_ci_low"], row["cpu_ms_per_call_ci_high"]
+    return f"{value:.3f}" if low is None else f"{value:.3f} ±{(high - low) / 2:.3f}"
+
+
+def equal_note(row: dict, rate: float | None) -> str:
+    """Why a row of an equal load is unranked: the rate it reached when it could not keep up, else its reason;
+    a ranked row's most telling flag."""
+    flags = row.get("flag_names") or []
+    if row["cpu_rank"] is None:
+        if rate and "dropped-iterations" in flags:
+            return f"kept up to {row['tool_calls_per_s']:,.0f}/s"
+        if row["cpu_rank_note"]:
+            return row["cpu_rank_note"]
+        against = [f for f in flags if not f.startswith("bound:")]
+        return FLAG_SHORT.get(against[0], against[0]) if against else "not publishable"
+    return FLAG_SHORT.get(flags[0], flags[0]) + (f" +{len(flags) - 1}" if len(flags) > 1 else "") if flags else ""
+
+
+def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) -> Table:
+    """An equal load's ranking: by server CPU ms per call (rank and interval), all-calls p50/p99 and peak memory
+    beside (wide: their own ranks, letters, the rate reached and every flag)."""
+    if wide:
+        table = Table(title=title, title_justify="left")
+        for col in ("rank", "letters", "server", "runs", "CPU ms/call", "95 % CI", "p50 ms", "p50 rank", "p99 ms",
+                    "p99 rank", "peak MiB", "calls/s", "flags"):
+            table.add_column(col, justify="left" if col in ("rank", "letters", "server", "flags") else "right")
+        for row in rows:
+            ci = (f"{row['cpu_ms_per_call_ci_low']:.3f}–{row['cpu_ms_per_call_ci_high']:.3f}"
+                  if row["cpu_ms_per_call_ci_low"] is not None else "—")
+            table.add_row(row["cpu_rank"] or f"— ({equal_note(row, rate)})", row["cpu_letters"] or "",
+                          row["display_name"], str(row["runs"]), _number(row["cpu_ms_per_call"], 3), ci,
+                          _number(row["latency_all_p50_ms"], 2), row["p50_rank"] or "—",
+                          _number(row["latency_all_p99_ms"], 2), row["p99_rank"] or "—",
+                          _number(row["mem_peak_mb"]), _number(row["tool_calls_per_s"]), ", ".join(row["flags"]))
+        return table
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("#", justify="right", no_wrap=True, max_width=4, overflow="ellipsis")
+    table.add_column("server", no_wrap=True, max_width=16, overflow="ellipsis")
+    table.add_column("CPU ms/call ±95 %", justify="right", no_wrap=True, min_width=13)
+    table.add_column("p50 ms", justify="right", no_wrap=True, min_width=6)
+    table.add_column("p99 ms", justify="right", no_wrap=True, min_width=6)
+    table.add_column("peak MiB", justify="right", no_wrap=True, min_width=8)
+    table.add_column("note", no_wrap=True, overflow="ellipsis", max_width=15)
+    for row in rows:
+        table.add_row(row["cpu_rank"] or "—", row["display_name"], _cpu(row), _number(row["latency_all_p50_ms"], 2),
+                      _number(row["latency_all_p99_ms"], 2), _number(row["mem_peak_mb"], 0), equal_note(row, rate))
+    table.caption = "ranked on CPU ms/call · ± half the 95 % CI · all calls · --wide: ranks of p50/p99"
+    table.caption_justify = "left"
+    return table
+
+
+def equal_title(cons, key) -> str:
+    rate = cons.equal_rate(key)
+    return f"Equal load — {key.mode}, {rate:,.1f} calls/s offered to every server" if rate else f"Equal load — {key.label}"
+
+
+def print_rankings(console: Console, cons, wide: bool) -> None:
+    """The report's console ranking: the equal load first when a limit capped any server's throughput (and one
+    sentence why), then the throughput ranking; otherwise the throughput ranking, then the equal load."""
+    wide = wide_enough(console, wide)
+    key, equal = cons.headline, cons.equal_headline
+    tables = []
+    if not key.equal_load:
+        tables.append(ranking_table(f"Ranking — {key.label}", cons.rows[key], wide))
+    if equal is not None:
+        table = equal_table(equal_title(cons, equal), cons.equal_rows(equal), cons.equal_rate(equal), wide)
+        tables.insert(0 if cons.leads_with_equal_load else len(tables), table)
+    if cons.leads_with_equal_load and not key.equal_load:
+        bound = sum(1 for row in cons.rows[key] if row["harness_bound"])
+        console.print(f"{bound} of {len(cons.rows[key])} servers reached a limit of the harness at {key.label}, so "
+                      "their throughput is only a lower bound: the equal-load ranking (what each server spends per "
+                      "call at one rate every server sustains) comes first.", highlight=False)
+    for table in tables:
+        console.print(table)

@@ -110,6 +110,7 @@ class RunData:
     failed: Counter
     p99: float | None                 # this run's own p99 (successful calls): never averaged
     p99_all: float | None             # this run's own all-calls p99: the test statistic of compare
+    p50_all: float | None             # this run's own all-calls p50 (equal load: a pair test's per-round figure)
     all_t: np.ndarray                 # end time and call_ms of every successful tool call of the test
     all_ms: np.ndarray                #   (whole test, for the time series)
 
@@ -223,6 +224,7 @@ def read_run(m: Measurement) -> RunData:
         http=http_durations(win[win["ok"] == 1]).to_numpy(), session=good["session_ms"].dropna().to_numpy(dtype=float),
         tool_calls=len(calls), failed=failed,
         p99=latency_stats(latency)["p99"], p99_all=latency_stats(latency_all)["p99"],
+        p50_all=latency_stats(latency_all)["p50"],
         all_t=everything["t_s"].to_numpy(dtype=float), all_ms=everything["call_ms"].to_numpy(dtype=float),
     )
 
@@ -393,6 +395,10 @@ SECTIONS = (BOUND, RANKED, NOT_ASSESSED, UNPUBLISHABLE)
 RANKED_SECTIONS = (RANKED, NOT_ASSESSED)
 
 
+# At an equal load, latency is ranked too: (per-run figure, row prefix, the pooled figure it is ordered by).
+LATENCY_RANKINGS = (("p50_all", "p50_", "latency_all_p50_ms"), ("p99_all", "p99_", "latency_all_p99_ms"))
+
+
 def _held_text(held: int, shared: int) -> str:
     return f"held in {held}/{shared} round{'s' if shared != 1 else ''}" if shared else "no shared round"
 
@@ -433,6 +439,9 @@ def rank(groups: list[Group]) -> list[dict]:
     per ranking), then rows that are not publishable (no rank). Every row also carries its efficiency rank."""
     by_name = {g.server: g for g in groups}
     rows = {g.server: g.figures() for g in groups}
+    # A run whose rounds stopped when its order was known is ranked at the level its looks spent.
+    alpha = min([stats.ALPHA] + [a for g in groups for r in g.runs
+                                 if (a := r.measurement.results.ranking_alpha) is not None])
     for name, row in rows.items():
         row["tool_calls_per_s_runs"] = row["runs"]
         row["section"] = by_name[name].section()
@@ -468,7 +477,8 @@ def rank(groups: list[Group]) -> list[dict]:
     ordered += bound
     for section in RANKED_SECTIONS:
         names = [n for n, r in rows.items() if r["section"] == section]
-        ranking = stats.rank({n: by_name[n].by_round("tool_calls_per_s") for n in names}, higher_better=True)
+        ranking = stats.rank({n: by_name[n].by_round("tool_calls_per_s") for n in names}, higher_better=True,
+                             alpha=alpha)
         _apply_ranking(rows, ranking, "", "tool_calls_per_s")
         _order_held(rows, ranking.order, by_name, "tool_calls_per_s", True, "")
         ordered += ranking.order
@@ -485,12 +495,28 @@ def rank(groups: list[Group]) -> list[dict]:
         for metric, prefix in (("cpu_ms_per_call", "cpu_"), ("mem_peak_mb", "mem_")):
             for n in names:
                 rows[n][f"{metric}_runs"] = sum(v is not None for v in by_name[n].by_round(metric).values())
-            ranking = stats.rank({n: by_name[n].by_round(metric) for n in names}, higher_better=False)
+            ranking = stats.rank({n: by_name[n].by_round(metric) for n in names}, higher_better=False, alpha=alpha)
             _apply_ranking(rows, ranking, prefix, metric)
             _order_held(rows, ranking.order, by_name, metric, False, prefix)
             for i, n in enumerate(ranking.order):
                 rows[n][f"{prefix}position"] = i
+    key = groups[0].key if groups else None
+    if key is not None and key.equal_load:
+        # Every server was offered the same rate: how fast each answered compares them too (not where the
+        # harness limited it, nor where any reason stands against publication).
+        names = [n for n, r in rows.items() if r["section"] in RANKED_SECTIONS]
+        for metric, prefix, pooled in LATENCY_RANKINGS:
+            for n in names:
+                rows[n][f"{metric}_runs"] = sum(v is not None for v in by_name[n].by_round(metric).values())
+            ranking = stats.rank({n: by_name[n].by_round(metric) for n in names}, higher_better=False,
+                                 figures={n: rows[n][pooled] for n in names}, alpha=alpha)
+            _apply_ranking(rows, ranking, prefix, metric)
+            _order_held(rows, ranking.order, by_name, metric, False, prefix)
     for row in rows.values():
+        for prefix in ("p50_", "p99_"):
+            for k in ("rank", "tier", "letters", "power_text", "ranked", "rank_note", "vs_leader", "vs_next",
+                      "vs_next_significant", "family", "order_held"):
+                row.setdefault(f"{prefix}{k}", None)
         for prefix in ("cpu_", "mem_"):
             for k in ("rank", "tier", "letters", "power_text", "ranked", "rank_note", "vs_leader", "vs_next",
                       "vs_next_significant",
@@ -588,6 +614,47 @@ class Consolidated:
     def section(self, key: LoadKey, section: str) -> list[dict]:
         return [r for r in self.rows.get(key, []) if r["section"] == section]
 
+    @property
+    def ranking_alpha(self) -> float:
+        """The level the rankings are tested at: ALPHA, or the per-look level a --rounds auto run spent."""
+        return min([stats.ALPHA] + [d.ranking_alpha for d in self.dirs if d.ranking_alpha is not None])
+
+    @property
+    def equal_keys(self) -> list[LoadKey]:
+        """The loads every server was offered at the same rate (an open model's given or equal rate)."""
+        return [k for k in self.keys if k.equal_load]
+
+    @property
+    def equal_headline(self) -> LoadKey | None:
+        """The equal load most servers were measured at (ties: the run's --equal-load first, then the lowest)."""
+        counts = Counter(k for _, k in self.groups if k.equal_load)
+        if not counts:
+            return None
+        return max(counts, key=lambda k: (counts[k], k.basis == "equal", -k.load))
+
+    def throughput_limited(self, key: LoadKey) -> bool:
+        """Whether a limit of the harness or the load model capped any server's throughput at this load."""
+        return any(row["harness_bound"] for row in self.rows.get(key, []))
+
+    @property
+    def leads_with_equal_load(self) -> bool:
+        """The equal load leads the ranking when the throughput headline is limited for any server."""
+        return self.equal_headline is not None and (self.headline.equal_load or self.throughput_limited(self.headline))
+
+    def equal_rows(self, key: LoadKey) -> list[dict]:
+        """An equal load's rows: ranked by CPU ms per call (rows the efficiency ranking takes), then the rest
+        (a server that could not keep up, or with another reason against it), by the rate it reached."""
+        ranked = self.efficiency_rows(key, RANKED) + self.efficiency_rows(key, NOT_ASSESSED)
+        shown = {r["server"] for r in ranked}
+        rest = sorted((r for r in self.rows.get(key, []) if r["server"] not in shown),
+                      key=lambda r: -(r["tool_calls_per_s"] or 0))
+        return ranked + rest
+
+    def equal_rate(self, key: LoadKey) -> float | None:
+        """The rate the equal load offered (the mean over its measurements: the same in one run)."""
+        rates = [r["rate"] for r in self.rows.get(key, []) if r.get("rate")]
+        return float(np.mean(rates)) if rates else (key.load if key.basis == "abs" else None)
+
     def efficiency_rows(self, key: LoadKey, section: str = RANKED) -> list[dict]:
         rows = [r for r in self.rows.get(key, []) if r["efficiency_section"] == section]
         return sorted(rows, key=lambda r: r["cpu_position"] if r["cpu_position"] is not None else 1e9)
@@ -625,6 +692,7 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
     for d in dirs:
         if d.status != "complete":
             warnings.append(f"{d.run_id}: run status is {d.status!r}; only its finished measurements are used")
+        warnings += [f"{d.run_id}/{line} (the disturbed one is kept, not used)" for line in d.set_aside]
         for name, record in d.servers.items():
             servers.setdefault(name, ServerView(name, [])).records.append(record)
             if record.status != "ok":

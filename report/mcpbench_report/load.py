@@ -47,6 +47,7 @@ class LoadKey:
     executor: str  # the kind's name (scenarios.KINDS)
     load: float    # the level: VUs (closed), iterations/s (open) or a fraction of round 1's closed max (open)
     basis: str = "abs"   # "abs" | "fraction" (open model keyed by rate_fraction: rates fixed after round 1)
+                         # | "equal" (keyed by equal_fraction: one rate for every server, fixed after round 1)
 
     @property
     def kind(self) -> type[Load]:
@@ -63,6 +64,11 @@ class LoadKey:
     @property
     def load_unit(self) -> str:
         return self.kind.unit_of(self.basis)
+
+    @property
+    def equal_load(self) -> bool:
+        """Every server at this load was offered the same work rate (scenarios: Load.equal_load)."""
+        return self.kind.equal_load(self.basis)
 
     @property
     def vus(self) -> float | None:
@@ -168,6 +174,7 @@ class ResultsDir:
     run: dict
     servers: dict[str, ServerRecord] = field(default_factory=dict)
     measurements: list[Measurement] = field(default_factory=list)
+    set_aside: list[str] = field(default_factory=list)  # host-disturbed measurements measured again: why, where
 
     @property
     def run_id(self) -> str:
@@ -188,6 +195,12 @@ class ResultsDir:
     @property
     def schema_read(self) -> int:
         return int(self.run.get("schema_read") or SCHEMA)
+
+    @property
+    def ranking_alpha(self) -> float | None:
+        """The level a run with `--rounds auto` spent on each look: its rankings are tested at it (None: fixed
+        rounds, the report's ALPHA)."""
+        return (self.run.get("rounds_auto") or {}).get("alpha")
 
     @property
     def rounds(self) -> int:
@@ -245,6 +258,9 @@ def load_results_dir(path: Path) -> ResultsDir:
         results.servers[name] = record
         for summary_path in sorted((path / name).glob("*/summary.json")):
             summary = upgrade_summary(read_json(summary_path), run, summary_path)
+            if summary.get("repeated"):  # the host disturbed it and it was measured again: not a round of its own
+                results.set_aside.append(f"{name}/{summary_path.parent.name}: {summary['repeated']}")
+                continue
             results.measurements.append(Measurement(results, name, summary_path.parent.name, summary_path.parent,
                                                     summary))
     return results

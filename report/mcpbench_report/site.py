@@ -45,7 +45,7 @@ CSV_COLUMNS = (
     "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_p999_ms", "latency_max_ms", "latency_count",
     "http_avg_ms", "http_p95_ms", "tool_calls", "errors", "error_rate", "cpu_avg_pct", "cpu_peak_pct",
     "mem_avg_mb", "mem_peak_mb", "calls_per_core", "calls_per_gb", "cpu_ms_per_call", "cpu_rank",
-    "mem_peak_mb_mean", "mem_rank", "dropped_iterations", "flags", "vs_leader", "vs_next", "order_held",
+    "mem_peak_mb_mean", "mem_rank", "p50_rank", "p99_rank", "dropped_iterations", "flags", "vs_leader", "vs_next", "order_held",
     "missing_text", "unpublishable_reasons", "run_ids",
 )
 FLAG_HELP = {
@@ -80,6 +80,7 @@ FLAG_SHORT = {
 def rules() -> list[dict]:
     """Every rule of the report and of the orchestrator's verdicts it relies on, from the named constants
     (rendered on the methodology page and written into data/results.json)."""
+    from mcpbench.analysis import equal_load, sequential
     from mcpbench.analysis import summary as analysis
     from mcpbench.scenarios import timing
     from mcpbench.analysis import warmup
@@ -119,6 +120,19 @@ def rules() -> list[dict]:
         ("publishable", None,
          "the headline ranking uses rows whose every measurement is publishable (status ok, no failed "
          "self-check, no flag); schema-1 results were never assessed and are ranked apart, so labelled"),
+        ("equal load: DEFAULT_FRACTION / HARNESS_SHARE", f"{equal_load.DEFAULT_FRACTION} / {equal_load.HARNESS_SHARE}",
+         "run --equal-load F offers every server the same open-model rate, set after round 1: F (suggested "
+         f"{equal_load.DEFAULT_FRACTION}) × the slowest server's round-1 closed rate, capped at "
+         f"{equal_load.HARNESS_SHARE:.0%} of the harness's open-model capacity; ranked on server CPU ms per call, "
+         "with all-calls p50, p99 and peak memory each ranked beside (paired per round, Holm per metric); the index "
+         "page leads with it when any server's throughput met a limit of the harness"),
+        ("rounds auto: MIN_ROUNDS / MARGIN / DEFAULT_MAX_ROUNDS",
+         f"{sequential.MIN_ROUNDS} / {sequential.MARGIN} / {sequential.DEFAULT_MAX_ROUNDS}",
+         f"run --rounds auto: {sequential.PROCEDURE}; it stops when every adjacent pair of the headline ranking is "
+         "ordered or equivalent, or at --max-rounds or --time-budget (run.json rounds_auto: every look, why it "
+         "stopped, rounds per server). The report ranks such a run at the per-look level it spent, not at "
+         f"{stats.ALPHA}: a fixed-n test re-run after every round would order two equal servers far more often "
+         "than its level (scripts/stopping_simulation.py measures both on recorded rounds)"),
         ("SLO_MAX_ERROR_RATE", stats.SLO_MAX_ERROR_RATE,
          "SLO peak: highest load whose all-calls p99 meets the SLO with at most this share of failed calls"),
     )
@@ -298,6 +312,7 @@ class SiteBuilder:
             "schema": SCHEMA, "generator": "mcpbench report",
             "results": [{"run_id": d.run_id, "status": d.status, "schema_read": d.schema_read, "config": d.config,
                          "environment": d.environment, "calibration": d.run.get("calibration"),
+                         "equal_load": d.run.get("equal_load"), "rounds_auto": d.run.get("rounds_auto"),
                          "rounds": d.run.get("rounds")} for d in self.cons.dirs],
             "differences": self.cons.differences, "slo_p99_ms": self.slo,
             "rules": rules(),

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
+from mcpbench.analysis.stats import holm, paired_log  # the one definition of each (analysis: also the run's stopping rule)
+
 CONFIDENCE = 0.95
 ALPHA = 0.05
 MIN_RUNS_FOR_TEST = 3
@@ -189,17 +191,6 @@ def welch(a: Sequence[float], b: Sequence[float]) -> float:
     return float(sps.ttest_ind(a, b, equal_var=False).pvalue)
 
 
-def paired_log(a: Sequence[float], b: Sequence[float]) -> float:
-    """Two-sided p-value of a paired t-test on log(a) - log(b) (scipy.stats.ttest_rel on the logs).
-
-    a[i] and b[i] come from the same round. Constant differences give 1 when zero, else 0."""
-    la, lb = np.log(np.asarray(a, dtype=float)), np.log(np.asarray(b, dtype=float))
-    d = la - lb
-    if np.ptp(d) <= 1e-12:   # a constant ratio (up to rounding of the logs): no variance to test against
-        return 1.0 if abs(d.mean()) <= 1e-12 else 0.0
-    return float(sps.ttest_rel(la, lb).pvalue)
-
-
 def pair_test(a: Mapping, b: Mapping) -> Verdict:
     """Whether b differs from a. a, b: per-run figures keyed by round ((run_id, round) pairs).
 
@@ -223,19 +214,6 @@ def pair_test(a: Mapping, b: Mapping) -> Verdict:
                        n=min(len(av), len(bv)))
     return Verdict(False, f"{len(av)} vs {len(bv)} runs, {len(shared)} shared rounds; a test needs "
                           f"{MIN_RUNS_FOR_TEST} each", diff, relative, tested=False, n=min(len(av), len(bv)))
-
-
-def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values, in the input order: sorted ascending, the i-th (0-based) of m is
-    multiplied by m - i, made non-decreasing, capped at 1. Reject H_i when adjusted p_i < ALPHA."""
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    out = [1.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        out[i] = running
-    return out
 
 
 def proven_ranks(n: int, better: Callable[[int, int], bool]) -> list[int]:
@@ -270,12 +248,12 @@ def compact_letters(n: int, differ: Callable[[int, int], bool]) -> list[str]:
     return ["".join(name for name, g in zip(names, groups) if j in g) for j in range(n)]
 
 
-def holm_power(pairs: int, rounds: int) -> dict | None:
-    """What Holm's first step asks of the strongest pair: p < ALPHA / pairs, i.e. a paired t over `rounds`
-    rounds beyond t(1 - ALPHA / (2 pairs), rounds - 1). None when nothing can be tested."""
+def holm_power(pairs: int, rounds: int, alpha: float = ALPHA) -> dict | None:
+    """What Holm's first step asks of the strongest pair: p < alpha / pairs, i.e. a paired t over `rounds`
+    rounds beyond t(1 - alpha / (2 pairs), rounds - 1). None when nothing can be tested."""
     if pairs < 1 or rounds < 2:
         return None
-    p_needed = ALPHA / pairs
+    p_needed = alpha / pairs
     return {"pairs": pairs, "rounds": rounds, "p_needed": p_needed,
             "t_needed": t_quantile(1 - p_needed / 2, rounds - 1),
             "text": f"{pairs} pair{'s' if pairs != 1 else ''} over {rounds} rounds: the strongest difference must "
@@ -312,13 +290,20 @@ class Ranking:
                  "significant": v.significant, "relative": v.relative} for (a, b), v in self.pairs.items()]
 
 
-def rank(items: Mapping[str, Mapping], higher_better: bool = True) -> Ranking:
-    """Rank items (name -> per-run figures keyed by round) by their mean with TIER_RULE.
+def rank(items: Mapping[str, Mapping], higher_better: bool = True,
+         figures: Mapping[str, float | None] | None = None, alpha: float = ALPHA) -> Ranking:
+    """Rank items (name -> per-run figures keyed by round) by their mean with TIER_RULE, or by `figures` when
+    given (a latency percentile is ordered by the percentile of the pooled samples, never by a mean of per-run
+    percentiles; the tests still pair the per-run figures).
 
     Items with fewer than MIN_RUNS_FOR_TEST runs get no tier (None): nothing is claimed for them.
-    Every pair of the testable items is tested (pair_test) and the family is Holm-corrected (HOLM)."""
+    Every pair of the testable items is tested (pair_test) and the family is Holm-corrected (HOLM) at `alpha`
+    (ALPHA; a run whose rounds stopped when its order was known ranks at the level each of its looks spent:
+    mcpbench.analysis.sequential)."""
     means = {name: (float(np.mean([v for v in runs.values() if v is not None]))
                     if any(v is not None for v in runs.values()) else None) for name, runs in items.items()}
+    if figures is not None:
+        means = {name: figures.get(name) for name in items}
     sign = -1 if higher_better else 1
     order = sorted(items, key=lambda n: (means[n] is None, sign * (means[n] or 0.0), n))
     testable = [n for n in order if sum(v is not None for v in items[n].values()) >= MIN_RUNS_FOR_TEST]
@@ -328,7 +313,7 @@ def rank(items: Mapping[str, Mapping], higher_better: bool = True) -> Ranking:
             raw[(a, b)] = pair_test(items[a], items[b])
     keys = [k for k, v in raw.items() if v.tested]
     adjusted = holm([raw[k].p_value for k in keys])
-    pairs = {k: raw[k].adjusted(p) for k, p in zip(keys, adjusted)}
+    pairs = {k: raw[k].adjusted(p, alpha) for k, p in zip(keys, adjusted)}
     pairs.update({k: v for k, v in raw.items() if not v.tested})
     def verdict(i: int, j: int) -> Verdict:
         a, b = testable[min(i, j)], testable[max(i, j)]
@@ -353,7 +338,7 @@ def rank(items: Mapping[str, Mapping], higher_better: bool = True) -> Ranking:
     letters: dict[str, str | None] = {n: None for n in order}
     letters.update(zip(testable, letter_list))
     rounds = [v.n for k, v in pairs.items() if v.tested and v.n]
-    power = holm_power(len(keys), min(rounds)) if rounds else None
+    power = holm_power(len(keys), min(rounds), alpha) if rounds else None
     return Ranking(order, means, tiers, labels, pairs, vs_leader, len(keys), higher_better, letters, power)
 
 

@@ -111,7 +111,8 @@ def test_recorded_fixtures_are_what_the_analysis_computes():
     assert len(measurements) == sum(len(list(r.glob("*/*/summary.json"))) for r in schema2) > 40
     for m in measurements:
         assert analysis.reanalysis_differences(m) == [], m
-    assert sum(p.stat().st_size for p in FIXTURES.rglob("*") if p.is_file()) < 6_000_000
+    # (6.5 MB since the equal-load recording, 0.5 MB, joined them)
+    assert sum(p.stat().st_size for p in FIXTURES.rglob("*") if p.is_file()) < 6_500_000
 
 
 def test_the_orchestrators_own_directories_are_not_servers(tmp_path):

@@ -26,7 +26,8 @@ from mcpbench.results.model import CAPACITY_FILE, CONTEXT_FILE, RUN_FILE, SAMPLE
 
 CALIBRATION_SERVER = "calibrate"  # calibrate.CalibrationTarget.name (not imported: it pulls in the runtimes)
 # summary.json fields the analysis does not compute: who, when and how the server started.
-RECORDED_ONLY = ("server", "run", "round_order", "mode", "executor", "vus", "rate", "rate_fraction", "startup_s",
+RECORDED_ONLY = ("server", "run", "round_order", "mode", "executor", "vus", "rate", "rate_fraction", "equal_fraction", "repeated",
+                 "startup_s",
                  "idle_mem_mb", "idle_rss_mb", "seed_s")
 
 

@@ -71,6 +71,18 @@ LIMITED_BY = {
 }
 
 
+# The flags that say the host, not the server, disturbed a measurement (foreign programs' CPU, or the fixed-work
+# probe changing between before and after): such a measurement is measured again once on a fresh start
+# (experiments/driver.py ServerRound.measure_load).
+NOISY_HOST = "noisy-host"
+UNSTABLE_HOST = "unstable-host"
+HOST_FLAGS = (NOISY_HOST, UNSTABLE_HOST)
+
+
+def host_disturbed(summary: dict) -> bool:
+    return summary.get("status") == "ok" and any(flag in HOST_FLAGS for flag in summary.get("flags") or [])
+
+
 def is_bound(flag: str) -> bool:
     """Whether a flag says something other than the server limited the measurement (a `bound:` flag)."""
     return flag.startswith(HARNESS_BOUND_PREFIX)
@@ -389,11 +401,11 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
     foreign = noisy_host(resources)
     figures["foreign_cpu_pct"] = foreign
     if foreign is not None and foreign >= FOREIGN_CPU_LIMIT_PCT:
-        flags.append("noisy-host")
+        flags.append(NOISY_HOST)
     host = host_stability(resources, ctx)
     figures["host"] = host
     if host["unstable"]:
-        flags.append("unstable-host")
+        flags.append(UNSTABLE_HOST)
     limit = limit_figures(thr["tool_calls_per_s"], ctx)
     figures["limit"] = limit
     if limit["kind"] is None:

@@ -73,6 +73,15 @@ class Experiment(ABC):
         """One server's measurements in one round (server.started, server.measure); ServerFailed ends its part."""
         raise NotImplementedError(f"{self.name} measures no server")
 
+    def more_rounds(self, driver: Driver, round_index: int) -> bool:
+        """After round `round_index` (its after_round done): whether to measure another. By default the
+        configured number of rounds."""
+        return round_index < self.config.runs
+
+    def after_round(self, driver: Driver, round_index: int) -> None:
+        """After every server's measurements of a round: a further pass over it (driver.each_server), e.g.
+        a load whose level needed the whole round first."""
+
     def measure_harness(self, driver: Driver) -> None:
         """An experiment that measures no server: what it measures once the infrastructure is up."""
 

@@ -10,7 +10,6 @@ from mcpbench.host.profile import ResourceProfile, resource_profile
 from mcpbench.scenarios import KINDS, MODE_TRANSPORT, MODES, ClosedLoad, Load, Mode, OpenLoad
 from mcpbench.scenarios.timing import Timing
 
-FULL_ROUNDS = 3  # the full profile ranks from 3 interleaved rounds by default
 
 
 @dataclass(frozen=True)
@@ -30,6 +29,10 @@ class RunConfig:
     load_instances: int = 1  # >1: each HTTP test split across that many generator processes (segments)
     kind: str = ClosedLoad.kind  # the kind of load measured at each level (scenarios.KINDS; --load)
     rates: tuple[float, ...] = ()  # the open model's offered rates, tool calls/s (--load open --rate)
+    equal_fraction: float | None = None  # equal load at this fraction of the slowest server's round-1 rate
+    equal_rates: tuple[float, ...] = ()  # equal load at these rates, tool calls/s (--equal-rate)
+    rounds_auto: bool = False  # --rounds auto: rounds until the headline order is resolved, `runs` at most
+    time_budget_s: float | None = None  # --rounds auto: no new round once the run has taken this long
 
     def __post_init__(self) -> None:
         runtimes.check(self.runtime)
@@ -44,6 +47,10 @@ class RunConfig:
         kind_name(self.kind)
         if any(r <= 0 for r in self.rates):
             raise ValueError("--rate takes positive tool calls/s, e.g. 200,400")
+        if self.equal_fraction is not None and not 0 < self.equal_fraction <= 1:
+            raise ValueError("--equal-load takes a fraction in (0, 1], e.g. 0.7")
+        if any(r <= 0 for r in self.equal_rates):
+            raise ValueError("--equal-rate takes positive tool calls/s, e.g. 100,300")
         unknown = set(self.modes) - set(MODES)
         if unknown:
             raise ValueError(f"unknown mode(s) {sorted(unknown)}; choose from {', '.join(MODES)}")
@@ -65,7 +72,12 @@ class RunConfig:
     @property
     def executor(self) -> str:
         """What run.json says the loads were: open when any is open-model."""
-        return OpenLoad.kind if self.rate_fractions or self.kind == OpenLoad.kind else self.kind
+        return OpenLoad.kind if self.rate_fractions or self.equal or self.kind == OpenLoad.kind else self.kind
+
+    @property
+    def equal(self) -> bool:
+        """Whether the run measures an equal load (--equal-load or --equal-rate)."""
+        return self.equal_fraction is not None or bool(self.equal_rates)
 
     def record(self) -> dict[str, object]:
         """What run.json says about the configuration."""
@@ -75,7 +87,9 @@ class RunConfig:
             "runtime": self.runtime, "servers": list(self.servers), "modes": list(self.modes),
             "vus": list(self.vus), "runs": self.runs, "shuffle": self.shuffle,
             "executor": self.executor,
-            "rate_fractions": list(self.rate_fractions) or None, "rates": list(self.rates) or None, "calibrate": self.calibrate,
+            "rate_fractions": list(self.rate_fractions) or None, "rates": list(self.rates) or None,
+            "rounds_auto": self.rounds_auto, "time_budget_s": self.time_budget_s,
+            "equal_load": self.equal_fraction, "equal_rates": list(self.equal_rates) or None, "calibrate": self.calibrate,
             **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
             # the generator each transport used is added by the suite once it chose them (by_transport)
             "load_generator": {"name": self.load_generator, "instances": self.load_instances},

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -81,6 +82,7 @@ class Driver:
         self.harness: Harness | None = None        # the HTTP one (calibration, open-model loads)
         self.states: dict[str, ServerState] = {}
         self._calibrated_at: int | None = None     # Bench.infra_starts when the limits were last measured
+        self.started_at = time.monotonic()
 
     # -- the whole run ---------------------------------------------------------------------------------
     def run(self) -> RunRecord:
@@ -156,24 +158,20 @@ class Driver:
             self.experiment.measure_harness(self)
             return
         rounds: list[list[str]] = []
-        for round_index in range(1, self.config.runs + 1):
+        round_index = 0
+        while round_index == 0 or self.experiment.more_rounds(self, round_index):
+            round_index += 1
             order = [state for state in self.states.values() if not state.failed]
             if self.config.shuffle:
                 random.shuffle(order)  # a new order every round: a slow spell of the host hits no server twice
             rounds.append([state.spec.name for state in order])
             self.record.data["rounds"] = rounds
             if self.config.runs > 1:
-                self.console.print(f"[bold]Round {round_index}/{self.config.runs}:[/] " + ", ".join(rounds[-1]))
+                of = f"at most {self.config.runs}" if self.config.rounds_auto else f"{self.config.runs}"
+                self.console.print(f"[bold]Round {round_index} ({of}):[/] " + ", ".join(rounds[-1]))
             for position, state in enumerate(order, start=1):
-                try:
-                    self._measure_server(state, round_index, position)
-                except ServerFailed as failure:
-                    state.failed = True
-                    status = "unavailable" if isinstance(failure, ServerUnavailable) else "failed"
-                    self.record.update_server(state.spec.name, status=status, phase=failure.phase,
-                                              reason=failure.reason)
-                    self.console.print(f"[red]✗ {state.spec.name} {status} in {failure.phase}:[/] "
-                                       f"{escape(failure.reason.splitlines()[0]) if failure.reason else ''}")
+                self._guarded(state, lambda: self._measure_server(state, round_index, position))
+            self.experiment.after_round(self, round_index)
         for state in self.states.values():
             if not state.failed and self.record.server(state.spec.name)["status"] == "running":
                 if state.invalid:
@@ -181,6 +179,37 @@ class Driver:
                                               reason="; ".join(why for _, why in state.invalid))
                 else:
                     self.record.update_server(state.spec.name, status="ok")
+
+    def _guarded(self, state: ServerState, measure: Callable[[], None]) -> None:
+        """A server's measurements; a ServerFailed ends its part of the run (recorded, one line)."""
+        assert self.record is not None
+        try:
+            measure()
+        except ServerFailed as failure:
+            state.failed = True
+            status = "unavailable" if isinstance(failure, ServerUnavailable) else "failed"
+            self.record.update_server(state.spec.name, status=status, phase=failure.phase, reason=failure.reason)
+            self.console.print(f"[red]✗ {state.spec.name} {status} in {failure.phase}:[/] "
+                               f"{escape(failure.reason.splitlines()[0]) if failure.reason else ''}")
+
+    def each_server(self, round_index: int, measure: Callable[[ServerRound], None]) -> None:
+        """A further pass over a round (after_round): `measure` for every server still in the run, in the
+        round's order, each as a ServerRound of that round."""
+        assert self.record is not None
+        names = (self.record.data.get("rounds") or [[]])[round_index - 1]
+        for position, name in enumerate(names, start=1):
+            state = self.states[name]
+            if not state.failed:
+                self._guarded(state, lambda: measure(ServerRound(self, state, round_index, position)))
+
+    @property
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self.started_at
+
+    def closed_rates(self, mode: str) -> dict[str, float]:
+        """Round 1's closed-model rate of every server still in the run that was measured in the mode."""
+        return {name: state.best_rate[mode] for name, state in self.states.items()
+                if not state.failed and mode in state.best_rate}
 
     def _prepare_generators(self) -> None:
         """One generator per transport the modes use: the chosen one where its `transports` include it, else
@@ -402,6 +431,25 @@ class Driver:
             state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
         return summary
 
+    def set_aside(self, state: ServerState, out_dir: Path, summary: dict[str, Any]) -> None:
+        """A host-disturbed measurement kept beside the one that replaces it: renamed <dir>.disturbed (a number
+        added when that exists), its summary marked `repeated`, run.json listing it under its new name."""
+        assert self.record is not None
+        target = out_dir.with_name(f"{out_dir.name}.disturbed")
+        n = 1
+        while target.exists():
+            n += 1
+            target = out_dir.with_name(f"{out_dir.name}.disturbed{n}")
+        out_dir.rename(target)
+        why = ", ".join(f for f in summary["flags"] if f in analysis.HOST_FLAGS)
+        summary["repeated"] = f"{why}: measured again in {out_dir.name}"
+        write_checked(target / SUMMARY_FILE, summary)
+        listed = self.record.server(state.spec.name)["measurements"]
+        listed[listed.index(out_dir.name)] = target.name
+        self.record.save()
+        self.console.print(f"  [yellow]{state.spec.name} {out_dir.name}: the host was disturbed ({why}); "
+                           "measured again on a fresh start[/]")
+
     def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
         """verify.json: the server's start and the workload's checks (workload/verify.py); a fail ends its part."""
         with self.console.status(f"verifying {spec.name}…"):
@@ -474,6 +522,20 @@ class ServerRound:
         if summary["status"] == "ok" and not quiet:
             self.driver.print_summary(self.name, out_dir.name, summary)
         return summary
+
+    def measure_load(self, load: Load) -> dict[str, Any]:
+        """The load on a fresh start of the server, recorded. A measurement the host disturbed (a noisy or
+        unstable host: analysis.HOST_FLAGS, nothing the server did) is set aside — kept as <dir>.disturbed,
+        marked `repeated` — and measured once more on another fresh start, so one slow spell of a shared
+        machine does not take a server out of the ranking. A second disturbed one stands, flagged."""
+        transport = MODE_TRANSPORT[load.mode]
+        with self.started(load.label, transport) as started:
+            summary = self.measure(started, load)
+        if not analysis.host_disturbed(summary):
+            return summary
+        self.driver.set_aside(self.state, self.directory(load.label), summary)
+        with self.started(load.label, transport) as started:
+            return self.measure(started, load)
 
     def best_closed_rate(self, mode: str) -> float | None:
         """Round 1's highest closed-model rate in the mode (what open-model fractions are taken of)."""

@@ -1,6 +1,7 @@
 """`mcpbench run`: fixed loads in interleaved rounds — per server and round, every load of the chosen kind at
 each level (a VU sweep by default), in each mode, on a fresh start each; then the open model at fractions of
-round 1's closed maximum (`--open`)."""
+round 1's closed maximum (`--open`); and an equal load, the same offered rate for every server
+(`--equal-load`, `--equal-rate`: analysis/equal_load.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from typing import Any, Optional
 
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
-from mcpbench.experiments.config import FULL_ROUNDS, RunConfig
+from mcpbench.analysis import sequential
+from mcpbench.experiments.config import RunConfig
+from mcpbench.experiments.stopping import Headline, StoppingRule
+from mcpbench.analysis.equal_load import DEFAULT_FRACTION, EqualRate, choose_rate
 from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, kind_name,
                                           resource_profile_of)
 from mcpbench.scenarios import KINDS, MODE_TRANSPORT, ClosedLoad, OpenLoad
@@ -56,8 +60,15 @@ class RunExperiment(Experiment):
     help = ("Measure servers in interleaved rounds: for each, reset Redis, start, verify, warm up, measure, "
             "stop, record.")
     options = (*MEASURING, *CALIBRATION, *LOAD, *QUICK, *TIMING,
-               Option("runs", Optional[int], None,
-                      f"Rounds: each measures every server once, interleaved (default: quick 1, full {FULL_ROUNDS})."),
+               Option("runs", Optional[str], None,
+                      "Rounds, each measuring every server once, interleaved: a number, or 'auto' (the full profile's "
+                      "default): from round 3 on, stop once every adjacent pair of the headline ranking is ordered or "
+                      f"equivalent within {sequential.MARGIN:.0%} (alpha spent over the looks). Default quick 1.",
+                      ("--rounds", "--runs")),
+               Option("max_rounds", int, sequential.DEFAULT_MAX_ROUNDS, "--rounds auto: at most this many rounds.",
+                      minimum=sequential.MIN_ROUNDS),
+               Option("time_budget", Optional[str], None, "--rounds auto: start no round after this much time "
+                      "(seconds or 30m, 1.5h)."),
                Option("shuffle", bool, True, "A new random server order in every round.", ("--shuffle/--no-shuffle",)),
                Option("transport", str, "http", "http, or stdio: the servers' [stdio] commands driven by the load "
                       "driver (same as --mode stdio; --mode stateless,stdio measures both side by side)."),
@@ -65,7 +76,12 @@ class RunExperiment(Experiment):
                       "the levels are --vus; open: --rate).", check=kind_name),
                Option("rate", Optional[str], None, "With --load open: offered rates, tool calls/s (e.g. 200,400)."),
                Option("open_fractions", Optional[str], None, "Open model too: arrival-rate runs at these fractions "
-                      "of round 1's measured closed maximum, e.g. 0.5,0.8.", ("--open",)))
+                      "of round 1's measured closed maximum, e.g. 0.5,0.8.", ("--open",)),
+               Option("equal_load", Optional[float], None, "Equal load too: every server offered the same rate, this "
+                      f"fraction of the slowest server's round-1 closed rate (e.g. {DEFAULT_FRACTION}), capped below "
+                      "the harness's open-model capacity; ranked on CPU ms per call and p50/p99."),
+               Option("equal_rate", Optional[str], None, "Equal load too, at these offered rates (tool calls/s, "
+                      "e.g. 100,300): a server that cannot keep up is shown with the rate it reached."))
 
     def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
         transport = values.get("transport", "http")
@@ -77,15 +93,57 @@ class RunExperiment(Experiment):
             raise ValueError("--load open needs --rate, e.g. --rate 200,400")
         if rates and kind != OpenLoad.kind:
             raise ValueError("--rate sets the open model's levels: give it with --load open")
-        return RunConfig(
+        if values.get("equal_load") is not None and (kind != ClosedLoad.kind or transport != "http"):
+            raise ValueError("--equal-load is set from the slowest server's closed-model rate over HTTP: "
+                             "give it with the closed model (--load closed) and HTTP modes")
+        self.equal_rates: dict[str, EqualRate] = {}  # the equal load's rate per HTTP mode, set after round 1
+        rounds = values.get("runs") or ("1" if values.get("quick") else "auto")
+        auto = rounds == "auto"
+        if not auto and not rounds.isdigit():
+            raise ValueError(f"--rounds takes a number or 'auto', got {rounds!r}")
+        config = RunConfig(
             runtime=values["runtime"], servers=tuple(s.name for s in specs),
             modes=("stdio",) if transport == "stdio" else csv(values["mode"], str, "--mode"),
             vus=csv(values["vus"], int, "--vus"),
-            runs=values.get("runs") or (1 if values.get("quick") else FULL_ROUNDS),
+            runs=values.get("max_rounds", sequential.DEFAULT_MAX_ROUNDS) if auto else int(rounds),
+            rounds_auto=auto, time_budget_s=duration(values.get("time_budget")) if auto else None,
             shuffle=values.get("shuffle", True), timing=timing_of(values), profile=resource_profile_of(values),
             rate_fractions=csv(values.get("open_fractions"), float, "--open"), kind=kind, rates=rates,
+            equal_fraction=values.get("equal_load"), equal_rates=csv(values.get("equal_rate"), float, "--equal-rate"),
             build=not values["no_build"], calibrate=not values.get("no_calibrate"),
             load_generator=values["load_generator"], load_instances=values["load_instances"])
+        if values.get("time_budget") and not auto:
+            raise ValueError("--time-budget caps --rounds auto: give it with --rounds auto")
+        self.stopping = StoppingRule(self.headline(config), config.runs, config.time_budget_s) if auto else None
+        return config
+
+    @staticmethod
+    def headline(config: RunConfig) -> Headline:
+        """The ranking --rounds auto watches: the equal load's CPU per call when there is one (the ranking valid
+        for every server on one machine), else the throughput at the largest load of the first mode."""
+        mode = next((m for m in config.modes if MODE_TRANSPORT[m] == "http"), config.modes[0])
+        vus = max(config.vus)
+        if MODE_TRANSPORT[mode] == "http" and config.equal_fraction is not None:
+            return Headline(OpenLoad(mode, vus, 1.0, equal_fraction=config.equal_fraction).label, "cpu_ms_per_call", False)
+        if MODE_TRANSPORT[mode] == "http" and (config.equal_rates or config.rates):
+            rate = (config.equal_rates or config.rates)[0]
+            return Headline(OpenLoad(mode, vus, rate).label, "cpu_ms_per_call", False)
+        return Headline(ClosedLoad(mode, vus).label, "tool_calls_per_s", True)
+
+    def more_rounds(self, driver, round_index: int) -> bool:
+        if self.stopping is None:
+            return super().more_rounds(driver, round_index)
+        more, line = self.stopping.more(round_index, driver.elapsed_s, driver.record.data.get("rounds") or [])
+        driver.record.data["rounds_auto"] = self.stopping.record
+        driver.record.save()
+        if line:
+            self.console.print(f"[bold]Rounds auto:[/] {line}")
+        return more
+
+    def _measure(self, server, load) -> None:
+        summary = server.measure_load(load)
+        if self.stopping is not None:
+            self.stopping.note(server.name, load.label, server.round, summary)
 
     @property
     def closed_model_used(self) -> bool:
@@ -93,15 +151,28 @@ class RunExperiment(Experiment):
 
     @property
     def open_model_used(self) -> bool:
-        return bool(self.config.rate_fractions) or self.config.kind == OpenLoad.kind
+        return bool(self.config.rate_fractions) or self.config.equal or self.config.kind == OpenLoad.kind
+
+    def http_modes(self, modes) -> list[str]:
+        return [m for m in modes if MODE_TRANSPORT[m] == "http"]
+
+    def equal_loads(self, modes) -> list[OpenLoad]:
+        """The equal loads in these modes: every --equal-rate, and --equal-load once its rate is set."""
+        vus = max(self.config.vus)
+        loads = [OpenLoad(mode, vus, rate) for mode in self.http_modes(modes) for rate in self.config.equal_rates]
+        for mode in self.http_modes(modes):
+            chosen = self.equal_rates.get(mode)
+            if chosen:
+                loads.append(OpenLoad(mode, vus, chosen.rate, equal_fraction=chosen.fraction))
+        return loads
 
     def measure_server(self, server) -> None:
         loads = [load for load in self.config.loads() if load.mode in server.modes]
+        loads += self.equal_loads(server.modes)
         if self.config.shuffle:
             random.shuffle(loads)  # modes and levels in a new order too: no mode always runs first on a fresh server
         for load in loads:
-            with server.started(load.label, MODE_TRANSPORT[load.mode]) as started:
-                server.measure(started, load)
+            self._measure(server, load)
         for fraction in self.config.rate_fractions:
             for mode in server.modes:
                 # The rate is fixed from round 1's closed maximum, so every round offers the same load.
@@ -111,5 +182,30 @@ class RunExperiment(Experiment):
                                        f"open model at {fraction:g} skipped[/]")
                     continue
                 load = OpenLoad(mode, max(self.config.vus), round(best * fraction, 1), fraction)
-                with server.started(load.label) as started:
-                    server.measure(started, load)
+                self._measure(server, load)
+
+    def after_round(self, driver, round_index: int) -> None:
+        """After round 1 (--equal-load): the equal rate of each HTTP mode, recorded, then round 1's pass of it
+        (later rounds measure it with their other loads)."""
+        fraction = self.config.equal_fraction
+        if fraction is None or round_index != 1:
+            return
+        self.equal_rates = {}
+        for mode in self.http_modes(self.config.modes):
+            chosen = choose_rate(fraction, driver.closed_rates(mode), driver.harness_capacity(mode))
+            if chosen is None:
+                self.console.print(f"[yellow]Equal load ({mode}): no server has a round-1 closed rate; not measured[/]")
+                continue
+            self.equal_rates[mode] = chosen
+            self.console.print(f"[bold]Equal load ({mode}):[/] {chosen.text}")
+        driver.record.data["equal_load"] = {m: r.record() for m, r in self.equal_rates.items()} or None
+        driver.record.save()
+        if self.equal_rates:
+            self.console.print("[bold]Round 1, equal load:[/] every server at the same rate")
+            driver.each_server(1, self._measure_equal)
+
+    def _measure_equal(self, server) -> None:
+        for load in self.equal_loads(server.modes):
+            if load.equal_fraction is None:
+                continue  # a given --equal-rate was measured with round 1's other loads
+            self._measure(server, load)

@@ -172,6 +172,13 @@ class Config(Closed, Pacing):
                               "capacity, soak; before 2026-11-25 capacity and soak runs said `closed`)")
     rate_fractions: list[float] | None = described("open model: fractions of round 1's closed maximum")
     rates: list[float] | None = described("open model at these offered rates, tool calls/s (`--load open`)", None)
+    rounds_auto: bool = described("`--rounds auto`: rounds until the headline order was resolved, `runs` at most "
+                                  "(run.json `rounds_auto` says why it stopped)", False)
+    time_budget_s: float | None = described("`--rounds auto`: no round was started after this many seconds", None)
+    equal_load: float | None = described("equal load: every server offered this fraction of the slowest server's "
+                                         "round-1 closed rate (`--equal-load`; the rate is run.json `equal_load`)", None)
+    equal_rates: list[float] | None = described("equal load at these offered rates, tool calls/s, beside the closed "
+                                                "model (`--equal-rate`)", None)
     experiment: str | None = described("the experiment that ran (`run`, `capacity`, `soak`, `calibrate`, `verify`; "
                                        "null before 2026-11-25)", None)
     calibrate: bool = described("the harness's limits were measured before round 1 (and after every infrastructure restart)")
@@ -277,6 +284,55 @@ class ServerStatus(Open, ServerStart):
         "modes not measured because the server's SDK does not accept their protocol revision: mode -> why", None)
 
 
+class EqualRate(Closed):
+    """The rate an equal load offered every server in one mode, and what set it (analysis/equal_load.py)."""
+
+    fraction: float = described("of the slowest server's round-1 closed rate")
+    rate: float = described("the offered rate, tool calls/s: the lower of the two bounds below")
+    slowest: str = described("the server with the lowest round-1 closed rate")
+    slowest_tool_calls_per_s: float = described("its rate")
+    harness_cap: float | None = described("the cap: a share of the harness's open-model capacity (null: not "
+                                          "calibrated, no cap)")
+    set_by: Literal["slowest-server", "harness-capacity"] = described("which bound set the rate")
+
+
+class PairLook(Closed):
+    """One adjacent pair of the headline ranking at a look (analysis/sequential.py PairState)."""
+
+    better: str = described("ahead on the headline metric")
+    worse: str = described("behind it")
+    rounds: int = described("rounds both were measured in")
+    ratio: float | None = described("geometric mean of worse / better over those rounds")
+    low: float | None = described("its interval's low end (1 - 2 alpha / m, m adjacent pairs)")
+    high: float | None = described("its high end")
+    p_holm: float | None = described("the pair's Holm-corrected p-value over every pair of the look")
+    state: Literal["ordered", "equivalent", "open"] = described("ordered: corrected p < alpha; equivalent: the "
+                                                                "interval within ± the margin; else open")
+
+
+class Look(Closed):
+    round: int = described("the look came after this round")
+    seconds: float = described("the run's elapsed time then")
+    pairs: list[PairLook] = described("every adjacent pair of the headline ranking")
+    resolved: bool = described("no pair open")
+
+
+class RoundsAuto(Closed):
+    """How `--rounds auto` decided (analysis/sequential.py)."""
+
+    procedure: str = described("the stopping rule, in words")
+    alpha: float = described("the level each look tests at: the level the report ranks this run at")
+    margin: float = described("equivalent within ± this share")
+    max_rounds: int = described("the cap on rounds")
+    time_budget_s: float | None = described("the time cap (null: none)")
+    headline: str = described("the ranking the rule watched, e.g. `session-equal0.7 cpu_ms_per_call`")
+    looks: list[Look] = described("every look, in order")
+    stopped_by: Literal["resolved", "max-rounds", "time-budget", "too-few-servers"] | None = described(
+        "why no further round was measured (null: still running, or interrupted)")
+    rounds: int | None = described("rounds measured")
+    rounds_by_server: dict[str, int] | None = described("rounds each server was measured in")
+
+
 class Run(Closed):
     schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
     run_id: str = described("UTC `YYYYmmdd-HHMMSS-<runtime>`")
@@ -294,6 +350,10 @@ class Run(Closed):
     calibrations: list[CalibrationRecord] | None = described(
         "every calibration of the run in order: before round 1 and after each infrastructure restart", None)
     rounds: list[list[str]] | None = described("each round's server order (null: schema 1)")
+    equal_load: dict[str, EqualRate] | None = described("per mode, the equal load's rate, set after round 1 "
+                                                         "(null: no --equal-load)", None)
+    rounds_auto: RoundsAuto | None = described("`--rounds auto`: every look and why it stopped (null: fixed rounds)",
+                                               None)
     servers: dict[str, ServerStatus] = described("per server: status and start-up figures")
 
 
@@ -476,6 +536,8 @@ class Summary(MeasuredLoad, ServerStart):
     run: int = described("the round")
     round_order: int | None = described("its position in the round (null: calibration, schema 1)", None)
     rate_fraction: float | None = described("open model: the fraction of round 1's closed maximum", None)
+    equal_fraction: float | None = described("equal load: the fraction of the slowest server's round-1 closed "
+                                             "rate (the same rate for every server)", None)
     status: Literal["ok", "failed", "invalid"] = described("`failed`: the server failed; `invalid`: not to be trusted, "
                                                    "not the server's doing")
     phase: str | None = described("`loadgen` (its cross-checks failed), `infra`, `load`…")
@@ -495,6 +557,9 @@ class Summary(MeasuredLoad, ServerStart):
     publishable: bool | None = described("ok, every check passed, no flag (null: schema 1, not assessed)")
     unpublishable_reasons: list[str] = described("every cause")
     seed_s: float | None = described("Redis re-seed before the measurement", None)
+    repeated: str | None = described("set aside: the host disturbed it (noisy-host, unstable-host), so it was "
+                                     "measured again on a fresh start in the directory named here; the report "
+                                     "does not use it", None)
 
 
 class K6Counts(Closed):

@@ -71,7 +71,8 @@ class Load(ABC):
 
     def record(self) -> dict[str, Any]:
         """What summary.json says about the load."""
-        return {"mode": self.mode, "executor": self.kind, "vus": self.vus, "rate": None, "rate_fraction": None}
+        return {"mode": self.mode, "executor": self.kind, "vus": self.vus, "rate": None, "rate_fraction": None,
+                "equal_fraction": None}
 
     # -- the report: measurements of one kind pool by (mode, level, basis) -------------------------------
     @classmethod
@@ -84,6 +85,12 @@ class Load(ABC):
     @classmethod
     def level_text(cls, level: float, basis: str) -> str:
         return f"{level:g} {cls.words.level_unit}"
+
+    @classmethod
+    def equal_load(cls, basis: str) -> bool:
+        """Whether every server at this level was offered the same work rate (an open model's fixed rate):
+        then cost per call and latency compare servers directly, whatever each could sustain."""
+        return False
 
     @classmethod
     def level_slug(cls, level: float, basis: str) -> str:

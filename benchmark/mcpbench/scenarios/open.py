@@ -22,6 +22,9 @@ MAX_VUS_FACTOR = 4
 class OpenLoad(Load):
     rate: float = 0.0                    # tool calls per second offered
     rate_fraction: float | None = None   # the fraction of round 1's closed rate it was set from
+    # Equal load: the same rate offered to every server of the run, this fraction of the slowest server's
+    # round-1 closed rate (analysis/equal_load.py); None when the rate was given or set per server.
+    equal_fraction: float | None = None
 
     kind: ClassVar[str] = "open"
     words: ClassVar[Wording] = Wording(
@@ -34,6 +37,8 @@ class OpenLoad(Load):
 
     @property
     def level(self) -> float:
+        if self.equal_fraction is not None:
+            return self.equal_fraction
         return self.rate_fraction if self.rate_fraction is not None else self.rate
 
     @classmethod
@@ -44,31 +49,48 @@ class OpenLoad(Load):
     def label(self) -> str:
         # Named by fraction, not rate: the rate is fixed after round 1, and every round's measurement of
         # that fraction must pool under one name.
-        load = f"open{self.rate_fraction:g}" if self.rate_fraction is not None else f"rate{self.rate:g}"
+        if self.equal_fraction is not None:
+            load = f"equal{self.equal_fraction:g}"
+        elif self.rate_fraction is not None:
+            load = f"open{self.rate_fraction:g}"
+        else:
+            load = f"rate{self.rate:g}"
         return f"{self.mode}-{load}"
 
     def record(self) -> dict[str, Any]:
-        return {**super().record(), "rate": self.rate, "rate_fraction": self.rate_fraction}
+        return {**super().record(), "rate": self.rate, "rate_fraction": self.rate_fraction,
+                "equal_fraction": self.equal_fraction}
 
     @classmethod
     def level_of(cls, record: dict[str, Any]) -> tuple[float, str] | None:
         # Rates set from a fraction of round 1's closed maximum pool by that fraction (they differ a little
-        # between runs); a rate given directly is its own level.
+        # between runs), an equal load by its fraction of the slowest server's; a rate given directly is its
+        # own level.
+        if record.get("equal_fraction") is not None:
+            return float(record["equal_fraction"]), "equal"
         if record.get("rate_fraction") is not None:
             return float(record["rate_fraction"]), "fraction"
         return super().level_of(record)
 
     @classmethod
     def level_text(cls, level: float, basis: str) -> str:
-        return f"{level * 100:g} % of round-1 max" if basis == "fraction" else f"{level:g} it/s"
+        return {"fraction": f"{level * 100:g} % of round-1 max",
+                "equal": f"equal load, {level * 100:g} % of the slowest"}.get(basis, f"{level:g} it/s")
 
     @classmethod
     def level_slug(cls, level: float, basis: str) -> str:
-        return f"{level * 100:g}pct" if basis == "fraction" else f"{level:g}rate"
+        return {"fraction": f"{level * 100:g}pct", "equal": f"{level * 100:g}equal"}.get(basis, f"{level:g}rate")
 
     @classmethod
     def unit_of(cls, basis: str) -> str:
-        return "% of round 1's closed maximum (offered)" if basis == "fraction" else cls.words.level_unit
+        return {"fraction": "% of round 1's closed maximum (offered)",
+                "equal": "% of the slowest server's round-1 closed rate (offered to every server)"}.get(
+                    basis, cls.words.level_unit)
+
+    @classmethod
+    def equal_load(cls, basis: str) -> bool:
+        # Every server of the level was offered the same rate: a given rate, or the run's equal load.
+        return basis in ("abs", "equal")
 
     def driver_arguments(self) -> list[str]:
         return ["--executor", "open", "--rate", f"{self.rate:g}", "--vus", str(self.vus),

@@ -1,0 +1,59 @@
+"""Equal load: the same open-model offered rate for every server of a run, so that what each spends to serve
+it (server CPU milliseconds per call, memory) and how fast it answers (all-calls p50/p99) compare servers
+directly — also those faster than the harness, whose throughput is only a lower bound (issue 21).
+
+The rate is set once, after round 1, per HTTP mode: a fraction of the slowest server's round-1 closed rate
+(so every server keeps up, with room to spare), capped at a share of the harness's own open-model capacity
+(so the harness is comfortable: well below analysis.LIMIT_FRACTION, where a load is judged harness-bound).
+Every round measures it, round 1 in a pass after its closed loads (experiments/run.py)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+# The default fraction of the slowest server's round-1 closed rate.
+DEFAULT_FRACTION = 0.7
+# The cap: this share of the harness's open-model capacity (a measurement at >= analysis.LIMIT_FRACTION of it
+# is flagged harness-bound; half of it leaves the harness idle enough not to colour latency).
+HARNESS_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class EqualRate:
+    """One mode's equal load (run.json `equal_load[mode]`, results.model.EqualRate)."""
+
+    fraction: float
+    rate: float
+    slowest: str
+    slowest_tool_calls_per_s: float
+    harness_cap: float | None
+    set_by: str   # "slowest-server" | "harness-capacity"
+
+    def record(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def text(self) -> str:
+        why = (f"{self.fraction:.0%} of the slowest server's round-1 rate ({self.slowest}, "
+               f"{self.slowest_tool_calls_per_s:,.1f} calls/s)")
+        if self.set_by == "harness-capacity":
+            why = (f"{HARNESS_SHARE:.0%} of the harness's open-model capacity ({self.harness_cap:,.1f} calls/s), "
+                   f"below {why}")
+        return f"{self.rate:,.1f} calls/s: {why}"
+
+
+def choose_rate(fraction: float, closed_rates: dict[str, float], harness_capacity: float | None) -> EqualRate | None:
+    """The equal rate from each server's round-1 closed rate (servers that failed are absent) and the harness's
+    open-model capacity (None: not calibrated). None when no server has a rate."""
+    rates = {name: rate for name, rate in closed_rates.items() if rate and rate > 0}
+    if not rates:
+        return None
+    slowest = min(rates, key=lambda name: (rates[name], name))
+    by_server = fraction * rates[slowest]
+    cap = HARNESS_SHARE * harness_capacity if harness_capacity else None
+    capped = cap is not None and cap < by_server
+    # One decimal: the load generators take the rate to 0.1 calls/s.
+    rate = max(0.1, round(cap if capped else by_server, 1))
+    return EqualRate(fraction, rate, slowest, round(rates[slowest], 1), round(cap, 1) if cap else None,
+                     "harness-capacity" if capped else "slowest-server")

@@ -1,0 +1,151 @@
+"""Rounds that stop when the order is known (`run --rounds auto`, issue 21).
+
+After every round from MIN_ROUNDS on, the run looks at its headline ranking and stops once every adjacent pair
+is either significantly ordered or shown equivalent within ± MARGIN, or a cap is reached. Looking again after
+every round is optional stopping: re-running a fixed-n test at ALPHA each round would order two equal servers
+far more often than ALPHA. The rule here stays valid under it by *alpha spending*: the run may look at most
+`looks` times (rounds MIN_ROUNDS … max rounds), and each look tests at ALPHA / looks (Bonferroni across the
+looks, which holds whatever the dependence between them). The report then ranks that run at the same
+per-look level (run.json `rounds_auto.alpha`), so every rank it prints is backed at the level the stopping
+rule spent. Hand-written because no kept library offers a group-sequential paired t-test with Holm inside each
+look (statsmodels has neither); simulation.py shows its false-ordering rate on recorded rounds.
+
+At a look: every pair of the ranking is tested (the same paired t-test on log ratios as the report,
+stats.paired_log) and the family is Holm-corrected at the look's level, as the report does; an adjacent pair
+is *ordered* when that corrected test rejects, *equivalent* when the two-sided 1 - 2·alpha/m interval of its
+geometric-mean ratio (m adjacent pairs: Bonferroni, as two one-sided tests each at alpha/m) lies inside
+± MARGIN, and *open* otherwise."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+from mcpbench.analysis.stats import holm, paired_log
+
+ALPHA = 0.05          # the family-wise error rate a whole run spends over its looks
+MIN_ROUNDS = 3        # the first look: a paired t-test needs at least 3 shared rounds
+MARGIN = 0.03         # equivalent: the ratio's interval within 1 ± 3 %
+DEFAULT_MAX_ROUNDS = 6
+PROCEDURE = (f"alpha spending over the looks: the run looks after rounds {MIN_ROUNDS} … max and each look tests at "
+             f"{ALPHA} / (number of looks) (Bonferroni across looks, valid under optional stopping); within a look, "
+             "the paired t-test on log ratios over every pair, Holm-corrected; an adjacent pair is ordered when "
+             f"that rejects, equivalent when its ratio's interval (two one-sided tests) lies within ±{MARGIN:.0%}")
+
+
+def looks(max_rounds: int) -> int:
+    return max(1, max_rounds - MIN_ROUNDS + 1)
+
+
+def look_alpha(max_rounds: int) -> float:
+    """The level every look tests at when the run may look up to `looks(max_rounds)` times."""
+    return ALPHA / looks(max_rounds)
+
+
+@dataclass(frozen=True)
+class PairState:
+    """One adjacent pair of the ranking at a look: `better` ahead of `worse` on the headline metric."""
+
+    better: str
+    worse: str
+    rounds: int
+    ratio: float | None      # geometric mean over shared rounds of worse / better
+    low: float | None        # its 1 - 2·alpha/m interval
+    high: float | None
+    p_holm: float | None
+    state: str               # "ordered" | "equivalent" | "open"
+
+    def record(self) -> dict:
+        return asdict(self)
+
+
+def _shared(a: Mapping, b: Mapping) -> list:
+    return [k for k in a if k in b and a[k] and b[k] and a[k] > 0 and b[k] > 0]
+
+
+def judge(figures: Mapping[str, Mapping], higher_better: bool, alpha: float, margin: float = MARGIN) -> list[PairState]:
+    """The adjacent pairs of the ranking of `figures` (name -> per-round figure keyed by round), each judged at a
+    look that tests at `alpha`."""
+    names = [n for n, runs in figures.items() if any(v and v > 0 for v in runs.values())]
+    centre = {n: float(np.mean([math.log(v) for v in figures[n].values() if v and v > 0])) for n in names}
+    order = sorted(names, key=lambda n: (-centre[n] if higher_better else centre[n], n))
+    pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+    p_raw = []
+    for a, b in pairs:
+        shared = _shared(figures[a], figures[b])
+        p_raw.append(paired_log([figures[a][k] for k in shared], [figures[b][k] for k in shared])
+                     if len(shared) >= MIN_ROUNDS else 1.0)
+    p_holm = dict(zip(pairs, holm(p_raw)))
+    adjacent = list(zip(order, order[1:]))
+    bound = math.log(1 + margin)
+    out = []
+    for a, b in adjacent:
+        shared = _shared(figures[a], figures[b])
+        n = len(shared)
+        if n < MIN_ROUNDS:
+            out.append(PairState(a, b, n, None, None, None, None, "open"))
+            continue
+        d = np.array([math.log(figures[b][k]) - math.log(figures[a][k]) for k in shared])
+        mean, sd = float(d.mean()), float(d.std(ddof=1))
+        half = float(sps.t.ppf(1 - alpha / len(adjacent), n - 1)) * sd / math.sqrt(n)
+        low, high = mean - half, mean + half
+        p = p_holm[(a, b)]
+        state = "ordered" if p < alpha else ("equivalent" if -bound < low and high < bound else "open")
+        out.append(PairState(a, b, n, math.exp(mean), math.exp(low), math.exp(high), p, state))
+    return out
+
+
+def resolved(states: list[PairState]) -> bool:
+    return all(s.state != "open" for s in states)
+
+
+def stopped_with_order(d: np.ndarray, alpha: float) -> tuple[bool, int]:
+    """One pair's sequence of per-round log ratios (b over a) looked at after every round from MIN_ROUNDS on,
+    each look a paired test at `alpha` (one pair: Holm is the test itself): whether a look ordered the pair,
+    and the round the run stopped at (ordered, equivalent, or the end of `d`)."""
+    bound = math.log(1 + MARGIN)
+    for n in range(MIN_ROUNDS, len(d) + 1):
+        x = d[:n]
+        sd = float(x.std(ddof=1))
+        if sd <= 1e-12:
+            return bool(abs(x.mean()) > 1e-12), n
+        t = float(x.mean()) / (sd / math.sqrt(n))
+        if 2 * sps.t.sf(abs(t), n - 1) < alpha:
+            return True, n
+        half = float(sps.t.ppf(1 - alpha, n - 1)) * sd / math.sqrt(n)
+        if -bound < x.mean() - half and x.mean() + half < bound:
+            return False, n
+    return False, len(d)
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """False orderings of two equal servers under a stopping rule, rounds drawn from recorded residuals."""
+
+    rule: str
+    trials: int
+    false_orderings: int
+    mean_rounds: float
+
+    @property
+    def rate(self) -> float:
+        return self.false_orderings / self.trials
+
+    def interval(self) -> tuple[float, float]:
+        """Clopper-Pearson 95 % interval of the rate (scipy.stats.binomtest)."""
+        ci = sps.binomtest(self.false_orderings, self.trials).proportion_ci(0.95)
+        return float(ci.low), float(ci.high)
+
+
+def simulate(residuals: np.ndarray, max_rounds: int, trials: int, seed: int, alpha: float) -> Simulation:
+    """Two servers that are equal (per-round log ratios drawn with replacement from `residuals`, recorded log
+    ratios centred on zero), each trial stopped by the rule looking at `alpha`: how often it ordered them."""
+    rng = np.random.default_rng(seed)
+    draws = rng.choice(np.asarray(residuals, dtype=float), size=(trials, max_rounds), replace=True)
+    outcomes = [stopped_with_order(row, alpha) for row in draws]
+    return Simulation(f"alpha {alpha:.4g} per look, rounds {MIN_ROUNDS}-{max_rounds}", trials,
+                      sum(1 for ordered, _ in outcomes if ordered), float(np.mean([n for _, n in outcomes])))
