@@ -104,7 +104,7 @@ def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) ->
     if wide:
         table = Table(title=title, title_justify="left")
         for col in ("rank", "letters", "server", "runs", "CPU ms/call", "95 % CI", "p50 ms", "p50 rank", "p99 ms",
-                    "p99 rank", "peak MiB", "calls/s", "flags"):
+                    "p99 95 % CI (per round)", "p99 rank", "peak MiB", "calls/s", "flags"):
             table.add_column(col, justify="left" if col in ("rank", "letters", "server", "flags") else "right")
         for row in rows:
             ci = (f"{row['cpu_ms_per_call_ci_low']:.3f}–{row['cpu_ms_per_call_ci_high']:.3f}"
@@ -112,7 +112,9 @@ def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) ->
             table.add_row(row["cpu_rank"] or f"— ({equal_note(row, rate)})", row["cpu_letters"] or "",
                           row["display_name"], str(row["runs"]), _number(row["cpu_ms_per_call"], 3), ci,
                           _number(row["latency_all_p50_ms"], 2), row["p50_rank"] or "—",
-                          _number(row["latency_all_p99_ms"], 2), row["p99_rank"] or "—",
+                          _number(row["latency_all_p99_ms"], 2),
+                          f"{row['p99_all_round_ci_low']:.2f}–{row['p99_all_round_ci_high']:.2f}"
+                          if row["p99_all_round_ci_low"] is not None else "—", row["p99_rank"] or "—",
                           _number(row["mem_peak_mb"]), _number(row["tool_calls_per_s"]), ", ".join(row["flags"]))
         return table
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)

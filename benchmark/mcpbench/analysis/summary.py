@@ -482,15 +482,17 @@ def upgrade_summary(summary: dict, run: dict, where: Path) -> dict:
     return dict(validated(Summary, upgraded, where), schema_read=original)
 
 
-def reanalyze(measurement_dir: Path) -> dict[str, object]:
+def reanalyze(measurement_dir: Path, window: tuple[float, float] | None = None) -> dict[str, object]:
     """The analysis of a recorded measurement, again, from its files alone (samples.csv.gz, resources.csv,
     context.json and the window of summary.json): what the suite computed when it ran, minus what only the
     suite knew (a server or the infra dying overrides the status). Stats are computed from the raw samples
-    on load, as pyperf does, so a recorded result can always be checked against today's definitions."""
+    on load, as pyperf does, so a recorded result can always be checked against today's definitions.
+    `window` analyses another part of the test instead (e.g. the first seconds of the window: what a shorter
+    one would have measured, scripts/window_precision.py)."""
 
     summary = json.loads((measurement_dir / SUMMARY_FILE).read_text())
     context = MeasurementContext.from_json(json.loads((measurement_dir / CONTEXT_FILE).read_text()))
-    window = (summary["window"]["start_s"], summary["window"]["end_s"])
+    window = window or (summary["window"]["start_s"], summary["window"]["end_s"])
     return summarize(read_samples(measurement_dir / SAMPLES_FILE), window,
                      resource_samples(measurement_dir / RESOURCES_FILE), context)
 

@@ -53,25 +53,28 @@ class StoppingRule:
                 self.figures.setdefault(server, {})[round_index] = value
 
     def more(self, round_index: int, elapsed_s: float, measured: list[list[str]]) -> tuple[bool, str]:
-        """Whether to measure another round, and a line for the console."""
+        """Whether to measure another round, and a line for the console. From MIN_ROUNDS on every round is a
+        look (recorded, the last one too); then the caps."""
         self.record["rounds"] = round_index
         self.record["rounds_by_server"] = dict(sorted(Counter(n for names in measured for n in names).items()))
+        line = ""
+        if round_index >= sequential.MIN_ROUNDS and len(self.figures) >= 2:
+            pairs = sequential.judge(self.figures, self.headline.higher_better, self.alpha)
+            resolved = sequential.resolved(pairs)
+            self.record["looks"].append({"round": round_index, "seconds": round(elapsed_s, 1),
+                                         "pairs": [p.record() for p in pairs], "resolved": resolved})
+            if resolved:
+                return self._stop("resolved", f"every adjacent pair is ordered or equivalent after round {round_index}")
+            open_pairs = [f"{p.better}/{p.worse}" for p in pairs if p.state == "open"]
+            line = f"{len(open_pairs)} of {len(pairs)} adjacent pairs still open ({', '.join(open_pairs)})"
         if round_index >= self.max_rounds:
-            return self._stop("max-rounds", f"the cap of {self.max_rounds} rounds")
+            return self._stop("max-rounds", f"the cap of {self.max_rounds} rounds" + (f"; {line}" if line else ""))
         if self.time_budget_s is not None and elapsed_s >= self.time_budget_s:
-            return self._stop("time-budget", f"the time budget ({self.time_budget_s / 60:.0f} min) is spent")
-        if round_index < sequential.MIN_ROUNDS:
-            return True, ""
-        if len(self.figures) < 2:
+            return self._stop("time-budget", f"the time budget ({self.time_budget_s / 60:.0f} min) is spent"
+                              + (f"; {line}" if line else ""))
+        if round_index >= sequential.MIN_ROUNDS and len(self.figures) < 2:
             return self._stop("too-few-servers", "fewer than two servers have a headline figure to order")
-        pairs = sequential.judge(self.figures, self.headline.higher_better, self.alpha)
-        resolved = sequential.resolved(pairs)
-        self.record["looks"].append({"round": round_index, "seconds": round(elapsed_s, 1),
-                                     "pairs": [p.record() for p in pairs], "resolved": resolved})
-        open_pairs = [f"{p.better}/{p.worse}" for p in pairs if p.state == "open"]
-        if resolved:
-            return self._stop("resolved", f"every adjacent pair is ordered or equivalent after round {round_index}")
-        return True, f"{len(open_pairs)} of {len(pairs)} adjacent pairs still open ({', '.join(open_pairs)})"
+        return True, line
 
     def _stop(self, why: str, text: str) -> tuple[bool, str]:
         self.record["stopped_by"] = why
