@@ -438,14 +438,11 @@ def _order_held(rows: dict[str, dict], order: list[str], groups: dict[str, Group
         rows[order[-1]].setdefault(f"{prefix}order_held", None)
 
 
-def rank(groups: list[Group]) -> list[dict]:
+def rank(groups: list[Group], alpha: float = stats.ALPHA) -> list[dict]:
     """Rows of one load: harness-limited rows first (no rank), then the ranked sections (TIER_RULE with Holm
     per ranking), then rows that are not publishable (no rank). Every row also carries its efficiency rank."""
     by_name = {g.server: g for g in groups}
     rows = {g.server: g.figures() for g in groups}
-    # A run whose rounds stopped when its order was known is ranked at the level its looks spent.
-    alpha = min([stats.ALPHA] + [a for g in groups for r in g.runs
-                                 if (a := r.measurement.results.ranking_alpha) is not None])
     for name, row in rows.items():
         row["tool_calls_per_s_runs"] = row["runs"]
         row["section"] = by_name[name].section()
@@ -516,15 +513,10 @@ def rank(groups: list[Group]) -> list[dict]:
                                  figures={n: rows[n][pooled] for n in names}, alpha=alpha)
             _apply_ranking(rows, ranking, prefix, metric)
             _order_held(rows, ranking.order, by_name, metric, False, prefix)
-    for row in rows.values():
-        for prefix in ("p50_", "p99_"):
+    for row in rows.values():  # every ranking's fields on every row, None where it took no part
+        for prefix in ("cpu_", "mem_", "p50_", "p99_"):
             for k in ("rank", "tier", "letters", "power_text", "ranked", "rank_note", "vs_leader", "vs_next",
-                      "vs_next_significant", "family", "order_held"):
-                row.setdefault(f"{prefix}{k}", None)
-        for prefix in ("cpu_", "mem_"):
-            for k in ("rank", "tier", "letters", "power_text", "ranked", "rank_note", "vs_leader", "vs_next",
-                      "vs_next_significant",
-                      "family", "order_held", "position"):
+                      "vs_next_significant", "family", "order_held", "position"):
                 row.setdefault(f"{prefix}{k}", None)
         row.setdefault("bound_text", None)
     return [rows[n] for n in ordered]
@@ -733,7 +725,8 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
                            + ", ".join(str(d.path) for d in dirs))
     result = Consolidated(dirs, dict(sorted(servers.items())), groups, failures, differences, warnings)
     for key in result.keys:
-        result.rows[key] = rank([g for (s, k), g in groups.items() if k == key])
+        # A run whose rounds stopped when its order was known is ranked at the level its looks spent.
+        result.rows[key] = rank([g for (s, k), g in groups.items() if k == key], result.ranking_alpha)
         for row in result.rows[key]:
             view = result.servers[row["server"]]
             manifest = view.manifest
