@@ -149,10 +149,7 @@ def print_rankings(console: Console, cons, wide: bool) -> None:
     if equal is not None:
         table = equal_table(equal_title(cons, equal), cons.equal_rows(equal), cons.equal_rate(equal), wide)
         tables.insert(0 if cons.leads_with_equal_load else len(tables), table)
-    if cons.leads_with_equal_load and not key.equal_load:
-        bound = sum(1 for row in cons.rows[key] if row["harness_bound"])
-        console.print(f"{bound} of {len(cons.rows[key])} servers reached a limit of the harness at {key.label}, so "
-                      "their throughput is only a lower bound: the equal-load ranking (what each server spends per "
-                      "call at one rate every server sustains) comes first.", highlight=False)
+    if cons.equal_lead_reason:
+        console.print(f"The equal-load ranking comes first: {cons.equal_lead_reason}", highlight=False)
     for table in tables:
         console.print(table)

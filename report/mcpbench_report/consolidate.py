@@ -633,9 +633,30 @@ class Consolidated:
         return any(row["harness_bound"] for row in self.rows.get(key, []))
 
     @property
+    def equal_lead_reason(self) -> str | None:
+        """Why the equal load leads rather than the throughput headline, in one sentence (console and index):
+        a limit capped some server's throughput, or no server's throughput has the rounds a test needs (the
+        quick profile's --closed-once measures it once, to size the equal load). None: it does not lead."""
+        key = self.headline
+        if self.equal_headline is None or key.equal_load:
+            return None
+        rows = self.rows.get(key, [])
+        bound = sum(1 for row in rows if row["harness_bound"])
+        if bound:
+            return (f"{bound} of {len(rows)} servers reached a limit of the harness at {key.label}, so their "
+                    "throughput says only “at least this much”; what each server spends per call at one rate "
+                    "every server sustains compares them all.")
+        if rows and all(row["runs"] < stats.MIN_RUNS_FOR_TEST for row in rows) and any(
+                row["runs"] >= stats.MIN_RUNS_FOR_TEST for row in self.rows.get(self.equal_headline, [])):
+            return (f"the throughput at {key.label} was measured in fewer than {stats.MIN_RUNS_FOR_TEST} rounds "
+                    "(it sized the equal load), too few to test an order; the equal load was measured in every "
+                    "round.")
+        return None
+
+    @property
     def leads_with_equal_load(self) -> bool:
-        """The equal load leads the ranking when the throughput headline is limited for any server."""
-        return self.equal_headline is not None and (self.headline.equal_load or self.throughput_limited(self.headline))
+        """The equal load leads the ranking when it is the headline, or equal_lead_reason says why it should."""
+        return self.equal_headline is not None and (self.headline.equal_load or self.equal_lead_reason is not None)
 
     def equal_rows(self, key: LoadKey) -> list[dict]:
         """An equal load's rows: ranked by CPU ms per call (rows the efficiency ranking takes), then the rest

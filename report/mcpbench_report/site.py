@@ -113,9 +113,10 @@ def rules() -> list[dict]:
          "littles-law when VUs and rate × iteration time differ by more than this share"),
         ("STEADY_SPAN_S / STEADY_TOLERANCE / STEADY_LATENCY_TOLERANCE",
          f"{warmup.STEADY_SPAN_S} s / {warmup.STEADY_TOLERANCE} / {warmup.STEADY_LATENCY_TOLERANCE}",
-         f"warm-up ends when the last {warmup.STEADY_SPAN_S} s are within {warmup.STEADY_TOLERANCE:.0%} of the "
-         f"{warmup.STEADY_SPAN_S} s before in throughput and within {warmup.STEADY_LATENCY_TOLERANCE:.0%} in the "
-         f"median latency of their calls (open-model throughput is steady by construction); bounds quick {quick.warmup_s:g}–{quick.warmup_cap_s:g} s, full "
+         f"warm-up ends when the last {warmup.STEADY_SPAN_S} s (quick: {quick.steady_span_s:g} s) are within "
+         f"{warmup.STEADY_TOLERANCE:.0%} of the span before in throughput and within "
+         f"{warmup.STEADY_LATENCY_TOLERANCE:.0%} in the median latency of their calls (open-model throughput is "
+         f"steady by construction); bounds quick {quick.warmup_s:g}–{quick.warmup_cap_s:g} s, full "
          f"{full.warmup_s:g}–{full.warmup_cap_s:g} s (at the cap: not-steady)"),
         ("publishable", None,
          "the headline ranking uses rows whose every measurement is publishable (status ok, no failed "

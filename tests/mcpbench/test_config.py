@@ -51,3 +51,13 @@ def test_measurements_are_named_by_their_load() -> None:
     assert OpenLoad("stateless", 50, 120.5, 0.5).label == "stateless-open0.5"
     config = RunConfig(runtime="local", servers=("x",), modes=("session", "stateless"), vus=(1, 10))
     assert [load.label for load in config.loads()] == ["session-1vu", "session-10vu", "stateless-1vu", "stateless-10vu"]
+
+
+def test_closed_once_keeps_the_closed_model_to_round_one_and_needs_the_equal_load_it_sizes() -> None:
+    config = RunConfig(runtime="local", servers=("x",), modes=("session", "stdio"), runs=3, equal_fraction=0.7,
+                       closed_once=True)
+    assert [load.label for load in config.loads(1)] == ["session-50vu", "stdio-50vu"]
+    assert [load.label for load in config.loads(2)] == ["stdio-50vu"]  # stdio has no equal load to stand in for it
+    assert config.record()["closed_once"] is True
+    with pytest.raises(ValueError, match="--closed-once"):
+        RunConfig(runtime="local", servers=("x",), closed_once=True)

@@ -156,7 +156,8 @@ def test_methodology_shows_every_rule_constant(site):
     assert (analysis.LIMIT_FRACTION, analysis.HOST_PROBE_MAX_CHANGE, analysis.HOST_MAX_STEAL_PCT,
             analysis.FOREIGN_CPU_LIMIT_PCT, analysis.LITTLES_LAW_MAX_GAP) == (0.80, 0.05, 2.0, 25.0, 0.10)
     assert (warmup.STEADY_SPAN_S, warmup.STEADY_TOLERANCE) == (10, 0.03)
-    assert "within 3% of the 10 s before in throughput and within 10% in the median latency" in text
+    assert "last 10 s (quick: 5 s) are within 3% of the span before in throughput and within 10% in the median " \
+        "latency" in text
     assert "bounds quick 10–60 s, full 30–180 s" in text
     assert stats.TIER_RULE in text and "Holm" in text
 

@@ -5,7 +5,7 @@ raw sample log as it grows and places the measured window where the server has b
 rather than a separate warm-up run, because stopping and restarting the load would drop every connection
 and the load for a second or two just before the window, which is exactly when the server must be warm.
 
-Steady: over the last STEADY_SPAN_S seconds against the STEADY_SPAN_S seconds before (both after the
+Steady: over the last span (the timing's steady_span_s: STEADY_SPAN_S, quick 5 s) against the span before (both after the
 ramp-up, and at least the minimum warm-up passed), the mean successful tool calls/s is within
 STEADY_TOLERANCE and the median latency of those calls within STEADY_LATENCY_TOLERANCE. Throughput alone
 is not enough: in the open model it is steady by construction, and in the closed model with 50 ms of think
@@ -24,7 +24,7 @@ import numpy as np
 from mcpbench.scenarios.timing import Timing
 from mcpbench.workload.tools import TOOL_NAMES
 
-STEADY_SPAN_S = 10
+STEADY_SPAN_S = 10  # the full profile's span (Timing.steady_span_s)
 STEADY_TOLERANCE = 0.03
 STEADY_LATENCY_TOLERANCE = 0.10  # medians of thousands of calls; a cold server's are 30 % and more apart
 # A sample is logged when its session ends; sessions still open at second t may land in second t later.
@@ -47,13 +47,14 @@ def _median(latency_ms: list[list[float]], start: int, end: int) -> float | None
     return float(np.median(values)) if values else None
 
 
-def latency_steady(latency_ms: list[list[float]] | None, earlier_start: int, end: int) -> bool:
+def latency_steady(latency_ms: list[list[float]] | None, earlier_start: int, end: int,
+                   span: int = STEADY_SPAN_S) -> bool:
     """The median latency of [end - span, end) within STEADY_LATENCY_TOLERANCE of the span before
     (True when no latencies are given: throughput alone, as callers without them asked)."""
     if latency_ms is None:
         return True
-    before = _median(latency_ms, earlier_start, end - STEADY_SPAN_S)
-    last = _median(latency_ms, end - STEADY_SPAN_S, end)
+    before = _median(latency_ms, earlier_start, end - span)
+    last = _median(latency_ms, end - span, end)
     return before is not None and last is not None and before > 0 and \
         abs(last - before) <= STEADY_LATENCY_TOLERANCE * before
 
@@ -65,15 +66,16 @@ def steady_start(per_second: list[int], timing: Timing, complete_s: int,
     assert timing.warmup_cap_s is not None
     first = math.ceil(timing.ramp_up_s + timing.warmup_s)
     cap = timing.ramp_up_s + timing.warmup_cap_s
+    span = max(1, round(timing.steady_span_s))
     for end in range(first, min(complete_s, math.floor(cap)) + 1):
-        earlier_start = end - 2 * STEADY_SPAN_S
+        earlier_start = end - 2 * span
         if earlier_start < timing.ramp_up_s:
             continue
-        before = sum(per_second[earlier_start:end - STEADY_SPAN_S]) / STEADY_SPAN_S
-        last = sum(per_second[end - STEADY_SPAN_S:end]) / STEADY_SPAN_S
+        before = sum(per_second[earlier_start:end - span]) / span
+        last = sum(per_second[end - span:end]) / span
         # the cheap throughput test first: the latency medians only where it holds
         if before > 0 and abs(last - before) <= STEADY_TOLERANCE * before \
-                and latency_steady(latency_ms, earlier_start, end):
+                and latency_steady(latency_ms, earlier_start, end, span):
             return WarmupDecision(end - timing.ramp_up_s, True)
     if complete_s >= cap:
         return WarmupDecision(timing.warmup_cap_s, False)

@@ -33,6 +33,7 @@ class RunConfig:
     equal_rates: tuple[float, ...] = ()  # equal load at these rates, tool calls/s (--equal-rate)
     rounds_auto: bool = False  # --rounds auto: rounds until the headline order is resolved, `runs` at most
     time_budget_s: float | None = None  # --rounds auto: no new round once the run has taken this long
+    closed_once: bool = False  # --closed-once: the closed model in round 1 only (it sizes the equal load)
 
     def __post_init__(self) -> None:
         runtimes.check(self.runtime)
@@ -51,6 +52,9 @@ class RunConfig:
             raise ValueError("--equal-load takes a fraction in (0, 1], e.g. 0.7")
         if any(r <= 0 for r in self.equal_rates):
             raise ValueError("--equal-rate takes positive tool calls/s, e.g. 100,300")
+        if self.closed_once and (self.equal_fraction is None or self.kind != ClosedLoad.kind):
+            raise ValueError("--closed-once keeps the closed model to round 1, where it sizes --equal-load: "
+                             "give it with --equal-load")
         unknown = set(self.modes) - set(MODES)
         if unknown:
             raise ValueError(f"unknown mode(s) {sorted(unknown)}; choose from {', '.join(MODES)}")
@@ -64,9 +68,12 @@ class RunConfig:
         """The levels of the chosen kind: the value of its option (--vus, --rate)."""
         return {"vus": tuple(map(float, self.vus)), "rate": self.rates}[KINDS[self.kind].level_option]
 
-    def loads(self) -> list[Load]:
-        """The fixed loads: the chosen kind at each of its levels, in each mode."""
+    def loads(self, round_index: int = 1) -> list[Load]:
+        """The fixed loads of a round: the chosen kind at each of its levels, in each mode (with --closed-once,
+        HTTP modes' closed loads in round 1 only)."""
         kind = KINDS[self.kind]
+        if self.closed_once and round_index > 1:
+            return [kind.at(mode, max(self.vus), level) for mode in self.stdio_modes for level in self.levels]
         return [kind.at(mode, max(self.vus), level) for mode in self.modes for level in self.levels]
 
     @property
@@ -89,7 +96,8 @@ class RunConfig:
             "executor": self.executor,
             "rate_fractions": list(self.rate_fractions) or None, "rates": list(self.rates) or None,
             "rounds_auto": self.rounds_auto, "time_budget_s": self.time_budget_s,
-            "equal_load": self.equal_fraction, "equal_rates": list(self.equal_rates) or None, "calibrate": self.calibrate,
+            "equal_load": self.equal_fraction, "equal_rates": list(self.equal_rates) or None,
+            "closed_once": self.closed_once, "calibrate": self.calibrate,
             **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
             # the generator each transport used is added by the suite once it chose them (by_transport)
             "load_generator": {"name": self.load_generator, "instances": self.load_instances},

@@ -179,6 +179,8 @@ class Config(Closed, Pacing):
                                          "round-1 closed rate (`--equal-load`; the rate is run.json `equal_load`)", None)
     equal_rates: list[float] | None = described("equal load at these offered rates, tool calls/s, beside the closed "
                                                 "model (`--equal-rate`)", None)
+    closed_once: bool = described("`--closed-once`: the closed model measured in round 1 only, where it sized the equal "
+                                  "load; later rounds measured the equal load alone", False)
     experiment: str | None = described("the experiment that ran (`run`, `capacity`, `soak`, `calibrate`, `verify`; "
                                        "null before 2026-11-25)", None)
     calibrate: bool = described("the harness's limits were measured before round 1 (and after every infrastructure restart)")
@@ -186,6 +188,8 @@ class Config(Closed, Pacing):
     warmup_s: float = described("the (minimum) warm-up, excluded")
     warmup_cap_s: float | None = described("the adaptive warm-up's cap (null: a fixed warm-up)")
     warmup_adaptive: bool = described("the warm-up ends when throughput is steady")
+    steady_span_s: float | None = described("the adaptive warm-up's span: the last this many seconds are compared with "
+                                            "the span before (null before 2026-11-26: 10 s)", None)
     duration_s: float = described("the measured window")
     ramp_down_s: float = described("the load's ramp-down, excluded")
     profile: Profile = described("the server's resource limits and CPU pinning")
