@@ -330,3 +330,26 @@ def test_verify_json_is_one_parsable_document_on_stdout(tmp_path: Path) -> None:
     assert verdict["status"] in ("pass", "warn")
     assert {"start", "initialize"} <= {check["name"] for check in verdict["checks"]}
     assert json.loads((only_run(tmp_path) / SERVER / "verify.json").read_text()) == verdict
+
+
+def test_ctrl_c_with_the_output_piped_through_tee_is_still_an_interrupted_run(tmp_path: Path) -> None:
+    # `mcpbench run … | tee log` and Ctrl-C: tee dies with the rest of the group, so the suite's next line to
+    # the console meets a broken pipe (Rich then raises SystemExit): run.json must still say interrupted.
+    command = " ".join([sys.executable, "-m", "mcpbench.cli", "run", SERVER, *TINY, "--vus", "2,3", "--no-build",
+                        "--results-dir", str(tmp_path), "|", "tee", str(tmp_path / "console.log")])
+    proc = subprocess.Popen(["bash", "-c", command], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and proc.poll() is None:
+        if list(tmp_path.glob(f"*/{SERVER}/session-*vu-r1/summary.json")):
+            break
+        time.sleep(0.2)
+    time.sleep(3)  # into the second measurement's load phase, its progress bar on the console
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.wait(timeout=120)
+    run_dir = only_run(tmp_path)
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["status"] == "interrupted", run["status"]
+    assert len(run["servers"][SERVER]["measurements"]) == 1
+    time.sleep(0.5)
+    assert not leftovers(str(run_dir))

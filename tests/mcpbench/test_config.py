@@ -61,3 +61,11 @@ def test_closed_once_keeps_the_closed_model_to_round_one_and_needs_the_equal_loa
     assert config.record()["closed_once"] is True
     with pytest.raises(ValueError, match="--closed-once"):
         RunConfig(runtime="local", servers=("x",), closed_once=True)
+
+
+def test_the_quick_profile_keeps_its_5_s_steady_span_through_the_options() -> None:
+    from mcpbench.experiments.run import timing_of
+    from mcpbench.scenarios.timing import FULL_TIMING, QUICK_TIMING
+
+    assert timing_of({"quick": True, "duration": "5"}).steady_span_s == QUICK_TIMING.steady_span_s == 5
+    assert timing_of({}).steady_span_s == FULL_TIMING.steady_span_s == 10

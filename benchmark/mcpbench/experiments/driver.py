@@ -94,13 +94,15 @@ class Driver:
         self.record = RunRecord(self.directory, self.run_id, self._config_record(), fingerprint(unknown))
         self.console.print(f"Results: [bold]{self.directory}[/]")
         self._pin_orchestrator()
-        status, error = "complete", None
+        # "complete" only once the run has ended normally: Ctrl-C, and a terminal or pipe that closed (Rich ends the
+        # program with SystemExit when its output is a broken pipe: `… | tee log` and Ctrl-C), leave it interrupted.
+        status, error = "interrupted", None
         try:
             with Bench(self.config.runtime, self.config.profile, self.directory) as self.bench:
                 self._record_runtime()
                 self._run_all()
+            status = "complete"
         except KeyboardInterrupt:
-            status = "interrupted"
             self.console.print("[bold red]Interrupted: stopping everything; finished measurements are kept.[/]")
         except Exception as exc:  # noqa: BLE001 - recorded, then one line on the console (cli)
             status, error = "failed", f"{type(exc).__name__}: {exc}".splitlines()[0]
@@ -523,19 +525,19 @@ class ServerRound:
             self.driver.print_summary(self.name, out_dir.name, summary)
         return summary
 
-    def measure_load(self, load: Load) -> dict[str, Any]:
+    def measure_load(self, load: Load, timing: Timing | None = None) -> dict[str, Any]:
         """The load on a fresh start of the server, recorded. A measurement the host disturbed (a noisy or
         unstable host: analysis.HOST_FLAGS, nothing the server did) is set aside — kept as <dir>.disturbed,
         marked `repeated` — and measured once more on another fresh start, so one slow spell of a shared
         machine does not take a server out of the ranking. A second disturbed one stands, flagged."""
         transport = MODE_TRANSPORT[load.mode]
         with self.started(load.label, transport) as started:
-            summary = self.measure(started, load)
+            summary = self.measure(started, load, timing)
         if not analysis.host_disturbed(summary):
             return summary
         self.driver.set_aside(self.state, self.directory(load.label), summary)
         with self.started(load.label, transport) as started:
-            return self.measure(started, load)
+            return self.measure(started, load, timing)
 
     def best_closed_rate(self, mode: str) -> float | None:
         """Round 1's highest closed-model rate in the mode (what open-model fractions are taken of)."""
