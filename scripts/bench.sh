@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 # The first run should end with tiers: one round cannot be tested (issue 21). Three rounds fit in the time one
 # round of 15 s windows took because the windows are 5 s, the quick warm-up compares 5 s spans, and the closed
 # model runs in round 1 only (--closed-once: it sizes the equal load; throughput needs --full to be ranked).
-# docs/architecture.md gives what the shorter windows cost in precision, measured.
+# docs/first-run-profile.md gives its wall time and what the short windows and three rounds cost, measured.
 profile=(--quick --rounds 3 --duration 5 --equal-load 0.7 --closed-once)
 if [ "${1:-}" = "--full" ]; then profile=(--rounds auto --equal-load 0.7); shift; fi
 scripts/setup.sh

@@ -6,7 +6,9 @@ Every measurement of the given runs (windows of at least the longest --seconds) 
 analysis (analysis.summary.reanalyze) over the first N seconds of its own window — same warm-up, same server
 start, only a shorter window — and over its whole window. Per load and server: the round-to-round coefficient
 of variation (sd / mean over rounds) of throughput and of server CPU ms per call at each window length, then the
-median over servers. A ranking's paired test has to beat this spread; its interval widens with it.
+median over servers. A ranking's paired test has to beat this spread; its interval widens with it. And the shift
+of each server's mean CPU ms per call against its whole window: a server still warming up (a JIT) spends more in
+the first seconds, which a short window measures.
 """
 
 from __future__ import annotations
@@ -61,6 +63,15 @@ def main() -> None:
                     each = ", ".join(f"{s} {c:.1%}" for s, c in cvs.items())
                     parts.append(f"{metric} {statistics.median(cvs.values()):.1%} ({each})")
             print(f"  {window:>6}: " + "; ".join(parts))
+        whole = by_window.get("whole", {}).get("CPU ms/call", {})
+        for window, metrics in by_window.items():
+            if window == "whole":
+                continue
+            shifts = {s: statistics.fmean(v) / statistics.fmean(whole[s]) - 1
+                      for s, v in sorted(metrics.get("CPU ms/call", {}).items()) if whole.get(s)}
+            if shifts:
+                print(f"  {window:>6}: mean CPU ms/call vs the whole window: "
+                      + ", ".join(f"{s} {d:+.1%}" for s, d in shifts.items()))
 
 
 if __name__ == "__main__":

@@ -182,7 +182,8 @@ def _comparison_table(title: str, changes: list, wide: bool) -> Table:
     for c in changes:
         t, p = c.throughput, c.p99
         mark = lambda v: "*" if v.tested and v.significant else ""  # noqa: E731 - significant after Holm
-        table.add_row(c.display_name, c.key.label, _pct(t.relative) + mark(t), _pct(p.relative) + mark(p),
+        # the directory name: display names cut to 16 characters are ambiguous ("Java · Spring B…" is three)
+        table.add_row(c.server, c.key.label, _pct(t.relative) + mark(t), _pct(p.relative) + mark(p),
                       Text(c.verdict, style=_style(c.verdict)))
     table.caption = "*: significant after Holm's correction · --wide: the figures and p-values"
     table.caption_justify = "left"

@@ -69,7 +69,9 @@ def ranking_table(title: str, rows: list[dict], wide: bool) -> Table:
     table.add_column("CPU ms/call", justify="right", no_wrap=True, min_width=11)
     table.add_column("note", no_wrap=True, overflow="ellipsis", max_width=20)
     for row in rows:
-        table.add_row(row["rank"] or "—", row["display_name"], _rate(row), _number(row["latency_all_p99_ms"]),
+        # the server's directory name: unique and short, where display names cut to 18 characters are not
+        # ("Java · Spring B…" is three servers)
+        table.add_row(row["rank"] or "—", row["server"], _rate(row), _number(row["latency_all_p99_ms"]),
                       _number(row["cpu_ms_per_call"], 3), short_note(row))
     table.caption = "± half the 95 % CI · ≥ a lower bound (a limit, not the server) · --wide: all"
     table.caption_justify = "left"
@@ -126,7 +128,7 @@ def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) ->
     table.add_column("peak MiB", justify="right", no_wrap=True, min_width=8)
     table.add_column("note", no_wrap=True, overflow="ellipsis", max_width=15)
     for row in rows:
-        table.add_row(row["cpu_rank"] or "—", row["display_name"], _cpu(row), _number(row["latency_all_p50_ms"], 2),
+        table.add_row(row["cpu_rank"] or "—", row["server"], _cpu(row), _number(row["latency_all_p50_ms"], 2),
                       _number(row["latency_all_p99_ms"], 2), _number(row["mem_peak_mb"], 0), equal_note(row, rate))
     table.caption = "ranked on CPU ms/call · ± half the 95 % CI · all calls · --wide: ranks of p50/p99"
     table.caption_justify = "left"

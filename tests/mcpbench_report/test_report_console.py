@@ -30,8 +30,8 @@ def test_the_ranking_fits_80_columns_one_line_per_server() -> None:
     header = next(line for line in lines if "server" in line)
     for column in ("#", "calls/s ±95 %", "p99 ms", "CPU ms/call", "note"):
         assert column in header
-    for row in rows:  # one line each (a long name cut with an ellipsis), its figure and its note on it
-        (line,) = [line for line in lines if row["display_name"][:12] in line]
+    for row in rows:  # one line each, named by its directory (unique and short, never cut), figure and note on it
+        (line,) = [line for line in lines if row["server"] in line.split()]
         assert f"{row['tool_calls_per_s']:,.0f}" in line and short_note(row) in line
     # python is the ranked one in this recording; the others sit at the load model's limit: a lower bound
     assert any(line.lstrip().startswith("≥") or " ≥ " in line for line in lines)
@@ -51,7 +51,7 @@ def test_the_comparison_fits_80_columns() -> None:
     table = lines[:lines.index(next(line for line in lines if line.startswith("*: significant")))]
     assert max(len(line) for line in table) <= 80, "\n".join(table)
     for change in cmp.changes:  # one line each, with its verdict whole
-        (line,) = [line for line in table if change.display_name[:12] in line]
+        (line,) = [line for line in table if change.server in line.split() and change.key.label[:10] in line]
         assert change.verdict in line
     assert "regression" in "\n".join(table)
 
