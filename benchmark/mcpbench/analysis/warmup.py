@@ -5,8 +5,8 @@ raw sample log as it grows and places the measured window where the server has b
 rather than a separate warm-up run, because stopping and restarting the load would drop every connection
 and the load for a second or two just before the window, which is exactly when the server must be warm.
 
-Steady: over the last span (the timing's steady_span_s: STEADY_SPAN_S, quick 5 s) against the span before (both after the
-ramp-up, and at least the minimum warm-up passed), the mean successful tool calls/s is within
+Steady: over the last span (the timing's steady_span_s: STEADY_SPAN_S, quick 5 s) against the span before
+(both after the ramp-up, and at least the minimum warm-up passed), the mean successful tool calls/s is within
 STEADY_TOLERANCE and the median latency of those calls within STEADY_LATENCY_TOLERANCE. Throughput alone
 is not enough: in the open model it is steady by construction, and in the closed model with 50 ms of think
 time a 30 % drop in latency moves calls/s by about 4 %. At the cap the window starts anyway and the

@@ -68,13 +68,17 @@ class RunConfig:
         """The levels of the chosen kind: the value of its option (--vus, --rate)."""
         return {"vus": tuple(map(float, self.vus)), "rate": self.rates}[KINDS[self.kind].level_option]
 
+    def sizes_equal_load(self, load: Load) -> bool:
+        """Whether the load only sizes the equal load (--closed-once: an HTTP mode's closed-model load), and is
+        measured in round 1 only."""
+        return self.closed_once and load.kind == ClosedLoad.kind and MODE_TRANSPORT[load.mode] == "http"
+
     def loads(self, round_index: int = 1) -> list[Load]:
-        """The fixed loads of a round: the chosen kind at each of its levels, in each mode (with --closed-once,
-        HTTP modes' closed loads in round 1 only)."""
+        """The fixed loads of a round: the chosen kind at each of its levels, in each mode (less, after round 1,
+        the loads that only size the equal load)."""
         kind = KINDS[self.kind]
-        if self.closed_once and round_index > 1:
-            return [kind.at(mode, max(self.vus), level) for mode in self.stdio_modes for level in self.levels]
-        return [kind.at(mode, max(self.vus), level) for mode in self.modes for level in self.levels]
+        loads = [kind.at(mode, max(self.vus), level) for mode in self.modes for level in self.levels]
+        return loads if round_index == 1 else [load for load in loads if not self.sizes_equal_load(load)]
 
     @property
     def executor(self) -> str:

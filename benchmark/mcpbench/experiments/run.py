@@ -187,9 +187,7 @@ class RunExperiment(Experiment):
         if self.config.shuffle:
             random.shuffle(loads)  # modes and levels in a new order too: no mode always runs first on a fresh server
         for load in loads:
-            sizes_equal_load = self.config.closed_once and load.kind == ClosedLoad.kind and \
-                MODE_TRANSPORT[load.mode] == "http"
-            self._measure(server, load, self.sizing_timing if sizes_equal_load else None)
+            self._measure(server, load, self.sizing_timing if self.config.sizes_equal_load(load) else None)
         for fraction in self.config.rate_fractions:
             for mode in server.modes:
                 # The rate is fixed from round 1's closed maximum, so every round offers the same load.
