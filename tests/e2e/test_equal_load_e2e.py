@@ -21,7 +21,8 @@ SHORT = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "2", "--duration
 def test_every_server_is_offered_the_slowest_servers_share(tmp_path: Path) -> None:
     results = tmp_path / "results"
     # No calibration (it takes a minute): the rate is then the slowest server's share, with no harness cap.
-    proc = mcpbench("run", *SERVERS, *SHORT, "--runs", "3", "--equal-load", "0.5", "--closed-once", "--no-build", "--no-calibrate",
+    # Built by the run (no --no-build): on a fresh clone nothing before this test has built go.
+    proc = mcpbench("run", *SERVERS, *SHORT, "--runs", "3", "--equal-load", "0.5", "--closed-once", "--no-calibrate",
                     "--results-dir", str(results))
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, out

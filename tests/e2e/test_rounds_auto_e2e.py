@@ -22,8 +22,9 @@ SHORT = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "2", "--duration
 def test_rounds_stop_at_a_look_and_the_report_ranks_at_its_level(tmp_path: Path) -> None:
     results = tmp_path / "results"
     # Open model at one given rate: an equal load, so the headline is CPU ms per call (no harness limit to meet).
+    # Built by the run (no --no-build): on a fresh clone nothing before this test has built go.
     proc = mcpbench("run", *SERVERS, *SHORT, "--load", "open", "--rate", "60", "--rounds", "auto", "--max-rounds",
-                    "3", "--no-build", "--no-calibrate", "--results-dir", str(results))
+                    "3", "--no-calibrate", "--results-dir", str(results))
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, out
     run_dir = only_run(results)
