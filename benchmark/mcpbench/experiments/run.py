@@ -84,7 +84,7 @@ class RunExperiment(Experiment):
                       "the harness's open-model capacity; ranked on CPU ms per call and p50/p99."),
                Option("closed_once", bool, False, "With --equal-load: the closed model in round 1 only, where it "
                       "sizes the equal load (its throughput is then one round, never ranked); later rounds measure "
-                      "the equal load alone. The quick first-run profile's way to three rounds in the time of one.",
+                      "the equal load alone. The quick first-run profile uses it to keep three rounds short.",
                       ("--closed-once/--closed-every-round",)),
                Option("equal_rate", Optional[str], None, "Equal load too, at these offered rates (tool calls/s, "
                       "e.g. 100,300): a server that cannot keep up is shown with the rate it reached."))

@@ -63,8 +63,8 @@ class Timing:
 # Fixed loads (`mcpbench run`). Warm-up bounds (issue 9): full 30-180 s, quick 10-60 s; within them warm-up
 # ends when steady.
 FULL_TIMING = Timing()
-# Quick compares 5 s spans: its warm-up can end after 10 s rather than 20 s, which is what lets the first-run
-# profile measure three rounds in the time one took (issue 21); the spans still hold hundreds of calls each.
+# Quick compares 5 s spans: its warm-up can end after 10 s rather than 20 s, the largest saving of the first-run
+# profile's three rounds (issue 21); the spans still hold hundreds of calls each.
 QUICK_TIMING = Timing(ramp_up_s=2, warmup_s=10, duration_s=15, ramp_down_s=2, warmup_cap_s=60, steady_span_s=5)
 # The harness's calibration before a run: short, a fixed warm-up (the canned endpoint has nothing to warm up)…
 CALIBRATION_FULL = Timing(ramp_up_s=5, warmup_s=10, duration_s=30, ramp_down_s=2, warmup_cap_s=None)
