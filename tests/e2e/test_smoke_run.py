@@ -140,14 +140,14 @@ def test_a_server_that_will_not_start_is_recorded_and_the_suite_goes_on(tmp_path
     assert "crasher failed in start" in out
 
 
-def test_ctrl_c_keeps_what_was_measured_and_leaves_nothing_running(tmp_path: Path) -> None:
-    proc = mcpbench("run", SERVER, *TINY, "--vus", "2,3", "--no-build", "--results-dir", str(tmp_path),
-                    start_new_session=True)
+def interrupt_in_the_second_measurement(proc: subprocess.Popen, results: Path) -> Path:
+    """Ctrl-C to the run's whole process group once its first measurement is written, 3 s into the second's
+    load phase; the first measurement's summary.json."""
     deadline = time.monotonic() + 600
     first = None
     while time.monotonic() < deadline and proc.poll() is None:
         # the loads of a round run in a shuffled order: whichever came first
-        done = list(tmp_path.glob(f"*/{SERVER}/session-*vu-r1/summary.json"))
+        done = list(results.glob(f"*/{SERVER}/session-*vu-r1/summary.json"))
         if done:
             first = done[0]
             break
@@ -155,6 +155,13 @@ def test_ctrl_c_keeps_what_was_measured_and_leaves_nothing_running(tmp_path: Pat
     assert first, "the first measurement never finished"
     time.sleep(3)  # into the second measurement's load phase
     os.killpg(proc.pid, signal.SIGINT)
+    return first
+
+
+def test_ctrl_c_keeps_what_was_measured_and_leaves_nothing_running(tmp_path: Path) -> None:
+    proc = mcpbench("run", SERVER, *TINY, "--vus", "2,3", "--no-build", "--results-dir", str(tmp_path),
+                    start_new_session=True)
+    first = interrupt_in_the_second_measurement(proc, tmp_path)
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130, out
     run_dir = only_run(tmp_path)
@@ -339,13 +346,7 @@ def test_ctrl_c_with_the_output_piped_through_tee_is_still_an_interrupted_run(tm
                         "--results-dir", str(tmp_path), "|", "tee", str(tmp_path / "console.log")])
     proc = subprocess.Popen(["bash", "-c", command], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and proc.poll() is None:
-        if list(tmp_path.glob(f"*/{SERVER}/session-*vu-r1/summary.json")):
-            break
-        time.sleep(0.2)
-    time.sleep(3)  # into the second measurement's load phase, its progress bar on the console
-    os.killpg(proc.pid, signal.SIGINT)
+    interrupt_in_the_second_measurement(proc, tmp_path)  # its progress bar on the console then
     proc.wait(timeout=120)
     run_dir = only_run(tmp_path)
     run = json.loads((run_dir / "run.json").read_text())

@@ -47,8 +47,7 @@ def _median(latency_ms: list[list[float]], start: int, end: int) -> float | None
     return float(np.median(values)) if values else None
 
 
-def latency_steady(latency_ms: list[list[float]] | None, earlier_start: int, end: int,
-                   span: int = STEADY_SPAN_S) -> bool:
+def latency_steady(latency_ms: list[list[float]] | None, earlier_start: int, end: int, span: int) -> bool:
     """The median latency of [end - span, end) within STEADY_LATENCY_TOLERANCE of the span before
     (True when no latencies are given: throughput alone, as callers without them asked)."""
     if latency_ms is None:
@@ -66,7 +65,7 @@ def steady_start(per_second: list[int], timing: Timing, complete_s: int,
     assert timing.warmup_cap_s is not None
     first = math.ceil(timing.ramp_up_s + timing.warmup_s)
     cap = timing.ramp_up_s + timing.warmup_cap_s
-    span = max(1, round(timing.steady_span_s))
+    span = round(timing.steady_span_s)  # Timing keeps it at 1 s or more
     for end in range(first, min(complete_s, math.floor(cap)) + 1):
         earlier_start = end - 2 * span
         if earlier_start < timing.ramp_up_s:
