@@ -95,3 +95,22 @@ def test_version_args_are_inherited_by_variants_and_can_be_switched_off(tmp_path
     node, bun, compiled = load_manifest(write(tmp_path, "nodejs", text))
     assert node.info.version_args == ["--version"] and bun.info.version_args == ["--version"]
     assert compiled.info.version_args == []
+
+
+def test_stacks_only_leaves_out_the_what_if_variants_unless_they_are_named(tmp_path: Path) -> None:
+    from mcpbench.catalog.selection import select
+
+    text = VALID + '\n[variants.nodejs-4workers]\nwhat_if = "the v2 study\'s 4 workers"\nrun.env = { WORKERS = "4" }\n'
+    write(tmp_path, "nodejs", text)
+    discovery = discover(tmp_path)
+    assert discovery.by_name()["nodejs-4workers"].what_if == "the v2 study's 4 workers"
+    assert discovery.by_name()["nodejs-4workers"].describe()["what_if"] == "the v2 study's 4 workers"
+    assert [s.name for s in select(discovery, None)] == ["nodejs", "bun", "nodejs-4workers"]
+    assert [s.name for s in select(discovery, None, stacks_only=True)] == ["nodejs", "bun"]  # bun is a stack
+    assert [s.name for s in select(discovery, ["nodejs-4workers"], stacks_only=True)] == ["nodejs-4workers"]
+
+
+def test_the_repository_marks_its_v2_parity_and_end_of_life_variants_as_what_ifs() -> None:
+    servers = Path(__file__).resolve().parents[2] / "servers"
+    what_ifs = {s.name for s in discover(servers).servers if s.what_if}
+    assert what_ifs == {"nodejs-v2workers", "bun-v2workers", "python-v2workers", "nodejs-node20"}

@@ -108,10 +108,11 @@ def test_the_live_tail_keeps_each_second_s_latencies(tmp_path: Path) -> None:
 def test_the_quick_profile_compares_5_s_spans_so_a_flat_server_is_warm_after_10_s() -> None:
     from mcpbench.scenarios.timing import QUICK_TIMING
 
-    per_second = [0, 0] + [500] * 40
+    ramp = [0] * int(QUICK_TIMING.ramp_up_s)
+    per_second = ramp + [500] * 40
     decision = steady_start(per_second, QUICK_TIMING, complete_s=42)
     assert decision is not None and decision.steady is True and decision.used_s == 2 * QUICK_TIMING.steady_span_s == 10
     # a server still 10 % faster in its second 5 s span is not warm yet
-    rising = [0, 0] + [400] * 5 + [440] * 5 + [450] * 30
+    rising = ramp + [400] * 5 + [440] * 5 + [450] * 30
     late = steady_start(rising, QUICK_TIMING, complete_s=42)
     assert late is not None and late.used_s > 10

@@ -97,6 +97,10 @@ class VariantRun(_Strict):
 
 class Variant(ServerOverride):
     build: BuildSection | None = None
+    # The question a variant answers when it is another configuration of a stack already in the lineup rather
+    # than a stack of its own ("the v2 study's 4 workers", "an end-of-life Node.js"). `--stacks-only` (the
+    # first-run profile) leaves such variants out unless named: a first run measures each stack once.
+    what_if: str | None = Field(default=None, min_length=1)
     run: VariantRun = Field(default_factory=VariantRun)
     stdio: StdioSection | None = None  # None: the base server's, run with the variant's run.env
 
@@ -133,6 +137,7 @@ class ServerSpec:
     docker: dict[str, Any]
     stdio_command: tuple[str, ...] | None = None  # None: no stdio transport
     stdio_env: dict[str, str] | None = None
+    what_if: str | None = None  # a variant that is a configuration point of its base stack (Variant.what_if)
 
     @property
     def serves_stdio(self) -> bool:
@@ -144,6 +149,7 @@ class ServerSpec:
             "name": self.name,
             "directory": self.directory.name,
             "variant_of": self.variant_of,
+            "what_if": self.what_if,
             **self.info.model_dump(),
             "build": list(self.build_commands),
             "run": list(self.run_command),
@@ -201,7 +207,7 @@ def _specs_from(manifest: Manifest, path: Path) -> list[ServerSpec]:
                 run_command=tuple(variant.run.command or manifest.run.command),
                 run_env={**manifest.run.env, **variant.run.env},
                 ready_timeout_s=variant.run.ready_timeout_s or manifest.run.ready_timeout_s,
-                variant_of=base_name, docker=docker,
+                variant_of=base_name, docker=docker, what_if=variant.what_if,
                 **_stdio(variant.stdio or manifest.stdio, {**manifest.run.env, **variant.run.env}),
             )
         )

@@ -11,10 +11,12 @@ class SelectionError(ValueError):
     pass
 
 
-def select(discovery: Discovery, names: list[str] | None) -> list[ServerSpec]:
+def select(discovery: Discovery, names: list[str] | None, stacks_only: bool = False) -> list[ServerSpec]:
+    """The named servers, in the order given; without names every server discovered (less the what-if
+    variants with `stacks_only`: a named server is measured whatever it is)."""
     available = discovery.by_name()
     if not names:
-        return list(discovery.servers)
+        return [spec for spec in discovery.servers if not (stacks_only and spec.what_if)]
     chosen = []
     for name in names:
         if name not in available:

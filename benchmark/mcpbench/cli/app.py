@@ -44,7 +44,8 @@ def list_servers(servers_dir: ServersDirOpt = SERVERS_DIR, as_json: JsonOpt = Fa
         table.add_column(column)
     for spec in discovery.servers:
         table.add_row(spec.name, spec.info.display_name, spec.info.language, spec.info.runtime,
-                      f"{spec.info.sdk} {spec.info.sdk_version}", spec.variant_of or "",
+                      f"{spec.info.sdk} {spec.info.sdk_version}",
+                      f"{spec.variant_of} (what-if)" if spec.what_if else spec.variant_of or "",
                       "yes" if spec.serves_stdio else "no")
     console.print(table)
     for error in discovery.errors:

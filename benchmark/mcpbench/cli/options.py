@@ -75,12 +75,19 @@ def terminate_on_sigterm() -> None:
     atexit.register(processes.stop_all)
 
 
-def selected_servers(servers_dir: Path, names: Optional[list[str]]) -> list[ServerSpec]:
-    """The named servers (or all), after saying which manifests are broken; exits on an unknown name."""
+def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only: bool = False) -> list[ServerSpec]:
+    """The named servers (or all, or each stack once), after saying which manifests are broken and which
+    what-if variants are left out; exits on an unknown name."""
     discovery = discover(servers_dir)
     for error in discovery.errors:
         console.print(f"[bold red]broken manifest[/] {error}")
     try:
-        return select(discovery, names)
+        chosen = select(discovery, names, stacks_only)
     except SelectionError as exc:
         raise fail(str(exc)) from exc
+    chosen_names = {spec.name for spec in chosen}
+    left_out = [spec.name for spec in discovery.servers if spec.name not in chosen_names and spec.what_if]
+    if left_out:
+        console.print(f"each stack once (--stacks-only): leaving out the what-if variants {', '.join(left_out)} "
+                      "(name them to measure them)")
+    return chosen

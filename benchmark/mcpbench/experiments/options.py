@@ -54,6 +54,9 @@ def _generator(value: str) -> str:
 SELECTION = (
     Option("servers", Optional[list[str]], None, "Server names (default: all discovered).", argument=True),
     Option("servers_dir", Path, SERVERS_DIR, "Where server directories live.", ("--servers-dir",)),
+    Option("stacks_only", bool, False, "Without server names: each stack once, leaving out the variants that are "
+           "a what-if of another server (a v2-parity worker count, an end-of-life runtime; `mcpbench list` "
+           "marks them).", ("--stacks-only",)),
 )
 PLACEMENT = (
     Option("runtime", str, runtimes.DEFAULT, f"Where the servers run: {', '.join(runtimes.names())}.",

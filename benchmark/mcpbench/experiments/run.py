@@ -116,7 +116,7 @@ class RunExperiment(Experiment):
             shuffle=values.get("shuffle", True), timing=timing_of(values), profile=resource_profile_of(values),
             rate_fractions=csv(values.get("open_fractions"), float, "--open"), kind=kind, rates=rates,
             equal_fraction=values.get("equal_load"), equal_rates=csv(values.get("equal_rate"), float, "--equal-rate"),
-            closed_once=values.get("closed_once", False),
+            closed_once=values.get("closed_once", False), stacks_only=values.get("stacks_only", False),
             build=not values["no_build"], calibrate=not values.get("no_calibrate"),
             load_generator=values["load_generator"], load_instances=values["load_instances"])
         if values.get("time_budget") and not auto:

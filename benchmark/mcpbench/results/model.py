@@ -181,6 +181,8 @@ class Config(Closed, Pacing):
                                                 "model (`--equal-rate`)", None)
     closed_once: bool = described("`--closed-once`: the closed model measured in round 1 only, where it sized the equal "
                                   "load; later rounds measured the equal load alone", False)
+    stacks_only: bool = described("`--stacks-only`: without server names, each stack once (the what-if variants "
+                                  "of `mcpbench list` left out)", False)
     experiment: str | None = described("the experiment that ran (`run`, `capacity`, `soak`, `calibrate`, `verify`; "
                                        "null before 2026-11-25)", None)
     calibrate: bool = described("the harness's limits were measured before round 1 (and after every infrastructure restart)")

@@ -1,0 +1,91 @@
+"""What a shorter adaptive warm-up would cost, on recorded runs (issue 21):
+
+    .venv/bin/python scripts/warmup_floor.py RESULTS… [--spans 4,3]
+
+Every measurement with a window of at least 15 s is replayed through the real warm-up rule
+(analysis.warmup.steady_start) with the quick profile's timing but shorter steady spans (a span of S s means
+a minimum warm-up of 2 S s), and the 5 s window each rule would have started is analysed again by the real
+analysis (analysis.summary.reanalyze). Per server: the mean warm-up, and the mean shift of CPU ms per call in
+that 5 s window against the same measurement from 5 s into its recorded window to its end (the server warmer
+by then). The recorded rule's own shift is the first column: a rule that starts earlier than it adds its
+difference to the quick profile's bias.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+from mcpbench.analysis.summary import reanalyze
+from mcpbench.analysis.warmup import steady_start
+from mcpbench.results.model import CONTEXT_FILE, SAMPLES_FILE, SUMMARY_FILE
+from mcpbench.results.read import read_samples
+from mcpbench.scenarios.timing import QUICK_TIMING, Timing
+from mcpbench.workload.tools import TOOL_NAMES
+
+WINDOW_S = 5.0
+
+
+def per_second(directory: Path) -> tuple[list[int], list[list[float]]]:
+    """Successful tool calls per second since the scenario start and their latencies: what the live rule saw."""
+    samples = read_samples(directory / SAMPLES_FILE)
+    calls = samples[(samples["ok"] == 1) & samples["tool"].isin(TOOL_NAMES)]
+    seconds = int(calls["t_s"].max()) + 1 if len(calls) else 0
+    counts, latencies = [0] * seconds, [[] for _ in range(seconds)]
+    for t, ms in zip(calls["t_s"], calls["call_ms"]):
+        counts[int(t)] += 1
+        latencies[int(t)].append(float(ms))
+    return counts, latencies
+
+
+def cpu_ms(directory: Path, window: tuple[float, float]) -> float | None:
+    return reanalyze(directory, window)["efficiency"]["cpu_ms_per_call"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", nargs="+", type=Path)
+    parser.add_argument("--spans", default="4,3", help="steady spans to try, seconds (the quick profile's is 5)")
+    args = parser.parse_args()
+    spans = [float(s) for s in args.spans.split(",")]
+    # server -> rule -> [(warm-up s, CPU ms/call shift)]
+    found: dict = defaultdict(lambda: defaultdict(list))
+    for run in args.results:
+        for context in sorted(run.glob("*/*/" + CONTEXT_FILE)):
+            directory = context.parent
+            server = directory.parent.name
+            if server.startswith("_") or ".disturbed" in directory.name:
+                continue
+            summary = json.loads((directory / SUMMARY_FILE).read_text())
+            start, end = summary["window"]["start_s"], summary["window"]["end_s"]
+            if summary["status"] != "ok" or end - start < 3 * WINDOW_S:
+                continue
+            recorded = json.loads(context.read_text())
+            ramp = start - recorded["warmup"]["used_s"]
+            reference = cpu_ms(directory, (start + WINDOW_S, end))
+            if not reference:
+                continue
+            found[server]["recorded"].append((recorded["warmup"]["used_s"],
+                                              cpu_ms(directory, (start, start + WINDOW_S)) / reference - 1))
+            counts, latencies = per_second(directory)
+            for span in spans:
+                timing = replace(QUICK_TIMING, ramp_up_s=ramp, warmup_s=2 * span, steady_span_s=span)
+                decision = steady_start(counts, timing, len(counts) - 3, latencies)
+                if decision is None:
+                    continue
+                begin = ramp + decision.used_s
+                found[server][f"{span:g} s spans"].append(
+                    (decision.used_s, cpu_ms(directory, (begin, begin + WINDOW_S)) / reference - 1))
+    print("server: rule mean warm-up s, mean CPU ms/call shift of its 5 s window vs the rest of the recorded window")
+    for server, rules in sorted(found.items()):
+        print(f"  {server}: " + "; ".join(
+            f"{rule} {statistics.fmean(w for w, _ in v):.1f} s {statistics.fmean(d for _, d in v):+.1%} (n={len(v)})"
+            for rule, v in rules.items()))
+
+
+if __name__ == "__main__":
+    main()
