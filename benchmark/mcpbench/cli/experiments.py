@@ -12,6 +12,7 @@ from rich.console import Console
 
 from mcpbench import experiments
 from mcpbench.cli.options import annotation, console, fail, one_line, selected_servers, terminate_on_sigterm
+from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.driver import Driver, RunFailed
 from mcpbench.experiments.options import Option
@@ -26,6 +27,11 @@ def run_experiment(cls: type[Experiment], values: dict[str, Any]) -> None:
     """Select, configure, drive, conclude; the exit code says how it ended (130 interrupted, 1 a server failed
     or the run could not go on, 2 a bad value)."""
     terminate_on_sigterm()
+    if values.get("resume") is not None:
+        try:
+            values = resume.resumed_values(cls.options, values)
+        except ValueError as exc:
+            raise fail(str(exc)) from exc
     # With --json, progress goes to stderr and stdout holds only the document.
     out = Console(stderr=True) if cls.json_option and values.get(cls.json_option) else console
     specs = selected_servers(values["servers_dir"], values["servers"], values.get("stacks_only", False)) \
@@ -34,7 +40,9 @@ def run_experiment(cls: type[Experiment], values: dict[str, Any]) -> None:
         experiment = cls(values, specs, out)
     except ValueError as exc:
         raise fail(str(exc)) from exc
-    driver = Driver(experiment, values["results_dir"], out)
+    resumed = values.get("resume")
+    driver = Driver(experiment, values["results_dir"], out, run_id=resumed.name if resumed else None,
+                    resuming=resumed is not None)
     try:
         record = driver.run()
     except RunFailed as exc:

@@ -86,7 +86,8 @@ def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only:
     except SelectionError as exc:
         raise fail(str(exc)) from exc
     chosen_names = {spec.name for spec in chosen}
-    left_out = [spec.name for spec in discovery.servers if spec.name not in chosen_names and spec.what_if]
+    left_out = [spec.name for spec in discovery.servers if spec.name not in chosen_names and spec.what_if] \
+        if stacks_only and not names else []
     if left_out:
         console.print(f"each stack once (--stacks-only): leaving out the what-if variants {', '.join(left_out)} "
                       "(name them to measure them)")

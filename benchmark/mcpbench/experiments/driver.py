@@ -5,6 +5,7 @@ what to measure; nothing here knows which experiment runs."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -22,6 +23,7 @@ from mcpbench import loadgen
 from mcpbench import runtime as runtimes
 from mcpbench.analysis import summary as analysis
 from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
 from mcpbench.host import cgroups
 from mcpbench.host.fingerprint import fingerprint, limits_record
@@ -30,6 +32,7 @@ from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure
 from mcpbench.results.model import (BUILD_FILE, BUILD_LOG, COUNTS_FILE, ERROR_LOG, IMAGE_FILE, SCHEMA, SERVER_FILE,
                                     SERVER_LOG, SUMMARY_FILE, VERIFY_FILE)
+from mcpbench.results import liveness
 from mcpbench.results.write import RunRecord, new_run_id, write_checked, write_json
 from mcpbench.runtime.base import RunningServer
 from mcpbench.scenarios import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
@@ -69,8 +72,13 @@ class ServerState:
 
 class Driver:
     def __init__(self, experiment: Experiment, results_root: Path, console: Console | None = None,
-                 run_id: str | None = None):
+                 run_id: str | None = None, resuming: bool = False):
+        """`resuming`: continue the run `run_id` under results_root (`mcpbench run --resume`, experiments/resume.py)
+        instead of starting a new one."""
         self.experiment = experiment
+        self.results_root = results_root
+        self.resuming = resuming
+        self.resume_record: dict[str, Any] | None = None  # run.json `resumes[-1]` while resuming
         self.config = experiment.config
         self.specs = experiment.specs
         self.console = console or experiment.console
@@ -86,13 +94,21 @@ class Driver:
 
     # -- the whole run ---------------------------------------------------------------------------------
     def run(self) -> RunRecord:
-        self.directory.mkdir(parents=True, exist_ok=False)
+        self._mark_abandoned()
         if self.config.profile.note:
             self.console.print(f"[yellow]Resource profile: {self.config.profile.note}[/]")
         # Whether limits apply is the runtime's to say, once it has started (below).
         unknown = cgroups.Support(None, False, "not known: the runtime did not start")
-        self.record = RunRecord(self.directory, self.run_id, self._config_record(), fingerprint(unknown))
-        self.console.print(f"Results: [bold]{self.directory}[/]")
+        if self.resuming:
+            self.record = RunRecord.reopen(self.directory)
+            self.resume_record = resume.begin(self.record, fingerprint(unknown))
+            self.started_at -= self.resume_record["elapsed_before_s"]  # the time budget counts every part
+            self.console.print(f"Resuming: [bold]{self.directory}[/] ({self.resume_record['previous_status']}; "
+                               f"{resume.describe(self.resume_record)})")
+        else:
+            self.directory.mkdir(parents=True, exist_ok=False)
+            self.record = RunRecord(self.directory, self.run_id, self._config_record(), fingerprint(unknown))
+            self.console.print(f"Results: [bold]{self.directory}[/]")
         self._pin_orchestrator()
         # "complete" only once the run has ended normally: Ctrl-C, and a terminal or pipe that closed (Rich ends the
         # program with SystemExit when its output is a broken pipe: `… | tee log` and Ctrl-C), leave it interrupted.
@@ -115,9 +131,24 @@ class Driver:
                             f"traceback in {ERROR_LOG})")
         return self.record
 
+    def _mark_abandoned(self) -> None:
+        """Runs under the same results directory whose orchestrator died without a word (SIGKILL, OOM, a
+        reboot) are marked `abandoned`, one line each: never left `running`."""
+        for directory in liveness.abandoned_runs(self.results_root):
+            try:
+                record = RunRecord.reopen(directory)
+            except ValueError as exc:
+                self.console.print(f"[yellow]{exc}[/]")
+                continue
+            record.abandon()
+            last = record.data["abandoned"]["last_measurement"] or "none"
+            self.console.print(f"[yellow]{directory}: its orchestrator is gone; marked abandoned (last finished "
+                               f"measurement: {last}). `mcpbench run --resume {directory}` continues it.[/]")
+
     def _config_record(self) -> dict[str, Any]:
         """run.json's config: the run configuration and what the experiment adds to it."""
-        return {**self.config.record(), "experiment": self.experiment.name, **self.experiment.record()}
+        return {**self.config.record(), "experiment": self.experiment.name, **self.experiment.record(),
+                "options": resume.recordable(self.experiment.values)}
 
     def _record_runtime(self) -> None:
         assert self.record is not None and self.bench is not None
@@ -147,6 +178,8 @@ class Driver:
     def _run_all(self) -> None:
         assert self.record is not None and self.bench is not None
         self.states = {spec.name: ServerState(spec) for spec in self.specs}
+        if self.resume_record is not None:
+            resume.restore(self.record, self.states)
         for spec in self.specs:
             self.record.server(spec.name)
             write_checked(self.directory / spec.name / SERVER_FILE, spec.describe())
@@ -155,18 +188,27 @@ class Driver:
         self.bench.start_infra()
         self._prepare_generators()
         if self.config.calibrate:
-            self.calibrate()
+            if self.resume_record is not None and not resume.needs_calibration(self.record, self.resume_record):
+                self._calibrated_at = self.bench.infra_starts  # the recorded limits, measured on this host
+            else:
+                self.calibrate("resumed" if self.resume_record is not None else "before the first round")
         if not self.experiment.measures_servers:
             self.experiment.measure_harness(self)
             return
+        recorded = list(self.record.data.get("rounds") or []) if self.resume_record is not None else []
         rounds: list[list[str]] = []
         round_index = 0
         while round_index == 0 or self.experiment.more_rounds(self, round_index):
             round_index += 1
-            order = [state for state in self.states.values() if not state.failed]
-            if self.config.shuffle:
-                random.shuffle(order)  # a new order every round: a slow spell of the host hits no server twice
-            rounds.append([state.spec.name for state in order])
+            if round_index <= len(recorded):  # resumed: the round's recorded order, whatever was measured of it
+                order = [self.states[name] for name in recorded[round_index - 1]
+                         if name in self.states and not self.states[name].failed]
+            else:
+                order = [state for state in self.states.values() if not state.failed]
+                if self.config.shuffle:
+                    random.shuffle(order)  # a new order every round: a slow spell of the host hits no server twice
+            rounds.append(recorded[round_index - 1] if round_index <= len(recorded) else
+                          [state.spec.name for state in order])
             self.record.data["rounds"] = rounds
             if self.config.runs > 1:
                 of = f"at most {self.config.runs}" if self.config.rounds_auto else f"{self.config.runs}"
@@ -433,6 +475,26 @@ class Driver:
             state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
         return summary
 
+    def kept(self, state: ServerState, out_dir: Path, load: Load, round_index: int) -> dict[str, Any] | None:
+        """A resumed run's measurement finished before the stop (its summary.json is there): kept, not measured
+        again, and counted as if just measured (round 1's closed rate, an invalid one said again)."""
+        if self.resume_record is None or not (out_dir / SUMMARY_FILE).is_file():
+            return None
+        assert self.record is not None
+        summary = json.loads((out_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
+        listed = self.record.server(state.spec.name)["measurements"]
+        if out_dir.name not in listed:  # stopped between writing the summary and listing it
+            listed.append(out_dir.name)
+        self.resume_record["kept"] += 1
+        self.record.save()
+        self.console.print(f"  [dim]{state.spec.name} {out_dir.name}: kept (measured before the resume)[/]")
+        if summary["status"] == "invalid":
+            state.invalid.append((summary["phase"], f"{out_dir.name}: {summary['phase']}: {summary['reason']}"))
+        elif isinstance(load, ClosedLoad) and round_index == 1 and summary["status"] == "ok":
+            rate = summary["throughput"]["tool_calls_per_s"]
+            state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
+        return summary
+
     def set_aside(self, state: ServerState, out_dir: Path, summary: dict[str, Any]) -> None:
         """A host-disturbed measurement kept beside the one that replaces it: renamed <dir>.disturbed (a number
         added when that exists), its summary marked `repeated`, run.json listing it under its new name."""
@@ -530,6 +592,9 @@ class ServerRound:
         unstable host: analysis.HOST_FLAGS, nothing the server did) is set aside — kept as <dir>.disturbed,
         marked `repeated` — and measured once more on another fresh start, so one slow spell of a shared
         machine does not take a server out of the ranking. A second disturbed one stands, flagged."""
+        kept = self.driver.kept(self.state, self.directory(load.label), load, self.round)
+        if kept is not None:
+            return kept
         transport = MODE_TRANSPORT[load.mode]
         with self.started(load.label, transport) as started:
             summary = self.measure(started, load, timing)

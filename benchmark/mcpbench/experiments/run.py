@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Optional
 
 from mcpbench.catalog.manifest import ServerSpec
@@ -87,7 +88,10 @@ class RunExperiment(Experiment):
                       "the equal load alone. The quick first-run profile uses it to keep three rounds short.",
                       ("--closed-once/--closed-every-round",)),
                Option("equal_rate", Optional[str], None, "Equal load too, at these offered rates (tool calls/s, "
-                      "e.g. 100,300): a server that cannot keep up is shown with the rate it reached."))
+                      "e.g. 100,300): a server that cannot keep up is shown with the rate it reached."),
+               Option("resume", Optional[Path], None, "Continue this interrupted or abandoned run directory with the "
+                      "options it was started with: finished measurements are kept, the rounds keep their order "
+                      "(experiments/resume.py)."))
 
     def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
         transport = values.get("transport", "http")
@@ -206,8 +210,10 @@ class RunExperiment(Experiment):
         if fraction is None or round_index != 1:
             return
         self.equal_rates = {}
+        recorded = driver.record.data.get("equal_load") or {}  # a resumed run keeps the rate it measured at
         for mode in self.http_modes(self.config.modes):
-            chosen = choose_rate(fraction, driver.closed_rates(mode), driver.harness_capacity(mode))
+            chosen = EqualRate(**recorded[mode]) if mode in recorded else \
+                choose_rate(fraction, driver.closed_rates(mode), driver.harness_capacity(mode))
             if chosen is None:
                 self.console.print(f"[yellow]Equal load ({mode}): no server has a round-1 closed rate; not measured[/]")
                 continue

@@ -6,6 +6,7 @@ worker processes (Node cluster, uvicorn workers, JVM helpers) down with it.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -19,9 +20,23 @@ _registry: set[ManagedProcess] = set()
 _registry_lock = threading.Lock()
 
 
-def _preexec(procs_files: Sequence[str], cpus: Sequence[int] | None):
+_PR_SET_PDEATHSIG = 1
+try:
+    _libc = ctypes.CDLL(None, use_errno=True)
+except OSError:  # not glibc/musl: children then outlive a SIGKILLed orchestrator until the next start
+    _libc = None
+
+
+def _preexec(procs_files: Sequence[str], cpus: Sequence[int] | None, parent: int):
     def enter_limits() -> None:
         # Runs in the child between fork and exec: only async-signal-safe-ish calls, no locks.
+        # SIGKILL when the orchestrator dies without a word (SIGKILL, OOM): Redis, the API service, the load
+        # driver and the server's leader do not outlive it. The kernel ties this to the forking thread: every
+        # spawn here comes from the main thread, which lives as long as the orchestrator.
+        if _libc is not None:
+            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != parent:  # it died between fork and prctl
+                os._exit(1)
         pid = str(os.getpid()).encode()
         for path in procs_files:
             fd = os.open(path, os.O_WRONLY)
@@ -92,7 +107,7 @@ def spawn(name: str, argv: Sequence[str], *, cwd: Path | None = None, env: dict[
         popen = subprocess.Popen(
             list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log_handle,
             stderr=subprocess.STDOUT, start_new_session=True,
-            preexec_fn=_preexec(cgroup.procs_files() if cgroup else [], cpus),
+            preexec_fn=_preexec(cgroup.procs_files() if cgroup else [], cpus, os.getpid()),
         )
     finally:
         if log_path:

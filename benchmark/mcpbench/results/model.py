@@ -181,6 +181,8 @@ class Config(Closed, Pacing):
                                                 "model (`--equal-rate`)", None)
     closed_once: bool = described("`--closed-once`: the closed model measured in round 1 only, where it sized the equal "
                                   "load; later rounds measured the equal load alone", False)
+    options: dict[str, Any] | None = described("the experiment's option values as given (what `--resume` runs "
+                                               "again; null before 2026-11-26)", None)
     stacks_only: bool = described("`--stacks-only`: without server names, each stack once (the what-if variants "
                                   "of `mcpbench list` left out)", False)
     experiment: str | None = described("the experiment that ran (`run`, `capacity`, `soak`, `calibrate`, `verify`; "
@@ -339,11 +341,37 @@ class RoundsAuto(Closed):
     rounds_by_server: dict[str, int] | None = described("rounds each server was measured in")
 
 
+class Orchestrator(Closed):
+    """The process that writes the run (results/liveness.py): enough to tell, later, whether it still runs."""
+
+    pid: int = described("its process id")
+    started_epoch: float = described("its start time, seconds since the epoch (a reused pid starts later)")
+    boot_id: str | None = described("the kernel's boot id (another one: the machine rebooted since)")
+    hostname: str = described("the machine it runs on (another one cannot be checked)")
+
+
+class Abandoned(Closed):
+    detected_at: str = described("ISO-8601: when a later `mcpbench` start found the orchestrator gone")
+    last_measurement: str | None = described("`<server>/<measurement>`: the last one finished (null: none)")
+
+
+class Resume(Closed):
+    at: str = described("ISO-8601: when `mcpbench run --resume` continued the run")
+    previous_status: str = described("the status it continued from (`interrupted`, `abandoned`, `failed`)")
+    kept: int = described("finished measurements kept, not measured again")
+    set_aside: list[str] = described("measurements the stop cut short: kept as `<dir>.incomplete`, measured again")
+    host_changed: list[str] = described("the fingerprint fields that differ from the run's host (empty: the same)")
+    recalibrated: bool = described("the harness's limits were measured again (the host changed, or no calibration "
+                                   "had finished)")
+    elapsed_before_s: float = described("the run's measuring time before it (a `--time-budget` counts it)")
+
+
 class Run(Closed):
     schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
     run_id: str = described("UTC `YYYYmmdd-HHMMSS-<runtime>`")
-    status: Literal["running", "complete", "interrupted", "failed"] = described(
-        "`interrupted`: Ctrl-C or SIGTERM; `failed`: an orchestrator error")
+    status: Literal["running", "complete", "interrupted", "failed", "abandoned"] = described(
+        "`interrupted`: Ctrl-C or SIGTERM; `failed`: an orchestrator error; `abandoned`: the orchestrator died "
+        "without a word (SIGKILL, OOM, a reboot), found by a later start")
     started_at: str = described("ISO-8601")
     finished_at: str | None = described("ISO-8601, null while running")
     error: str | None = described("status `failed`: the one-line error that stopped the suite")
@@ -361,6 +389,9 @@ class Run(Closed):
     rounds_auto: RoundsAuto | None = described("`--rounds auto`: every look and why it stopped (null: fixed rounds)",
                                                None)
     servers: dict[str, ServerStatus] = described("per server: status and start-up figures")
+    orchestrator: Orchestrator | None = described("the process writing the run (null before 2026-11-26)", None)
+    abandoned: Abandoned | None = described("status `abandoned`: when it was found and where it stopped", None)
+    resumes: list[Resume] | None = described("every `mcpbench run --resume` of the run, in order (null: none)", None)
 
 
 # -- <server>/: server.json, build.json, verify.json, image.json ----------------------------------------------

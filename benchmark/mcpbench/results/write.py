@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from mcpbench.results import model
+from mcpbench.results import liveness, model
 from mcpbench.results.model import PROCESS_COLUMNS, ProcessSample, RESOURCE_COLUMNS, RUN_FILE, SCHEMA, Sample
 
 
@@ -75,7 +75,40 @@ class RunRecord:
             "schema": SCHEMA, "run_id": run_id, "status": "running", "started_at": now_iso(),
             "finished_at": None, "error": None, "config": config, "environment": environment,
             "calibration": None, "harness_capacity": None, "calibrations": [], "rounds": [], "servers": {},
+            "orchestrator": liveness.this_orchestrator(),
         }
+        self.save()
+
+    @classmethod
+    def reopen(cls, directory: Path) -> RunRecord:
+        """An existing run.json (this schema), to continue or to mark; ValueError in one sentence when it
+        cannot be read as one."""
+        path = directory / RUN_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path}: cannot read it ({exc})") from None
+        if data.get("schema") != SCHEMA:
+            raise ValueError(f"{path}: results format {data.get('schema')}, not {SCHEMA}: it was written by an "
+                             "older mcpbench")
+        model.validated(model.Run, data, path)
+        record = cls.__new__(cls)
+        record.directory, record.data = directory, data
+        return record
+
+    def abandon(self) -> None:
+        """Status `abandoned`: its orchestrator is gone (liveness.abandoned_runs)."""
+        self.data["status"] = "abandoned"
+        self.data["abandoned"] = {"detected_at": now_iso(),
+                                  "last_measurement": liveness.last_measurement(self.directory, self.data)}
+        self.save()
+
+    def resume(self, resume: dict[str, Any]) -> None:
+        """Running again, in this process (`mcpbench run --resume`), the resume recorded."""
+        self.data.setdefault("resumes", None)
+        self.data["resumes"] = [*(self.data["resumes"] or []), resume]
+        self.data.update(status="running", finished_at=None, error=None, abandoned=None,
+                         orchestrator=liveness.this_orchestrator())
         self.save()
 
     @property
