@@ -22,10 +22,11 @@ from pathlib import Path
 
 from mcpbench.analysis.summary import reanalyze
 from mcpbench.analysis.warmup import steady_start
-from mcpbench.results.model import CONTEXT_FILE, SAMPLES_FILE, SUMMARY_FILE
+from mcpbench.results.model import CONTEXT_FILE, SAMPLES_FILE
 from mcpbench.results.read import read_samples
 from mcpbench.scenarios.timing import QUICK_TIMING, Timing
 from mcpbench.workload.tools import TOOL_NAMES
+from recorded_runs import ok_measurements
 
 WINDOW_S = 5.0
 
@@ -54,32 +55,24 @@ def main() -> None:
     spans = [float(s) for s in args.spans.split(",")]
     # server -> rule -> [(warm-up s, CPU ms/call shift)]
     found: dict = defaultdict(lambda: defaultdict(list))
-    for run in args.results:
-        for context in sorted(run.glob("*/*/" + CONTEXT_FILE)):
-            directory = context.parent
-            server = directory.parent.name
-            if server.startswith("_") or ".disturbed" in directory.name:
+    for server, directory, summary in ok_measurements(args.results, 3 * WINDOW_S):
+        start, end = summary["window"]["start_s"], summary["window"]["end_s"]
+        recorded = json.loads((directory / CONTEXT_FILE).read_text())
+        ramp = start - recorded["warmup"]["used_s"]
+        reference = cpu_ms(directory, (start + WINDOW_S, end))
+        if not reference:
+            continue
+        found[server]["recorded"].append((recorded["warmup"]["used_s"],
+                                          cpu_ms(directory, (start, start + WINDOW_S)) / reference - 1))
+        counts, latencies = per_second(directory)
+        for span in spans:
+            timing = replace(QUICK_TIMING, ramp_up_s=ramp, warmup_s=2 * span, steady_span_s=span)
+            decision = steady_start(counts, timing, len(counts) - 3, latencies)
+            if decision is None:
                 continue
-            summary = json.loads((directory / SUMMARY_FILE).read_text())
-            start, end = summary["window"]["start_s"], summary["window"]["end_s"]
-            if summary["status"] != "ok" or end - start < 3 * WINDOW_S:
-                continue
-            recorded = json.loads(context.read_text())
-            ramp = start - recorded["warmup"]["used_s"]
-            reference = cpu_ms(directory, (start + WINDOW_S, end))
-            if not reference:
-                continue
-            found[server]["recorded"].append((recorded["warmup"]["used_s"],
-                                              cpu_ms(directory, (start, start + WINDOW_S)) / reference - 1))
-            counts, latencies = per_second(directory)
-            for span in spans:
-                timing = replace(QUICK_TIMING, ramp_up_s=ramp, warmup_s=2 * span, steady_span_s=span)
-                decision = steady_start(counts, timing, len(counts) - 3, latencies)
-                if decision is None:
-                    continue
-                begin = ramp + decision.used_s
-                found[server][f"{span:g} s spans"].append(
-                    (decision.used_s, cpu_ms(directory, (begin, begin + WINDOW_S)) / reference - 1))
+            begin = ramp + decision.used_s
+            found[server][f"{span:g} s spans"].append(
+                (decision.used_s, cpu_ms(directory, (begin, begin + WINDOW_S)) / reference - 1))
     print("server: rule mean warm-up s, mean CPU ms/call shift of its 5 s window vs the rest of the recorded window")
     for server, rules in sorted(found.items()):
         print(f"  {server}: " + "; ".join(

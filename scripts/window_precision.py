@@ -14,13 +14,12 @@ the first seconds, which a short window measures.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from collections import defaultdict
 from pathlib import Path
 
 from mcpbench.analysis.summary import reanalyze
-from mcpbench.results.model import CONTEXT_FILE, SUMMARY_FILE
+from recorded_runs import ok_measurements
 
 
 def cv(values: list[float]) -> float | None:
@@ -35,24 +34,17 @@ def main() -> None:
     lengths = [float(s) for s in args.seconds.split(",")]
     # (run, load label) -> window -> metric -> server -> [per-round figures]
     figures: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(lambda: defaultdict(list))))
-    for run in args.results:
-        for context in sorted(run.glob("*/*/" + CONTEXT_FILE)):
-            directory = context.parent
-            server = directory.parent.name
-            if server.startswith("_") or ".disturbed" in directory.name:
-                continue
-            summary = json.loads((directory / SUMMARY_FILE).read_text())
-            start, end = summary["window"]["start_s"], summary["window"]["end_s"]
-            if summary["status"] != "ok" or end - start < max(lengths):
-                continue
-            label = directory.name.rsplit("-r", 1)[0]
-            for length in [*lengths, end - start]:
-                again = reanalyze(directory, (start, start + length)) if length < end - start else summary
-                key = "whole" if length == end - start else f"{length:g} s"
-                figures[(run.name, label)][key]["calls/s"][server].append(again["throughput"]["tool_calls_per_s"])
-                cpu = again["efficiency"]["cpu_ms_per_call"]
-                if cpu:
-                    figures[(run.name, label)][key]["CPU ms/call"][server].append(cpu)
+    for server, directory, summary in ok_measurements(args.results, max(lengths)):
+        run = directory.parent.parent
+        start, end = summary["window"]["start_s"], summary["window"]["end_s"]
+        label = directory.name.rsplit("-r", 1)[0]
+        for length in [*lengths, end - start]:
+            again = reanalyze(directory, (start, start + length)) if length < end - start else summary
+            key = "whole" if length == end - start else f"{length:g} s"
+            figures[(run.name, label)][key]["calls/s"][server].append(again["throughput"]["tool_calls_per_s"])
+            cpu = again["efficiency"]["cpu_ms_per_call"]
+            if cpu:
+                figures[(run.name, label)][key]["CPU ms/call"][server].append(cpu)
     for (run, label), by_window in sorted(figures.items()):
         print(f"{run} {label}: round-to-round CV, median over servers (per server)")
         for window, metrics in by_window.items():

@@ -18,13 +18,17 @@ import (
 )
 
 func main() {
+	host := os.Getenv("HOST") // loopback unless the runtime says otherwise (a container: 0.0.0.0)
+	if host == "" {
+		host = "127.0.0.1"
+	}
 	port := os.Getenv("PORT")
 	if port == "" {
 		port = "8100"
 	}
 	h := newHandler()
 	srv := &http.Server{
-		Addr:              net.JoinHostPort("0.0.0.0", port),
+		Addr:              net.JoinHostPort(host, port),
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second, // load generators keep connections alive for minutes

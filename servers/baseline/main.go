@@ -22,6 +22,7 @@ import (
 )
 
 type config struct {
+	host       string
 	port       string
 	redisURL   string
 	apiURL     string
@@ -48,6 +49,7 @@ func loadConfig() config {
 		}
 	}
 	return config{
+		host:       env("HOST", "127.0.0.1"), // loopback unless the runtime says otherwise (a container: 0.0.0.0)
 		port:       env("PORT", "8080"),
 		redisURL:   env("REDIS_URL", "redis://127.0.0.1:6379"),
 		apiURL:     strings.TrimRight(env("API_SERVICE_URL", "http://127.0.0.1:8100"), "/"),
@@ -79,7 +81,7 @@ func main() {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s)
 	srv := &http.Server{
-		Addr:              net.JoinHostPort("0.0.0.0", cfg.port),
+		Addr:              net.JoinHostPort(cfg.host, cfg.port),
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second, // load generators keep connections alive for the whole run

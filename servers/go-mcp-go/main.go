@@ -10,6 +10,7 @@ import (
 	"flag"
 	"log"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -36,6 +37,7 @@ const (
 )
 
 type config struct {
+	host       string
 	port       string
 	redisURL   string
 	apiURL     string
@@ -45,6 +47,7 @@ type config struct {
 
 func loadConfig() config {
 	cfg := config{
+		host:       getenv("HOST", "127.0.0.1"), // loopback unless the runtime says otherwise (a container: 0.0.0.0)
 		port:       getenv("PORT", "8080"),
 		redisURL:   getenv("REDIS_URL", "redis://127.0.0.1:6379"),
 		apiURL:     strings.TrimRight(getenv("API_SERVICE_URL", "http://127.0.0.1:8100"), "/"),
@@ -109,7 +112,7 @@ func main() {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.MaxBytesHandler(handler, maxBodyBytes))
 	srv := &http.Server{
-		Addr:              ":" + cfg.port,
+		Addr:              net.JoinHostPort(cfg.host, cfg.port),
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second, // longer than the load generator's keep-alive gaps
@@ -120,7 +123,7 @@ func main() {
 			log.Fatalf("listen: %v", err)
 		}
 	}()
-	log.Printf("%s listening on :%s (GOMAXPROCS=%d, cores=%d)", cfg.serverType, cfg.port, runtime.GOMAXPROCS(0), cfg.cores)
+	log.Printf("%s listening on %s (GOMAXPROCS=%d, cores=%d)", cfg.serverType, srv.Addr, runtime.GOMAXPROCS(0), cfg.cores)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

@@ -68,7 +68,7 @@ def test_a_run_killed_without_a_word_is_marked_abandoned_and_resumed_where_it_st
     for where, content in finished.items():  # kept as they were, not measured again
         assert (run_dir / where / SUMMARY_FILE).read_bytes() == content
     for server in SERVERS:
-        listed = run["servers"][server]["measurements"]
+        listed = [m for m in run["servers"][server]["measurements"] if ".disturbed" not in m]  # a busy host's retry
         assert sorted(listed) == ["session-5vu-r1", "session-5vu-r2"], listed
         assert run["servers"][server]["status"] == "ok"
     time.sleep(0.5)

@@ -41,3 +41,18 @@ def test_a_killed_component_is_reported_and_a_healthy_one_is_not(own_infra: Infr
         process.popen.send_signal(signal.SIGKILL)
         problem = _wait_for_problem(watch)
     assert problem is not None and said in problem
+
+
+def test_redis_and_the_api_service_listen_on_loopback_only(own_infra: Infra) -> None:
+    from mcpbench.host.ports import is_loopback, listening
+
+    for process in (own_infra.redis_process, own_infra.api_process):
+        addresses = listening(process.pid)
+        assert addresses and all(is_loopback(a) for a in addresses), (process.name, addresses)
+
+
+def test_a_listener_on_every_interface_is_not_loopback() -> None:
+    from mcpbench.host.ports import is_loopback
+
+    assert is_loopback("127.0.0.1:80") and is_loopback("::1:80") and is_loopback("::ffff:127.0.0.1:80")
+    assert not is_loopback("0.0.0.0:80") and not is_loopback(":::80") and not is_loopback("::ffff:10.0.0.2:80")

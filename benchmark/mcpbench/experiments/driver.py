@@ -25,7 +25,7 @@ from mcpbench.analysis import summary as analysis
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
-from mcpbench.host import cgroups
+from mcpbench.host import cgroups, ports
 from mcpbench.host.fingerprint import fingerprint, limits_record
 from mcpbench.measure import calibration as calibrate
 from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
@@ -519,6 +519,13 @@ class Driver:
         with self.console.status(f"verifying {spec.name}…"):
             verdict = verify(server.url, spec.name, spec.info.protocols)
         checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s"), *verdict.checks]
+        listening = server.listening()
+        if listening is not None:  # the local runtime: HOST is loopback (docs/server-contract.md)
+            exposed = [address for address in listening if not ports.is_loopback(address)]
+            checks.append(Check("listens on loopback only", "fail" if exposed or not listening else "pass",
+                                f"also listens on {', '.join(exposed)}: reachable from other machines; the "
+                                f"contract's HOST is {ports.LOOPBACK}" if exposed else
+                                "no listening socket found" if not listening else ", ".join(listening)))
         if not server.alive():
             checks.append(Check("server alive", "fail", "the server exited during verify:\n" + server.log_tail()))
         verdict = Verdict(checks)

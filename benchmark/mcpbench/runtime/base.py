@@ -53,6 +53,10 @@ class RunningServer(Protocol):
     # where the runtime cannot see it.
     def root_pid(self) -> int | None: ...
 
+    # The addresses the server's processes listen on ("127.0.0.1:43121"), checked by verify against the
+    # runtime's HOST; None where that is the runtime's own business (a container's network namespace).
+    def listening(self) -> list[str] | None: ...
+
     def log_tail(self, lines: int = 30) -> str: ...
 
     # Frozen while the host's speed probe runs, so the probe times the machine and not the server's own
@@ -144,6 +148,9 @@ class ServerBase:
         return None
 
     def root_pid(self) -> int | None:
+        return None
+
+    def listening(self) -> list[str] | None:
         return None
 
     @contextmanager

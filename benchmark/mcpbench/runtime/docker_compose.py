@@ -37,6 +37,9 @@ from mcpbench.catalog.manifest import ServerSpec, _format_validation
 from mcpbench.host.paths import API_SERVICE_DIR, ROOT
 
 CONTAINER_PORT = 8080
+# Inside a container a server listens on every interface of its own network namespace: the compose network and
+# the port published on the host's 127.0.0.1 (below) are how anything reaches it.
+ALL_INTERFACES = "0.0.0.0"
 CONTAINER_DIR = "/app"
 IMAGE_PREFIX = "mcpbench/"
 BASE_IMAGE = "mcpbench/base:trixie"
@@ -194,6 +197,7 @@ def plans(specs: list[ServerSpec]) -> tuple[list[ContainerPlan], list[Excluded]]
 def contract_environment(name: str) -> dict[str, str]:
     """docs/server-contract.md's variables as a container gets them (limits from the compose variables)."""
     return {
+        "HOST": ALL_INTERFACES,
         "PORT": str(CONTAINER_PORT),
         "REDIS_URL": REDIS_URL_IN_NETWORK,
         "API_SERVICE_URL": API_URL_IN_NETWORK,
@@ -243,7 +247,7 @@ def document(specs: list[ServerSpec], root: Path = ROOT) -> tuple[dict[str, Any]
             # compose resolves `dockerfile` against the context
             "build": {"context": _relative(API_SERVICE_DIR, root),
                       "dockerfile": os.path.relpath(DOCKER_DIR / "api-service" / "Dockerfile", API_SERVICE_DIR)},
-            "environment": {"PORT": str(CONTAINER_PORT)},
+            "environment": {"HOST": ALL_INTERFACES, "PORT": str(CONTAINER_PORT)},
             "cpuset": "${MCPBENCH_HARNESS_CPUSET:-}",
             "ports": [f"127.0.0.1:${{MCPBENCH_API_PORT:-}}:{CONTAINER_PORT}"],
             "networks": [NETWORK],

@@ -16,7 +16,8 @@ from mcpbench.host import processes
 from mcpbench.host import versions
 from mcpbench.host.profile import ResourceProfile
 from mcpbench.catalog.manifest import ServerSpec
-from mcpbench.host.ports import free_port
+from mcpbench.host import ports
+from mcpbench.host.ports import LOOPBACK, free_port
 from mcpbench.host.resources import Usage, tree_usage
 from mcpbench.host.toolchain import environment_for
 from mcpbench.loadgen.base import StdioLaunch
@@ -40,7 +41,7 @@ class LocalServer(ServerBase):
                  cgroup: cgroups.Cgroup | None):
         self.name = name
         self.process = process
-        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.url = f"http://{LOOPBACK}:{port}/mcp"
         self.cgroup = cgroup
         self.limits_applied = cgroup is not None
         self.startup_s = 0.0
@@ -66,6 +67,9 @@ class LocalServer(ServerBase):
 
     def root_pid(self) -> int | None:
         return self.process.pid if self.alive() else None
+
+    def listening(self) -> list[str] | None:
+        return ports.listening(self.process.pid) if self.alive() else None
 
     def log_tail(self, lines: int = 30) -> str:
         return self.process.log_tail(lines)
@@ -179,7 +183,7 @@ class LocalRuntime(Runtime):
 
     def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> LocalServer:
         port = free_port()
-        env = {**self.server_environment(spec, infra), "PORT": str(port),
+        env = {**self.server_environment(spec, infra), "HOST": LOOPBACK, "PORT": str(port),
                **{k: _substitute(v, port, spec.directory) for k, v in spec.run_env.items()}}
         argv = [_substitute(arg, port, spec.directory) for arg in spec.run_command]
         argv[0] = _executable(argv[0], spec.directory)

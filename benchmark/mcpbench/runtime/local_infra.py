@@ -12,7 +12,7 @@ import redis
 from mcpbench.host import processes
 from mcpbench.workload import seed
 from mcpbench.host.paths import API_SERVICE_BIN
-from mcpbench.host.ports import free_port
+from mcpbench.host.ports import LOOPBACK, free_port
 from mcpbench.host.resources import UsageReader, process_reader
 from mcpbench.host.toolchain import which
 
@@ -67,14 +67,14 @@ class Infra:
         redis_port, api_port = free_port(), free_port()
         # Persistence off: the data set is re-seeded before every measurement anyway.
         redis_process = processes.spawn(
-            "redis", [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+            "redis", [redis_server, "--port", str(redis_port), "--bind", LOOPBACK, "--save", "",
                       "--appendonly", "no", "--protected-mode", "no", "--maxclients", "20000",
                       "--loglevel", "warning"],
             log_path=log_dir / "redis.log", cpus=cpus)
         api_process = processes.spawn(
-            "api-service", [str(API_SERVICE_BIN)], env={"PORT": str(api_port)},
+            "api-service", [str(API_SERVICE_BIN)], env={"HOST": LOOPBACK, "PORT": str(api_port)},
             log_path=log_dir / "api-service.log", cpus=cpus)
-        infra = cls(redis_process, api_process, f"redis://127.0.0.1:{redis_port}", f"http://127.0.0.1:{api_port}")
+        infra = cls(redis_process, api_process, f"redis://{LOOPBACK}:{redis_port}", f"http://{LOOPBACK}:{api_port}")
         try:
             client = redis.Redis.from_url(infra.redis_url)
             _wait(client.ping, "redis-server", redis_process)

@@ -8,6 +8,7 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextp
 import { closeBackends, connectBackends, newMcpServer } from './tools.js';
 
 export interface Config {
+  host: string;
   port: number;
   redisUrl: string;
   apiUrl: string;
@@ -71,7 +72,7 @@ export function serve(config: Config, onListening: () => void) {
   };
   app.use(onError);
 
-  const http: Server = app.listen(config.port, '0.0.0.0', (err?: Error) => {
+  const http: Server = app.listen(config.port, config.host, (err?: Error) => {
     if (err) throw err;
     onListening();
   });

@@ -16,6 +16,7 @@ const cpuLimit = Number(env.CPU_LIMIT) > 0 ? Number(env.CPU_LIMIT) : os.availabl
 const workers = Number(env.WORKERS) > 0 ? Math.floor(Number(env.WORKERS)) : Math.max(1, Math.round(cpuLimit));
 const runtime = process.versions.bun ? `Bun ${process.versions.bun}` : `Node.js ${process.version}`;
 const port = Number(env.PORT ?? 8080);
+const host = env.HOST || '127.0.0.1'; // loopback unless the runtime says otherwise (a container: 0.0.0.0)
 
 if (stdio) {
   const { serveOverStdio } = await import('./stdio.js');
@@ -24,8 +25,8 @@ if (stdio) {
 } else if (workers === 1 || !cluster.isPrimary) {
   // Imported here, not at the top, so that a cluster primary (which serves nothing) stays small.
   const { serve } = await import('./app.js');
-  serve({ port, redisUrl, apiUrl, serverType }, () =>
-    cluster.isPrimary && console.log(`listening on :${port} (${runtime}, 1 process)`),
+  serve({ host, port, redisUrl, apiUrl, serverType }, () =>
+    cluster.isPrimary && console.log(`listening on ${host}:${port} (${runtime}, 1 process)`),
   );
 } else {
   // Share the memory limit between the workers' V8 heaps (JavaScriptCore under Bun sizes itself).

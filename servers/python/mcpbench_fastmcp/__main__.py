@@ -35,7 +35,7 @@ def main() -> None:
         return
     uvicorn.run(
         "mcpbench_fastmcp.server:app",
-        host="0.0.0.0",
+        host=os.environ.get("HOST") or "127.0.0.1",  # loopback unless the runtime says otherwise (a container)
         port=int(os.environ.get("PORT", "8000")),
         workers=worker_count(),
         loop="uvloop",

@@ -202,8 +202,9 @@ app = Starlette(
     routes=mcp.streamable_http_app(
         stateless_http=True,
         json_response=True,
-        # The server listens on 0.0.0.0 behind container port mappings, so the Host header is whatever the client
-        # dialled; DNS-rebinding protection only makes sense for a localhost-only dev server.
+        # The server listens where HOST says (loopback, or 0.0.0.0 in a container behind a port mapping), and the
+        # Host header is whatever the client dialled (a compose service name in a container): the SDK's
+        # DNS-rebinding check stays off until the contract passes the hosts to accept.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=MAX_BODY_BYTES,
         host="0.0.0.0",

@@ -3,6 +3,8 @@
 use std::env;
 
 pub struct Config {
+    /// The address to bind: loopback unless the runtime says otherwise (a container: 0.0.0.0).
+    pub host: String,
     pub port: u16,
     pub redis_url: String,
     pub api_url: String,
@@ -28,6 +30,7 @@ impl Config {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1);
         Self {
+            host: var_or("HOST", "127.0.0.1"),
             port: env::var("PORT")
                 .ok()
                 .and_then(|p| p.parse().ok())

@@ -97,7 +97,7 @@ async fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error + Send + Syn
         }),
     );
 
-    let listener = tokio::net::TcpListener::bind(("0.0.0.0", cfg.port))
+    let listener = tokio::net::TcpListener::bind((cfg.host.as_str(), cfg.port))
         .await?
         // axum::serve leaves Nagle on; small JSON replies then meet the client's
         // delayed ACK and stall ~40 ms.
@@ -105,8 +105,8 @@ async fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error + Send + Syn
             let _ = tcp.set_nodelay(true);
         });
     println!(
-        "mcpbench-rust listening on 0.0.0.0:{} (workers={}, redis pool={}, server_type={})",
-        cfg.port, cfg.cpus, cfg.redis_pool_size, cfg.server_type
+        "mcpbench-rust listening on {}:{} (workers={}, redis pool={}, server_type={})",
+        cfg.host, cfg.port, cfg.cpus, cfg.redis_pool_size, cfg.server_type
     );
 
     let signal_token = shutdown.clone();
