@@ -111,3 +111,19 @@ def test_a_measurement_the_stop_cut_short_is_set_aside_and_the_elapsed_time_carr
     data = json.loads((record.directory / RUN_FILE).read_text())
     assert data["status"] == "running" and data["resumes"] == [entry]
     assert data["orchestrator"]["pid"] == liveness.this_orchestrator()["pid"]
+
+
+def test_the_time_before_a_resume_ends_at_the_last_finished_measurement_not_at_the_abandonment(
+        tmp_path: Path) -> None:
+    import datetime as dt
+    import os
+
+    record = a_run(tmp_path)
+    done = record.directory / "go" / "session-5vu-r1"
+    done.mkdir(parents=True)
+    (done / SUMMARY_FILE).write_text("{}")
+    started = dt.datetime.fromisoformat(record.data["started_at"]).timestamp()
+    os.utime(done / SUMMARY_FILE, (started + 30, started + 30))
+    record.abandon()  # found much later: run.json written now
+    entry = resume.begin(RunRecord.reopen(record.directory), fingerprint(cgroups.Support(None, False, "test")))
+    assert entry["previous_status"] == "abandoned" and entry["elapsed_before_s"] == 30.0

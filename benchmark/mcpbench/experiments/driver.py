@@ -460,20 +460,27 @@ class Driver:
         write_checked(out_dir / SUMMARY_FILE, summary)
         self.record.server(spec.name)["measurements"].append(out_dir.name)
         self.record.save()
-        if summary["status"] == "failed":
-            raise ServerFailed(summary["phase"], summary["reason"])
+        self._count(state, out_dir, load, round_index, summary)
         if summary["status"] == "invalid":
-            state.invalid.append((summary["phase"], f"{out_dir.name}: {summary['phase']}: {summary['reason']}"))
             self.console.print(f"  [bold red]{spec.name} {out_dir.name} invalid[/] ({summary['phase']}): "
                                f"{summary['reason']}")
             if summary["phase"] == "infra":
                 self.bench.restart_infra()
                 self.console.print("  [yellow]infrastructure restarted and re-seeded; going on[/]")
-            return summary
-        if isinstance(load, ClosedLoad) and round_index == 1:
+        return summary
+
+    @staticmethod
+    def _count(state: ServerState, out_dir: Path, load: Load, round_index: int, summary: dict[str, Any]) -> None:
+        """What a measurement, just made or kept by a resume, means for its server: a failed one ends its part
+        (ServerFailed), an invalid one is noted for its status, round 1's closed rate is what equal loads and
+        --open fractions are sized from."""
+        if summary["status"] == "failed":
+            raise ServerFailed(summary["phase"], summary["reason"])
+        if summary["status"] == "invalid":
+            state.invalid.append((summary["phase"], f"{out_dir.name}: {summary['phase']}: {summary['reason']}"))
+        elif isinstance(load, ClosedLoad) and round_index == 1:
             rate = summary["throughput"]["tool_calls_per_s"]
             state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
-        return summary
 
     def kept(self, state: ServerState, out_dir: Path, load: Load, round_index: int) -> dict[str, Any] | None:
         """A resumed run's measurement finished before the stop (its summary.json is there): kept, not measured
@@ -488,11 +495,7 @@ class Driver:
         self.resume_record["kept"] += 1
         self.record.save()
         self.console.print(f"  [dim]{state.spec.name} {out_dir.name}: kept (measured before the resume)[/]")
-        if summary["status"] == "invalid":
-            state.invalid.append((summary["phase"], f"{out_dir.name}: {summary['phase']}: {summary['reason']}"))
-        elif isinstance(load, ClosedLoad) and round_index == 1 and summary["status"] == "ok":
-            rate = summary["throughput"]["tool_calls_per_s"]
-            state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
+        self._count(state, out_dir, load, round_index, summary)
         return summary
 
     def set_aside(self, state: ServerState, out_dir: Path, summary: dict[str, Any]) -> None:

@@ -70,12 +70,15 @@ def resumed_values(options: tuple, values: dict[str, Any]) -> dict[str, Any]:
 
 
 def _elapsed_before(record: RunRecord) -> float:
-    """The run's measuring time so far: every earlier part, from its start to run.json's last write (the
-    gaps between parts are not the run's)."""
-    last_write = (record.directory / RUN_FILE).stat().st_mtime
+    """The run's measuring time so far: every earlier part, from its start to its last sign of life (the
+    stop it recorded, else its newest summary.json; not run.json's last write, which marking it abandoned
+    moved). The gaps between parts are not the run's."""
     previous = (record.data.get("resumes") or [None])[-1]
-    start = previous["at"] if previous else record.data["started_at"]
-    part = max(0.0, last_write - dt.datetime.fromisoformat(start).timestamp())
+    start = dt.datetime.fromisoformat(previous["at"] if previous else record.data["started_at"]).timestamp()
+    signs = [path.stat().st_mtime for path in record.directory.glob(f"*/*/{SUMMARY_FILE}")]
+    if record.data.get("finished_at"):
+        signs.append(dt.datetime.fromisoformat(record.data["finished_at"]).timestamp())
+    part = max(0.0, max(signs, default=start) - start)
     return round((previous["elapsed_before_s"] if previous else 0.0) + part, 1)
 
 
