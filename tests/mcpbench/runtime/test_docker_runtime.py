@@ -142,7 +142,10 @@ def test_containers_get_only_the_contract_variables_the_compose_file_gives_them(
     compose_env = compose.contract_environment("java-spring")
     interpolated = {"${MCPBENCH_CPUS:-%s}" % compose.DEFAULT_CPUS: env["CPU_LIMIT"],
                     "${MCPBENCH_MEMORY_MB:-%s}" % compose.DEFAULT_MEMORY_MB: env["MEMORY_LIMIT_MB"]}
-    assert {k: interpolated.get(v, v) for k, v in compose_env.items() if k != "PORT"} == env
+    # Where it listens is the compose file's own: the container's port, on every interface of its network
+    # namespace (the host publishes it on 127.0.0.1 only).
+    assert compose_env["PORT"] == str(compose.CONTAINER_PORT) and compose_env["HOST"] == "0.0.0.0"
+    assert {k: interpolated.get(v, v) for k, v in compose_env.items() if k not in ("PORT", "HOST")} == env
 
 
 def test_an_oom_killed_container_says_so() -> None:
