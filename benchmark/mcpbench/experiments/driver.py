@@ -201,14 +201,14 @@ class Driver:
         while round_index == 0 or self.experiment.more_rounds(self, round_index):
             round_index += 1
             if round_index <= len(recorded):  # resumed: the round's recorded order, whatever was measured of it
-                order = [self.states[name] for name in recorded[round_index - 1]
-                         if name in self.states and not self.states[name].failed]
+                names = recorded[round_index - 1]
+                order = [self.states[name] for name in names if name in self.states and not self.states[name].failed]
             else:
                 order = [state for state in self.states.values() if not state.failed]
                 if self.config.shuffle:
                     random.shuffle(order)  # a new order every round: a slow spell of the host hits no server twice
-            rounds.append(recorded[round_index - 1] if round_index <= len(recorded) else
-                          [state.spec.name for state in order])
+                names = [state.spec.name for state in order]
+            rounds.append(names)
             self.record.data["rounds"] = rounds
             if self.config.runs > 1:
                 of = f"at most {self.config.runs}" if self.config.rounds_auto else f"{self.config.runs}"
