@@ -351,6 +351,7 @@ def test_ctrl_c_with_the_output_piped_through_tee_is_still_an_interrupted_run(tm
     run_dir = only_run(tmp_path)
     run = json.loads((run_dir / "run.json").read_text())
     assert run["status"] == "interrupted", run["status"]
-    assert len(run["servers"][SERVER]["measurements"]) == 1
+    # one measurement finished before Ctrl-C (a busy host's set-aside retry, <dir>.disturbed, is not another)
+    assert len([m for m in run["servers"][SERVER]["measurements"] if ".disturbed" not in m]) == 1
     time.sleep(0.5)
     assert not leftovers(str(run_dir))
