@@ -12,6 +12,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime"
@@ -33,6 +34,8 @@ type config struct {
 	apiURL     string
 	serverType string
 	cores      int // CPU cores granted; pools are sized from it
+	// ALLOWED_HOSTS: the host names a request's Host and Origin may carry; nil: no check.
+	allowHosts map[string]bool
 }
 
 func loadConfig() config {
@@ -43,6 +46,7 @@ func loadConfig() config {
 		apiURL:     strings.TrimRight(getenv("API_SERVICE_URL", "http://127.0.0.1:8100"), "/"),
 		serverType: getenv("SERVER_TYPE", "go"),
 		cores:      runtime.GOMAXPROCS(0), // already cgroup-aware
+		allowHosts: parseAllowedHosts(getenv("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")),
 	}
 	if limit, err := strconv.ParseFloat(os.Getenv("CPU_LIMIT"), 64); err == nil && limit > 0 && !math.IsInf(limit, 0) {
 		cfg.cores = max(1, int(math.Ceil(limit)))
@@ -61,6 +65,49 @@ func getenv(key, fallback string) string {
 		return v
 	}
 	return fallback
+}
+
+// parseAllowedHosts reads ALLOWED_HOSTS: comma-separated host names, no ports, IPv6 in brackets.
+// "*" (set only to measure what the check costs) gives nil: no check.
+func parseAllowedHosts(list string) map[string]bool {
+	if list == "*" {
+		return nil
+	}
+	hosts := map[string]bool{}
+	for h := range strings.SplitSeq(list, ",") {
+		if h = strings.ToLower(strings.Trim(strings.TrimSpace(h), "[]")); h != "" {
+			hosts[h] = true
+		}
+	}
+	return hosts
+}
+
+// checkHosts is the DNS-rebinding guard for the ALLOWED_HOSTS list, which the SDK's own guard
+// cannot take. 403 on every method for a Host, or an Origin if one is sent, whose host is not
+// listed; no Origin (non-browser clients) passes. Not http.CrossOriginProtection: it lets
+// GET through and compares Origin with Host instead of with a list.
+func checkHosts(next http.Handler, allowed map[string]bool) http.Handler {
+	if allowed == nil { // ALLOWED_HOSTS=*
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !allowed[hostname(r.Host)] {
+			http.Error(w, "Forbidden: Host not allowed", http.StatusForbidden)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" {
+			if u, err := url.Parse(origin); err != nil || !allowed[hostname(u.Host)] {
+				http.Error(w, "Forbidden: Origin not allowed", http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostname strips the port and IPv6 brackets and lower-cases: "[::1]:8080" -> "::1".
+func hostname(hostport string) string {
+	return strings.ToLower((&url.URL{Host: hostport}).Hostname())
 }
 
 func main() {
@@ -101,14 +148,14 @@ func main() {
 		&mcp.StreamableHTTPOptions{
 			Stateless:    true,
 			JSONResponse: true,
-			// The DNS-rebinding guard rejects any non-localhost Host header, which is every
-			// request once the server runs in a container behind a published port.
-			DisableLocalhostProtection: true,
+			// The SDK's DNS-rebinding guard (403 for a non-localhost Host on a loopback
+			// connection) stays on; checkHosts adds the ALLOWED_HOSTS list. "*" turns both off.
+			DisableLocalhostProtection: cfg.allowHosts == nil,
 			MaxRequestBodyBytes:        maxBodyBytes,
 		})
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
+	mux.Handle("/mcp", checkHosts(handler, cfg.allowHosts))
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(cfg.host, cfg.port),
 		Handler:           mux,

@@ -288,6 +288,30 @@ def test_a_server_this_machine_cannot_build_is_unavailable_not_a_failure(tmp_pat
     assert "unavailable" in out
 
 
+def test_verify_fails_a_real_server_deployed_without_the_contracts_safety(tmp_path: Path) -> None:
+    # The real go server, built into each directory, misconfigured by its manifest: DNS-rebinding protection off
+    # (ALLOWED_HOSTS=*), and listening on every interface instead of the contract's loopback.
+    servers = tmp_path / "servers"
+    for name, env in (("unguarded", 'ALLOWED_HOSTS = "*"'), ("exposed", 'HOST = "0.0.0.0"')):
+        (servers / name).mkdir(parents=True)
+        (servers / name / "mcpbench.toml").write_text(
+            f'[server]\ndisplay_name = "{name}"\nlanguage = "Go"\nruntime = "x"\nsdk = "go-sdk"\n'
+            f'sdk_version = "-"\nrequires = ["go"]\n'
+            f'[build]\ncommand = "go build -C {SERVERS_DIR / "go"} -o {servers / name / "server"} ."\n'
+            f'[run]\ncommand = ["./server"]\nenv = {{ {env} }}\n')
+    proc = mcpbench("verify", "unguarded", "exposed", "--servers-dir", str(servers), "--results-dir", str(tmp_path / "v"),
+                    "--json")
+    out, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 1, out
+    verdicts = json.JSONDecoder().raw_decode(out, out.index("\n{") + 1)[0]["servers"]  # stderr's lines follow it
+    failed = {name: [c["name"] for c in verdict["checks"] if c["status"] == "fail"] for name, verdict in verdicts.items()}
+    assert failed == {"unguarded": ["DNS rebinding: foreign Host refused", "DNS rebinding: foreign Origin refused"],
+                      "exposed": ["listens on loopback only"]}, out
+    exposed = next(c for c in verdicts["exposed"]["checks"] if c["name"] == "listens on loopback only")
+    assert "reachable from other machines" in exposed["reason"]  # Go binds 0.0.0.0 dual-stack: ":::PORT"
+    assert not leftovers(str(servers))
+
+
 def test_an_orchestrator_error_is_one_line_and_run_json_says_failed(tmp_path: Path) -> None:
     # No redis-server on PATH: the suite cannot start its infrastructure.
     env = {**os.environ, "PATH": "/nonexistent"}

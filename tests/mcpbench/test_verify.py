@@ -83,6 +83,7 @@ class SpecServer(BaseHTTPRequestHandler):
     rate_limit_key = "spec"  # or "all digits"
     empty_items = "tool error"  # or "run it", "invalid params", "tool error after INCR"
     revision_2026 = "served"  # or "refused" (an SDK without the 2026-07-28 revision), "untyped" (no resultType)
+    host_check = "allow-list"  # or "off" (an SDK's DNS-rebinding protection turned off), "loopback IPs only"
     counters: dict[str, int]
     histories: dict[str, list[str]]
 
@@ -92,7 +93,20 @@ class SpecServer(BaseHTTPRequestHandler):
     def do_DELETE(self) -> None:
         self.reply(405, None)
 
+    def host_refused(self) -> bool:
+        """docs/server-contract.md's ALLOWED_HOSTS check, as the SDKs do it: the host names of Host and Origin."""
+        allowed = {"off": None, "allow-list": {"localhost", "127.0.0.1"}, "loopback IPs only": {"127.0.0.1"}}[
+            self.host_check]
+        if allowed is None:
+            return False
+        origin = self.headers.get("Origin")
+        names = [self.headers.get("Host", "").rsplit(":", 1)[0]] + ([origin.split("://")[-1].rsplit(":", 1)[0]]
+                                                                     if origin else [])
+        return any(name not in allowed for name in names)
+
     def do_POST(self) -> None:
+        if self.host_refused():
+            return self.reply(403, None)
         length = int(self.headers.get("Content-Length", 0))
         if length > 1024 * 1024:
             return self.reply(413, None)
@@ -262,3 +276,16 @@ def test_a_2026_reply_without_its_result_type_is_a_warning(spec_server: Callable
     by_name = {check.name: check for check in verdict.checks}
     assert by_name["protocol 2026-07-28"].status == "warn"
     assert "resultType" in by_name["protocol 2026-07-28"].reason
+
+
+@pytest.mark.parametrize(("host_check", "failing"), [
+    ("off", ["DNS rebinding: foreign Host refused", "DNS rebinding: foreign Origin refused"]),
+    ("loopback IPs only", ["DNS rebinding: localhost accepted"]),
+])
+def test_a_server_without_the_contracts_host_check_fails_verify(spec_server: Callable[..., str], host_check: str,
+                                                                 failing: list[str]) -> None:
+    verdict = verify(spec_server(host_check=host_check), "spec")
+    assert verdict.status == "fail"
+    assert [check.name for check in verdict.failures()] == failing
+    assert all("HTTP 200" in check.reason if host_check == "off" else "HTTP 403" in check.reason
+               for check in verdict.failures())

@@ -11,6 +11,15 @@ import psutil
 # starts on the host is reachable from another machine while it runs.
 LOOPBACK = "127.0.0.1"
 
+# The names a request to this machine's loopback carries in its Host header (the contract's ALLOWED_HOSTS,
+# IPv6 in brackets as in a Host header): what a server accepts besides the names its placement adds.
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+
+
+def allowed_hosts(*names: str) -> str:
+    """The contract's ALLOWED_HOSTS value: the loopback names and these (a compose service name)."""
+    return ",".join((*LOOPBACK_NAMES, *names))
+
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

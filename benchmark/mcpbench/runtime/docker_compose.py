@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from mcpbench.catalog.manifest import ServerSpec, _format_validation
 from mcpbench.host.paths import API_SERVICE_DIR, ROOT
+from mcpbench.host.ports import allowed_hosts
 
 CONTAINER_PORT = 8080
 # Inside a container a server listens on every interface of its own network namespace: the compose network and
@@ -198,6 +199,7 @@ def contract_environment(name: str) -> dict[str, str]:
     """docs/server-contract.md's variables as a container gets them (limits from the compose variables)."""
     return {
         "HOST": ALL_INTERFACES,
+        "ALLOWED_HOSTS": allowed_hosts(name),  # the published port's 127.0.0.1, and the service name in the network
         "PORT": str(CONTAINER_PORT),
         "REDIS_URL": REDIS_URL_IN_NETWORK,
         "API_SERVICE_URL": API_URL_IN_NETWORK,

@@ -17,7 +17,7 @@ from mcpbench.host import versions
 from mcpbench.host.profile import ResourceProfile
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host import ports
-from mcpbench.host.ports import LOOPBACK, free_port
+from mcpbench.host.ports import LOOPBACK, allowed_hosts, free_port
 from mcpbench.host.resources import Usage, tree_usage
 from mcpbench.host.toolchain import environment_for
 from mcpbench.loadgen.base import StdioLaunch
@@ -183,7 +183,8 @@ class LocalRuntime(Runtime):
 
     def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> LocalServer:
         port = free_port()
-        env = {**self.server_environment(spec, infra), "HOST": LOOPBACK, "PORT": str(port),
+        env = {**self.server_environment(spec, infra), "HOST": LOOPBACK, "ALLOWED_HOSTS": allowed_hosts(),
+               "PORT": str(port),
                **{k: _substitute(v, port, spec.directory) for k, v in spec.run_env.items()}}
         argv = [_substitute(arg, port, spec.directory) for arg in spec.run_command]
         argv[0] = _executable(argv[0], spec.directory)

@@ -91,20 +91,21 @@ class McpClient:
         return Reply(response.status_code, content_type, response.headers.get("mcp-session-id"),
                      message, response.text)
 
-    def request(self, method: str, params: dict[str, Any] | None = None) -> Reply:
+    def request(self, method: str, params: dict[str, Any] | None = None,
+                headers: dict[str, str] | None = None) -> Reply:
         payload: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
         if params is not None:
             payload["params"] = params
-        return self.post_raw(json.dumps(payload).encode())
+        return self.post_raw(json.dumps(payload).encode(), headers)
 
     def notify(self, method: str) -> Reply:
         return self.post_raw(json.dumps({"jsonrpc": "2.0", "method": method}).encode())
 
-    def initialize(self) -> Reply:
+    def initialize(self, headers: dict[str, str] | None = None) -> Reply:
         reply = self.request("initialize", {
             "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
             "clientInfo": {"name": "mcpbench", "version": "1"},
-        })
+        }, headers)
         if reply.session_id:
             self.session_id = reply.session_id
         return reply

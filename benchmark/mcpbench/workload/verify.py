@@ -16,6 +16,9 @@ from mcpbench.workload.tools import CHECKS, DEFAULT_ARGUMENTS, TOOL_NAMES
 
 Status = Literal["pass", "warn", "fail", "unavailable"]  # unavailable: this machine lacks the toolchain
 
+# A name no allow-list holds (RFC 2606 reserves .example): what a rebinding attacker's page is called.
+FOREIGN_HOST = "rebinding.example"
+
 
 @dataclass(frozen=True)
 class Check:
@@ -303,6 +306,32 @@ class _Verifier:
         self.guarded("still serving after bad input", still_alive)
 
 
+    def dns_rebinding(self) -> None:
+        """docs/server-contract.md's ALLOWED_HOSTS: a browser on a page whose name rebinds to this machine sends
+        that name as Host, and its own page as Origin; the server must refuse both (a 4xx, nothing served), and
+        still answer the names it is given. Each probe is an initialize, which every server otherwise answers."""
+        port = httpx.URL(self.url).port
+        probes = [("DNS rebinding: foreign Host refused", {"Host": f"{FOREIGN_HOST}:{port}"}, False),
+                  ("DNS rebinding: foreign Origin refused", {"Origin": f"http://{FOREIGN_HOST}"}, False),
+                  ("DNS rebinding: localhost accepted",
+                   {"Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"}, True)]
+        for name, headers, accept in probes:
+            def probe(name: str = name, headers: dict[str, str] = headers, accept: bool = accept) -> None:
+                with McpClient(self.url) as client:
+                    reply = client.initialize(headers)
+                if accept:
+                    ok = reply.status == 200 and reply.result is not None
+                    self.add(name, "pass" if ok else "fail",
+                             f"HTTP {reply.status}" + ("" if ok else f": {reply.body[:160]!r} — the contract's "
+                                                       "ALLOWED_HOSTS names localhost"))
+                else:
+                    ok = 400 <= reply.status < 500
+                    self.add(name, "pass" if ok else "fail",
+                             f"HTTP {reply.status}" + ("" if ok else " — served: the server's DNS-rebinding "
+                                                       "protection is off (docs/server-contract.md, ALLOWED_HOSTS)"))
+            self.guarded(name, probe)
+
+
 def verify(url: str, server_type: str, protocols: list[str] | None = None) -> Verdict:
     """Run every check against the MCP endpoint `url`; never raises for a misbehaving server. `protocols`:
     the revisions its manifest says its SDK accepts; a listed 2026-07-28 is checked too."""
@@ -313,4 +342,5 @@ def verify(url: str, server_type: str, protocols: list[str] | None = None) -> Ve
         verifier.guarded(f"protocol {REVISION_2026}", verifier.self_contained_call)
     verifier.guarded("workload details", verifier.workload_details)
     verifier.guarded("bad input", verifier.bad_input)
+    verifier.dns_rebinding()
     return Verdict(verifier.checks)

@@ -2,14 +2,20 @@
 // both protocol eras: 2025-era requests (initialize, no per-request envelope) and 2026-07-28 requests
 // (no handshake; protocol version and client info in every request's `_meta`).
 import type { Server } from 'node:http';
-import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler, type Request, type Response } from 'express';
 import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  NodeStreamableHTTPServerTransport,
+  hostHeaderValidation,
+  originValidation,
+  toNodeHandler,
+} from '@modelcontextprotocol/node';
 import { closeBackends, connectBackends, newMcpServer } from './tools.js';
 
 export interface Config {
   host: string;
   port: number;
+  allowedHosts?: string[]; // undefined: DNS-rebinding protection off (ALLOWED_HOSTS=*)
   redisUrl: string;
   apiUrl: string;
   serverType: string;
@@ -25,6 +31,14 @@ export function serve(config: Config, onListening: () => void) {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  // The SDK's DNS-rebinding guards (port-agnostic host names), ahead of the body parser so that a refused
+  // request is never read; each answers 403 itself when it refuses.
+  if (config.allowedHosts) {
+    const validHost = hostHeaderValidation(config.allowedHosts);
+    const validOrigin = originValidation(config.allowedHosts);
+    const guard: RequestHandler = (req, res, next) => void (validHost(req, res) && validOrigin(req, res) && next());
+    app.use('/mcp', guard);
+  }
   app.use(express.json({ limit: '1mb' }));
 
   // 2026-07-28 requests (and the modern path's own rejections: a bad envelope, header/body mismatches):

@@ -17,6 +17,10 @@ const workers = Number(env.WORKERS) > 0 ? Math.floor(Number(env.WORKERS)) : Math
 const runtime = process.versions.bun ? `Bun ${process.versions.bun}` : `Node.js ${process.version}`;
 const port = Number(env.PORT ?? 8080);
 const host = env.HOST || '127.0.0.1'; // loopback unless the runtime says otherwise (a container: 0.0.0.0)
+// The hosts a request may name (Host, and Origin when a browser sends one): DNS-rebinding protection.
+// `*` switches it off, which only the suite's measurement of what the check costs does.
+const hostList = (env.ALLOWED_HOSTS || 'localhost,127.0.0.1,[::1]').split(',').map((h) => h.trim()).filter(Boolean);
+const allowedHosts = hostList.length === 1 && hostList[0] === '*' ? undefined : hostList;
 
 if (stdio) {
   const { serveOverStdio } = await import('./stdio.js');
@@ -25,7 +29,7 @@ if (stdio) {
 } else if (workers === 1 || !cluster.isPrimary) {
   // Imported here, not at the top, so that a cluster primary (which serves nothing) stays small.
   const { serve } = await import('./app.js');
-  serve({ host, port, redisUrl, apiUrl, serverType }, () =>
+  serve({ host, port, allowedHosts, redisUrl, apiUrl, serverType }, () =>
     cluster.isPrimary && console.log(`listening on ${host}:${port} (${runtime}, 1 process)`),
   );
 } else {

@@ -195,6 +195,21 @@ async def serve_stdio() -> None:
         await mcp.run_stdio_async()
 
 
+def transport_security() -> TransportSecuritySettings:
+    """The SDK's DNS-rebinding protection for the contract's ALLOWED_HOSTS: Host must name one of them (with or
+    without a port), and a browser's Origin, when sent, too. `*` switches it off, which only the suite's
+    measurement of what the check costs does. The SDK's own default allows loopback names only when it binds
+    the host itself; here uvicorn binds, so the list is given explicitly."""
+    hosts = [h.strip() for h in (os.environ.get("ALLOWED_HOSTS") or "localhost,127.0.0.1,[::1]").split(",") if h.strip()]
+    if hosts == ["*"]:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[pattern for h in hosts for pattern in (h, f"{h}:*")],
+        allowed_origins=[f"{scheme}://{h}{port}" for h in hosts for scheme in ("http", "https") for port in ("", ":*")],
+    )
+
+
 # MCPServer's own app runs only the session manager in its lifespan; reuse its routes (POST/GET/DELETE /mcp)
 # under a lifespan that also owns this worker's Redis pool and HTTP client. mcp 2.x takes the transport options
 # here rather than in the constructor.
@@ -202,10 +217,7 @@ app = Starlette(
     routes=mcp.streamable_http_app(
         stateless_http=True,
         json_response=True,
-        # The server listens where HOST says (loopback, or 0.0.0.0 in a container behind a port mapping), and the
-        # Host header is whatever the client dialled (a compose service name in a container): the SDK's
-        # DNS-rebinding check stays off until the contract passes the hosts to accept.
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        transport_security=transport_security(),
         max_request_body_size=MAX_BODY_BYTES,
         host="0.0.0.0",
     ).routes,

@@ -5,6 +5,10 @@ use std::env;
 pub struct Config {
     /// The address to bind: loopback unless the runtime says otherwise (a container: 0.0.0.0).
     pub host: String,
+    /// The Host names (no port) a request may carry, and its Origin's host if it sends one: the
+    /// DNS-rebinding allow-list. `None` is `ALLOWED_HOSTS=*`, the check switched off, which only the
+    /// suite's measurement of what the check costs sets.
+    pub allowed_hosts: Option<Vec<String>>,
     pub port: u16,
     pub redis_url: String,
     pub api_url: String,
@@ -31,6 +35,15 @@ impl Config {
             .max(1);
         Self {
             host: var_or("HOST", "127.0.0.1"),
+            allowed_hosts: match var_or("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").as_str() {
+                "*" => None,
+                list => Some(
+                    list.split(',')
+                        .map(|h| h.trim().to_owned())
+                        .filter(|h| !h.is_empty())
+                        .collect(),
+                ),
+            },
             port: env::var("PORT")
                 .ok()
                 .and_then(|p| p.parse().ok())

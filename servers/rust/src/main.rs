@@ -73,19 +73,30 @@ async fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error + Send + Syn
     let app = Arc::new(tools::App::new(&cfg)?);
     let shutdown = CancellationToken::new();
 
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        // Every request of this workload is under 1 KiB; reject big bodies early.
+        .with_max_request_body_bytes(512 * 1024)
+        .with_sse_keep_alive(None)
+        .with_cancellation_token(shutdown.child_token());
+    // rmcp's DNS-rebinding protection: Host must be one of the contract's ALLOWED_HOSTS (any port),
+    // and a browser's Origin, when sent, one of them over http(s) at any port.
+    let config = match &cfg.allowed_hosts {
+        Some(hosts) => config
+            .with_allowed_hosts(hosts.clone())
+            .with_allowed_origins(
+                hosts
+                    .iter()
+                    .flat_map(|h| [format!("http://{h}:*"), format!("https://{h}:*")]),
+            ),
+        None => config.disable_allowed_hosts().disable_allowed_origins(),
+    };
     let mcp = StreamableHttpService::new(
         move || Ok(Bench::new(app.clone())),
         // Stateless: no session is ever created, so no session store is needed.
         Arc::new(NeverSessionManager::default()),
-        StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
-            .with_json_response(true)
-            // Runs behind container networking, where Host is not localhost.
-            .disable_allowed_hosts()
-            // Every request of this workload is under 1 KiB; reject big bodies early.
-            .with_max_request_body_bytes(512 * 1024)
-            .with_sse_keep_alive(None)
-            .with_cancellation_token(shutdown.child_token()),
+        config,
     );
 
     let health = format!(r#"{{"status":"ok","server_type":"{}"}}"#, cfg.server_type);

@@ -145,7 +145,9 @@ def test_containers_get_only_the_contract_variables_the_compose_file_gives_them(
     # Where it listens is the compose file's own: the container's port, on every interface of its network
     # namespace (the host publishes it on 127.0.0.1 only).
     assert compose_env["PORT"] == str(compose.CONTAINER_PORT) and compose_env["HOST"] == "0.0.0.0"
-    assert {k: interpolated.get(v, v) for k, v in compose_env.items() if k not in ("PORT", "HOST")} == env
+    # Whom it answers is too: the loopback names (the published port) and its service name in the network.
+    assert compose_env["ALLOWED_HOSTS"] == "localhost,127.0.0.1,[::1],java-spring"
+    assert {k: interpolated.get(v, v) for k, v in compose_env.items() if k not in ("PORT", "HOST", "ALLOWED_HOSTS")} == env
 
 
 def test_an_oom_killed_container_says_so() -> None:

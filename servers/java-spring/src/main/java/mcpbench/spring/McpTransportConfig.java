@@ -2,10 +2,14 @@ package mcpbench.spring;
 
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpStatelessServerHandler;
+import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
+import io.modelcontextprotocol.server.transport.ServerTransportSecurityValidator;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpStatelessServerTransport;
@@ -14,14 +18,19 @@ import reactor.core.publisher.Mono;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.ValueSerializer;
+import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.ai.mcp.server.common.autoconfigure.properties.McpServerStreamableHttpProperties;
 import org.springframework.ai.mcp.server.webmvc.transport.WebMvcStatelessServerTransport;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.jackson.JacksonComponent;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.http.HttpStatus;
+import org.springframework.util.Assert;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -35,13 +44,54 @@ import org.springframework.web.servlet.function.ServerResponse;
  * <li>an unknown method came back as HTTP 500 instead of a JSON-RPC "method not found";</li>
  * <li>its error bodies serialise the McpError exception, stack trace and all;</li>
  * <li>a tools/call without "arguments" failed with a NullPointerException;</li>
- * <li>DELETE /mcp (session end) fell through to a 404; stateless servers answer 405.</li>
+ * <li>DELETE /mcp (session end) fell through to a 404; stateless servers answer 405;</li>
+ * <li>Spring AI builds the transport with the SDK's DNS-rebinding guard off (a no-op
+ * validator) and has no property to turn it on.</li>
  * </ul>
  * HTTP only: the stdio profile (application-stdio.properties) runs without a web application.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication
 class McpTransportConfig {
+
+	/**
+	 * Spring AI's stateless transport, built as its auto-configuration builds it (which backs off for
+	 * this bean), plus the MCP SDK's Host/Origin validator configured from ALLOWED_HOSTS.
+	 */
+	@Bean
+	WebMvcStatelessServerTransport statelessTransport(@Qualifier("mcpServerJsonMapper") JsonMapper jsonMapper,
+			McpServerStreamableHttpProperties properties, @Value("${mcpbench.allowed-hosts}") List<String> allowedHosts) {
+		return WebMvcStatelessServerTransport.builder()
+			.jsonMapper(new JacksonMcpJsonMapper(jsonMapper))
+			.messageEndpoint(properties.getMcpEndpoint())
+			.securityValidator(hostValidator(allowedHosts))
+			.build();
+	}
+
+	/**
+	 * The SDK's DefaultServerTransportSecurityValidator takes host[:port] and origin patterns, where
+	 * ":*" matches any port (or none): each allowed host becomes "host:*", "http://host:*" and
+	 * "https://host:*". A request without Origin passes; a missing or foreign Host gets 421, a foreign
+	 * Origin 403. It compares case-sensitively, so the list is lowercased, the form browsers send (a
+	 * mixed-case Host from another client is refused). "*" alone is the suite's measure-the-cost
+	 * switch: the SDK's no-op validator, Spring AI's default.
+	 */
+	static ServerTransportSecurityValidator hostValidator(List<String> allowedHosts) {
+		List<String> hosts = allowedHosts.stream()
+			.map(host -> host.trim().toLowerCase(Locale.ROOT))
+			.filter(host -> !host.isEmpty())
+			.toList();
+		if (hosts.contains("*")) {
+			return ServerTransportSecurityValidator.NOOP;
+		}
+		// An empty host list would make the SDK skip the Host check altogether.
+		Assert.state(!hosts.isEmpty(), "ALLOWED_HOSTS names no host");
+		var validator = DefaultServerTransportSecurityValidator.builder();
+		for (String host : hosts) {
+			validator.allowedHost(host + ":*").allowedOrigin("http://" + host + ":*").allowedOrigin("https://" + host + ":*");
+		}
+		return validator.build();
+	}
 
 	@Bean
 	@Primary
