@@ -6,6 +6,8 @@
              DELETE, every request a session costs its client (the tools/call alone would leave the session
              out: the recorded baseline read ×0.57, as if sessions made calls faster)
   transport  HTTP stateless / stdio of the same server and load: CPU per call and the median iteration time
+  what-if    a what-if variant (a manifest's `what_if`, or a `--what-if` twin: DNS-rebinding protection off,
+             4 workers, an older runtime) / the server it varies, same load: CPU per call and iteration time
 
 Each ratio pairs measurements of the same round of the same run (measured minutes apart, in the shuffled
 order the round had), so a slow spell of the host weighs on both sides. The cell is the geometric mean of the
@@ -50,6 +52,14 @@ class Ratio:
         if self.low is None:
             return f"×{self.value:.2f} ({self.n} round{'s' if self.n != 1 else ''}: too few rounds for an interval)"
         return f"×{self.value:.2f} [{self.low:.2f}–{self.high:.2f}]"
+
+
+FINDING_MARGIN = 0.02  # a what-if that moves CPU per call by more than this, surely, is a finding (issue 24)
+
+
+def beyond(ratio: Ratio | None, margin: float = FINDING_MARGIN) -> bool:
+    """Whether the whole interval lies more than `margin` away from 1 (a ratio without one never does)."""
+    return bool(ratio and ratio.low is not None and (ratio.high < 1 - margin or ratio.low > 1 + margin))
 
 
 def paired_ratio(a: dict, b: dict, load: str) -> Ratio | None:
@@ -99,6 +109,8 @@ COLUMNS = (
     ("session_latency", "Session: median whole-iteration time (the whole session), session / stateless"),
     ("transport_cpu", "Transport: CPU per call, HTTP stateless / stdio"),
     ("transport_latency", "Transport: median iteration time, HTTP stateless / stdio"),
+    ("what_if_cpu", "What-if: CPU per call, this variant / the server it varies"),
+    ("what_if_latency", "What-if: median iteration time, this variant / the server it varies"),
 )
 
 
@@ -120,10 +132,18 @@ def decomposition(cons: Consolidated) -> list[DecompositionRow]:
                    if key.mode == "session" and _with_mode(key, "stateless") in mine]
         transport = [(group, mine[_with_mode(key, "stdio")]) for key, group in mine.items()
                      if key.mode == "stateless" and _with_mode(key, "stdio") in mine]
+        base = view.manifest.get("variant_of") if view.manifest.get("what_if") else None
+        what_if = [(group, cons.groups[(base, key)]) for key, group in mine.items() if (base, key) in cons.groups]
         cells = {"sdk_cpu": _best(sdk, "cpu"),
                  "session_cpu": _best(session, "cpu"), "session_latency": _best(session, "latency"),
-                 "transport_cpu": _best(transport, "cpu"), "transport_latency": _best(transport, "latency")}
+                 "transport_cpu": _best(transport, "cpu"), "transport_latency": _best(transport, "latency"),
+                 "what_if_cpu": _best(what_if, "cpu"), "what_if_latency": _best(what_if, "latency")}
         if any(cells.values()):
             rows.append(DecompositionRow(name, view.display_name, cells))
     return sorted(rows, key=lambda r: r.display_name)
 
+
+def what_ifs_of(rows: list[DecompositionRow], server: str, manifests: dict[str, dict]) -> list[DecompositionRow]:
+    """The rows with a what-if cell that vary `server`, or are `server` varying another: its server page's."""
+    return [row for row in rows if (row.cells["what_if_cpu"] or row.cells["what_if_latency"])
+            and server in (row.server, manifests.get(row.server, {}).get("variant_of"))]

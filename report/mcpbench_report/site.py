@@ -428,8 +428,11 @@ class SiteBuilder:
         records = []
         for record in view.records:
             records.append({"record": record, "files": self.raw_links(record.files(), record.results.run_id, name)})
+        manifests = {n: v.manifest for n, v in self.cons.servers.items()}
         self.render("server.html", f"servers/{slug(name)}.html", view=view, loads=loads, records=records,
-                    distribution=distribution, per_tool=per_tool, sweeps=sweeps,
+                    distribution=distribution, per_tool=per_tool, sweeps=sweeps, manifests=manifests,
+                    what_ifs=decomposition.what_ifs_of(self.decomposition, name, manifests),
+                    finding=decomposition.beyond, finding_margin=decomposition.FINDING_MARGIN,
                     failures=[f for f in self.cons.failures if f.server == name])
 
     def build(self) -> None:

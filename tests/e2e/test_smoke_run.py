@@ -363,6 +363,26 @@ def test_verify_json_is_one_parsable_document_on_stdout(tmp_path: Path) -> None:
     assert json.loads((only_run(tmp_path) / SERVER / "verify.json").read_text()) == verdict
 
 
+def test_verify_with_conformance_records_the_official_suites_verdicts(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "mcpbench.cli", "verify", "--conformance", SERVER, "--json",
+                           "--results-dir", str(tmp_path)], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    run_dir = only_run(tmp_path)
+    verdict = json.loads((run_dir / SERVER / "verify.json").read_text())
+    assert json.loads(done.stdout)["servers"][SERVER] == verdict
+    suite = verdict["conformance"]
+    assert suite["suite"] == "@modelcontextprotocol/conformance 0.1.16"
+    # 5/5 where the server advertises logging (logging-set-level applies), 4/4 where it does not
+    assert suite["applicable"] == (4 if "logging-set-level" in suite["not_applicable"] else 5)
+    assert suite["passed"] == suite["applicable"], suite["scenarios"]
+    assert len(suite["scenarios"]) + len(suite["not_applicable"]) == 32
+    checks = {check["name"]: check["status"] for check in verdict["checks"]}
+    assert all(checks[f"conformance: {name}"] in ("pass", "warn") for name in suite["scenarios"])
+    assert checks["conformance"] == "pass"
+    assert json.loads((run_dir / "run.json").read_text())["config"]["conformance"] is True
+
+
 def test_ctrl_c_with_the_output_piped_through_tee_is_still_an_interrupted_run(tmp_path: Path) -> None:
     # `mcpbench run … | tee log` and Ctrl-C: tee dies with the rest of the group, so the suite's next line to
     # the console meets a broken pipe (Rich then raises SystemExit): run.json must still say interrupted.

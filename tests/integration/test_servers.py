@@ -1,5 +1,6 @@
-"""Every discovered server: built with its manifest's command, started under limits, and verified
-against real Redis and the real API service. MCPBENCH_TEST_SERVERS=a,b narrows the set."""
+"""Every discovered server: built with its manifest's command, started under limits, and verified (with the
+official MCP conformance suite's applicable scenarios, as `verify --conformance`) against real Redis and the real
+API service. MCPBENCH_TEST_SERVERS=a,b narrows the set."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from mcpbench.catalog.build import BuildOutcome, build_server
 from mcpbench.host.profile import resource_profile
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.catalog.manifest import ServerSpec, discover
-from mcpbench.host.paths import SERVERS_DIR
+from mcpbench.host.paths import CONFORMANCE_DIR, SERVERS_DIR
 from mcpbench.runtime.local import LocalRuntime
 from mcpbench.host.toolchain import MissingRequirement
+from mcpbench.workload import conformance
 from mcpbench.workload.verify import verify
 
 pytestmark = pytest.mark.integration
@@ -74,6 +76,14 @@ def test_server_builds_starts_under_limits_and_passes_verify(
         assert server.alive(), server.log_tail()
         usage = server.usage()
         assert usage is not None and usage.memory_bytes > 0
+        # verify --conformance: every scenario of the official suite that applies to the server passes
+        try:
+            suite = conformance.run(server.url, CONFORMANCE_DIR)
+        except conformance.SuiteUnavailable as exc:
+            pytest.skip(f"verify passed; the conformance suite cannot run here: {exc}")
+        failed = {name: result.failures for name, result in suite.scenarios.items() if not result.passed}
+        assert not failed and suite.passed == suite.applicable >= len(conformance.APPLICABLE), failed
+        assert server.alive(), server.log_tail()
     finally:
         server.stop()
 

@@ -114,3 +114,25 @@ def test_the_repository_marks_its_v2_parity_and_end_of_life_variants_as_what_ifs
     servers = Path(__file__).resolve().parents[2] / "servers"
     what_ifs = {s.name for s in discover(servers).servers if s.what_if}
     assert what_ifs == {"nodejs-v2workers", "bun-v2workers", "python-v2workers", "nodejs-node20"}
+
+
+def test_a_what_if_twin_is_the_server_with_one_setting_over_its_environment(tmp_path: Path) -> None:
+    import pytest
+
+    from mcpbench.catalog.selection import SelectionError, select, what_if_twins
+
+    write(tmp_path, "nodejs", VALID + '\n[stdio]\ncommand = ["node", "dist/server.js", "--stdio"]\n')
+    discovery = discover(tmp_path)
+    chosen = what_if_twins(select(discovery, ["nodejs", "bun"]), discovery, "unguarded:ALLOWED_HOSTS=*")
+    assert [s.name for s in chosen] == ["nodejs", "nodejs-unguarded", "bun", "bun-unguarded"]
+    twin = chosen[3]
+    assert (twin.variant_of, twin.what_if, twin.overrides) == ("bun", "ALLOWED_HOSTS=*", {"ALLOWED_HOSTS": "*"})
+    assert twin.run_env == {"WORKERS_PER_CPU": "2", "EXTRA": "1", "ALLOWED_HOSTS": "*"}
+    assert twin.stdio_env == {"WORKERS_PER_CPU": "2", "EXTRA": "1", "ALLOWED_HOSTS": "*"}
+    assert twin.run_command == chosen[2].run_command and twin.info.display_name == "Bun · TS SDK (ALLOWED_HOSTS=*)"
+    assert twin.describe()["overrides"] == {"ALLOWED_HOSTS": "*"} and "overrides" not in chosen[2].describe()
+    with pytest.raises(SelectionError, match="give LABEL:KEY=VALUE"):
+        what_if_twins(chosen[:1], discovery, "ALLOWED_HOSTS=*")
+    write(tmp_path, "node", VALID.replace("[variants.bun]", "[variants.node-x]"))
+    with pytest.raises(SelectionError, match="node-x is already a server's name"):
+        what_if_twins(select(discover(tmp_path), ["node"]), discover(tmp_path), "x:X=1")

@@ -28,6 +28,7 @@ CAPACITY = FIXTURES / "20261123-161510-local"   # mcpbench capacity: rust and go
 OPEN = FIXTURES / "20261123-114126-local"       # rust: closed 4 VUs, then open at 50, 90, 150 % of that max
 SOAK = FIXTURES / "20261123-184242-local"            # mcpbench soak: go and python, 1 min each at 60 calls/s
 OVERHEADS = FIXTURES / "20261125-053426-local"  # baseline, go, python in modes session, stateless, stdio x 3 rounds
+WHAT_IF = FIXTURES / "20261126-125834-local"  # go and its --what-if twin go-unguarded (ALLOWED_HOSTS=*) x 3 rounds
 EQUAL = FIXTURES / "20261125-111418-local"   # baseline, go: 5 VUs and --equal-load 0.5 x 3 rounds, host-disturbed ones set aside
 SCHEMA1 = FIXTURES / "20261123-114227-local"    # rust, go x 3 runs at 8 VUs, written by schema-1 mcpbench (584cd9c)
 

@@ -12,7 +12,7 @@ from mcpbench_report.consolidate import consolidate
 from mcpbench_report.decomposition import decomposition, paired_ratio
 from mcpbench_report.load import LoadKey
 
-from report_helpers import OVERHEADS
+from report_helpers import OVERHEADS, WHAT_IF
 from mcpbench.scenarios import in_window
 
 
@@ -71,3 +71,36 @@ def test_the_session_overhead_is_the_whole_session_of_clean_measurements() -> No
         # an unsteady round is left out: the rounds paired are fewer than the rounds measured
         flagged = [r.round_id for r in session.runs if "unstable-host" in r.flags]
         assert all(k not in shared for k in flagged)
+
+
+def test_a_what_if_twin_is_paired_with_the_server_it_varies() -> None:
+    """Issue 24 item 4, on the recorded WHAT_IF run (`--what-if unguarded:ALLOWED_HOSTS=*`): the twin's row holds
+    its CPU per call over the base's, round by round; the base has no what-if cell."""
+    cons = consolidate(load.load([WHAT_IF]))
+    rows = {r.server: r for r in decomposition(cons)}
+    assert set(rows) == {"go-unguarded"}
+    assert cons.servers["go-unguarded"].manifest["overrides"] == {"ALLOWED_HOSTS": "*"}
+    key = next(k for (server, k) in cons.groups if server == "go")
+    clean = lambda g: {r.round_id: r.cpu_ms_per_call for r in g.runs  # noqa: E731
+                       if set(r.flags) <= {"bound:load-model"}}
+    a, b = clean(cons.groups[("go-unguarded", key)]), clean(cons.groups[("go", key)])
+    shared = [k for k in a if k in b]
+    cell = rows["go-unguarded"].cells["what_if_cpu"]
+    assert cell.n == len(shared) >= 2
+    assert cell.value == pytest.approx(math.exp(np.mean([math.log(a[k] / b[k]) for k in shared])))
+    assert rows["go-unguarded"].cells["sdk_cpu"] is None
+
+
+def test_a_what_if_is_a_finding_only_when_its_whole_interval_is_beyond_two_percent() -> None:
+    from mcpbench_report.decomposition import Ratio, beyond, what_ifs_of
+
+    assert beyond(Ratio(0.95, 0.93, 0.97, 5, "x")) and beyond(Ratio(1.05, 1.03, 1.08, 5, "x"))
+    assert not beyond(Ratio(0.97, 0.95, 0.99, 5, "x"))  # below 1, but not surely by more than 2 %
+    assert not beyond(Ratio(0.90, None, None, 2, "x"))  # too few rounds: no interval, no finding
+    assert not beyond(None)
+    cons = consolidate(load.load([WHAT_IF]))
+    rows, manifests = decomposition(cons), {n: v.manifest for n, v in cons.servers.items()}
+    # the base's page and the twin's page both list the pair; an unrelated server's does not
+    assert [r.server for r in what_ifs_of(rows, "go", manifests)] == ["go-unguarded"]
+    assert [r.server for r in what_ifs_of(rows, "go-unguarded", manifests)] == ["go-unguarded"]
+    assert what_ifs_of(rows, "rust", manifests) == []

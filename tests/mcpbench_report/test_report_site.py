@@ -308,6 +308,25 @@ def test_server_page_shows_the_build_command(tmp_path):
     assert "<code>cargo build" not in (info.out / "servers" / "python.html").read_text()
 
 
+def test_server_page_shows_the_conformance_suites_verdict_where_verify_ran_it(tmp_path):
+    # verify.json files of real `mcpbench verify --conformance` runs (tests/fixtures/conformance/README.md): go
+    # 4/4; unguarded (go with its DNS-rebinding protection off) 3/4; srv's verify ran without --conformance
+    recorded = Path(__file__).resolve().parents[1] / "fixtures" / "conformance" / "verify"
+    path = write_results(tmp_path / "r", {"go": [steady(5, 1.0)], "unguarded": [steady(5, 1.0)],
+                                          "srv": [steady(5, 1.0)]})
+    for name in ("go", "unguarded"):
+        shutil.copy(recorded / f"{name}.json", path / name / "verify.json")
+    info = build_site(consolidate(load.load([path])), tmp_path / "site")
+    text = lambda page: re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (info.out / page).read_text()))
+    go = text("servers/go.html")
+    assert "conformance: 4/4 (@modelcontextprotocol/conformance 0.1.16; 28 scenarios not applicable)" in go
+    assert "failed:" not in go
+    unguarded = text("servers/unguarded.html")
+    assert "conformance: 3/4 — failed: dns-rebinding-protection (@modelcontextprotocol/conformance 0.1.16" in unguarded
+    assert "Expected HTTP 4xx for invalid Host/Origin headers, got 200" in unguarded  # the failing check's reason
+    assert "conformance:" not in text("servers/srv.html")
+
+
 def test_the_protocol_matrix_shows_what_each_sdk_accepts(tmp_path):
     # recorded results whose manifests (server.json) record the revisions their SDKs accept
     path = copy_with_manifest(tmp_path / "a", ROUNDS, "go", protocols=["2024-11-05", "2025-06-18", "2026-07-28"])

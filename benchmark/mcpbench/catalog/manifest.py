@@ -6,7 +6,7 @@ A broken manifest becomes a ManifestError naming the file and the field; it neve
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -138,6 +138,9 @@ class ServerSpec:
     stdio_command: tuple[str, ...] | None = None  # None: no stdio transport
     stdio_env: dict[str, str] | None = None
     what_if: str | None = None  # a variant that is a configuration point of its base stack (Variant.what_if)
+    # The environment `--what-if` set over the manifest's (catalog/selection.py what_if_twins): a twin that exists
+    # for one run only, which no manifest (and so no compose file or image) holds.
+    overrides: dict[str, str] = field(default_factory=dict)
 
     @property
     def serves_stdio(self) -> bool:
@@ -150,6 +153,7 @@ class ServerSpec:
             "directory": self.directory.name,
             "variant_of": self.variant_of,
             "what_if": self.what_if,
+            **({"overrides": dict(self.overrides)} if self.overrides else {}),
             **self.info.model_dump(),
             "build": list(self.build_commands),
             "run": list(self.run_command),

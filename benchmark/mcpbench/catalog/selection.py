@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import re
 
 from mcpbench.catalog.manifest import Discovery, ServerSpec
 
@@ -28,3 +30,30 @@ def select(discovery: Discovery, names: list[str] | None, stacks_only: bool = Fa
             raise SelectionError(f"no server named '{name}'{hint}; `mcpbench list` shows what was discovered")
         chosen.append(available[name])
     return chosen
+
+
+WHAT_IF = re.compile(r"^(?P<label>[a-z0-9][a-z0-9-]*):(?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$")
+
+
+def what_if_twins(chosen: list[ServerSpec], discovery: Discovery, what_if: str) -> list[ServerSpec]:
+    """`--what-if LABEL:KEY=VALUE`: each chosen server followed by its twin NAME-LABEL, the same server started
+    with KEY=VALUE over its environment, measured in the same rounds (the report pairs them round by round). A
+    what-if of one setting for one run, without a manifest variant for it (DNS-rebinding protection off:
+    `unguarded:ALLOWED_HOSTS=*`)."""
+    match = WHAT_IF.match(what_if)
+    if not match:
+        raise SelectionError(f"--what-if {what_if!r}: give LABEL:KEY=VALUE, e.g. unguarded:ALLOWED_HOSTS=*")
+    label, key, value = match["label"], match["key"], match["value"]
+    taken = set(discovery.by_name())
+    out = []
+    for spec in chosen:
+        name = f"{spec.name}-{label}"
+        if name in taken:
+            raise SelectionError(f"--what-if {what_if!r}: {name} is already a server's name; choose another label")
+        twin = dataclasses.replace(
+            spec, name=name, info=spec.info.model_copy(update={"display_name": f"{spec.info.display_name} ({key}={value})"}),
+            variant_of=spec.name, what_if=f"{key}={value}", overrides={**spec.overrides, key: value},
+            run_env={**spec.run_env, key: value},
+            stdio_env={**spec.stdio_env, key: value} if spec.stdio_env is not None else None)
+        out += [spec, twin]
+    return out

@@ -34,7 +34,8 @@ def run_experiment(cls: type[Experiment], values: dict[str, Any]) -> None:
             raise fail(str(exc)) from exc
     # With --json, progress goes to stderr and stdout holds only the document.
     out = Console(stderr=True) if cls.json_option and values.get(cls.json_option) else console
-    specs = selected_servers(values["servers_dir"], values["servers"], values.get("stacks_only", False)) \
+    specs = selected_servers(values["servers_dir"], values["servers"], values.get("stacks_only", False),
+                             values.get("what_if")) \
         if cls.measures_servers else []
     try:
         experiment = cls(values, specs, out)

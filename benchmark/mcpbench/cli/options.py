@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from mcpbench.catalog.manifest import ServerSpec, discover
-from mcpbench.catalog.selection import SelectionError, select
+from mcpbench.catalog.selection import SelectionError, select, what_if_twins
 from mcpbench.experiments.options import PLACEMENT, RESULTS, SELECTION, Option
 from mcpbench.host import processes
 
@@ -75,14 +75,17 @@ def terminate_on_sigterm() -> None:
     atexit.register(processes.stop_all)
 
 
-def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only: bool = False) -> list[ServerSpec]:
-    """The named servers (or all, or each stack once), after saying which manifests are broken and which
-    what-if variants are left out; exits on an unknown name."""
+def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only: bool = False,
+                     what_if: Optional[str] = None) -> list[ServerSpec]:
+    """The named servers (or all, or each stack once; each with its --what-if twin), after saying which manifests
+    are broken and which what-if variants are left out; exits on an unknown name."""
     discovery = discover(servers_dir)
     for error in discovery.errors:
         console.print(f"[bold red]broken manifest[/] {error}")
     try:
         chosen = select(discovery, names, stacks_only)
+        if what_if is not None:
+            chosen = what_if_twins(chosen, discovery, what_if)
     except SelectionError as exc:
         raise fail(str(exc)) from exc
     chosen_names = {spec.name for spec in chosen}

@@ -35,6 +35,7 @@ class RunConfig:
     time_budget_s: float | None = None  # --rounds auto: no new round once the run has taken this long
     closed_once: bool = False  # --closed-once: the closed model in round 1 only (it sizes the equal load)
     stacks_only: bool = False  # --stacks-only: the servers are each stack once (what-if variants left out)
+    conformance: bool = False  # --conformance (verify): the official MCP conformance suite too
 
     def __post_init__(self) -> None:
         runtimes.check(self.runtime)
@@ -102,7 +103,8 @@ class RunConfig:
             "rate_fractions": list(self.rate_fractions) or None, "rates": list(self.rates) or None,
             "rounds_auto": self.rounds_auto, "time_budget_s": self.time_budget_s,
             "equal_load": self.equal_fraction, "equal_rates": list(self.equal_rates) or None,
-            "closed_once": self.closed_once, "stacks_only": self.stacks_only, "calibrate": self.calibrate,
+            "closed_once": self.closed_once, "stacks_only": self.stacks_only, "conformance": self.conformance,
+            "calibrate": self.calibrate,
             **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
             # the generator each transport used is added by the suite once it chose them (by_transport)
             "load_generator": {"name": self.load_generator, "instances": self.load_instances},

@@ -25,7 +25,7 @@ from mcpbench.analysis import summary as analysis
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
-from mcpbench.host import cgroups, ports
+from mcpbench.host import cgroups, paths, ports
 from mcpbench.host.fingerprint import fingerprint, limits_record
 from mcpbench.measure import calibration as calibrate
 from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
@@ -37,8 +37,9 @@ from mcpbench.results.write import RunRecord, new_run_id, write_checked, write_j
 from mcpbench.runtime.base import RunningServer
 from mcpbench.scenarios import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
 from mcpbench.scenarios.timing import Timing
+from mcpbench.workload import conformance
 from mcpbench.workload.tools import TOOL_NAMES
-from mcpbench.workload.verify import Check, Verdict, verify
+from mcpbench.workload.verify import Check, Verdict, is_deployment_check, verify
 
 
 # A calibration the infrastructure broke is measured again on a new Redis/API pair, this many tries in all.
@@ -522,6 +523,7 @@ class Driver:
         with self.console.status(f"verifying {spec.name}…"):
             verdict = verify(server.url, spec.name, spec.info.protocols)
         checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s"), *verdict.checks]
+        suite = self._conformance(spec, server, checks) if self.config.conformance else None
         listening = server.listening()
         if listening is not None:  # the local runtime: HOST is loopback (docs/server-contract.md)
             exposed = [address for address in listening if not ports.is_loopback(address)]
@@ -532,15 +534,35 @@ class Driver:
         if not server.alive():
             checks.append(Check("server alive", "fail", "the server exited during verify:\n" + server.log_tail()))
         verdict = Verdict(checks)
-        write_checked(self.directory / spec.name / VERIFY_FILE, verdict.record())
+        write_checked(self.directory / spec.name / VERIFY_FILE,
+                      {**verdict.record(), **({"conformance": suite.record()} if suite else {})})
         for check in verdict.checks:
-            colour = {"pass": "green", "warn": "yellow", "fail": "red"}[check.status]
+            colour = {"pass": "green", "warn": "yellow", "fail": "red", "unavailable": "yellow"}[check.status]
             if check.status != "pass":
                 self.console.print(f"  [{colour}]{check.status}[/] {check.name}: {escape(check.reason or '')}")
         self.console.print(f"  verify: [bold]{verdict.status}[/] ({len(verdict.checks)} checks)")
+        # A --what-if twin may change how the server is deployed (its protection off): those failures are
+        # recorded, and only a wrong answer ends its part.
+        fatal = [c for c in verdict.failures() if not (spec.overrides and is_deployment_check(c))]
+        if fatal:
+            raise ServerFailed("verify", "; ".join(f"{c.name}: {c.reason}" for c in fatal))
         if verdict.status == "fail":
-            reasons = "; ".join(f"{c.name}: {c.reason}" for c in verdict.failures())
-            raise ServerFailed("verify", reasons)
+            self.console.print(f"  [yellow]{spec.name} is a what-if ({spec.what_if}): measured with the deployment "
+                               "checks it fails[/]")
+
+    def _conformance(self, spec: ServerSpec, server: RunningServer,
+                     checks: list[Check]) -> conformance.Conformance | None:
+        """--conformance: the official MCP conformance suite's applicable scenarios, their checks added to
+        `checks`; a suite that cannot run here is one `unavailable` check (the server is not failed for it)."""
+        with self.console.status(f"{spec.name}: the MCP conformance suite ({conformance.SUITE})…"):
+            try:
+                suite = conformance.run(server.url, paths.CONFORMANCE_DIR)
+            except conformance.SuiteUnavailable as exc:
+                checks.append(Check("conformance", "unavailable", str(exc)))
+                return None
+        checks.extend(suite.checks())
+        self.console.print(f"  conformance: {suite.passed}/{suite.applicable} applicable scenarios pass")
+        return suite
 
     def print_summary(self, name: str, measurement: str, summary: dict[str, Any]) -> None:
         thr = summary["throughput"]

@@ -57,6 +57,9 @@ SELECTION = (
     Option("stacks_only", bool, False, "Without server names: each stack once, leaving out the variants that are "
            "a what-if of another server (a v2-parity worker count, an end-of-life runtime; `mcpbench list` "
            "marks them).", ("--stacks-only",)),
+    Option("what_if", Optional[str], None, "LABEL:KEY=VALUE: each server also as NAME-LABEL, started with KEY=VALUE "
+           "in its environment, in the same rounds; the report pairs the two round by round (e.g. "
+           "unguarded:ALLOWED_HOSTS=* for DNS-rebinding protection off). Local runtime only.", ("--what-if",)),
 )
 PLACEMENT = (
     Option("runtime", str, runtimes.DEFAULT, f"Where the servers run: {', '.join(runtimes.names())}.",

@@ -16,10 +16,19 @@ from mcpbench.results.model import VERIFY_FILE
 from mcpbench.results.read import read_json
 
 
+# verify's own: the official MCP conformance suite beside the workload's checks (workload/conformance.py).
+CONFORMANCE = (
+    Option("conformance", bool, False, "Also run the official MCP conformance suite (@modelcontextprotocol/"
+           "conformance, pinned in benchmark/conformance; npm installs it on first use) against each server: its "
+           "scenarios that apply to a tools-only server, each a check; verify.json `conformance`.",
+           ("--conformance",)),
+)
+
+
 class VerifyExperiment(Experiment):
     name = "verify"
     help = "Start infra and each server, and check protocol, the three tools and bad input. Exit 1 on any fail."
-    options = (*SELECTION, *PLACEMENT, *BUILDING, *RESULTS,
+    options = (*SELECTION, *PLACEMENT, *BUILDING, *RESULTS, *CONFORMANCE,
                Option("as_json", bool, False, "Machine-readable: one JSON document on stdout.", ("--json",)))
     directory_suffix = "-verify"
     json_option = "as_json"
@@ -28,7 +37,8 @@ class VerifyExperiment(Experiment):
         # Every mode's protocol is checked by verify itself: the run's one mode only decides whether a server
         # can be started at all (any HTTP server can).
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=("session",),
-                         profile=resource_profile_of(values), build=not values["no_build"], calibrate=False)
+                         profile=resource_profile_of(values), build=not values["no_build"], calibrate=False,
+                         conformance=values.get("conformance", False))
 
     def measure_server(self, server) -> None:
         with server.started("verify"):

@@ -185,6 +185,8 @@ class Config(Closed, Pacing):
                                                "again; null before 2026-11-26)", None)
     stacks_only: bool = described("`--stacks-only`: without server names, each stack once (the what-if variants "
                                   "of `mcpbench list` left out)", False)
+    conformance: bool = described("`--conformance` (verify): the official MCP conformance suite's applicable "
+                                  "scenarios run too (verify.json `conformance`)", False)
     experiment: str | None = described("the experiment that ran (`run`, `capacity`, `soak`, `calibrate`, `verify`; "
                                        "null before 2026-11-25)", None)
     calibrate: bool = described("the harness's limits were measured before round 1 (and after every infrastructure restart)")
@@ -408,6 +410,11 @@ class Server(Open):
     build: list[str] = described("the manifest's build commands")
     run: list[str] = described("the manifest's run command")
     stdio: list[str] | None = described("the manifest's stdio command (null: HTTP only)", None)
+    variant_of: str | None = described("the server this one is a variant of (null: a manifest's base server)", None)
+    what_if: str | None = described("the question a what-if variant answers (its manifest's `what_if`, or a "
+                                    "`--what-if` twin's KEY=VALUE); the report pairs it with `variant_of`", None)
+    overrides: dict[str, str] | None = described("the environment `--what-if` set over the manifest's (only on a "
+                                                 "`--what-if` twin)", None)
 
 
 class Build(Closed):
@@ -425,9 +432,27 @@ class Check(Closed):
     reason: str | None = described("what was seen")
 
 
+class ConformanceScenario(Closed):
+    passed: bool = described("the suite recorded at least one SUCCESS and no FAILURE (a WARNING passes, said)")
+    checks: int = described("how many checks the suite recorded")
+    failures: list[str] = described("each FAILURE: its name and message")
+    warnings: list[str] = described("each WARNING: its name and message")
+
+
+class Conformance(Closed):
+    suite: str = described("the official MCP conformance suite that ran: npm package and version")
+    passed: int = described("applicable scenarios that passed")
+    applicable: int = described("scenarios that apply to the server (the protocol's own; logging-set-level where "
+                                "it advertises logging)")
+    scenarios: dict[str, ConformanceScenario] = described("each applicable scenario's verdict, by its name")
+    not_applicable: dict[str, str] = described("every other server scenario of the suite, with why it does not apply")
+
+
 class Verify(Closed):
     status: Literal["pass", "warn", "fail", "unavailable"] = described("the worst of its checks")
     checks: list[Check] = described("every check, in order")
+    conformance: Conformance | None = described("`verify --conformance`: the official MCP conformance suite's "
+                                                "applicable scenarios (null: not run)", None)
 
 
 class Image(Open):

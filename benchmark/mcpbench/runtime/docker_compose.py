@@ -142,8 +142,11 @@ def _variant_names(manifest_path: Path) -> tuple[set[str], set[str]]:
 
 def container_plan(spec: ServerSpec) -> ContainerPlan:
     """The validated docker side of one server; DockerConfigError names the file and the field."""
-    config = docker_config(spec)
     where = spec.manifest_path
+    if spec.overrides:
+        raise DockerUnsupported(f"{spec.name}: a --what-if twin ({spec.what_if}) runs under the local runtime only: "
+                                "the compose file holds the manifests' servers")
+    config = docker_config(spec)
     dockerfile = spec.directory / config.dockerfile
     if not dockerfile.is_file():
         raise DockerConfigError(f"{where}: field 'docker.dockerfile': {config.dockerfile} does not exist in "

@@ -18,6 +18,13 @@ Status = Literal["pass", "warn", "fail", "unavailable"]  # unavailable: this mac
 
 # A name no allow-list holds (RFC 2606 reserves .example): what a rebinding attacker's page is called.
 FOREIGN_HOST = "rebinding.example"
+# The checks of how a server is deployed (docs/server-contract.md HOST, ALLOWED_HOSTS) rather than of what it
+# answers: a --what-if twin that changes the deployment on purpose fails them and is still measured.
+DEPLOYMENT_CHECKS = ("DNS rebinding: ", "listens on loopback only", "conformance: dns-rebinding-protection")
+
+
+def is_deployment_check(check: Check) -> bool:
+    return check.name.startswith(DEPLOYMENT_CHECKS)
 
 
 @dataclass(frozen=True)
