@@ -8,8 +8,9 @@ from pathlib import Path
 
 SERVERS = Path(__file__).resolve().parents[2] / "servers"
 
-# The Go SDK servers share the Redis + HTTP backend byte for byte.
-IDENTICAL = [("go/backend.go", "go-mcp-go/backend.go")]
+# The Go SDK servers share the Redis + HTTP backend byte for byte; every Go server the DNS-rebinding guard.
+IDENTICAL = [("go/backend.go", "go-mcp-go/backend.go"),
+             ("go/hostguard.go", "go-mcp-go/hostguard.go"), ("go/hostguard.go", "baseline/hostguard.go")]
 
 # The Spring servers' transport patch differs only in the web stack's names (MVC vs WebFlux).
 SPRING_TRANSPORT = ("java-spring/src/main/java/mcpbench/spring/McpTransportConfig.java",
