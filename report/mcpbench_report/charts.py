@@ -86,13 +86,26 @@ def _fmt(value: float) -> str:
 def throughput_bars(rows: Sequence[Mapping], path: Path, title: str,
                     colour_of: Mapping[str, str] | None = None) -> None:
     """Horizontal bars of mean tool calls/s with the 95 % interval as error bars, best on top."""
+    _interval_bars(rows, path, title, colour_of, "tool_calls_per_s", "ci_low", "ci_high",
+                   "successful tool calls per second (mean of runs; error bar: 95 % CI)")
+
+
+def cpu_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: Mapping[str, str] | None = None) -> None:
+    """Horizontal bars of mean server CPU ms per successful call with the 95 % interval, best (lowest) on top."""
+    _interval_bars([r for r in rows if r.get("cpu_ms_per_call") is not None], path, title, colour_of,
+                   "cpu_ms_per_call", "cpu_ms_per_call_ci_low", "cpu_ms_per_call_ci_high",
+                   "server CPU milliseconds per successful call (mean of rounds; error bar: 95 % CI; lower is better)")
+
+
+def _interval_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: Mapping[str, str] | None,
+                   value: str, low: str, high: str, xlabel: str) -> None:
     with plt.rc_context(RC):
         fig, ax = _figure(8, 1.0 + 0.42 * len(rows))
         rows = list(rows)[::-1]
         y = np.arange(len(rows))
-        means = np.array([r["tool_calls_per_s"] or 0 for r in rows])
-        lo = np.array([r["ci_low"] if r["ci_low"] is not None else m for r, m in zip(rows, means)])
-        hi = np.array([r["ci_high"] if r["ci_high"] is not None else m for r, m in zip(rows, means)])
+        means = np.array([r[value] or 0 for r in rows])
+        lo = np.array([r[low] if r[low] is not None else m for r, m in zip(rows, means)])
+        hi = np.array([r[high] if r[high] is not None else m for r, m in zip(rows, means)])
         col = colour_of or colours([r["server"] for r in rows])
         ax.barh(y, means, color=[col[r["server"]] for r in rows], height=0.6)
         ax.errorbar(means, y, xerr=[np.clip(means - lo, 0, None), np.clip(hi - means, 0, None)], fmt="none",
@@ -101,7 +114,7 @@ def throughput_bars(rows: Sequence[Mapping], path: Path, title: str,
             ax.text(max(m, h) * 1.01 + means.max() * 0.01, yi, _fmt(m), va="center", fontsize=8)
         ax.set_yticks(y, [_label(r) for r in rows])
         ax.set_xlim(0, max(hi.max(), means.max()) * 1.15 if len(rows) else 1)
-        ax.set_xlabel("successful tool calls per second (mean of runs; error bar: 95 % CI)")
+        ax.set_xlabel(xlabel)
         ax.set_title(title)
         ax.grid(axis="y", visible=False)
         _save(fig, path)
@@ -360,5 +373,49 @@ def ratio_intervals(rows: Sequence, columns: Sequence[tuple[str, str]], path: Pa
             ax.set_xlabel("ratio")
         axes[0].set_yticks(y, names)
         axes[0].invert_yaxis()
+        fig.suptitle(title, fontsize=10, fontweight="bold")
+        _save(fig, path)
+
+
+def history_small_multiples(servers: Sequence, figure: str, label: str, path: Path, title: str,
+                            colour_of: Mapping[str, str] | None = None) -> None:
+    """One small panel per server: its figure at each results directory (mean of that directory's rounds,
+    95 % interval as error bar), a step that is a significant change marked at its later point by an arrow in
+    the value's direction, red when worse, green when better. servers: history.ServerHistory."""
+    with plt.rc_context(RC):
+        n = max(len(servers), 1)
+        cols = min(n, 4)
+        rows_n = (n + cols - 1) // cols
+        fig, axes = _figure(2.6 * cols, 0.6 + 1.9 * rows_n, squeeze=False, nrows=rows_n, ncols=cols)
+        col = colour_of or colours([h.server for h in servers])
+        for ax in axes.flat[len(servers):]:
+            ax.set_visible(False)
+        for ax, h in zip(axes.flat, servers):
+            xs, ys, lo, hi = [], [], [], []
+            for i, point in enumerate(h.points):
+                row = point.row
+                if row is None or row.get(figure) is None:
+                    continue
+                xs.append(i)
+                ys.append(row[figure])
+                prefix = "" if figure == "tool_calls_per_s" else f"{figure}_"   # its interval's fields
+                low, high = row.get(f"{prefix}ci_low"), row.get(f"{prefix}ci_high")
+                lo.append(row[figure] - low if low is not None else 0)
+                hi.append(high - row[figure] if high is not None else 0)
+            ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", color=col.get(h.server, PALETTE[0]), capsize=3,
+                        linewidth=1.2)
+            for step in h.steps:
+                if step.figure != figure or step.direction not in ("regression", "improvement"):
+                    continue
+                i = next(k for k, p in enumerate(h.points) if p.run_id == step.after)
+                mark = "^" if (step.verdict.diff or 0) > 0 else "v"   # the value's direction; colour: worse/better
+                ax.plot([i], [h.points[i].row[figure]], marker=mark, markersize=11, linestyle="none",
+                        color="#b42318" if step.direction == "regression" else "#1a7f37")
+            ax.set_title(h.display_name, fontsize=8)
+            ax.set_xticks(range(len(h.points)), [f"#{i + 1}" for i in range(len(h.points))])
+            ax.set_ylim(bottom=0)
+            ax.margins(x=0.15)
+        fig.supxlabel("results directory, oldest first (#1 …)", fontsize=8)
+        fig.supylabel(label, fontsize=8)
         fig.suptitle(title, fontsize=10, fontweight="bold")
         _save(fig, path)

@@ -42,13 +42,29 @@ def report(
     wide: Annotated[bool, typer.Option(
         "--wide", help="Every column of the console ranking (a terminal of 140 columns or more shows them anyway).")]
     = False,
+    history: Annotated[bool, typer.Option(
+        "--history", help="The RESULTS are the same servers over time (SDK upgrades): each directory is one point; "
+                          "history.html shows each server's figures per point with the significant changes "
+                          "(compare's rules); the other pages show the newest directory.")] = False,
+    budget_mb: Annotated[float, typer.Option(
+        "--budget-mb", help="Decision page: the memory budget per instance (MiB) a stack must stay within in every "
+                            "round.")] = 256.0,
+    budget_p99_ms: Annotated[Optional[float], typer.Option(
+        "--budget-p99-ms", help="Decision page: the latency budget (all-calls p99 at equal load, ms; default: "
+                                "--slo-p99-ms).", show_default=False)] = None,
+    price_vcpu_hour: Annotated[Optional[float], typer.Option(
+        "--price-vcpu-hour", help="Decision page: your price of a vCPU-hour (default: an example price, labelled "
+                                  "so).", show_default=False)] = None,
+    price_gib_hour: Annotated[Optional[float], typer.Option(
+        "--price-gib-hour", help="Decision page: your price of a GiB-hour of memory (default: an example price, "
+                                 "labelled so).", show_default=False)] = None,
 ) -> None:
     """Build the static report site (ranking, charts, server pages, methodology, downloads) from results."""
     from .capacity import DEFAULT_TARGETS
     from .consolidate import consolidate
     from .load import load
     from .console import print_rankings
-    from .site import build_site
+    from .site import DecisionSettings, build_site
 
     started = time.perf_counter()
     try:
@@ -56,9 +72,25 @@ def report(
             raise ResultsError("--slo-p99-ms must be positive")
         if target_rate and any(t <= 0 for t in target_rate):
             raise ResultsError("--target-rate must be positive")
-        cons = consolidate(load(results), allow_mixed=allow_mixed)
+        for name, value in (("--budget-mb", budget_mb), ("--budget-p99-ms", budget_p99_ms),
+                            ("--price-vcpu-hour", price_vcpu_hour), ("--price-gib-hour", price_gib_hour)):
+            if value is not None and value <= 0:
+                raise ResultsError(f"{name} must be positive")
+        if (price_vcpu_hour is None) != (price_gib_hour is None):
+            raise ResultsError("give both --price-vcpu-hour and --price-gib-hour, or neither (example prices)")
+        dirs = load(results)
+        timeline = None
+        if history:
+            if len(dirs) < 2:
+                raise ResultsError("--history needs at least two results directories")
+            from .history import history as history_of
+            timeline = history_of(dirs)
+            dirs = [max(dirs, key=lambda d: d.run_id)]
+        cons = consolidate(dirs, allow_mixed=allow_mixed)
+        settings = DecisionSettings(budget_mb, budget_p99_ms, price_vcpu_hour, price_gib_hour)
         info = build_site(cons, out, reference=reference, slo_p99_ms=slo_p99_ms,
-                          target_rates=tuple(target_rate) if target_rate else DEFAULT_TARGETS)
+                          target_rates=tuple(target_rate) if target_rate else DEFAULT_TARGETS, settings=settings,
+                          history=timeline)
     except ResultsError as exc:
         raise _fail(exc) from None
     elapsed = time.perf_counter() - started

@@ -13,7 +13,7 @@ bound still proves (a loss below a limited OLD, a gain above a limited NEW) is t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -79,22 +79,10 @@ def _versions(old: Consolidated, new: Consolidated, server: str) -> list[str]:
     return [f"{k}: {a.get(k)} → {b.get(k)}" for k in MANIFEST_FINGERPRINT if a.get(k) != b.get(k)]
 
 
-def _throughput_change(g_old, g_new) -> stats.Verdict:
-    """A harness-limited figure is a lower bound of the server's capacity, not the capacity. Both sides
-    limited: nothing can be said. OLD limited only: NEW below it is still a real loss (OLD could do at
-    least that much), NEW above it says nothing; NEW limited only: the reverse. The test stays two-sided
-    (conservative) and enters the Holm family only when its direction can be evidence."""
-    tput = stats.change_test(g_old.throughputs, g_new.throughputs)
-    bound = [side for side, g in (("OLD", g_old), ("NEW", g_new)) if g.harness_bound]
-    if not bound:
-        return tput
-    diff = tput.diff or 0.0
-    if bound == ["OLD"] and diff < 0 and tput.tested:
-        return replace(tput, method=tput.method + "; OLD limited by the harness (a lower bound): only a loss counts")
-    if bound == ["NEW"] and diff > 0 and tput.tested:
-        return replace(tput, method=tput.method + "; NEW limited by the harness (a lower bound): only a gain counts")
-    return stats.Verdict(False, "limited by the harness on " + " and ".join(bound), tput.diff, tput.relative,
-                         tested=False)
+def throughput_change(g_old, g_new) -> stats.Verdict:
+    """stats.bounded_throughput_change of two groups (a harness-limited side is a lower bound)."""
+    return stats.bounded_throughput_change(g_old.throughputs, g_new.throughputs, g_old.harness_bound,
+                                           g_new.harness_bound)
 
 
 def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allow_mixed: bool = False,
@@ -110,7 +98,7 @@ def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allo
         if g_old is None:
             continue
         o, n = _row(old, server, key), _row(new, server, key)
-        tput = _throughput_change(g_old, g_new)
+        tput = throughput_change(g_old, g_new)
         p99 = stats.change_test([r.p99_all for r in g_old.runs], [r.p99_all for r in g_new.runs],
                                 o["latency_all_p99_ms"], n["latency_all_p99_ms"])
         changes.append(Change(server, new.servers[server].display_name, key, o, n, tput, p99,

@@ -155,6 +155,16 @@ class RunData:
         return (self.summary.get("efficiency") or {}).get("cpu_ms_per_call")
 
     @property
+    def startup_s(self) -> float | None:
+        """This measurement's own start: process start to its first answered initialize."""
+        return self.summary.get("startup_s")
+
+    @property
+    def idle_mem_mb(self) -> float | None:
+        """The server's memory (cgroup) after its start, before the load."""
+        return self.summary.get("idle_mem_mb")
+
+    @property
     def mem_peak_mb(self) -> float | None:
         eff = (self.summary.get("efficiency") or {}).get("mem_peak_mb")
         return eff if eff is not None else ((self.summary.get("resources") or {}).get("server") or {}).get(
@@ -438,9 +448,12 @@ def _order_held(rows: dict[str, dict], order: list[str], groups: dict[str, Group
         rows[order[-1]].setdefault(f"{prefix}order_held", None)
 
 
-def rank(groups: list[Group], alpha: float = stats.ALPHA) -> list[dict]:
+def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, stats.Ranking] | None = None) -> list[dict]:
     """Rows of one load: harness-limited rows first (no rank), then the ranked sections (TIER_RULE with Holm
-    per ranking), then rows that are not publishable (no rank). Every row also carries its efficiency rank."""
+    per ranking), then rows that are not publishable (no rank). Every row also carries its efficiency rank.
+    `rankings` receives the publishable section's rankings by row prefix ("" throughput, "cpu_", "mem_", and at
+    an equal load "p50_", "p99_"): the decision page's claims rest on their pair tests."""
+    rankings = {} if rankings is None else rankings
     by_name = {g.server: g for g in groups}
     rows = {g.server: g.figures() for g in groups}
     for name, row in rows.items():
@@ -482,6 +495,8 @@ def rank(groups: list[Group], alpha: float = stats.ALPHA) -> list[dict]:
                              alpha=alpha)
         _apply_ranking(rows, ranking, "", "tool_calls_per_s")
         _order_held(rows, ranking.order, by_name, "tool_calls_per_s", True, "")
+        if section == RANKED:
+            rankings[""] = ranking
         ordered += ranking.order
     rest = sorted((n for n, r in rows.items() if r["section"] == UNPUBLISHABLE),
                   key=lambda n: -(rows[n]["tool_calls_per_s"] or 0))
@@ -499,6 +514,8 @@ def rank(groups: list[Group], alpha: float = stats.ALPHA) -> list[dict]:
             ranking = stats.rank({n: by_name[n].by_round(metric) for n in names}, higher_better=False, alpha=alpha)
             _apply_ranking(rows, ranking, prefix, metric)
             _order_held(rows, ranking.order, by_name, metric, False, prefix)
+            if section == RANKED:
+                rankings[prefix] = ranking
             for i, n in enumerate(ranking.order):
                 rows[n][f"{prefix}position"] = i
     key = groups[0].key if groups else None
@@ -512,6 +529,7 @@ def rank(groups: list[Group], alpha: float = stats.ALPHA) -> list[dict]:
             ranking = stats.rank({n: by_name[n].by_round(metric) for n in names}, higher_better=False,
                                  figures={n: rows[n][pooled] for n in names}, alpha=alpha)
             _apply_ranking(rows, ranking, prefix, metric)
+            rankings[prefix] = ranking
             _order_held(rows, ranking.order, by_name, metric, False, prefix)
     for row in rows.values():  # every ranking's fields on every row, None where it took no part
         for prefix in ("cpu_", "mem_", "p50_", "p99_"):
@@ -576,6 +594,8 @@ class Consolidated:
     differences: list[str]
     warnings: list[str]
     rows: dict[LoadKey, list[dict]] = field(default_factory=dict)
+    # per load, its publishable rankings by row prefix (rank's `rankings`): the tests behind every tier
+    rankings: dict[LoadKey, dict[str, stats.Ranking]] = field(default_factory=dict)
 
     @property
     def keys(self) -> list[LoadKey]:
@@ -747,7 +767,9 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
     result = Consolidated(dirs, dict(sorted(servers.items())), groups, failures, differences, warnings)
     for key in result.keys:
         # A run whose rounds stopped when its order was known is ranked at the level its looks spent.
-        result.rows[key] = rank([g for (s, k), g in groups.items() if k == key], result.ranking_alpha)
+        result.rankings[key] = {}
+        result.rows[key] = rank([g for (s, k), g in groups.items() if k == key], result.ranking_alpha,
+                                result.rankings[key])
         for row in result.rows[key]:
             view = result.servers[row["server"]]
             manifest = view.manifest

@@ -9,6 +9,7 @@ Layout (every link relative, so it opens from disk and from any sub-path):
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -29,7 +30,7 @@ from mcpbench.scenarios import OpenLoad
 from mcpbench.results.model import SCHEMA
 from mcpbench.analysis.stats import latency_stats
 
-from . import capacity, charts, decomposition, soak, stats, v2
+from . import capacity, charts, decision, decomposition, history as history_mod, soak, stats, v2
 from .consolidate import (BOUND, CONFIG_FINGERPRINT, ENVIRONMENT_FINGERPRINT, NOT_ASSESSED, RANKED, UNPUBLISHABLE,
                           Consolidated, Group)
 from .load import LoadKey, ResultsError
@@ -252,10 +253,23 @@ def _group_rows(cons: Consolidated, server: str) -> list[tuple[LoadKey, dict]]:
     return out
 
 
+@dataclass(frozen=True)
+class DecisionSettings:
+    """What the decision page is asked for: a memory budget, a latency budget (default: the SLO) and prices
+    (None: the example prices, labelled as such)."""
+
+    budget_mb: float = decision.DEFAULT_BUDGET_MB
+    budget_p99_ms: float | None = None
+    price_vcpu_hour: float | None = None
+    price_gib_hour: float | None = None
+
+
 class SiteBuilder:
     def __init__(self, cons: Consolidated, root: Path, reference: str, slo_p99_ms: float,
-                 target_rates: tuple[float, ...] = capacity.DEFAULT_TARGETS):
+                 target_rates: tuple[float, ...] = capacity.DEFAULT_TARGETS,
+                 settings: DecisionSettings = DecisionSettings(), history: history_mod.History | None = None):
         self.cons, self.root, self.reference, self.slo = cons, root, reference, slo_p99_ms
+        self.history = history
         self.target_rates = target_rates
         self.env = _environment()
         self.env.globals["has_capacity"] = any(r.capacity for v in cons.servers.values() for r in v.records)
@@ -263,10 +277,19 @@ class SiteBuilder:
         self.env.globals["has_soak"] = bool(self.soaks)
         self.decomposition = decomposition.decomposition(cons)
         self.env.globals["has_decomposition"] = bool(self.decomposition)
+        self.env.globals["has_history"] = history is not None
         self.colour = charts.colours(list(cons.servers))
         self.chart_files: list[str] = []
         self.index_charts: list[str] = []
         self.manifests = {name: view.manifest for name, view in cons.servers.items()}
+        self.decision = decision.decide(
+            cons, budget_mb=settings.budget_mb,
+            budget_p99_ms=settings.budget_p99_ms if settings.budget_p99_ms is not None else slo_p99_ms,
+            price_vcpu_hour=settings.price_vcpu_hour, price_gib_hour=settings.price_gib_hour,
+            targets=target_rates, soaks=self.soaks, capacity=capacity.capacity_rows(cons))
+        self.summary = decision.summary(self.decision, cons)
+        self.env.globals["sdk_kind"] = lambda server: decision.sdk_kind(self.manifests.get(server) or {})
+        self.env.globals["sdk_kinds"] = sorted({decision.sdk_kind(m or {}) for m in self.manifests.values()})
 
     # -- helpers ---------------------------------------------------------------------------------
     def chart(self, name: str, draw, *args, **kwargs) -> str:
@@ -342,6 +365,12 @@ class SiteBuilder:
             group = self.cons.groups[(row["server"], key)]
             series[row["display_name"]] = group.pooled_latency
             colour[row["display_name"]] = self.colour[row["server"]]
+        if self.cons.leads_with_equal_load:
+            equal = self.cons.equal_headline
+            out["lead"] = self.chart(f"{equal.slug}-cpu", charts.cpu_bars, self.cons.equal_rows(equal),
+                                     title=f"Server CPU per call — {equal.label}", colour_of=self.colour)
+        else:
+            out["lead"] = out["throughput"]
         out["distribution"] = self.chart(f"{s}-distribution", charts.latency_distribution, series,
                                          title=f"Latency distribution, all runs pooled — {key.label}",
                                          colour_of=colour)
@@ -448,7 +477,12 @@ class SiteBuilder:
         comparison = v2.comparison(cons.rows[v2_key], self.manifests, self.reference)
         ordered = [headline] + [k for k in cons.keys if k != headline]
         common = {"headline": headline, "ordered_keys": ordered}
-        self.render("index.html", "index.html", charts=index_charts, sweeps=sweeps, **common)
+        self.render("index.html", "index.html", charts=index_charts, sweeps=sweeps, summary=self.summary,
+                    **common)
+        self.render("decision.html", "decision.html", decision=self.decision, summary=self.summary,
+                    claim_rule=decision.CLAIM_RULE, **common)
+        (self.root / "data" / "decision.json").write_text(
+            json.dumps(dataclasses.asdict(self.decision), indent=1, default=_json_default) + "\n")
         self.render("methodology.html", "methodology.html", config_fp=CONFIG_FINGERPRINT, rules=rules(),
                     limited_by=analysis.LIMITED_BY,
                     env_fp=ENVIRONMENT_FINGERPRINT, config_rows=merged_settings(cons.dirs, "config"),
@@ -458,7 +492,8 @@ class SiteBuilder:
         self.capacity_page(common)
         self.soak_page(common)
         self.decomposition_page(common)
-        self.index_charts = list(index_charts.values()) + [s["chart"] for s in sweeps]
+        self.history_page(common)
+        self.index_charts = list(dict.fromkeys(index_charts.values())) + [s["chart"] for s in sweeps]
         (self.root / ".nojekyll").write_text("")
         (self.root / MARKER).write_text("generated by mcpbench report; the whole directory is replaced on rebuild\n")
 
@@ -491,6 +526,16 @@ class SiteBuilder:
                                    title=f"{row.display_name}: soak at {row.document['rate']:g} calls/s")
         plans = [d.config["soak"] for d in self.cons.dirs if d.config.get("soak")]
         self.render("soak.html", "soak.html", rows=self.soaks, plans=plans, criteria=soak.CRITERIA_TEXT, **common)
+
+    def history_page(self, common: dict) -> None:
+        """history.html, when the report was asked for the history of several results directories."""
+        if self.history is None:
+            return
+        figure = self.history.figures[0]
+        chart = self.chart("history", charts.history_small_multiples, self.history.servers, figure[0], figure[3],
+                           title=f"History — {self.history.key.label}", colour_of=self.colour)
+        self.render("history.html", "history.html", history=self.history, chart=chart, figures=self.history.figures,
+                    **common)
 
     def decomposition_page(self, common: dict) -> None:
         """decomposition.html, when some overhead could be paired (baseline, session modes, stdio)."""
@@ -541,13 +586,15 @@ def _replace_dir(tmp: Path, out: Path) -> None:
 
 
 def build_site(cons: Consolidated, out: Path, reference: str = "rust", slo_p99_ms: float = 100.0,
-               target_rates: tuple[float, ...] = capacity.DEFAULT_TARGETS) -> SiteStats:
+               target_rates: tuple[float, ...] = capacity.DEFAULT_TARGETS,
+               settings: DecisionSettings = DecisionSettings(),
+               history: history_mod.History | None = None) -> SiteStats:
     """Write the site to `out` (built aside, then swapped in: a failed build leaves the old site intact)."""
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        builder = SiteBuilder(cons, tmp, reference, slo_p99_ms, target_rates)
+        builder = SiteBuilder(cons, tmp, reference, slo_p99_ms, target_rates, settings, history)
         builder.build()
         os.chmod(tmp, 0o755)
         _replace_dir(tmp, out)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats as sps
@@ -381,6 +381,24 @@ def change_test(a_runs: Sequence[float], b_runs: Sequence[float], a_figure: floa
     p = welch(a_runs, b_runs)
     return Verdict(p < ALPHA, f"Welch t-test, {len(a_runs)} vs {len(b_runs)} runs", diff, relative, p_value=p,
                    n=min(len(a_runs), len(b_runs)))
+
+
+def bounded_throughput_change(old: Sequence[float], new: Sequence[float], old_bound: bool,
+                              new_bound: bool) -> Verdict:
+    """A harness-limited figure is a lower bound of the server's capacity, not the capacity. Both sides
+    limited: nothing can be said. OLD limited only: NEW below it is still a real loss (OLD could do at
+    least that much), NEW above it says nothing; NEW limited only: the reverse. The test stays two-sided
+    (conservative) and enters the Holm family only when its direction can be evidence."""
+    tput = change_test(old, new)
+    bound = [side for side, limited in (("OLD", old_bound), ("NEW", new_bound)) if limited]
+    if not bound:
+        return tput
+    diff = tput.diff or 0.0
+    if bound == ["OLD"] and diff < 0 and tput.tested:
+        return replace(tput, method=tput.method + "; OLD limited by the harness (a lower bound): only a loss counts")
+    if bound == ["NEW"] and diff > 0 and tput.tested:
+        return replace(tput, method=tput.method + "; NEW limited by the harness (a lower bound): only a gain counts")
+    return Verdict(False, "limited by the harness on " + " and ".join(bound), tput.diff, tput.relative, tested=False)
 
 
 def cpu_ms_per_call(cpu_avg_pct: float | None, tool_calls_per_s: float | None) -> float | None:

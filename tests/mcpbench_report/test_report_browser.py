@@ -130,3 +130,51 @@ def test_site_opens_from_a_sub_path(page, errors, site, tmp_path):
     assert images and all(width > 0 for _, width in images)
     assert page.locator("a.brand").first.evaluate("a => a.href") == (moved / "index.html").as_uri()
     assert errors == []
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_first_screen_reads_at_desktop_and_phone_widths(browser, site, tmp_path, width):
+    """No horizontal overflow of the page at 1280 and 390 px; at 1280 every ranking table fits its column with one
+    line per row (secondary columns behind "all columns"); the summary and the headline chart come before the
+    ranking. Screenshots: MCPBENCH_SCREENSHOT_DIR (else pytest's tmp directory)."""
+    shots = Path(os.environ.get("MCPBENCH_SCREENSHOT_DIR") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    for name in ("index.html", "decision.html"):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto((site.out / name).as_uri())
+        page.evaluate(ALL_IMAGES_LOADED)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, name
+        if name == "index.html":
+            top = page.evaluate("""[...['#summary', 'figure.headline', '#ranking']].map(
+                s => document.querySelector(s).getBoundingClientRect().top)""")
+            assert top == sorted(top)
+            if width == 1280:
+                tables = page.evaluate("""Array.from(document.querySelectorAll('table.filterable'))
+                    .filter(t => t.offsetParent).map(t => [t.id, t.scrollWidth, t.parentElement.clientWidth,
+                      Math.max(...Array.from(t.tBodies[0].rows).map(r => r.getBoundingClientRect().height))])""")
+                assert tables
+                for table_id, table_width, room, tallest_row in tables:
+                    assert table_width <= room, (table_id, table_width, room)
+                    assert tallest_row < 40, (table_id, tallest_row)   # one line of text
+        page.screenshot(path=shots / f"{name.removesuffix('.html')}-{width}.png")
+        assert errors == []
+        context.close()
+
+
+def test_filters_keep_their_state_in_the_url(page, errors, site):
+    page.goto((site.out / "index.html").as_uri() + "?language=Python")
+    assert page.locator("select.facet[data-facet=language]").input_value() == "Python"
+    rows = page.locator(f"{EFFICIENCY} tbody tr")
+    shown = rows.evaluate_all("rows => rows.filter(r => !r.hidden).map(r => r.getAttribute('data-language'))")
+    assert shown == ["Python"]
+    page.locator("select.facet[data-facet=language]").select_option("")
+    assert len(rows.evaluate_all("rows => rows.filter(r => !r.hidden)")) == 4
+    page.locator("select.facet[data-facet=mode]").select_option("session")
+    page.locator("input.all-columns").check()
+    query = page.evaluate("window.location.search")
+    assert "mode=session" in query and "columns=all" in query and "language" not in query
+    assert page.evaluate("document.body.classList.contains('wide')")
+    assert errors == []

@@ -54,7 +54,7 @@ def test_site_layout(site, consolidated):
     assert {"broken", "exotic"} <= set(consolidated.servers)
     assert (out / "raw" / ROUNDS.name / "run.json").is_file()
     assert (out / "raw" / ROUNDS.name / "rust" / "session-8vu-r1" / "samples.csv.gz").is_file()
-    assert site.pages == 3 + len(consolidated.servers)
+    assert site.pages == 4 + len(consolidated.servers)   # index, decision, methodology, v2 + one per server
     assert site.charts == len(list((out / "charts").glob("*.svg")))
 
 

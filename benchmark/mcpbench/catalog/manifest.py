@@ -8,12 +8,13 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 MANIFEST_NAME = "mcpbench.toml"
 ProtocolRevision = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]  # an MCP revision: 2025-06-18
+SdkKind = Literal["official", "community", "framework", "none"]
 
 
 class _Strict(BaseModel):
@@ -39,6 +40,9 @@ class ServerInfo(_Strict):
     protocols: list[ProtocolRevision] | None = None
     # The published v2 study's name for this server, where it differs from ours (report: v2 comparison).
     v2_name: str | None = None
+    # What kind of MCP layer it is (the report's filters and decision page): the protocol's own SDK for the
+    # language, a community SDK, a framework's MCP layer (Spring AI, Quarkus, Micronaut, FastMCP), or none.
+    sdk_kind: SdkKind | None = None
 
 
 class BuildSection(_Strict):
@@ -85,6 +89,7 @@ class ServerOverride(_Strict):
     version_args: list[str] | None = None
     protocols: list[ProtocolRevision] | None = None
     v2_name: str | None = None
+    sdk_kind: SdkKind | None = None
 
 
 class VariantRun(_Strict):

@@ -407,6 +407,8 @@ class Server(Open):
     sdk_version: str | None = described("its version")
     framework: str | None = described("the HTTP framework")
     protocols: list[str] | None = described("MCP protocol revisions its SDK accepts (null: not recorded)", None)
+    sdk_kind: str | None = described("official, community, framework or none: what kind of MCP layer (null: not "
+                                     "recorded)", None)
     build: list[str] = described("the manifest's build commands")
     run: list[str] = described("the manifest's run command")
     stdio: list[str] | None = described("the manifest's stdio command (null: HTTP only)", None)

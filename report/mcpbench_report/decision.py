@@ -1,0 +1,403 @@
+"""The decision page's answers: for each question someone choosing a stack asks, the server(s) the statistics
+put first, the figure, and the tests behind the claim; per language the best stack of that language; and
+what a million calls cost on each server.
+
+One rule for every claim (CLAIM_RULE): a server is named alone only when its test against every other
+candidate is significant after Holm's correction within the ranking the figure comes from (the ranking's
+own family, the same tests the index page shows). Otherwise the answer names the tie: the leader and every
+candidate its test does not separate from it. A ranking with fewer than MIN_RUNS_FOR_TEST rounds claims
+nothing. Figures with no sampling noise (an image's size) are compared as they are; capacities are told apart
+by the capacity page's rule (their intervals never overlap in any round).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import capacity as capacity_page
+from . import stats
+from .consolidate import RANKED, Consolidated
+from .load import LoadKey
+
+CLAIM_RULE = ("a server is named alone only when its test against every other candidate is significant after "
+              "Holm's correction across every pair of the ranking the figure comes from; otherwise the answer "
+              "names the tie (the leader and every candidate not separated from it)")
+
+# Example prices, labelled as such wherever they are shown: roughly on-demand container list prices of 2026
+# (a vCPU-hour and a GiB-hour of memory). Give yours with --price-vcpu-hour and --price-gib-hour.
+EXAMPLE_PRICE_VCPU_HOUR = 0.04
+EXAMPLE_PRICE_GIB_HOUR = 0.005
+DEFAULT_BUDGET_MB = 256.0      # --budget-mb: an example memory budget per instance
+MILLION = 1_000_000
+
+# The manifest's sdk_kind as the page words it; a manifest without one is "not stated" (sdk "none": no SDK).
+SDK_KINDS = {"official": "official SDK", "community": "community SDK", "framework": "framework", "none": "no SDK"}
+
+
+def sdk_kind(manifest: dict) -> str:
+    kind = manifest.get("sdk_kind") or ("none" if str(manifest.get("sdk") or "").lower() == "none" else None)
+    return SDK_KINDS.get(kind, "not stated")
+
+
+@dataclass
+class Test:
+    """One pair test behind a claim: the leader against another candidate, within its ranking's family."""
+
+    question: str
+    leader: str
+    other: str
+    method: str
+    p: float | None
+    p_holm: float | None
+    family: int
+    significant: bool
+    relative: float | None     # the other's figure relative to the leader's
+
+    @property
+    def outcome(self) -> str:
+        return "separated" if self.significant else "not separated (a tie)"
+
+
+@dataclass
+class Entry:
+    server: str
+    display_name: str
+    language: str
+    figure: float | None
+    text: str                  # the figure as shown, with its unit
+
+
+@dataclass
+class Answer:
+    key: str                   # anchor on the page
+    question: str
+    unit: str
+    verdict: str               # "win", "tie", "not tested", "not measured"
+    top: list[Entry] = field(default_factory=list)
+    runner_up: Entry | None = None
+    tests: list[Test] = field(default_factory=list)
+    evidence: str = ""         # relative link to the row or chart
+    source: str = ""           # which load / run the figure comes from
+    note: str = ""
+
+    @property
+    def names(self) -> str:
+        return ", ".join(e.display_name for e in self.top)
+
+    @property
+    def sentence(self) -> str:
+        if self.verdict == "win":
+            lead = self.top[0]
+            return f"{lead.display_name} ({lead.text})" + (
+                f", ahead of {self.runner_up.display_name} ({self.runner_up.text})" if self.runner_up else "")
+        if self.verdict == "tie":
+            return f"a tie between {len(self.top)}: " + "; ".join(f"{e.display_name} ({e.text})" for e in self.top)
+        return self.note or self.verdict
+
+
+@dataclass
+class Cost:
+    server: str
+    display_name: str
+    language: str
+    basis: str                  # "equal load" or "capacity"
+    rate: float | None          # calls/s the figures were measured at
+    cpu_s_per_million: float | None
+    gib_s_per_million: float | None
+    money_per_million: float | None
+    instances: list[dict] = field(default_factory=list)   # capacity sizing per target rate
+
+
+@dataclass
+class Decision:
+    answers: list[Answer]
+    by_language: list[Answer]
+    costs: list[Cost]
+    price_vcpu_hour: float
+    price_gib_hour: float
+    prices_are_examples: bool
+    budget_mb: float
+    budget_p99_ms: float
+    source_key: LoadKey | None
+    targets: tuple[float, ...]
+
+    @property
+    def tests(self) -> list[Test]:
+        return [t for a in self.answers + self.by_language for t in a.tests]
+
+
+def _entry(cons: Consolidated, server: str, figure: float | None, fmt) -> Entry:
+    view = cons.servers[server]
+    return Entry(server, view.display_name, str(view.manifest.get("language") or "—"), figure,
+                 fmt(figure) if figure is not None else "—")
+
+
+def _from_ranking(cons: Consolidated, ranking: stats.Ranking | None, candidates: list[str] | None, *, key: str,
+                  question: str, unit: str, figure, fmt, evidence: str, source: str) -> Answer:
+    """The answer a ranking gives among `candidates` (default: every item it tested), by CLAIM_RULE."""
+    answer = Answer(key, question, unit, "not measured", evidence=evidence, source=source)
+    if ranking is None:
+        answer.note = "not measured in these results"
+        return answer
+    tested = [n for n in ranking.order if ranking.tiers.get(n) is not None]
+    pool = [n for n in tested if candidates is None or n in candidates]
+    untested = [n for n in ranking.order if n not in tested and (candidates is None or n in candidates)]
+    if not pool:
+        answer.verdict = "not tested" if untested else "not measured"
+        answer.note = (stats.not_tested_text(1) if untested else "no server qualifies")
+        return answer
+    leader, others = pool[0], pool[1:]
+    tie = [leader]
+    for other in others:
+        verdict = ranking.pairs.get((leader, other)) or ranking.pairs.get((other, leader))
+        lead_fig, other_fig = figure(leader), figure(other)
+        answer.tests.append(Test(question, leader, other, verdict.method if verdict else "no test",
+                                 verdict.p_value if verdict else None, verdict.p_adjusted if verdict else None,
+                                 ranking.family, bool(verdict and verdict.significant),
+                                 (other_fig - lead_fig) / lead_fig if lead_fig and other_fig is not None else None))
+        if not (verdict and verdict.significant):
+            tie.append(other)
+    answer.top = [_entry(cons, n, figure(n), fmt) for n in tie]
+    answer.verdict = "tie" if len(tie) > 1 else "win" if others else "only one"
+    if not others:
+        answer.note = "the only one measured here: nothing to compare it with"
+    rest = [n for n in others if n not in tie]
+    if rest and answer.verdict == "win":
+        answer.runner_up = _entry(cons, rest[0], figure(rest[0]), fmt)
+    # Only the tests that decide the answer: every tie, and the weakest separation (the largest corrected p).
+    separated = [t for t in answer.tests if t.other in rest]
+    weakest = max(separated, key=lambda t: t.p_holm if t.p_holm is not None else 0.0, default=None)
+    answer.tests = [t for t in answer.tests if t.other in tie or t is weakest]
+    return answer
+
+
+def _row(cons: Consolidated, key: LoadKey, server: str) -> dict | None:
+    return next((r for r in cons.rows.get(key, []) if r["server"] == server), None)
+
+
+def _ms(v: float) -> str:
+    return f"{v:,.2f} ms"
+
+
+def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p99_ms: float = 100.0,
+           price_vcpu_hour: float | None = None, price_gib_hour: float | None = None,
+           targets: tuple[float, ...] = capacity_page.DEFAULT_TARGETS, soaks: list | None = None,
+           capacity: dict | None = None) -> Decision:
+    examples = price_vcpu_hour is None and price_gib_hour is None
+    vcpu = EXAMPLE_PRICE_VCPU_HOUR if price_vcpu_hour is None else price_vcpu_hour
+    gib = EXAMPLE_PRICE_GIB_HOUR if price_gib_hour is None else price_gib_hour
+    key = cons.equal_headline or cons.headline
+    rankings = cons.rankings.get(key, {})
+    anchor = f"index.html#{'equal' if key.equal_load else 'efficiency'}-{key.slug}"
+    source = key.label + (" (every server offered the same rate)" if key.equal_load else "")
+    rows = {r["server"]: r for r in cons.rows.get(key, [])}
+
+    def fig(field_name):
+        return lambda n: (rows.get(n) or {}).get(field_name)
+
+    answers: list[Answer] = []
+    cpu = rankings.get("cpu_")
+    answers.append(_from_ranking(
+        cons, cpu, None, key="cpu", question="Most calls per CPU-second", unit="calls per CPU-second",
+        figure=lambda n: (1000 / rows[n]["cpu_ms_per_call"]) if rows.get(n, {}).get("cpu_ms_per_call") else None,
+        fmt=lambda v: f"{v:,.0f} calls per CPU-second", evidence=anchor, source=source))
+    if key.equal_load:
+        answers.append(_from_ranking(
+            cons, rankings.get("p99_"), None, key="p99", question="Lowest p99 latency at equal load",
+            unit="ms, all calls", figure=fig("latency_all_p99_ms"), fmt=_ms, evidence=anchor, source=source))
+    else:
+        answers.append(Answer("p99", "Lowest p99 latency at equal load", "ms", "not measured",
+                              note="no equal load in these results (run --equal-load)"))
+    answers.append(_capacity_answer(cons, capacity or {}))
+    answers.append(_from_ranking(
+        cons, rankings.get("mem_"), None, key="mem-peak", question="Smallest memory at peak", unit="MiB",
+        figure=fig("mem_peak_mb_mean"), fmt=lambda v: f"{v:,.1f} MiB", evidence=anchor, source=source))
+    groups = {g.server: g for (s, k), g in cons.groups.items() if k == key and g.section() in (RANKED, "harness-limited")}
+    for metric, qkey, question, fmt in (
+            ("idle_mem_mb", "mem-idle", "Smallest memory at idle", lambda v: f"{v:,.1f} MiB"),
+            ("startup_s", "cold-start", "Fastest start (process start to first answered initialize)",
+             lambda v: f"{v * 1000:,.0f} ms")):
+        items = {n: g.by_round(metric) for n, g in groups.items() if any(v is not None for v in g.by_round(metric).values())}
+        ranking = stats.rank(items, higher_better=False, alpha=cons.ranking_alpha) if items else None
+        means = ranking.means if ranking else {}
+        answers.append(_from_ranking(cons, ranking, None, key=qkey, question=question, unit="",
+                                     figure=lambda n, m=means: m.get(n), fmt=fmt, evidence=anchor,
+                                     source=source + ", each measurement's own start"))
+    answers.append(_image_answer(cons))
+    # Budgets: the candidates are the servers whose every round stayed inside the budget; among them the
+    # most calls per CPU-second, by the same ranking's tests (its family is all servers: conservative).
+    within_mem = [n for n, r in rows.items() if r.get("per_run_mem_peak_mb") and
+                  all(v is not None and v <= budget_mb for v in r["per_run_mem_peak_mb"])]
+    budget_answer = _from_ranking(
+        cons, cpu, within_mem, key="budget-mem", question=f"Most calls per CPU-second within {budget_mb:g} MiB",
+        unit="calls per CPU-second",
+        figure=lambda n: (1000 / rows[n]["cpu_ms_per_call"]) if rows.get(n, {}).get("cpu_ms_per_call") else None,
+        fmt=lambda v: f"{v:,.0f} calls per CPU-second", evidence=anchor,
+        source=f"{source}; candidates: every round's peak ≤ {budget_mb:g} MiB ({len(within_mem)} of {len(rows)})")
+    answers.append(budget_answer)
+    if key.equal_load:
+        within_p99 = [n for n, r in rows.items() if r.get("latency_all_p99_ms") is not None
+                      and r["latency_all_p99_ms"] <= budget_p99_ms]
+        answers.append(_from_ranking(
+            cons, cpu, within_p99, key="budget-p99",
+            question=f"Most calls per CPU-second with p99 ≤ {budget_p99_ms:g} ms", unit="calls per CPU-second",
+            figure=lambda n: (1000 / rows[n]["cpu_ms_per_call"]) if rows.get(n, {}).get("cpu_ms_per_call") else None,
+            fmt=lambda v: f"{v:,.0f} calls per CPU-second", evidence=anchor,
+            source=f"{source}; candidates: pooled all-calls p99 ≤ {budget_p99_ms:g} ms "
+                   f"({len(within_p99)} of {len(rows)})"))
+    answers.append(_soak_answer(cons, soaks or []))
+    by_language = []
+    languages = sorted({str(cons.servers[n].manifest.get("language") or "—") for n in rows})
+    for language in languages:
+        members = [n for n in rows if str(cons.servers[n].manifest.get("language") or "—") == language]
+        by_language.append(_from_ranking(
+            cons, cpu, members, key=f"lang-{language}", question=f"{language}: most calls per CPU-second",
+            unit="calls per CPU-second",
+            figure=lambda n: (1000 / rows[n]["cpu_ms_per_call"]) if rows.get(n, {}).get("cpu_ms_per_call") else None,
+            fmt=lambda v: f"{v:,.0f} calls per CPU-second", evidence=anchor, source=source))
+    costs = _costs(cons, key, rows, capacity or {}, vcpu, gib, targets)
+    return Decision(answers, by_language, costs, vcpu, gib, examples, budget_mb, budget_p99_ms, key, targets)
+
+
+def _capacity_answer(cons: Consolidated, by_mode: dict) -> Answer:
+    answer = Answer("capacity", "Highest capacity under the SLO", "calls/s", "not measured",
+                    evidence="capacity.html", note="no capacity run in these results (mcpbench capacity)")
+    if not by_mode:
+        return answer
+    mode, rows = next(iter(by_mode.items()))
+    rows = [r for r in rows if r.trustworthy]
+    if not rows:
+        answer.note = "no trustworthy capacity"
+        return answer
+    tie = [rows[0]]
+    for upper, lower in zip(rows, rows[1:]):
+        if upper.distinct_from_next:
+            break
+        tie.append(lower)
+    fmt = (lambda r: f"{'≥ ' if r.lower_bound else ''}{r.median:,.0f} calls/s")
+    answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].manifest.get("language") or "—"),
+                        r.median, fmt(r)) for r in tie]
+    answer.source = f"mcpbench capacity, mode {mode}: median of each round's ladder"
+    answer.note = ("told apart only when in every round one's capacity is at or above the step the other failed "
+                   "(the capacity page's rule; no test on so few, coarse values)")
+    if len(rows) == 1:
+        answer.verdict = "not tested"
+        answer.note = "one server measured: nothing to compare it with"
+    elif len(tie) == 1:
+        answer.verdict = "win"
+        nxt = rows[1]
+        answer.runner_up = Entry(nxt.server, nxt.display_name, "", nxt.median, fmt(nxt))
+    else:
+        answer.verdict = "tie"
+    return answer
+
+
+def _image_answer(cons: Consolidated) -> Answer:
+    sizes = {}
+    for name, view in cons.servers.items():
+        for record in reversed(view.records):
+            image = getattr(record, "image", None) or {}
+            if image.get("image_size_mb") is not None:
+                sizes[name] = float(image["image_size_mb"])
+                break
+    answer = Answer("image", "Smallest image", "MB", "not measured", evidence="index.html#servers",
+                    note="docker runtime only (--runtime docker)")
+    if not sizes:
+        return answer
+    order = sorted(sizes, key=lambda n: sizes[n])
+    best = sizes[order[0]]
+    tie = [n for n in order if sizes[n] == best]
+    answer.top = [_entry(cons, n, sizes[n], lambda v: f"{v:,.1f} MB") for n in tie]
+    answer.verdict = "not tested" if len(order) == 1 else ("win" if len(tie) == 1 else "tie")
+    answer.source = "each image's size as the engine reports it"
+    answer.note = "an image's size has no sampling noise: compared as it is"
+    if answer.verdict == "win":
+        answer.runner_up = _entry(cons, order[1], sizes[order[1]], lambda v: f"{v:,.1f} MB")
+    return answer
+
+
+def _soak_answer(cons: Consolidated, soaks: list) -> Answer:
+    answer = Answer("soak", "Leak-free in the soak", "", "not measured", evidence="soak.html",
+                    note="no soak in these results (mcpbench soak)")
+    if not soaks:
+        return answer
+    passed = [r for r in soaks if r.document.get("verdict") == "pass"]
+    answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].manifest.get("language") or "—"),
+                        None, "passed every criterion") for r in passed]
+    answer.verdict = "tie" if len(passed) > 1 else "win" if passed else "not tested"
+    answer.source = f"mcpbench soak: {len(passed)} of {len(soaks)} passed"
+    answer.note = "a pass/fail judgement per server (the soak page's criteria), not a ranking"
+    return answer
+
+
+def cost_per_million(cpu_ms_per_call: float | None, mem_mb: float | None, rate: float | None,
+                     price_vcpu_hour: float, price_gib_hour: float) -> tuple[float | None, float | None, float | None]:
+    """CPU-seconds, GiB-seconds and money per million successful calls. CPU: the server's own cgroup CPU per
+    call; memory: the memory it held, for the time a million calls take at `rate`."""
+    cpu_s = cpu_ms_per_call * MILLION / 1000 if cpu_ms_per_call is not None else None
+    gib_s = (mem_mb / 1024) * MILLION / rate if mem_mb is not None and rate else None
+    money = None
+    if cpu_s is not None and gib_s is not None:
+        money = cpu_s / 3600 * price_vcpu_hour + gib_s / 3600 * price_gib_hour
+    return cpu_s, gib_s, money
+
+
+def _costs(cons: Consolidated, key: LoadKey, rows: dict, by_mode: dict, vcpu: float, gib: float,
+           targets: tuple[float, ...]) -> list[Cost]:
+    out = []
+    for name, row in rows.items():
+        rate = row.get("tool_calls_per_s")
+        cpu_s, gib_s, money = cost_per_million(row.get("cpu_ms_per_call"), row.get("mem_avg_mb"), rate, vcpu, gib)
+        view = cons.servers[name]
+        out.append(Cost(name, view.display_name, str(view.manifest.get("language") or "—"),
+                        "equal load" if key.equal_load else key.label, rate, cpu_s, gib_s, money))
+    capacity_rows = next(iter(by_mode.values())) if by_mode else []
+    for r in capacity_rows:
+        if not r.trustworthy:
+            continue
+        cpu_pct, mem = r.at_capacity("cpu_avg_pct"), r.at_capacity("mem_peak_mb")
+        cpu_ms = cpu_pct / 100 / r.median * 1000 if cpu_pct is not None and r.median else None
+        cpu_s, gib_s, money = cost_per_million(cpu_ms, mem, r.median, vcpu, gib)
+        view = cons.servers[r.server]
+        out.append(Cost(r.server, view.display_name, str(view.manifest.get("language") or "—"), "capacity",
+                        r.median, cpu_s, gib_s, money, [r.sizing(t) for t in targets]))
+    return sorted(out, key=lambda c: (c.basis, c.money_per_million is None, c.money_per_million or 0))
+
+
+# How the summary words each headline answer: (what the leader did, what a tie shares).
+SUMMARY_WORDS = {
+    "cpu": ("used the least CPU per call", "the least CPU per call"),
+    "p99": ("answered with the lowest p99 latency", "the lowest p99 latency"),
+    "mem-peak": ("used the least memory at peak", "the least memory at peak"),
+}
+
+
+def summary(decision: Decision, cons: Consolidated) -> list[str]:
+    """The first screen's paragraph: what the figures support, one sentence per headline answer, worded from
+    the verdicts alone (no adjective the tests do not back)."""
+    key = decision.source_key
+    if key is None:
+        return []
+    rows = cons.rows.get(key, [])
+    rate = cons.equal_rate(key) if key.equal_load else None
+    setting = (f"At {rate:,.1f} calls/s offered to every server ({len(rows)} servers, {key.mode})" if rate
+               else f"At {key.label} ({len(rows)} servers)")
+    out = []
+    for answer in decision.answers:
+        words = SUMMARY_WORDS.get(answer.key)
+        if words is None:
+            continue
+        did, shared = words
+        if answer.verdict == "win":
+            lead = answer.top[0]
+            worst_p = max((t.p_holm for t in answer.tests if t.p_holm is not None), default=None)
+            out.append(f"{lead.display_name} {did} ({lead.text}); its test against every other server is "
+                       f"significant after Holm's correction" + (f" (the weakest: p Holm = {worst_p:.2g})" if worst_p is
+                                                                  not None else "") + ".")
+        elif answer.verdict == "tie":
+            names = ", ".join(e.display_name for e in answer.top)
+            out.append(f"{len(answer.top)} servers share {shared}: {names} — these rounds do not separate them "
+                       "(not shown to be equal).")
+        elif answer.verdict == "not tested":
+            out.append(f"{answer.question}: not tested ({answer.note}).")
+    return [f"{setting}:"] + out if out else []
