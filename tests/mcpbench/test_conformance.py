@@ -113,9 +113,9 @@ def test_the_pin_is_the_version_the_module_names() -> None:
     assert package["dependencies"][conformance.PACKAGE] == conformance.VERSION
     lock = json.loads((CONFORMANCE_DIR / "package-lock.json").read_text())
     assert lock["packages"][f"node_modules/{conformance.PACKAGE}"]["version"] == conformance.VERSION
-    # the same Node 24 the nodejs server pins (the suite needs Node >= 22: fs.globSync)
+    # the same Node 24 the nodejs server pins for its nodejs-node24 variant (the suite needs Node >= 22: fs.globSync)
     nodejs = json.loads((CONFORMANCE_DIR.parents[1] / "servers" / "nodejs" / "package.json").read_text())
-    assert package["dependencies"]["node"] == nodejs["devDependencies"]["node"]
+    assert nodejs["devDependencies"]["node24"] == f"npm:node@{package['dependencies']['node']}"
 
 
 def test_no_npm_is_a_one_line_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

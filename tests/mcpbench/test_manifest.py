@@ -113,7 +113,22 @@ def test_stacks_only_leaves_out_the_what_if_variants_unless_they_are_named(tmp_p
 def test_the_repository_marks_its_v2_parity_and_end_of_life_variants_as_what_ifs() -> None:
     servers = Path(__file__).resolve().parents[2] / "servers"
     what_ifs = {s.name for s in discover(servers).servers if s.what_if}
-    assert what_ifs == {"nodejs-v2workers", "bun-v2workers", "python-v2workers", "nodejs-node20"}
+    assert what_ifs == {"nodejs-v2workers", "bun-v2workers", "python-v2workers", "nodejs-node24", "nodejs-node20"}
+
+
+def test_every_repository_server_says_what_kind_of_mcp_layer_it_is() -> None:
+    """The report's SDK-kind filter and the decision page group by it; a server without one is "not stated"."""
+    servers = Path(__file__).resolve().parents[2] / "servers"
+    kinds = {s.name: s.info.sdk_kind for s in discover(servers).servers}
+    assert None not in kinds.values(), [name for name, kind in kinds.items() if kind is None]
+    assert kinds["baseline"] == "none" and kinds["go-mcp-go"] == "community" and kinds["java-spring"] == "framework"
+    assert kinds["rust"] == "official" and kinds["python-fastmcp"] == "framework"
+
+
+def test_a_manifest_refuses_an_unknown_sdk_kind(tmp_path: Path) -> None:
+    write(tmp_path, "x", VALID.replace('sdk_version', 'sdk_kind = "vendor"\nsdk_version', 1))
+    discovery = discover(tmp_path)
+    assert not discovery.servers and "sdk_kind" in str(discovery.errors[0])
 
 
 def test_a_what_if_twin_is_the_server_with_one_setting_over_its_environment(tmp_path: Path) -> None:
@@ -136,3 +151,11 @@ def test_a_what_if_twin_is_the_server_with_one_setting_over_its_environment(tmp_
     write(tmp_path, "node", VALID.replace("[variants.bun]", "[variants.node-x]"))
     with pytest.raises(SelectionError, match="node-x is already a server's name"):
         what_if_twins(select(discover(tmp_path), ["node"]), discover(tmp_path), "x:X=1")
+
+
+def test_the_readme_lists_every_server() -> None:
+    """README's lineup table names every discovered server: a new directory shows up there or fails here."""
+    root = Path(__file__).resolve().parents[2]
+    section = (root / "README.md").read_text().split("## The servers", 1)[1].split("\n## ", 1)[0]
+    missing = [s.name for s in discover(root / "servers").servers if f"`{s.name}`" not in section]
+    assert not missing, f"README.md's lineup does not name {missing}"

@@ -12,9 +12,9 @@ import pytest
 SERVERS = Path(__file__).resolve().parents[2] / "servers"
 REVISION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
-# Manifests whose SDK's supported-versions list has been read and recorded (each cites its source file:line in a
-# comment beside `protocols`). A manifest not listed here may still record them; every one that does is checked.
-RECORDED = ["baseline", "go", "go-mcp-go", "java-spring", "java-webflux", "micronaut", "nodejs", "python", "quarkus", "rust"]
+# Every manifest records its SDK's supported-versions list (each cites its source file:line in a comment beside
+# `protocols`): a new server directory is checked by being added.
+RECORDED = sorted(p.parent.name for p in SERVERS.glob("*/mcpbench.toml"))
 
 # The v2-parity variants: variant -> (manifest directory, the variant it doubles, v2's name for it or None).
 V2_WORKERS = {
@@ -23,7 +23,8 @@ V2_WORKERS = {
     "python-v2workers": ("python", None, "python"),
 }
 # Where each server reads the worker-count override.
-WORKER_SOURCES = {"nodejs": "src/server.ts", "python": "mcpbench_fastmcp/__main__.py"}
+WORKER_SOURCES = {"nodejs": "src/server.ts", "python": "mcpbench_workload/serving.py",
+                  "nodejs-fastmcp": "src/server.ts", "python-fastmcp": "mcpbench_fastmcp4/__main__.py"}
 
 
 def manifest(directory: str) -> dict:

@@ -1,6 +1,6 @@
 // Entry point: reads the environment and runs one server process, or a node:cluster primary that forks
 // one per share of CPU_LIMIT; with --stdio, one process serving MCP over stdin/stdout (no cluster, no port).
-// The same file runs under Node.js and Bun.
+// The same file runs under Node.js, Bun and Deno.
 import cluster from 'node:cluster';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -14,7 +14,8 @@ const cpuLimit = Number(env.CPU_LIMIT) > 0 ? Number(env.CPU_LIMIT) : os.availabl
 // One event loop per granted core: the per-request cost is JavaScript CPU, so more processes than cores
 // add heaps, JIT warm-ups and context switches but no throughput (README, "Worker count").
 const workers = Number(env.WORKERS) > 0 ? Math.floor(Number(env.WORKERS)) : Math.max(1, Math.round(cpuLimit));
-const runtime = process.versions.bun ? `Bun ${process.versions.bun}` : `Node.js ${process.version}`;
+const { bun, deno } = process.versions;
+const runtime = bun ? `Bun ${bun}` : deno ? `Deno ${deno}` : `Node.js ${process.version}`;
 const port = Number(env.PORT ?? 8080);
 const host = env.HOST || '127.0.0.1'; // loopback unless the runtime says otherwise (a container: 0.0.0.0)
 // The hosts a request may name (Host, and Origin when a browser sends one): DNS-rebinding protection.
@@ -35,10 +36,15 @@ if (stdio) {
 } else {
   // Share the memory limit between the workers' V8 heaps (JavaScriptCore under Bun sizes itself).
   const memoryMb = Number(env.MEMORY_LIMIT_MB);
-  if (memoryMb > 0 && !process.versions.bun) {
-    cluster.setupPrimary({
-      execArgv: [...process.execArgv, `--max-old-space-size=${Math.floor((memoryMb * 0.75) / workers)}`],
-    });
+  const heap = memoryMb > 0 ? [`--max-old-space-size=${Math.floor((memoryMb * 0.75) / workers)}`] : [];
+  if (deno) {
+    // Deno's fork gives a child every permission (-A, as a Node child has) unless its execArgv starts with a
+    // Deno subcommand and names permissions itself: the workers get what serving needs (as the manifest's
+    // stdio command), not the primary's --allow-run.
+    const v8 = heap.map((flag) => `--v8-flags=${flag}`);
+    cluster.setupPrimary({ execArgv: ['run', '--allow-net', '--allow-env', ...v8] });
+  } else if (heap.length && !bun) {
+    cluster.setupPrimary({ execArgv: [...process.execArgv, ...heap] });
   }
   let stopping = false;
   let listening = 0;

@@ -1,54 +1,7 @@
-"""`python -m mcpbench_fastmcp`: start uvicorn with one worker process per granted core; with `--stdio`, serve MCP
-over stdin/stdout from this one process instead."""
+"""`python -m mcpbench_fastmcp`: serve MCPServer over HTTP on uvicorn (`--server granian`: on granian) with one
+worker process per granted core; with `--stdio`, serve MCP over stdin/stdout from this one process instead."""
 
-from __future__ import annotations
-
-import argparse
-import math
-import os
-
-import anyio
-import uvicorn
-
-
-def worker_count() -> int:
-    # WORKERS is the explicit override every interpreted server here reads (the v2-parity variant sets 4);
-    # WEB_CONCURRENCY, the conventional name (uvicorn's own CLI and gunicorn read it), is honoured after it.
-    for name in ("WORKERS", "WEB_CONCURRENCY"):
-        if explicit := os.environ.get(name):
-            return max(1, int(explicit))
-    # One event loop saturates one core under load (every worker always has ready tool calls), so a second
-    # worker per core only time-shares it: measured on one pinned core, 2 workers cost more CPU per session for
-    # no more throughput, plus ~100 MB of RSS. A fractional limit rounds up so the whole quota can be used.
-    cpu_limit = os.environ.get("CPU_LIMIT")
-    cores = float(cpu_limit) if cpu_limit else len(os.sched_getaffinity(0))
-    return max(1, math.ceil(cores))
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m mcpbench_fastmcp", description=__doc__)
-    parser.add_argument("--stdio", action="store_true", help="serve MCP over stdin/stdout (one process, no port)")
-    if parser.parse_args().stdio:
-        from mcpbench_fastmcp.server import serve_stdio
-
-        anyio.run(serve_stdio, backend_options={"use_uvloop": True})
-        return
-    uvicorn.run(
-        "mcpbench_fastmcp.server:app",
-        host=os.environ.get("HOST") or "127.0.0.1",  # loopback unless the runtime says otherwise (a container)
-        port=int(os.environ.get("PORT", "8000")),
-        workers=worker_count(),
-        loop="uvloop",
-        http="httptools",
-        lifespan="on",
-        access_log=False,
-        log_level="warning",
-        # Nothing sits in front of the server; skip X-Forwarded-* rewriting on every request.
-        proxy_headers=False,
-        # Keep-alive connections from the load generator must not hold a SIGTERM past the orchestrator's 10 s.
-        timeout_graceful_shutdown=5,
-    )
-
+from mcpbench_workload.serving import main
 
 if __name__ == "__main__":
-    main()
+    main("mcpbench_fastmcp", __doc__)

@@ -1,0 +1,164 @@
+package mcpbench.sdk;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerHandler;
+import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
+import io.modelcontextprotocol.server.transport.ServerHttpHeaderValidator;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpStatelessServerTransport;
+import io.modelcontextprotocol.spec.ProtocolVersions;
+import reactor.core.publisher.Mono;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.databind.SerializationContext;
+import tools.jackson.databind.ValueSerializer;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.module.SimpleModule;
+
+/**
+ * What the SDK leaves to its user and a framework (Spring AI, Quarkus, Micronaut) does on top: tool
+ * declarations to SDK tool specifications, a tool's exception to a tool error, the Host/Origin
+ * validator from a list, the stateless transport's protocol revisions, and its error bodies.
+ */
+final class Mcp {
+
+	/**
+	 * The SDK's own JSON mapper (Jackson 3 with JsonMapper.shared()'s defaults, what McpJsonDefaults
+	 * supplies), plus one serializer: the servlet transport writes an McpError it answers with (400 for
+	 * malformed JSON, 415, 500) as the exception itself, stack trace and all.
+	 */
+	static final McpJsonMapper JSON_MAPPER = new JacksonMcpJsonMapper(JsonMapper.builder()
+		.addModule(new SimpleModule("mcp-errors").addSerializer(McpError.class, new McpErrorSerializer()))
+		.build());
+
+	private Mcp() {
+	}
+
+	/** The tools for the stateless server (HTTP). */
+	static List<McpStatelessServerFeatures.SyncToolSpecification> statelessTools(List<BenchTools.Definition> tools) {
+		return tools.stream()
+			.map(t -> new McpStatelessServerFeatures.SyncToolSpecification(t.tool(), (context, call) -> call(t, call)))
+			.toList();
+	}
+
+	/** The same tools for the session server (stdio). */
+	static List<McpServerFeatures.SyncToolSpecification> sessionTools(List<BenchTools.Definition> tools) {
+		return tools.stream()
+			.map(t -> new McpServerFeatures.SyncToolSpecification(t.tool(), (exchange, call) -> call(t, call)))
+			.toList();
+	}
+
+	/**
+	 * A call's text result, or a tool error (isError) saying why it failed, as Spring AI turns a tool's
+	 * exception into one: left to the SDK, an exception would be a JSON-RPC internal error. The input
+	 * schema was checked by the SDK already; "arguments" is optional in MCP (absent: every default).
+	 */
+	private static CallToolResult call(BenchTools.Definition tool, CallToolRequest call) {
+		try {
+			String text = tool.call().apply(call.arguments() != null ? call.arguments() : Map.of());
+			return CallToolResult.builder().addTextContent(text).isError(false).build();
+		}
+		catch (RuntimeException ex) {
+			Throwable cause = ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
+			return CallToolResult.builder().addTextContent(String.valueOf(cause.getMessage())).isError(true).build();
+		}
+	}
+
+	/**
+	 * The SDK's DefaultServerTransportSecurityValidator takes host[:port] and origin patterns, where ":*"
+	 * matches any port (or none): each allowed host becomes "host:*", "http://host:*" and "https://host:*"
+	 * (java-spring's McpTransportConfig.hostValidator, word for word). A request without Origin passes; a
+	 * missing or foreign Host gets 421, a foreign Origin 403. It compares case-sensitively, so the list is
+	 * lowercased, the form browsers send. "*" alone is the suite's measure-the-cost switch: the SDK's no-op
+	 * validator, the transport's default.
+	 */
+	static ServerHttpHeaderValidator hostValidator(List<String> allowedHosts) {
+		List<String> hosts = allowedHosts.stream()
+			.map(host -> host.trim().toLowerCase(Locale.ROOT))
+			.filter(host -> !host.isEmpty())
+			.toList();
+		if (hosts.contains("*")) {
+			return ServerHttpHeaderValidator.NOOP;
+		}
+		// An empty host list would make the SDK skip the Host check altogether.
+		if (hosts.isEmpty()) {
+			throw new IllegalStateException("ALLOWED_HOSTS names no host");
+		}
+		var validator = DefaultServerTransportSecurityValidator.builder();
+		for (String host : hosts) {
+			validator.allowedHost(host + ":*").allowedOrigin("http://" + host + ":*").allowedOrigin("https://" + host + ":*");
+		}
+		return validator.build();
+	}
+
+	/**
+	 * The SDK's stateless servlet transport as the server sees it, with two additions: it lists
+	 * 2024-11-05 (the revision the load's initialize sends; the stateless transport lists only the three
+	 * later ones, so every initialize would log a warning and be answered with 2025-11-25), and it keeps
+	 * the server's handler for in-process calls (the warm-up, Main).
+	 */
+	static final class StatelessTransport implements McpStatelessServerTransport {
+
+		private final McpStatelessServerTransport servlet;
+
+		private volatile McpStatelessServerHandler handler;
+
+		StatelessTransport(McpStatelessServerTransport servlet) {
+			this.servlet = servlet;
+		}
+
+		@Override
+		public void setMcpHandler(McpStatelessServerHandler handler) {
+			this.handler = handler;
+			this.servlet.setMcpHandler(handler);
+		}
+
+		/** A request through the same handler as HTTP requests, without the HTTP part. */
+		Mono<McpSchema.JSONRPCResponse> handle(McpSchema.JSONRPCRequest request) {
+			return this.handler.handleRequest(McpTransportContext.EMPTY, request);
+		}
+
+		@Override
+		public Mono<Void> closeGracefully() {
+			return this.servlet.closeGracefully();
+		}
+
+		@Override
+		public List<String> protocolVersions() {
+			return List.of(ProtocolVersions.MCP_2024_11_05, ProtocolVersions.MCP_2025_03_26,
+					ProtocolVersions.MCP_2025_06_18, ProtocolVersions.MCP_2025_11_25);
+		}
+
+	}
+
+	/** An McpError as a JSON-RPC error object (java-spring's McpTransportConfig.McpErrorSerializer). */
+	private static final class McpErrorSerializer extends ValueSerializer<McpError> {
+
+		@Override
+		public void serialize(McpError error, JsonGenerator gen, SerializationContext context) {
+			var rpc = error.getJsonRpcError();
+			gen.writeStartObject();
+			gen.writeStringProperty("jsonrpc", "2.0");
+			gen.writeNullProperty("id");
+			gen.writeName("error");
+			gen.writeStartObject();
+			gen.writeNumberProperty("code", rpc != null ? rpc.code() : McpSchema.ErrorCodes.INTERNAL_ERROR);
+			gen.writeStringProperty("message", rpc != null ? rpc.message() : error.getMessage());
+			gen.writeEndObject();
+			gen.writeEndObject();
+		}
+
+	}
+
+}
