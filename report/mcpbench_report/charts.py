@@ -61,7 +61,10 @@ def _figure(width: float, height: float, margins: dict | None = None, **kwargs):
         return fig, axes
 
 
-def _label(row: Mapping) -> str:
+def _label(row: Mapping, prefix: str = "") -> str:
+    """The server's name after its rank in the chart's own ranking (prefix: "" throughput, "cpu_" …)."""
+    if prefix:
+        return f"{row.get(f'{prefix}rank') or ''}  {row.get('display_name') or row['server']}".strip()
     rank = row.get("rank") or ("≥" if row.get("harness_bound") else "")
     return f"{rank}  {row.get('display_name') or row['server']}".strip()
 
@@ -87,18 +90,19 @@ def throughput_bars(rows: Sequence[Mapping], path: Path, title: str,
                     colour_of: Mapping[str, str] | None = None) -> None:
     """Horizontal bars of mean tool calls/s with the 95 % interval as error bars, best on top."""
     _interval_bars(rows, path, title, colour_of, "tool_calls_per_s", "ci_low", "ci_high",
-                   "successful tool calls per second (mean of runs; error bar: 95 % CI)")
+                   "successful tool calls per second (mean of runs; error bar: 95 % CI)", "")
 
 
 def cpu_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: Mapping[str, str] | None = None) -> None:
     """Horizontal bars of mean server CPU ms per successful call with the 95 % interval, best (lowest) on top."""
     _interval_bars([r for r in rows if r.get("cpu_ms_per_call") is not None], path, title, colour_of,
                    "cpu_ms_per_call", "cpu_ms_per_call_ci_low", "cpu_ms_per_call_ci_high",
-                   "server CPU milliseconds per successful call (mean of rounds; error bar: 95 % CI; lower is better)")
+                   "server CPU milliseconds per successful call (mean of rounds; error bar: 95 % CI; lower is better)",
+                   "cpu_")
 
 
 def _interval_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: Mapping[str, str] | None,
-                   value: str, low: str, high: str, xlabel: str) -> None:
+                   value: str, low: str, high: str, xlabel: str, rank_prefix: str) -> None:
     with plt.rc_context(RC):
         fig, ax = _figure(8, 1.0 + 0.42 * len(rows))
         rows = list(rows)[::-1]
@@ -112,7 +116,7 @@ def _interval_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: M
                     ecolor="#222222", capsize=3, linewidth=1)
         for yi, m, h in zip(y, means, hi):
             ax.text(max(m, h) * 1.01 + means.max() * 0.01, yi, _fmt(m), va="center", fontsize=8)
-        ax.set_yticks(y, [_label(r) for r in rows])
+        ax.set_yticks(y, [_label(r, rank_prefix) for r in rows])
         ax.set_xlim(0, max(hi.max(), means.max()) * 1.15 if len(rows) else 1)
         ax.set_xlabel(xlabel)
         ax.set_title(title)

@@ -96,6 +96,8 @@ def report(
     elapsed = time.perf_counter() - started
 
     print_rankings(console, cons, wide)
+    if info.summary:   # the first screen's paragraph: what the tests support, in sentences
+        console.print(" ".join(info.summary) + f" (decision page: {info.out}/decision.html)", highlight=False)
     for failure in cons.failures:
         console.print(f"[yellow]{failure.server}[/yellow] ({failure.run_id}"
                       f"{' ' + failure.measurement if failure.measurement else ''}): {failure.status}"

@@ -364,6 +364,8 @@ def _costs(cons: Consolidated, key: LoadKey, rows: dict, by_mode: dict, vcpu: fl
     return sorted(out, key=lambda c: (c.basis, c.money_per_million is None, c.money_per_million or 0))
 
 
+TIE_NAMES = 4   # a tie longer than this is named by its first few in sentences (the page lists every one)
+
 # How the summary words each headline answer: (what the leader did, what a tie shares).
 SUMMARY_WORDS = {
     "cpu": ("used the least CPU per call", "the least CPU per call"),
@@ -395,9 +397,15 @@ def summary(decision: Decision, cons: Consolidated) -> list[str]:
                        f"significant after Holm's correction" + (f" (the weakest: p Holm = {worst_p:.2g})" if worst_p is
                                                                   not None else "") + ".")
         elif answer.verdict == "tie":
-            names = ", ".join(e.display_name for e in answer.top)
-            out.append(f"{len(answer.top)} servers share {shared}: {names} — these rounds do not separate them "
-                       "(not shown to be equal).")
+            lead = answer.top[0]
+            if answer.runner_up is None and len(answer.top) == len(rows):
+                out.append(f"these rounds separate none of the {len(rows)} servers on {shared} (the lowest mean: "
+                           f"{lead.display_name}, {lead.text}) — not shown to be equal: more rounds may.")
+            else:
+                names = ", ".join(e.display_name for e in answer.top[:TIE_NAMES])
+                more = f" and {len(answer.top) - TIE_NAMES} more" if len(answer.top) > TIE_NAMES else ""
+                out.append(f"{len(answer.top)} servers share {shared}: {names}{more} — these rounds do not "
+                           "separate them (not shown to be equal).")
         elif answer.verdict == "not tested":
             out.append(f"{answer.question}: not tested ({answer.note}).")
-    return [f"{setting}:"] + out if out else []
+    return [f"{setting}:"] + [line[:1].upper() + line[1:] for line in out] if out else []

@@ -135,6 +135,7 @@ def rules() -> list[dict]:
          "stopped, rounds per server). The report ranks such a run at the per-look level it spent, not at "
          f"{stats.ALPHA}: a fixed-n test re-run after every round would order two equal servers far more often "
          "than its level (scripts/stopping_simulation.py measures both on recorded rounds)"),
+        ("CLAIM_RULE", None, "decision page: " + decision.CLAIM_RULE),
         ("SLO_MAX_ERROR_RATE", stats.SLO_MAX_ERROR_RATE,
          "SLO peak: highest load whose all-calls p99 meets the SLO with at most this share of failed calls"),
     )
@@ -234,6 +235,7 @@ class SiteStats:
     total_bytes: int
     pages_bytes: int       # html + charts + downloads (without raw/)
     index_bytes: int       # index.html and the charts it shows
+    summary: tuple[str, ...] = ()   # the index's summary sentences (decision.summary)
 
 
 def run_label(run, group: Group) -> str:
@@ -368,7 +370,8 @@ class SiteBuilder:
         if self.cons.leads_with_equal_load:
             equal = self.cons.equal_headline
             out["lead"] = self.chart(f"{equal.slug}-cpu", charts.cpu_bars, self.cons.equal_rows(equal),
-                                     title=f"Server CPU per call — {equal.label}", colour_of=self.colour)
+                                     title=f"Server CPU per call at the equal load ({equal.mode})",
+                                     colour_of=self.colour)
         else:
             out["lead"] = out["throughput"]
         out["distribution"] = self.chart(f"{s}-distribution", charts.latency_distribution, series,
@@ -607,4 +610,5 @@ def build_site(cons: Consolidated, out: Path, reference: str = "rust", slo_p99_m
     index_bytes = (out / "index.html").stat().st_size + sum((out / c).stat().st_size for c in builder.index_charts)
     return SiteStats(out=out, pages=sum(1 for p in files if p.suffix == ".html"), charts=len(builder.chart_files),
                      total_bytes=sum(p.stat().st_size for p in files),
-                     pages_bytes=sum(p.stat().st_size for p in pages), index_bytes=index_bytes)
+                     pages_bytes=sum(p.stat().st_size for p in pages), index_bytes=index_bytes,
+                     summary=tuple(builder.summary))

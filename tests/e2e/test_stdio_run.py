@@ -33,8 +33,10 @@ def servers_dir(root: Path) -> Path:
 def test_stdio_beside_http_stateless_and_a_server_without_stdio_is_unavailable(tmp_path: Path) -> None:
     servers = servers_dir(tmp_path)
     results = tmp_path / "results"
+    # A relative --results-dir (as scripts/bench.sh gives): the stdio driver, run in the server's directory, is
+    # still handed paths it can open.
     proc = mcpbench("run", "go", "python", "--servers-dir", str(servers), "--mode", "stateless,stdio",
-                    *TINY, "--results-dir", str(results))
+                    *TINY, "--results-dir", "results", cwd=tmp_path)
     out, _ = proc.communicate(timeout=900)
     run_dir = only_run(results)
     run = json.loads((run_dir / "run.json").read_text())

@@ -77,14 +77,16 @@ class Driver:
         """`resuming`: continue the run `run_id` under results_root (`mcpbench run --resume`, experiments/resume.py)
         instead of starting a new one."""
         self.experiment = experiment
-        self.results_root = results_root
+        # Absolute: the stdio load driver and the servers run in other working directories, and each is handed
+        # paths under it (a relative --results-dir once sent the driver looking for server.log in the server's).
+        self.results_root = results_root.resolve()
         self.resuming = resuming
         self.resume_record: dict[str, Any] | None = None  # run.json `resumes[-1]` while resuming
         self.config = experiment.config
         self.specs = experiment.specs
         self.console = console or experiment.console
         self.run_id = run_id or new_run_id(self.config.runtime) + experiment.directory_suffix
-        self.directory = results_root / self.run_id
+        self.directory = self.results_root / self.run_id
         self.record: RunRecord | None = None
         self.bench: Bench | None = None
         self.harnesses: dict[str, Harness] = {}   # by transport: the generator that speaks it
