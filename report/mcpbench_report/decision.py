@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from . import capacity as capacity_page
 from . import stats
-from .consolidate import RANKED, Consolidated
+from .consolidate import BOUND, RANKED, Consolidated
 from .load import LoadKey
 
 CLAIM_RULE = ("a server is named alone only when its test against every other candidate is significant after "
@@ -72,27 +72,13 @@ class Answer:
     key: str                   # anchor on the page
     question: str
     unit: str
-    verdict: str               # "win", "tie", "not tested", "not measured"
+    verdict: str               # "win", "tie", "only one", "not tested", "not measured"
     top: list[Entry] = field(default_factory=list)
     runner_up: Entry | None = None
     tests: list[Test] = field(default_factory=list)
     evidence: str = ""         # relative link to the row or chart
     source: str = ""           # which load / run the figure comes from
     note: str = ""
-
-    @property
-    def names(self) -> str:
-        return ", ".join(e.display_name for e in self.top)
-
-    @property
-    def sentence(self) -> str:
-        if self.verdict == "win":
-            lead = self.top[0]
-            return f"{lead.display_name} ({lead.text})" + (
-                f", ahead of {self.runner_up.display_name} ({self.runner_up.text})" if self.runner_up else "")
-        if self.verdict == "tie":
-            return f"a tie between {len(self.top)}: " + "; ".join(f"{e.display_name} ({e.text})" for e in self.top)
-        return self.note or self.verdict
 
 
 @dataclass
@@ -171,10 +157,6 @@ def _from_ranking(cons: Consolidated, ranking: stats.Ranking | None, candidates:
     return answer
 
 
-def _row(cons: Consolidated, key: LoadKey, server: str) -> dict | None:
-    return next((r for r in cons.rows.get(key, []) if r["server"] == server), None)
-
-
 def _ms(v: float) -> str:
     return f"{v:,.2f} ms"
 
@@ -195,12 +177,17 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     def fig(field_name):
         return lambda n: (rows.get(n) or {}).get(field_name)
 
+    def calls_per_cpu_s(n):   # the CPU ranking's figure, turned the way the question asks it
+        cpu_ms = (rows.get(n) or {}).get("cpu_ms_per_call")
+        return 1000 / cpu_ms if cpu_ms else None
+
+    per_cpu = {"unit": "calls per CPU-second", "figure": calls_per_cpu_s, "evidence": anchor,
+               "fmt": lambda v: f"{v:,.0f} calls per CPU-second"}
+
     answers: list[Answer] = []
     cpu = rankings.get("cpu_")
-    answers.append(_from_ranking(
-        cons, cpu, None, key="cpu", question="Most calls per CPU-second", unit="calls per CPU-second",
-        figure=lambda n: (1000 / rows[n]["cpu_ms_per_call"]) if rows.get(n, {}).get("cpu_ms_per_call") else None,
-        fmt=lambda v: f"{v:,.0f} calls per CPU-second", evidence=anchor, source=source))
+    answers.append(_from_ranking(cons, cpu, None, key="cpu", question="Most calls per CPU-second", source=source,
+                                 **per_cpu))
     if key.equal_load:
         answers.append(_from_ranking(
             cons, rankings.get("p99_"), None, key="p99", question="Lowest p99 latency at equal load",
@@ -212,7 +199,7 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     answers.append(_from_ranking(
         cons, rankings.get("mem_"), None, key="mem-peak", question="Smallest memory at peak", unit="MiB",
         figure=fig("mem_peak_mb_mean"), fmt=lambda v: f"{v:,.1f} MiB", evidence=anchor, source=source))
-    groups = {g.server: g for (s, k), g in cons.groups.items() if k == key and g.section() in (RANKED, "harness-limited")}
+    groups = {g.server: g for (s, k), g in cons.groups.items() if k == key and g.section() in (RANKED, BOUND)}
     for metric, qkey, question, fmt in (
             ("idle_mem_mb", "mem-idle", "Smallest memory at idle", lambda v: f"{v:,.1f} MiB"),
             ("startup_s", "cold-start", "Fastest start (process start to first answered initialize)",
@@ -228,33 +215,25 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     # most calls per CPU-second, by the same ranking's tests (its family is all servers: conservative).
     within_mem = [n for n, r in rows.items() if r.get("per_run_mem_peak_mb") and
                   all(v is not None and v <= budget_mb for v in r["per_run_mem_peak_mb"])]
-    budget_answer = _from_ranking(
+    answers.append(_from_ranking(
         cons, cpu, within_mem, key="budget-mem", question=f"Most calls per CPU-second within {budget_mb:g} MiB",
-        unit="calls per CPU-second",
-        figure=lambda n: (1000 / rows[n]["cpu_ms_per_call"]) if rows.get(n, {}).get("cpu_ms_per_call") else None,
-        fmt=lambda v: f"{v:,.0f} calls per CPU-second", evidence=anchor,
-        source=f"{source}; candidates: every round's peak ≤ {budget_mb:g} MiB ({len(within_mem)} of {len(rows)})")
-    answers.append(budget_answer)
+        source=f"{source}; candidates: every round's peak ≤ {budget_mb:g} MiB ({len(within_mem)} of {len(rows)})",
+        **per_cpu))
     if key.equal_load:
         within_p99 = [n for n, r in rows.items() if r.get("latency_all_p99_ms") is not None
                       and r["latency_all_p99_ms"] <= budget_p99_ms]
         answers.append(_from_ranking(
             cons, cpu, within_p99, key="budget-p99",
-            question=f"Most calls per CPU-second with p99 ≤ {budget_p99_ms:g} ms", unit="calls per CPU-second",
-            figure=lambda n: (1000 / rows[n]["cpu_ms_per_call"]) if rows.get(n, {}).get("cpu_ms_per_call") else None,
-            fmt=lambda v: f"{v:,.0f} calls per CPU-second", evidence=anchor,
+            question=f"Most calls per CPU-second with p99 ≤ {budget_p99_ms:g} ms",
             source=f"{source}; candidates: pooled all-calls p99 ≤ {budget_p99_ms:g} ms "
-                   f"({len(within_p99)} of {len(rows)})"))
+                   f"({len(within_p99)} of {len(rows)})", **per_cpu))
     answers.append(_soak_answer(cons, soaks or []))
     by_language = []
     languages = sorted({str(cons.servers[n].manifest.get("language") or "—") for n in rows})
     for language in languages:
         members = [n for n in rows if str(cons.servers[n].manifest.get("language") or "—") == language]
-        by_language.append(_from_ranking(
-            cons, cpu, members, key=f"lang-{language}", question=f"{language}: most calls per CPU-second",
-            unit="calls per CPU-second",
-            figure=lambda n: (1000 / rows[n]["cpu_ms_per_call"]) if rows.get(n, {}).get("cpu_ms_per_call") else None,
-            fmt=lambda v: f"{v:,.0f} calls per CPU-second", evidence=anchor, source=source))
+        by_language.append(_from_ranking(cons, cpu, members, key=f"lang-{language}",
+                                         question=f"{language}: most calls per CPU-second", source=source, **per_cpu))
     costs = _costs(cons, key, rows, capacity or {}, vcpu, gib, targets)
     return Decision(answers, by_language, costs, vcpu, gib, examples, budget_mb, budget_p99_ms, key, targets)
 
