@@ -85,8 +85,8 @@ def report(
                 raise ResultsError("--history needs at least two results directories")
             from .history import history as history_of
             timeline = history_of(dirs)
-            dirs = [max(dirs, key=lambda d: d.run_id)]
-        cons = consolidate(dirs, allow_mixed=allow_mixed)
+        # The other pages show the newest directory, which the history has consolidated already.
+        cons = timeline.newest if timeline else consolidate(dirs, allow_mixed=allow_mixed)
         settings = DecisionSettings(budget_mb, budget_p99_ms, price_vcpu_hour, price_gib_hour)
         info = build_site(cons, out, reference=reference, slo_p99_ms=slo_p99_ms,
                           target_rates=tuple(target_rate) if target_rate else DEFAULT_TARGETS, settings=settings,

@@ -82,6 +82,7 @@ class History:
     min_effect: float
     figures: tuple[tuple, ...]        # figures_for(key)
     differences: list[str]            # config / machine differences across the directories
+    newest: Consolidated              # the newest directory on its own: what the other pages show
 
     @property
     def changes(self) -> list[Step]:
@@ -131,4 +132,4 @@ def history(dirs: list[ResultsDir], min_effect: float = stats.MIN_EFFECT) -> His
     for step, p in zip(tested, stats.holm([s.verdict.p_value for s in tested])):
         step.verdict = step.verdict.adjusted(p, stats.ALPHA, min_effect)
     return History([d.run_id for d in dirs], key, out, len(tested), min_effect, figures_for(key),
-                   fingerprint_differences(dirs))
+                   fingerprint_differences(dirs), newest)
