@@ -77,6 +77,12 @@ type counts struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "node-agent" { // a swarm node's CPUs (node.go)
+		os.Exit(nodeAgent())
+	}
+	if len(os.Args) > 1 && os.Args[1] == "rtt" { // a round trip to a node agent (node.go)
+		os.Exit(rtt(os.Args[2:]))
+	}
 	os.Exit(run(os.Args[1:]))
 }
 

@@ -67,6 +67,7 @@ FLAG_HELP = {
     "unstable-host": "the host's fixed-work probe moved between before and after the load, or a CPU had steal",
     "littles-law": "the closed model's VUs, rate and iteration time disagree (Little's law)",
     "not-steady": "the warm-up reached its cap before throughput was steady",
+    "clock-offset": "the load nodes' clocks disagreed by more than 100 ms: their samples' alignment is not trusted",
 }
 # The same flags in a word or two, for an 80-column terminal (console.py); every FLAG_HELP flag has one.
 FLAG_SHORT = {
@@ -75,6 +76,7 @@ FLAG_SHORT = {
     "bound:harness-capacity": "harness capacity", "limit-unknown": "limit unknown", "errors": "errors",
     "cgroup-not-applied": "no cgroup limits", "dropped-iterations": "dropped calls", "noisy-host": "noisy host",
     "unstable-host": "unstable host", "littles-law": "Little's law", "not-steady": "not steady",
+    "clock-offset": "clock offset",
 }
 
 

@@ -57,6 +57,11 @@ LITTLES_LAW_MAX_GAP = 0.10
 LAST_SAMPLE_SLACK_S = 1.0
 # The open model: more than this share of the offered calls never started flags the measurement.
 DROPPED_MAX_SHARE = 0.01
+# Load instances on other hosts are placed on one clock by their scenario starts, each corrected by its node's
+# measured clock offset. Clocks that NTP keeps (any cloud VM) agree within a few ms; beyond this bound a node's
+# clock is not kept, and one offset measured before the test is no longer trusted to hold during it.
+CLOCK_OFFSET_BOUND_MS = 100.0
+CLOCK_OFFSET = "clock-offset"
 LOADGEN_PHASE = "loadgen"  # an invalid measurement whose load generator's cross-checks failed
 # Flags that make a measurement harness-limited: any flag with this prefix.
 HARNESS_BOUND_PREFIX = "bound:"
@@ -127,6 +132,8 @@ class MeasurementContext:
     server_cpus: tuple[int, ...] = ()
     harness_cpus: tuple[int, ...] = ()
     warmup: dict | None = None                 # {"used_s","min_s","cap_s","steady"}
+    # Generator instances on other hosts (the swarm): [{"node","clock_offset_ms","clock_rtt_ms","exit_code"}]
+    load_instances: list | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -258,15 +265,27 @@ def resource_figures(samples: Iterable[Sample], window: tuple[float, float]) -> 
     return figures
 
 
-def bottleneck_flags(resources: dict[str, dict[str, float | None]], harness_cores: int) -> list[str]:
+def bottleneck_flags(resources: dict[str, dict[str, float | None]], harness_cores: int,
+                     load_instances: list | None = None) -> list[str]:
+    """The harness components that saturated their CPUs. A load generator on several hosts (the swarm) is
+    judged host by host (LOADGEN@<node> against that node's CPUs), not as one total against one host's."""
     flags = []
     capacity = 100.0 * max(harness_cores, 1)
     usable = {LOADGEN: capacity, "api": capacity, "redis": min(capacity, 100.0)}
+    node_cpus = {part["node"]: part.get("node_cpus") or 1 for part in load_instances or []}
     for component in HARNESS:
+        if component == LOADGEN and node_cpus:
+            saturated = any(((resources.get(f"{LOADGEN}@{node}") or {}).get("cpu_avg_pct") or 0.0)
+                            >= SATURATION * 100.0 * cpus for node, cpus in node_cpus.items())
+            if saturated:
+                flags.append(f"{HARNESS_BOUND_PREFIX}{LOADGEN}")
+            continue
         cpu = (resources.get(component) or {}).get("cpu_avg_pct")
         if cpu is not None and cpu >= SATURATION * usable[component]:
             flags.append(f"{HARNESS_BOUND_PREFIX}{component}")
-    total = sum((resources.get(c) or {}).get("cpu_avg_pct") or 0.0 for c in HARNESS)
+    # Together on one host: the whole harness here, Redis and the API service on a swarm's infra node.
+    together = ("redis", "api") if node_cpus else HARNESS
+    total = sum((resources.get(c) or {}).get("cpu_avg_pct") or 0.0 for c in together)
     if total >= SATURATION * capacity and not flags:
         flags.append(f"{HARNESS_BOUND_PREFIX}harness")
     return flags
@@ -284,8 +303,10 @@ def noisy_host(resources: dict[str, dict[str, float | None]]) -> float | None:
 
 def host_stability(resources: dict[str, dict[str, float | None]], ctx: MeasurementContext) -> dict[str, object]:
     """Per-CPU busy and steal in the window, the speed probe's change, and whether the host was unstable."""
+    # Unpinned, every CPU sampled: this machine's ("3") or each swarm node's ("3@load1").
     cpus = sorted(set(ctx.server_cpus) | set(ctx.harness_cpus)) or sorted(
-        int(name[5:]) for name in resources if name.startswith("steal") and name[5:].isdigit())
+        (name[5:] for name in resources if name.startswith("steal") and name[5:6].isdigit()),
+        key=lambda cpu: (cpu.partition("@")[2], int(cpu.partition("@")[0])))
     steal = {str(c): (resources.get(f"steal{c}") or {}).get("cpu_avg_pct") for c in cpus}
     busy = {str(c): (resources.get(f"cpu{c}") or {}).get("cpu_avg_pct") for c in cpus}
     probe: dict[str, dict[str, float | None]] = {}
@@ -397,7 +418,7 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
         "resources": resources,
         "efficiency": efficiency(thr, resources),
     }
-    flags = bottleneck_flags(resources, ctx.harness_cores)
+    flags = bottleneck_flags(resources, ctx.harness_cores, ctx.load_instances)
     foreign = noisy_host(resources)
     figures["foreign_cpu_pct"] = foreign
     if foreign is not None and foreign >= FOREIGN_CPU_LIMIT_PCT:
@@ -431,6 +452,9 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
         flags.append("littles-law")
     if ctx.warmup and ctx.warmup.get("steady") is False:
         flags.append("not-steady")
+    offsets = [abs(part.get("clock_offset_ms") or 0.0) for part in ctx.load_instances or []]
+    if offsets and max(offsets) > CLOCK_OFFSET_BOUND_MS:
+        flags.append(CLOCK_OFFSET)
     checks = k6_checks(samples, inside, window, ctx, littles)
     figures["checks"] = checks
     figures["flags"] = flags

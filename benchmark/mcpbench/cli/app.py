@@ -20,7 +20,6 @@ from mcpbench.cli.options import (CpusOpt, JsonOpt, MemoryOpt, RuntimeOpt, Serve
                                   one_line, print_json, selected_servers, terminate_on_sigterm)
 from mcpbench.host import processes
 from mcpbench.host.paths import RESULTS_DIR, SERVERS_DIR
-from mcpbench.host.profile import resource_profile
 from mcpbench.results.model import SERVER_LOG
 from mcpbench.results.write import new_run_id
 
@@ -113,7 +112,7 @@ def serve(
 
     terminate_on_sigterm()
     spec = selected_servers(servers_dir, [server])[0]
-    profile = resource_profile(cpus, memory_mb)
+    profile = runtimes.runtime_class(runtime).resource_profile(cpus, memory_mb)
     out = results_dir / f"{new_run_id(runtime)}-serve"
     try:
         with Bench(runtime, profile, out) as bench:

@@ -49,7 +49,7 @@ def images_build(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Rebuild every layer (a cold build).")] = False,
     logs: Annotated[Path, typer.Option(help="Where the build logs go.")] = RESULTS_DIR / "_build-logs" / "docker",
 ) -> None:
-    """Build the base image if missing, then Redis, the API service and the servers' images."""
+    """Build the base image if missing, then Redis, the API service, the load driver and the servers' images."""
     from mcpbench.runtime.docker import ImageBuilder, image_details
 
     specs = selected_servers(servers_dir, servers)
@@ -57,9 +57,9 @@ def images_build(
     builder = ImageBuilder(engine)
     logs.mkdir(parents=True, exist_ok=True)
     failed = 0
-    with console.status("base image, Redis and the API service…"):
+    with console.status("base image, Redis, the API service and the load driver…"):
         outcome = builder.build_infra(logs / "_infra.log", no_cache=no_cache)
-    _report("redis + api-service", outcome, None)
+    _report("redis + api-service + load-driver", outcome, None)
     if outcome.status != "ok":
         raise typer.Exit(1)
     for spec in specs:
@@ -102,7 +102,7 @@ def images_list(servers_dir: ServersDirOpt = SERVERS_DIR, as_json: JsonOpt = Fal
     from mcpbench.runtime.docker import image_details
 
     engine = _engine()
-    names = [compose.BASE_IMAGE, compose.REDIS_IMAGE, compose.API_IMAGE]
+    names = [compose.BASE_IMAGE, compose.REDIS_IMAGE, compose.API_IMAGE, compose.LOAD_DRIVER_IMAGE]
     unsupported = set()
     for spec in discover(servers_dir).servers:
         names.append(f"{compose.IMAGE_PREFIX}{spec.name}:latest")

@@ -54,7 +54,7 @@ class CapacityExperiment(Experiment):
         self.capacities: dict[str, dict[str, Any]] = {}  # server -> capacity.json
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
                          vus=csv(values["vus"], int, "--vus"), runs=values.get("runs", 1), timing=step,
-                         profile=resource_profile_of(values), build=not values["no_build"],
+                         profile=resource_profile_of(values), registry=values.get("registry"), build=not values["no_build"],
                          calibrate=not values.get("no_calibrate"), load_generator=values["load_generator"],
                          load_instances=values["load_instances"], kind=OpenLoad.kind)
 

@@ -36,9 +36,13 @@ class RunConfig:
     closed_once: bool = False  # --closed-once: the closed model in round 1 only (it sizes the equal load)
     stacks_only: bool = False  # --stacks-only: the servers are each stack once (what-if variants left out)
     conformance: bool = False  # --conformance (verify): the official MCP conformance suite too
+    registry: str | None = None  # --registry (swarm): images pushed there and deployed by digest
 
     def __post_init__(self) -> None:
         runtimes.check(self.runtime)
+        if self.registry and not runtimes.runtime_class(self.runtime).takes_registry:
+            raise ValueError(f"--registry is for --runtime swarm (the {self.runtime} runtime runs images where "
+                             "they are built)")
         if self.load_instances < 1:
             raise ValueError("--load-instances must be at least 1")
         if self.runs < 1:

@@ -117,7 +117,7 @@ class Driver:
         # program with SystemExit when its output is a broken pipe: `… | tee log` and Ctrl-C), leave it interrupted.
         status, error = "interrupted", None
         try:
-            with Bench(self.config.runtime, self.config.profile, self.directory) as self.bench:
+            with Bench(self.config.runtime, self.config.profile, self.directory, self.config.registry) as self.bench:
                 self._record_runtime()
                 self._run_all()
             status = "complete"
@@ -156,6 +156,7 @@ class Driver:
     def _record_runtime(self) -> None:
         assert self.record is not None and self.bench is not None
         runtime = self.bench.runtime
+        self.bench.host  # noqa: B018 - made now: a swarm's node agents also measure the network it records
         support = runtime.limits_support()
         environment = self.record.data["environment"]
         environment["cgroup"] = limits_record(support)
@@ -267,7 +268,8 @@ class Driver:
             name = loadgen.for_transport(self.config.load_generator, transport)
             # A stdio server has one client: only HTTP tests are split over instances.
             instances = self.config.load_instances if transport == "http" else 1
-            generator = loadgen.create(name, self.config.profile.harness_cpus, instances)
+            generator = (self.bench.runtime.load_generator(name, instances)
+                         or loadgen.create(name, self.config.profile.harness_cpus, instances))
             generator.prepare(self.directory / "_infra")
             self.harnesses[transport] = Harness(self.bench, generator, self.console)
         self.harness = self.harnesses["http"]
@@ -428,7 +430,8 @@ class Driver:
                                       idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
                                       idle_rss_mb=idle_rss_mb)
             self.console.print(f"[cyan]{spec.name}[/] {out_dir.name}: ready in {server.startup_s:.2f} s, "
-                               f"idle {idle_mem_mb or 0:.1f} MiB (RSS {idle_rss_mb or 0:.1f} MiB), "
+                               f"idle {idle_mem_mb or 0:.1f} MiB"
+                               f"{f' (RSS {idle_rss_mb:.1f} MiB)' if idle_rss_mb is not None else ''}, "
                                f"Redis seeded in {seed_s:.2f} s")
             if not state.verified:
                 self._verify(spec, server)

@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 from mcpbench import loadgen, runtime as runtimes
 from mcpbench.host.paths import RESULTS_DIR, SERVERS_DIR
-from mcpbench.host.profile import ResourceProfile, resource_profile
+from mcpbench.host.profile import ResourceProfile
 from mcpbench.scenarios import KINDS, MODES
 
 
@@ -66,6 +66,9 @@ PLACEMENT = (
            check=_runtime),
     Option("cpus", float, 2.0, "CPU cores for the server (scaled down if the machine is small)."),
     Option("memory_mb", int, 2048, "Memory limit for the server, MiB."),
+    Option("registry", Optional[str], None, "--runtime swarm: push the images to this registry (HOST:PORT/PATH) "
+           "and deploy them by digest (default: the swarm file's registry, else docker save/load to each node).",
+           ("--registry",)),
 )
 BUILDING = (Option("no_build", bool, False, "Use what is already built.", ("--no-build",)),)
 CALIBRATION = (Option("no_calibrate", bool, False, "Skip the harness limits measured before the first round "
@@ -125,5 +128,6 @@ def kind_name(value: str) -> str:
 
 
 def resource_profile_of(values: dict[str, Any]) -> ResourceProfile:
-    """The server's limits from the PLACEMENT options."""
-    return resource_profile(values.get("cpus", 2.0), values.get("memory_mb", 2048))
+    """The server's limits from the PLACEMENT options, as the chosen runtime places them."""
+    return runtimes.runtime_class(values.get("runtime") or runtimes.DEFAULT).resource_profile(
+        values.get("cpus", 2.0), values.get("memory_mb", 2048))

@@ -117,7 +117,7 @@ class RunExperiment(Experiment):
             vus=csv(values["vus"], int, "--vus"),
             runs=values.get("max_rounds", sequential.DEFAULT_MAX_ROUNDS) if auto else int(rounds),
             rounds_auto=auto, time_budget_s=duration(values.get("time_budget"), "--time-budget") if auto else None,
-            shuffle=values.get("shuffle", True), timing=timing_of(values), profile=resource_profile_of(values),
+            shuffle=values.get("shuffle", True), timing=timing_of(values), profile=resource_profile_of(values), registry=values.get("registry"),
             rate_fractions=csv(values.get("open_fractions"), float, "--open"), kind=kind, rates=rates,
             equal_fraction=values.get("equal_load"), equal_rates=csv(values.get("equal_rate"), float, "--equal-rate"),
             closed_once=values.get("closed_once", False), stacks_only=values.get("stacks_only", False),

@@ -93,7 +93,7 @@ class SoakExperiment(Experiment):
         self._stop = threading.Event()
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
                          vus=csv(values["vus"], int, "--vus"), runs=1, timing=self.plan.timing,
-                         profile=resource_profile_of(values), build=not values["no_build"], calibrate=False,
+                         profile=resource_profile_of(values), registry=values.get("registry"), build=not values["no_build"], calibrate=False,
                          load_generator=values["load_generator"], load_instances=values["load_instances"],
                          kind=OpenLoad.kind)
 

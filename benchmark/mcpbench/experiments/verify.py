@@ -37,7 +37,7 @@ class VerifyExperiment(Experiment):
         # Every mode's protocol is checked by verify itself: the run's one mode only decides whether a server
         # can be started at all (any HTTP server can).
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=("session",),
-                         profile=resource_profile_of(values), build=not values["no_build"], calibrate=False,
+                         profile=resource_profile_of(values), registry=values.get("registry"), build=not values["no_build"], calibrate=False,
                          conformance=values.get("conformance", False))
 
     def measure_server(self, server) -> None:

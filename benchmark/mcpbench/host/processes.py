@@ -51,6 +51,8 @@ def _preexec(procs_files: Sequence[str], cpus: Sequence[int] | None, parent: int
 
 
 class ManagedProcess:
+    clock_offset_s = 0.0  # runs on this machine's clock (loadgen/instances.GeneratorProcess)
+
     def __init__(self, name: str, popen: subprocess.Popen[bytes], log_path: Path | None,
                  cgroup: Cgroup | None):
         self.name = name
@@ -64,6 +66,26 @@ class ManagedProcess:
 
     def alive(self) -> bool:
         return self.popen.poll() is None
+
+    # What a load generator's lifecycle needs of a process (loadgen/instances.py), here or on another host.
+    def poll(self) -> int | None:
+        return self.popen.poll()
+
+    def wait(self, timeout: float) -> bool:
+        """True once it has exited, False when it still runs after `timeout` seconds."""
+        try:
+            self.popen.wait(timeout=timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def interrupt(self) -> None:
+        """SIGINT: the load generators' graceful stop."""
+        self.popen.send_signal(signal.SIGINT)
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.returncode
 
     def log_tail(self, lines: int = 30) -> str:
         if not self.log_path or not self.log_path.exists():

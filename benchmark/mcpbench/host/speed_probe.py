@@ -16,6 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable
+from typing import Protocol
 
 import psutil
 
@@ -106,3 +107,32 @@ def involved_cpus(server_cpus: tuple[int, ...] | None, harness_cpus: tuple[int, 
     if not cpus:  # nothing pinned: every CPU of the machine is involved
         cpus = set(range(psutil.cpu_count() or 1))
     return sorted(cpus)
+
+
+class HostView(Protocol):
+    """Where the server and the harness run, as a measurement watches it: per-CPU busy/steal and the host's
+    total (`host`) as sampler readers, the speed probe, and the cores the harness's services have (what their
+    saturation is judged against). The runtime gives it (Runtime.host_view): this machine's, or each swarm
+    node's (runtime/swarm_nodes.py)."""
+
+    harness_cores: int
+
+    def readers(self) -> dict[str, UsageReader]: ...
+
+    def probe(self) -> dict[str, float | None]: ...
+
+
+class LocalHost:
+    """This machine: the CPUs the server and the harness are pinned to (every CPU when nothing is)."""
+
+    def __init__(self, server_cpus: tuple[int, ...] | None, harness_cpus: tuple[int, ...] | None):
+        self.cpus = involved_cpus(server_cpus, harness_cpus)
+        self.harness_cores = len(harness_cpus or ()) or 1
+
+    def readers(self) -> dict[str, UsageReader]:
+        from mcpbench.host.resources import host_reader
+
+        return {"host": host_reader, **cpu_readers(self.cpus)}
+
+    def probe(self) -> dict[str, float | None]:
+        return probe_all(self.cpus)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pandas as pd
 
+from mcpbench.analysis.summary import LOADGEN
 from mcpbench.host.resources import UsageReader, process_group_reader
 
 if TYPE_CHECKING:
@@ -53,6 +54,9 @@ class LoadRun:
     counts: dict | None = None            # the generator's own counts (k6-counts.json), None when none
     run_s: float | None = None            # scenario start -> generator exit
     target_died: str | None = None        # a generator that runs the target itself (stdio): why it died
+    # Instances on other hosts: [{"node", "clock_offset_ms", "clock_rtt_ms", "exit_code"}] (None: local)
+    instances: list[dict] | None = None
+    lost: str | None = None               # an instance ended before the test did (its host went away): why
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,11 @@ class LoadGenerator(ABC):
 
     def prepare(self, log_dir: Path) -> None:
         """Whatever the generator needs before its first test (a build), so none happens inside one."""
+
+    def usage_readers(self, pids: Sequence[int]) -> dict[str, UsageReader]:
+        """The generator's components for the sampler: its own CPU and memory as LOADGEN ("loadgen"), and
+        where it runs on several hosts, each host's share as LOADGEN@<host> (judged against that host's CPUs)."""
+        return {LOADGEN: self.usage_reader(pids)}
 
     def usage_reader(self, pids: Sequence[int]) -> UsageReader:
         """The generator's own CPU and memory (the "k6" component) from the pids on_start gave: by default

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import gzip
 import json
-import signal
-import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
-from mcpbench.host import processes
 from mcpbench.results.model import COUNTS_FILE, LOADGEN_LOG, SAMPLES_FILE, SAMPLE_COLUMNS
 from mcpbench.analysis.warmup import LiveSamples
 from mcpbench.loadgen.base import LoadError, LoadGenerator, OnStart, OnTick, Tick
@@ -30,11 +27,29 @@ GENERATOR_LOG = LOADGEN_LOG
 OVERRUN_S = 120
 
 
+class GeneratorProcess(Protocol):
+    """One generator instance's process, on this machine (processes.ManagedProcess) or as a task on another
+    host (runtime/swarm_load.py)."""
+
+    pid: int | None  # None: not on this machine
+    log_path: Path | None
+    clock_offset_s: float  # its host's clock minus ours (0 here): the merge corrects its scenario start by it
+
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float) -> bool: ...
+    def interrupt(self) -> None: ...
+    def stop(self, grace_s: float = 10.0) -> int | None: ...
+    def log_tail(self, lines: int = 30) -> str: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+
 @dataclass
 class Instance:
     """One generator process and where it writes."""
 
-    process: processes.ManagedProcess
+    process: GeneratorProcess
     samples_log: Path
     counts_path: Path
     live: LiveSamples
@@ -52,14 +67,11 @@ def drive(instances: list[Instance], limit_s: float, started: float, on_tick: On
     """Wait for every instance to end, asking `on_tick` about once a second; True when it ended them."""
     live = instances[0].live if len(instances) == 1 else MergedLive([i.live for i in instances])
     while True:
-        running = [i for i in instances if i.process.popen.poll() is None]
+        running = [i for i in instances if i.process.poll() is None]
         if not running:
             return False
-        try:
-            running[0].process.popen.wait(timeout=1.0)
+        if running[0].process.wait(1.0):
             continue
-        except subprocess.TimeoutExpired:
-            pass
         elapsed = time.monotonic() - started
         if elapsed > limit_s:
             raise LoadError(f"{who} did not finish within {limit_s:g} s")
@@ -68,13 +80,10 @@ def drive(instances: list[Instance], limit_s: float, started: float, on_tick: On
             # SIGINT is the generators' graceful stop: iterations in flight finish and the counts are
             # still written.
             for instance in running:
-                instance.process.popen.send_signal(signal.SIGINT)
+                instance.process.interrupt()
             deadline = time.monotonic() + (15 if action is Tick.STOP else 5)
             for instance in running:
-                try:
-                    instance.process.popen.wait(timeout=max(0.1, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    pass
+                instance.process.wait(max(0.1, deadline - time.monotonic()))
             return True
 
 
@@ -139,7 +148,7 @@ class InstancesOutcome:
 
 
 # spawn(index, samples_log, counts_path, log_path) -> the instance's process
-Spawn = Callable[[int, Path, Path, Path], processes.ManagedProcess]
+Spawn = Callable[[int, Path, Path, Path], GeneratorProcess]
 
 
 class LocalInstances(LoadGenerator):
@@ -165,15 +174,18 @@ class LocalInstances(LoadGenerator):
                 process = spawn(index, samples_log, counts_path, log_path)
                 instances.append(Instance(process, samples_log, counts_path, LiveSamples(samples_log)))
             if on_start:
-                on_start([instance.process.pid for instance in instances])
+                on_start([instance.process.pid for instance in instances if instance.process.pid is not None])
             stopped_early = drive(instances, limit_s, started, on_tick, who)
         finally:
             for instance in instances:
                 instance.process.stop(grace_s=5)  # its group (a stdio server too); also reaps it
         ended_epoch = time.time()
-        samples, start_epoch = merge_samples([parse_samples(instance.samples_log) for instance in instances])
+        parts = [parse_samples(instance.samples_log) for instance in instances]
+        samples, start_epoch = merge_samples([
+            (frame, start - instance.process.clock_offset_s if start is not None else None)
+            for (frame, start), instance in zip(parts, instances)])
         compress_samples([i.samples_log for i in instances], out_dir / SAMPLES_FILE, samples, out_dir / GENERATOR_LOG)
-        exit_codes = [instance.process.popen.returncode for instance in instances]
+        exit_codes = [instance.process.returncode for instance in instances]
         exit_code = next((code for code in exit_codes if code), exit_codes[0])
         all_counts = [read_counts(instance.counts_path) for instance in instances]
         counts = merge_counts(all_counts)

@@ -14,6 +14,7 @@ from mcpbench.host import processes
 from mcpbench import runtime as runtimes
 from mcpbench.catalog.build import BuildOutcome
 from mcpbench.host.profile import ResourceProfile
+from mcpbench.host.speed_probe import HostView
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.runtime.base import InfraHandle, RunningServer, Runtime, StartError, StdioUnsupported
 from mcpbench.host.toolchain import MissingRequirement
@@ -34,11 +35,12 @@ class Bench:
     """Use as a context manager: on the way out (normally, on an error, on Ctrl-C) the infrastructure,
     the runtime and every process it started are stopped."""
 
-    def __init__(self, runtime_name: str, profile: ResourceProfile, directory: Path):
+    def __init__(self, runtime_name: str, profile: ResourceProfile, directory: Path, registry: str | None = None):
         self.profile = profile
         self.directory = directory
-        self.runtime: Runtime = runtimes.create(runtime_name, profile)
+        self.runtime: Runtime = runtimes.create(runtime_name, profile, registry)
         self.infra: InfraHandle | None = None
+        self._host: HostView | None = None
         self._builds: dict[Hashable, BuildOutcome] = {}
         self._infra_starts = 0
 
@@ -130,6 +132,13 @@ class Bench:
             return self.runtime.runtime_version(spec, self.infra)
         except MissingRequirement:
             return None  # starting it says why
+
+    @property
+    def host(self) -> HostView:
+        """What measurements watch of the hosts (the runtime's, made once: a swarm deploys its node agents)."""
+        if self._host is None:
+            self._host = self.runtime.host_view()
+        return self._host
 
     # -- the end -----------------------------------------------------------------------------------------------
     def close(self) -> None:

@@ -21,12 +21,12 @@ from rich.progress import (
 )
 
 from mcpbench.analysis import summary as analysis
-from mcpbench.host import speed_probe as hostprobe
+from mcpbench.host.speed_probe import HostView
 from mcpbench.host.profile import ResourceProfile
 from mcpbench.scenarios.timing import Timing
 from mcpbench.host.infrawatch import InfraWatch
 from mcpbench.loadgen import LiveView, LoadError, LoadGenerator, Tick
-from mcpbench.host.resources import Sampler, UsageReader, host_reader, rebase
+from mcpbench.host.resources import Sampler, UsageReader, rebase
 from mcpbench.host.process_probe import ProcessProbe
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
@@ -61,6 +61,10 @@ class Harness:
     def profile(self) -> ResourceProfile:
         return self.bench.profile
 
+    @property
+    def host(self) -> HostView:
+        return self.bench.host
+
 
 def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, timing: Timing,
             limit: analysis.Limit | None = None, calibration: bool = False, probe_processes: bool = False,
@@ -71,18 +75,18 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, 
     `stop_requested` turns true the test ends as if its window were complete (a soak stopped by Ctrl-C
     keeps what it measured)."""
     profile, infra = harness.profile, harness.infra
-    cpus = hostprobe.involved_cpus(profile.server_cpus, profile.harness_cpus)
-    readers: dict[str, UsageReader] = {"server": target.usage, **infra.readers(), "host": host_reader,
-                                       **hostprobe.cpu_readers(cpus), "server-procs": target.process_tree_usage}
+    host = harness.host
+    readers: dict[str, UsageReader] = {"server": target.usage, **infra.readers(), **host.readers(),
+                                       "server-procs": target.process_tree_usage}
     probe = ProcessProbe(target.root_pid, target.usage) if probe_processes else None
     sampler = Sampler(readers, also=[probe.read] if probe else ())
     died: list[str] = []
     decision: list[WarmupDecision] = [] if timing.adaptive else [WarmupDecision(timing.warmup_s, None)]
     with target.paused() as paused_before:
-        probe_before = hostprobe.probe_all(cpus)
+        probe_before = host.probe()
 
     def on_start(pids) -> None:
-        readers[analysis.LOADGEN] = harness.generator.usage_reader(pids)
+        readers.update(harness.generator.usage_readers(pids))
         sampler.start()
 
     with Progress(TextColumn(f"  load {load.label}"), BarColumn(), TimeElapsedColumn(), TextColumn("/"),
@@ -123,7 +127,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, 
     resource_samples = sampler.stop()
     process_samples = list(probe.samples) if probe else None
     with target.paused() as paused_after:
-        probe_after = hostprobe.probe_all(cpus)
+        probe_after = host.probe()
     warm = decision[0] if decision else WarmupDecision(timing.warmup_cap_s or timing.warmup_s, False)
     window = timing.window_after(warm.used_s)
     start_epoch = result.k6_start_epoch_s or 0.0
@@ -133,7 +137,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, 
     context = analysis.MeasurementContext(
         mode=load.mode, executor=load.kind, vus=load.vus, rate=load.record()["rate"],
         think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
-        harness_cores=len(profile.harness_cpus or ()) or 1, limits_applied=target.limits_applied,
+        harness_cores=host.harness_cores, limits_applied=target.limits_applied,
         limit_kind=limit.kind if limit else None, limit_calls_per_s=limit.calls_per_s if limit else None,
         calibration=calibration,
         k6_exit_code=result.exit_code, k6_stopped_by_orchestrator=result.stopped_early,
@@ -141,7 +145,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, 
         host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)} for cpu in probe_before},
         probe_server_paused=paused_before and paused_after,
         server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
-        warmup=warm.record(timing))
+        warmup=warm.record(timing), load_instances=result.instances)
     write_checked(out_dir / CONTEXT_FILE, context.to_json())
     summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context)
     # What stopped the test decides above the cross-checks: a dead target is its own failure, dead
@@ -151,6 +155,8 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, 
         summary.update(status="failed", phase="load", reason="the server exited during the load test:\n" + why)
     elif watch.problem:
         summary.update(status="invalid", phase="infra", reason=watch.problem)
+    elif result.lost:
+        summary.update(status="invalid", phase=analysis.LOADGEN_PHASE, reason=result.lost)
     elif summary["status"] == "ok" and summary["throughput"]["tool_calls"] == 0:
         summary.update(status="failed", phase="load", reason="no tool call completed in the measured window")
     return summary

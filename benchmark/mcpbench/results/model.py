@@ -647,6 +647,15 @@ class K6Counts(Closed):
     error: str | None = described("why the stdio driver failed (null: it did not)", None)
 
 
+class LoadInstance(Closed):
+    node: str = described("the swarm node it ran on")
+    node_cpus: int | None = described("that node's CPUs (its load generator bound: bound:loadgen)", None)
+    clock_offset_ms: float = described("that node's clock minus the orchestrator's, measured before the test "
+                                       "(its samples' start is corrected by it; flag clock-offset beyond 100 ms)")
+    clock_rtt_ms: float = described("the round trip the offset was measured over (its uncertainty is half this)")
+    exit_code: int | None = described("the instance's exit code (-1: its node stopped answering)")
+
+
 class Context(MeasuredLoad, Pacing, Pinning):
     harness_cores: int = described("CPUs of the harness (saturation thresholds)")
     limits_applied: bool = described("false: flag cgroup-not-applied")
@@ -661,6 +670,8 @@ class Context(MeasuredLoad, Pacing, Pinning):
     host_probe: dict[str, Probe] | None = described("per CPU, the speed probe")
     probe_server_paused: bool | None = described("the server was frozen while probing", None)
     warmup: Warmup | None = described("the warm-up")
+    load_instances: list[LoadInstance] | None = described(
+        "load generator instances on other hosts (swarm), each with its node and clock (null: on this machine)", None)
 
 
 # Every file of a results directory the model defines, by name (docs/results-format.md's tables).

@@ -23,6 +23,8 @@ class Entry(NamedTuple):
 RUNTIMES: dict[str, Entry] = {
     "local": Entry("mcpbench.runtime.local:LocalRuntime", "local processes in cgroups"),
     "docker": Entry("mcpbench.runtime.docker:DockerRuntime", "containers under docker compose"),
+    "swarm": Entry("mcpbench.runtime.swarm:SwarmRuntime",
+                   "containers on a Docker swarm: server, infrastructure and load on nodes of their own"),
 }
 DEFAULT = "local"
 
@@ -51,8 +53,14 @@ def description(name: str) -> str:
     return entry.description if entry else name
 
 
-def create(name: str, profile: ResourceProfile) -> Runtime:
-    return runtime_class(name)(profile)
+def create(name: str, profile: ResourceProfile, registry: str | None = None) -> Runtime:
+    """The runtime `name`; `registry` for one that moves images through a registry (takes_registry)."""
+    cls = runtime_class(name)
+    if registry:
+        if not cls.takes_registry:
+            raise ValueError(f"the {name} runtime takes no registry")
+        return cls(profile, registry=registry)  # type: ignore[call-arg]
+    return cls(profile)
 
 
 def _load(path: str):

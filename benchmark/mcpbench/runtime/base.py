@@ -14,9 +14,10 @@ from typing import Any, ClassVar, Protocol
 import httpx
 
 from mcpbench.host import cgroups
+from mcpbench.host.speed_probe import HostView, LocalHost
 from mcpbench.catalog.build import BuildOutcome, build_api_service, build_server
-from mcpbench.host.profile import ResourceProfile
-from mcpbench.loadgen.base import StdioLaunch
+from mcpbench.host.profile import ResourceProfile, resource_profile
+from mcpbench.loadgen.base import LoadGenerator, StdioLaunch
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.workload.mcp_client import McpClient
 from mcpbench.host.resources import Usage, UsageReader
@@ -85,9 +86,16 @@ class Runtime(ABC):
     """Where the infrastructure and the servers run. Defaults are the local machine's way of building."""
 
     name: ClassVar[str]
+    takes_registry: ClassVar[bool] = False  # images moved through a registry the user names (--registry)
 
     def __init__(self, profile: ResourceProfile):
         self.profile = profile
+
+    @classmethod
+    def resource_profile(cls, cpus: float, memory_mb: int) -> ResourceProfile:
+        """The server's limits and pinning as this runtime places it: on this machine by default (the server's
+        cores pinned apart from the harness's, scaled down on a small machine)."""
+        return resource_profile(cpus, memory_mb)
 
     # -- what run.json records ---------------------------------------------------------------------------
     def limits_support(self) -> cgroups.Support:
@@ -132,6 +140,15 @@ class Runtime(ABC):
 
     def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:
         """The interpreter/VM the server runs on, as it reports itself; None for a compiled server."""
+        return None
+
+    def host_view(self) -> HostView:
+        """What a measurement watches of the host(s) the server and the harness run on: this machine."""
+        return LocalHost(self.profile.server_cpus, self.profile.harness_cpus)
+
+    def load_generator(self, name: str, instances: int) -> LoadGenerator | None:
+        """The load generator `name` as this runtime runs it (the swarm's: on its load nodes); None: the
+        registry's, on this machine."""
         return None
 
     def close(self) -> None:

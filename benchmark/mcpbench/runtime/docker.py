@@ -34,8 +34,9 @@ from mcpbench.catalog.build import BuildOutcome
 from mcpbench.host.profile import ResourceProfile
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host.paths import API_SERVICE_DIR, ROOT
+from mcpbench.loadgen.driver import DRIVER_DIR as LOAD_DRIVER_DIR
 from mcpbench.host.resources import Usage, tree_usage
-from mcpbench.runtime.docker_compose import API_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR, REDIS_IMAGE, REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported, container_plan, document
+from mcpbench.runtime.docker_compose import API_IMAGE, LOAD_DRIVER_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR, REDIS_IMAGE, REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported, container_plan, document
 from mcpbench.runtime.docker_engine import DockerError, Engine, compose_command, compose_version
 from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
 from mcpbench.results.model import IMAGE_FILE
@@ -128,7 +129,7 @@ class ImageBuilder:
         return {"build_s": round(self._seconds[name], 2)} if name in self._seconds else {}
 
     def build_infra(self, log_path: Path, no_cache: bool = False) -> BuildOutcome:
-        """The base image (if missing), then Redis and the API service images."""
+        """The base image (if missing), then the harness's images: Redis, the API service, the load driver."""
         started = time.monotonic()
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(log_path, "w", encoding="utf-8") as log:
@@ -142,6 +143,9 @@ class ImageBuilder:
                 self.engine.build(API_SERVICE_DIR, API_IMAGE, dockerfile=DOCKER_DIR / "api-service" / "Dockerfile",
                                   log=log, labels={"mcpbench.role": "api-service"}, build_args=_base_override(),
                                   no_cache=no_cache)
+                log.write(f"$ build {LOAD_DRIVER_IMAGE} from benchmark/load-driver\n")
+                self.engine.build(LOAD_DRIVER_DIR, LOAD_DRIVER_IMAGE, log=log, labels={"mcpbench.role": "load-driver"},
+                                  build_args=_base_override(), no_cache=no_cache)
             except DockerError as exc:
                 return BuildOutcome("failed", time.monotonic() - started, str(exc), log_path)
         return BuildOutcome("ok", time.monotonic() - started, None, log_path)

@@ -46,6 +46,7 @@ IMAGE_PREFIX = "mcpbench/"
 BASE_IMAGE = "mcpbench/base:trixie"
 REDIS_IMAGE = "mcpbench/redis:latest"
 API_IMAGE = "mcpbench/api-service:latest"
+LOAD_DRIVER_IMAGE = "mcpbench/load-driver:latest"  # the load driver where a runtime runs it in a container (swarm)
 DOCKER_DIR = ROOT / "docker"
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 REDIS_URL_IN_NETWORK = "redis://redis:6379"

@@ -14,6 +14,7 @@ import io
 import os
 import shutil
 import subprocess
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,7 +106,27 @@ class Engine:
     each concurrent request a connection of its own.
     """
 
-    def __init__(self, timeout_s: float = 30.0):
+    def __init__(self, timeout_s: float = 30.0, base_url: str | None = None):
+        """The local engine (DOCKER_HOST, the CLI's context or /var/run/docker.sock, which must be local); with
+        `base_url` the engine there, wherever it is (unix://, tcp://, ssh://: a swarm node's)."""
+        if base_url:
+            try:
+                self.client = docker.DockerClient(base_url=base_url, timeout=timeout_s)
+            except (DockerException, requests.RequestException) as exc:
+                raise DockerError(f"no Docker daemon answers on {base_url} ({_reason(exc)})") from exc
+            self.api = self.client.api
+        else:
+            self._connect_local(timeout_s)
+        self.base_url = base_url or "unix:///var/run/docker.sock"
+        self.server_version: dict[str, Any] = self._call("docker version", self.client.version)
+        api = tuple(int(p) for p in str(self.server_version.get("ApiVersion", "0.0")).split("."))
+        if api < MIN_API:
+            self.close()
+            raise DockerError(f"the Docker engine {self.server_version.get('Version')} speaks API "
+                              f"{self.server_version.get('ApiVersion')}; mcpbench needs {MIN_API[0]}.{MIN_API[1]}+ "
+                              "(Docker 20.10 or newer)")
+
+    def _connect_local(self, timeout_s: float) -> None:
         host = os.environ.get("DOCKER_HOST", "")
         if host and not host.startswith("unix://"):
             raise DockerError(f"DOCKER_HOST={host} is not a unix socket; the docker runtime talks to a local "
@@ -123,13 +144,6 @@ class Engine:
             self.close()
             raise DockerError(f"the Docker context points at {self.api.base_url}; the docker runtime talks to a "
                               "local engine only (set DOCKER_HOST=unix:///var/run/docker.sock)")
-        self.server_version: dict[str, Any] = self._call("docker version", self.client.version)
-        api = tuple(int(p) for p in str(self.server_version.get("ApiVersion", "0.0")).split("."))
-        if api < MIN_API:
-            self.close()
-            raise DockerError(f"the Docker engine {self.server_version.get('Version')} speaks API "
-                              f"{self.server_version.get('ApiVersion')}; mcpbench needs {MIN_API[0]}.{MIN_API[1]}+ "
-                              "(Docker 20.10 or newer)")
 
     def _call(self, what: str, fn, *args: Any, absent: tuple[int, ...] = (), **kwargs: Any) -> Any:
         """fn(*args, **kwargs) with docker-py's errors as DockerError; None for a status in `absent`."""
@@ -193,9 +207,9 @@ class Engine:
         except DockerError:
             return None
 
-    def logs(self, ref: str, tail: int | None = None) -> str:
+    def logs(self, ref: str, tail: int | None = None, stdout: bool = True, stderr: bool = True) -> str:
         """stdout and stderr, interleaved as written ("" when the container is gone)."""
-        raw = self._call(f"docker logs {ref}", self.api.logs, ref, stdout=True, stderr=True,
+        raw = self._call(f"docker logs {ref}", self.api.logs, ref, stdout=stdout, stderr=stderr,
                          tail=tail if tail else "all", absent=(404,))
         return (raw or b"").decode("utf-8", errors="replace")
 
@@ -211,9 +225,83 @@ class Engine:
         """Gone already, still in use (403/409: its containers are being removed) or predefined is fine."""
         self._call(f"docker network rm {name}", self.api.remove_network, name, absent=(403, 404, 409))
 
+    def kill(self, ref: str, signal: str) -> None:
+        """A signal to the container's first process; gone or stopped already is fine."""
+        self._call(f"docker kill --signal {signal} {ref}", self.api.kill, ref, signal=signal, absent=(404, 409))
+
+    def follow_logs(self, ref: str, stdout: bool = True, stderr: bool = False):
+        """The container's output as it is written, in chunks, until it exits (a blocking iterator)."""
+        return self._call(f"docker logs --follow {ref}", self.api.logs, ref, stdout=stdout, stderr=stderr,
+                          stream=True, follow=True)
+
+    def read_file(self, ref: str, path: str) -> bytes | None:
+        """One file of a container (running or exited), as `docker cp` reads it; None when it is not there."""
+        found = self._call(f"docker cp {ref}:{path}", self.api.get_archive, ref, path, absent=(404,))
+        if found is None:
+            return None
+        stream, _ = found
+        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as archive:
+            member = next((m for m in archive.getmembers() if m.isfile()), None)
+            handle = archive.extractfile(member) if member else None
+            return handle.read() if handle else None
+
+    # -- swarm mode (on a manager) ---------------------------------------------------------------------------
+    def nodes(self) -> list[dict[str, Any]]:
+        return self._call("docker node ls", self.api.nodes)
+
+    def services(self, labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+        filters = {"label": [f"{k}={v}" if v else k for k, v in (labels or {}).items()]} if labels else None
+        return self._call("docker service ls", self.api.services, filters=filters)
+
+    def tasks(self, service: str) -> list[dict[str, Any]]:
+        return self._call(f"docker service ps {service}", self.api.tasks, filters={"service": service}) or []
+
+    def remove_service(self, ref: str) -> None:
+        self._call(f"docker service rm {ref}", self.api.remove_service, ref, absent=(404,))
+
+    def networks(self, labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+        filters = {"label": [f"{k}={v}" if v else k for k, v in (labels or {}).items()]} if labels else None
+        return self._call("docker network ls", self.api.networks, filters=filters)
+
+    def configs_and_secrets(self, labels: dict[str, str]) -> list[dict[str, Any]]:
+        filters = {"label": [f"{k}={v}" if v else k for k, v in labels.items()]}
+        return [*self._call("docker config ls", self.api.configs, filters=filters),
+                *self._call("docker secret ls", self.api.secrets, filters=filters)]
+
+    def system_time(self) -> str:
+        """The engine host's clock as `docker info` reports it (RFC 3339, nanoseconds)."""
+        return str(self.info().get("SystemTime"))
+
     # -- images ----------------------------------------------------------------------------------------------
     def image(self, ref: str) -> dict[str, Any] | None:
         return self._call(f"docker image inspect {ref}", self.api.inspect_image, ref, absent=(404,))
+
+    def save(self, ref: str):
+        """The image as `docker save` writes it, in chunks."""
+        return self._call(f"docker save {ref}", self.api.get_image, ref)
+
+    def load(self, chunks) -> None:
+        """`docker load` of what save() gave (another engine's), streamed."""
+        self._call("docker load", self.api.load_image, chunks, quiet=True)
+
+    def push(self, repository: str, tag: str) -> str:
+        """`docker push repository:tag`; the digest the registry gave the manifest (sha256:…)."""
+        digest = None
+        try:
+            for event in self.api.push(repository, tag, stream=True, decode=True):
+                if event.get("error"):
+                    raise DockerError(f"docker push {repository}:{tag}: {event['error']}")
+                digest = (event.get("aux") or {}).get("Digest") or digest
+        except APIError as exc:
+            raise DockerError(f"docker push {repository}:{tag}: {_explain(exc)}") from exc
+        except (DockerException, requests.RequestException) as exc:
+            raise DockerError(f"docker push {repository}:{tag}: the Docker daemon did not answer ({_reason(exc)})") from exc
+        if not digest:
+            raise DockerError(f"docker push {repository}:{tag}: the registry gave no digest")
+        return digest
+
+    def tag(self, ref: str, repository: str, tag: str) -> None:
+        self._call(f"docker tag {ref} {repository}:{tag}", self.api.tag, ref, repository, tag, force=True)
 
     def build(self, context: Path, tag: str, dockerfile: str | Path = "Dockerfile", target: str | None = None,
               build_args: dict[str, str] | None = None, labels: dict[str, str] | None = None,
