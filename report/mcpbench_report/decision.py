@@ -280,7 +280,7 @@ def _image_answer(cons: Consolidated) -> Answer:
                 sizes[name] = float(image["image_size_mb"])
                 break
     answer = Answer("image", "Smallest image", "MB", "not measured", evidence="index.html#servers",
-                    note="docker runtime only (--runtime docker)")
+                    note="container runtimes only (--runtime docker or swarm)")
     if not sizes:
         return answer
     order = sorted(sizes, key=lambda n: sizes[n])

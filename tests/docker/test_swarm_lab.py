@@ -169,3 +169,22 @@ def test_redis_killed_on_the_infra_node_invalidates_the_measurement_only(lab, im
     assert summary["status"] == "invalid" and summary["phase"] == "infra", summary.get("reason")
     assert "infrastructure restarted" in done.stdout
     nothing_deployed(lab)
+
+
+def test_with_a_registry_images_move_by_digest(lab, images, tmp_path: Path) -> None:
+    """`swarm-lab.sh up --registry` (the last test: the lab keeps its registry until down): the images are
+    pushed, every node pulls them by digest, and what runs is still the image built here, by id."""
+    up = subprocess.run(["bash", str(ROOT / "scripts" / "swarm-lab.sh"), "up", "--registry"], env=lab,
+                        capture_output=True, text=True, timeout=900)
+    assert up.returncode == 0, up.stdout + up.stderr
+    done = mcpbench("verify", SERVER, "--runtime", "swarm", "--cpus", "1", "--results-dir", str(tmp_path), env=lab)
+    assert done.returncode == 0, done.stdout + done.stderr
+    swarm = json.loads((only_run(tmp_path) / "run.json").read_text())["environment"]["swarm"]
+    assert swarm["images_moved_by"] == "registry 192.168.232.1:5000/mcpbench"
+    image = swarm["images"][f"mcpbench/{SERVER}:latest"]
+    assert image["reference"].startswith(f"192.168.232.1:5000/mcpbench/{SERVER}@sha256:")
+    server_engine = ["docker", "--host", f"unix:///run/mcpbench-lab/{LAB}/server.sock"]
+    pulled = subprocess.run([*server_engine, "image", "inspect", image["reference"], "--format", "{{.Id}}"],
+                            capture_output=True, text=True)
+    assert pulled.stdout.strip() == image["image_id"], pulled.stderr
+    nothing_deployed(lab)

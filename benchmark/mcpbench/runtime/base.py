@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 import httpx
+import redis as redis_lib
 
 from mcpbench.host import cgroups
 from mcpbench.host.speed_probe import HostView, LocalHost
@@ -191,3 +192,27 @@ def wait_until_ready(url: str, alive: Callable[[], bool], timeout_s: float, log_
                 pass
             time.sleep(0.02)
     raise StartError(f"the server did not answer `initialize` within {timeout_s:g} s:\n{log_tail()}")
+
+
+def infra_not_ready(redis_url: str, api_url: str, exited: Callable[[str], str | None], tail: Callable[[str], str],
+                    what: str = "{}", timeout_s: float = 60) -> str | None:
+    """None once Redis answers PING and the API service /health (polled, no fixed sleeps); else why not, with
+    the log tail: `exited(name)` says when "redis" or "api" is gone, `what` names them ("the {} container")."""
+    client = redis_lib.Redis.from_url(redis_url, socket_timeout=2)
+    checks = {"redis": lambda: client.ping(),
+              "api": lambda: httpx.get(f"{api_url}/health", timeout=2).status_code == 200}
+    deadline = time.monotonic() + timeout_s
+    for name, check in checks.items():
+        while True:
+            gone = exited(name)
+            if gone:
+                return f"{gone}:\n{tail(name)}"
+            try:
+                if check():
+                    break
+            except (OSError, redis_lib.RedisError, httpx.HTTPError):
+                pass
+            if time.monotonic() > deadline:
+                return f"{what.format(name)} was not ready within {timeout_s:g} s:\n{tail(name)}"
+            time.sleep(0.05)
+    return None

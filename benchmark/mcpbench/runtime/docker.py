@@ -23,7 +23,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import psutil
 import redis as redis_lib
 
@@ -38,7 +37,7 @@ from mcpbench.loadgen.driver import DRIVER_DIR as LOAD_DRIVER_DIR
 from mcpbench.host.resources import Usage, tree_usage
 from mcpbench.runtime.docker_compose import API_IMAGE, LOAD_DRIVER_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR, REDIS_IMAGE, REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported, container_plan, document
 from mcpbench.runtime.docker_engine import DockerError, Engine, compose_command, compose_version
-from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
+from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, infra_not_ready, wait_until_ready
 from mcpbench.results.model import IMAGE_FILE
 
 PROJECT_PREFIX = "mcpbench-"
@@ -516,27 +515,16 @@ class DockerRuntime(Runtime):
             raise
         return infra
 
-    def _wait_infra(self, infra: DockerInfra, timeout_s: float = 60) -> None:
-        client = redis_lib.Redis.from_url(infra.redis_url, socket_timeout=2)
-        checks = {"redis": lambda: client.ping(),
-                  "api": lambda: httpx.get(f"{infra.api_url}/health", timeout=2).status_code == 200}
-        deadline = time.monotonic() + timeout_s
-        for name, check in checks.items():
-            while True:
-                state = (self.engine.container(infra.containers[name]) or {}).get("State") or {}
-                if not state.get("Running"):
-                    logs = self.engine.logs(infra.containers[name], tail=30)
-                    raise DockerError(f"the {name} container exited during start-up (code {state.get('ExitCode')}):"
-                                      f"\n{logs}")
-                try:
-                    if check():
-                        break
-                except (OSError, redis_lib.RedisError, httpx.HTTPError):
-                    pass
-                if time.monotonic() > deadline:
-                    raise DockerError(f"the {name} container was not ready within {timeout_s:g} s:\n"
-                                      f"{self.engine.logs(infra.containers[name], tail=30)}")
-                time.sleep(0.05)
+    def _wait_infra(self, infra: DockerInfra) -> None:
+        def exited(name: str) -> str | None:
+            state = (self.engine.container(infra.containers[name]) or {}).get("State") or {}
+            return None if state.get("Running") else f"the {name} container exited during start-up (code " \
+                                                     f"{state.get('ExitCode')})"
+
+        why = infra_not_ready(infra.redis_url, infra.api_url, exited,
+                              lambda name: self.engine.logs(infra.containers[name], tail=30), "the {} container")
+        if why:
+            raise DockerError(why)
 
     # -- servers ------------------------------------------------------------------------------------------------
     def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:

@@ -111,7 +111,9 @@ class Engine:
         `base_url` the engine there, wherever it is (unix://, tcp://, ssh://: a swarm node's)."""
         if base_url:
             try:
-                self.client = docker.DockerClient(base_url=base_url, timeout=timeout_s)
+                # ssh:// through the system's ssh client (its keys, agent and known_hosts), not paramiko.
+                self.client = docker.DockerClient(base_url=base_url, timeout=timeout_s,
+                                                  use_ssh_client=base_url.startswith("ssh://"))
             except (DockerException, requests.RequestException) as exc:
                 raise DockerError(f"no Docker daemon answers on {base_url} ({_reason(exc)})") from exc
             self.api = self.client.api

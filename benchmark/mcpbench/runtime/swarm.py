@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import redis as redis_lib
 
 from mcpbench.catalog.build import BuildOutcome
@@ -26,12 +25,13 @@ from mcpbench.host import cgroups
 from mcpbench.host.ports import allowed_hosts
 from mcpbench.host.profile import ResourceProfile
 from mcpbench.host.resources import Usage
-from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
+from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, infra_not_ready, wait_until_ready
 from mcpbench.runtime.docker import ImageBuilder, ensure_engine, image_details
 from mcpbench.runtime.docker_compose import (API_IMAGE, CONTAINER_PORT, REDIS_IMAGE, DockerConfigError,
                                              DockerUnsupported, container_plan, document)
 from mcpbench.runtime.docker_engine import DockerError
-from mcpbench.runtime.swarm_cluster import SWARM_FILE, TASK_START_S, Swarm, SwarmError, Task, read_swarm_file, wait_for_task
+from mcpbench.runtime.swarm_cluster import (SWARM_FILE, TASK_START_S, Swarm, SwarmError, Task, read_swarm_file,
+                                            wait_for_task)
 from mcpbench.runtime.swarm_load import SwarmDriver
 from mcpbench.runtime.swarm_nodes import NodeAgents
 from mcpbench.runtime.swarm_stack import container_port, swarm_service
@@ -184,12 +184,20 @@ class SwarmRuntime(Runtime):
                                                    "enforce CPU/memory limits")
 
     def environment(self) -> dict[str, Any]:
-        return {"swarm": self.swarm.topology.name, "manager": self.swarm.topology.manager, "stack": self.swarm.stack,
+        return {"swarm": self.swarm.topology.name, "manager": self.swarm.topology.manager,
+                "stack": self.swarm.stack,
                 "images_moved_by": f"registry {self.swarm.registry}" if self.swarm.registry else "docker save/load",
                 "nodes": [node.facts for node in self.swarm.nodes], "images": self.swarm.shipped,
                 "endpoint_mode": "dnsrr", "publish_mode": "host",
                 "network_rtt_ms": self.agents.network_rtt_ms if self.agents else None,
-                "clock_offsets_ms": {node.name: round(node.clock_offset_s()[0] * 1000, 3) for node in self.swarm.nodes}}
+                "clock_offsets_ms": {node.name: self._offset_ms(node) for node in self.swarm.nodes}}
+
+    @staticmethod
+    def _offset_ms(node) -> float | None:
+        try:
+            return round(node.clock_offset_s()[0] * 1000, 3)
+        except DockerError:
+            return None  # the node does not answer now: the measurements say where their load ran
 
     # -- builds: on this machine's engine, as the docker runtime's ------------------------------------------------
     def build_infra(self, log_path: Path) -> BuildOutcome:
@@ -207,21 +215,23 @@ class SwarmRuntime(Runtime):
             return BuildOutcome("failed", 0.0, str(exc), None)
         return self.builder.build_server(spec, log_path)
 
-    # -- images -----------------------------------------------------------------------------------------------
+    # -- infrastructure -----------------------------------------------------------------------------------------
     def start_infra(self, log_dir: Path) -> SwarmInfra:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.swarm.stack_dir = log_dir
         compose = document([])[0]["services"]
         variables: dict[str, str] = {}
+        node = self.swarm.infra_node
         services = {
-            "redis": swarm_service(compose["redis"], variables, image=self.swarm.ship(REDIS_IMAGE, [self.swarm.infra_node]),
-                                   role="infra", node_id=self.swarm.infra_node.node_id),
-            "api": swarm_service(compose["api"], variables, image=self.swarm.ship(API_IMAGE, [self.swarm.infra_node]),
-                                 role="infra", node_id=self.swarm.infra_node.node_id),
+            "redis": swarm_service(compose["redis"], variables, image=self.swarm.ship(REDIS_IMAGE, [node]),
+                                   role="infra", node_id=node.node_id),
+            "api": swarm_service(compose["api"], variables, image=self.swarm.ship(API_IMAGE, [node]),
+                                 role="infra", node_id=node.node_id),
         }
         self.swarm.deploy(services, "infra")
-        tasks = {name: wait_for_task(self.swarm.manager, self.swarm.service_name(name), self.swarm.by_id) for name in services}
-        address = self.swarm.infra_node.entry.address
+        tasks = {name: wait_for_task(self.swarm.manager, self.swarm.service_name(name), self.swarm.by_id)
+                 for name in services}
+        address = node.entry.address
         redis_url = f"redis://{address}:{self.swarm.published(tasks['redis'], 6379)}"
         api_url = f"http://{address}:{self.swarm.published(tasks['api'], CONTAINER_PORT)}"
         self.swarm.network_urls[api_url] = SwarmInfra.server_api_url
@@ -233,23 +243,19 @@ class SwarmRuntime(Runtime):
             raise
         return infra
 
-    def _wait_infra(self, infra: SwarmInfra, timeout_s: float = 60) -> None:
-        client = redis_lib.Redis.from_url(infra.redis_url, socket_timeout=2)
-        checks = {"redis": lambda: client.ping(),
-                  "api": lambda: httpx.get(f"{infra.api_url}/health", timeout=2).status_code == 200}
-        deadline = time.monotonic() + timeout_s
-        for name, check in checks.items():
-            while True:
-                try:
-                    if check():
-                        break
-                except (OSError, redis_lib.RedisError, httpx.HTTPError):
-                    pass
-                if time.monotonic() > deadline:
-                    task = infra.tasks[name]
-                    raise DockerError(f"{name} on {task.node.name} was not ready within {timeout_s:g} s:\n"
-                                      f"{task.node.engine.logs(task.container_id, tail=30)}")
-                time.sleep(0.05)
+    def _wait_infra(self, infra: SwarmInfra) -> None:
+        def exited(name: str) -> str | None:
+            task = infra.tasks[name]
+            state = (task.node.engine.container(task.container_id) or {}).get("State") or {}
+            return None if state.get("Running") else f"{name} exited during start-up on {task.node.name} " \
+                                                     f"(code {state.get('ExitCode')})"
+
+        def tail(name: str) -> str:
+            return infra.tasks[name].node.engine.logs(infra.tasks[name].container_id, tail=30)
+
+        why = infra_not_ready(infra.redis_url, infra.api_url, exited, tail, f"{{}} on {self.swarm.infra_node.name}")
+        if why:
+            raise DockerError(why)
 
     # -- servers ------------------------------------------------------------------------------------------------
     def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> SwarmServer:
@@ -272,7 +278,8 @@ class SwarmRuntime(Runtime):
         started = time.monotonic()
         try:
             self.swarm.deploy({spec.name: service}, spec.name)
-            task = wait_for_task(self.swarm.manager, server.service, self.swarm.by_id, max(TASK_START_S, plan.ready_timeout_s))
+            task = wait_for_task(self.swarm.manager, server.service, self.swarm.by_id,
+                                 max(TASK_START_S, plan.ready_timeout_s))
             server.attach(task)
             running = (task.node.engine.container(task.container_id) or {}).get("Image")
             if running != self.swarm.shipped[plan.image]["image_id"]:
@@ -285,9 +292,10 @@ class SwarmRuntime(Runtime):
             wait_until_ready(server.url, server.alive, plan.ready_timeout_s, server.log_tail)
             server.startup_s = time.monotonic() - started
             # The image as built here (its size, own layers): the bits the node runs, by id.
-            server.details = {**image_details(self.swarm.local, plan.image), "runtime": "swarm", "image_id": image_id,
-                              **self.builder.built_seconds(spec.name), "node": node.name, "node_id": node.node_id,
-                              "service": server.service, "cold_start_s": round(server.startup_s, 3)}
+            server.details = {**image_details(self.swarm.local, plan.image), "runtime": "swarm",
+                              "image_id": image_id, **self.builder.built_seconds(spec.name), "node": node.name,
+                              "node_id": node.node_id, "service": server.service,
+                              "cold_start_s": round(server.startup_s, 3)}
         except DockerError as exc:
             tail = server.log_tail()
             server.stop()

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 BINARY = Path("/usr/local/bin/load-driver")
 COUNTS_IN_CONTAINER = "/tmp/k6-counts.json"
 STDOUT = Path("/dev/stdout")
-# An instance that ends this long before its schedule does, without the orchestrator asking, was lost.
+# An instance that ends this long before its own schedule does, without the orchestrator asking, was lost.
 EARLY_END_S = 3.0
 
 
@@ -110,6 +110,18 @@ class LoadTask:
                 return False
             time.sleep(min(0.1, max(0.0, deadline - time.monotonic())))
         return True
+
+    def ran_s(self) -> float:
+        """How long its test has run, from its own scenario start (the samples' T line, on its node's clock
+        corrected to ours); 0 before it started."""
+        try:
+            with open(self.samples_log, encoding="utf-8", errors="replace") as handle:
+                first = handle.readline()
+        except OSError:
+            return 0.0
+        if not first.startswith("T,"):
+            return 0.0
+        return time.time() - (float(first[2:]) / 1000 - self.clock_offset_s)
 
     def interrupt(self) -> None:
         self.stopping = True
@@ -253,7 +265,8 @@ class SwarmDriver(LocalInstances):
                 "image": self.image_id, "entrypoint": [str(BINARY)], "command": argv[1:], "networks": [NETWORK],
                 "deploy": {"mode": "replicated", "replicas": 1, "endpoint_mode": "dnsrr",
                            "restart_policy": {"condition": "none"},
-                           "placement": {"constraints": [f"node.labels.{ROLE_LABEL}==load", f"node.id=={node.node_id}"]}},
+                           "placement": {"constraints": [f"node.labels.{ROLE_LABEL}==load",
+                                                         f"node.id=={node.node_id}"]}},
             }
         self.tasks = []
         try:
@@ -279,8 +292,9 @@ class SwarmDriver(LocalInstances):
             # (a dockerd stopping sends SIGTERM, which the driver takes as a graceful stop).
             for task in self.tasks:
                 code = task.poll()
-                if code is not None and not task.lost and not task.stopping and elapsed < timing.total_s - EARLY_END_S:
-                    task.lost = (f"the load instance on {task.task.node.name} ended {elapsed:.0f} s into a "
+                ran = task.ran_s()
+                if code is not None and not task.lost and not task.stopping and ran < timing.total_s - EARLY_END_S:
+                    task.lost = (f"the load instance on {task.task.node.name} ended {ran:.0f} s into a "
                                  f"{timing.total_s:.0f} s test (exit {code}), unasked: its node stopped it")
             if any(task.lost for task in self.tasks):
                 return Tick.ABORT
@@ -292,12 +306,14 @@ class SwarmDriver(LocalInstances):
         finally:
             for name in names:
                 self.swarm.remove_service(self.swarm.service_name(name))
-        instances = [{"node": task.task.node.name, "node_cpus": task.task.node.facts.get("cpus"), "clock_offset_ms": round(task.clock_offset_s * 1000, 3),
+        instances = [{"node": task.task.node.name, "node_cpus": task.task.node.facts.get("cpus"),
+                      "clock_offset_ms": round(task.clock_offset_s * 1000, 3),
                       "clock_rtt_ms": round(task.rtt_s * 1000, 3), "exit_code": task.returncode}
                      for task in self.tasks]
         lost = next((task.lost for task in self.tasks if task.lost), None)
         if done.samples.empty:
-            reason = lost or (done.all_counts[0] or {}).get("error") or done.instances[0].process.log_tail(5) or "no output"
+            reason = (lost or (done.all_counts[0] or {}).get("error") or done.instances[0].process.log_tail(5)
+                      or "no output")
             raise LoadError(f"the load driver produced no samples on {instances[0]['node']} "
                             f"(exit {done.exit_code}): {reason}")
         return LoadRun(done.samples, done.start_epoch, done.exit_code, done.run_s, done.stopped_early, done.counts,
