@@ -18,8 +18,9 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,9 @@ from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host.paths import API_SERVICE_DIR, ROOT
 from mcpbench.loadgen.driver import DRIVER_DIR as LOAD_DRIVER_DIR
 from mcpbench.host.resources import Usage, tree_usage
-from mcpbench.runtime.docker_compose import API_IMAGE, LOAD_DRIVER_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR, REDIS_IMAGE, REDIS_URL_IN_NETWORK, ContainerPlan, DockerConfigError, DockerUnsupported, container_plan, document
+from mcpbench.runtime.docker_compose import (API_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR,
+                                             LOAD_DRIVER_IMAGE, REDIS_IMAGE, REDIS_URL_IN_NETWORK, ContainerPlan,
+                                             DockerConfigError, DockerUnsupported, container_plan, document)
 from mcpbench.runtime.docker_engine import DockerError, Engine, compose_command, compose_version
 from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, infra_not_ready, wait_until_ready
 from mcpbench.results.model import IMAGE_FILE
@@ -242,22 +245,35 @@ class StatsHub:
             self._watched.clear()
 
 
-class DockerServer(ServerBase):
-    def __init__(self, runtime: DockerRuntime, plan: ContainerPlan, container_id: str, log_path: Path):
-        self.name = plan.name
-        self.plan = plan
-        self.container_id = container_id
+@dataclass(frozen=True)
+class Container:
+    """A container and the engine that runs it (this machine's, or a swarm node's) with that engine's stats."""
+
+    engine: Engine
+    stats: StatsHub
+    id: str
+
+
+class ContainerServer(ServerBase):
+    """A server in a container, watched and stopped through its engine; `remove` takes it away for good (the
+    docker runtime removes the container, the swarm its service)."""
+
+    def __init__(self, name: str, container: Container, log_path: Path, memory_mb: int,
+                 remove: Callable[[], None]):
+        self.name = name
+        self.container = container
+        self.container_id = container.id
         self.log_path = log_path
         self.url = ""
         self.startup_s = 0.0
         self.limits_applied = False
         self.details: dict[str, Any] = {}
-        self._runtime = runtime
-        self._engine = runtime.engine  # the sampler thread uses it too: one pooled connection per thread
-        self._usage = runtime.stats.reader(container_id)
+        self._engine = container.engine  # the sampler thread uses it too: one pooled connection per thread
+        self._usage = container.stats.reader(container.id)
+        self._memory_mb = memory_mb
+        self._remove = remove
         self._lock = threading.Lock()
         self._stopped = False
-        self._pid: int | None = None
 
     def alive(self) -> bool:
         state = (self._engine.container(self.container_id) or {}).get("State") or {}
@@ -268,34 +284,13 @@ class DockerServer(ServerBase):
             return None
         return self._usage()
 
-    def root_pid(self) -> int | None:
-        """The container's first process as the host sees it (State.Pid)."""
-        if self._stopped:
-            return None
-        if not self._pid:
-            try:
-                self._pid = ((self._engine.container(self.container_id) or {}).get("State") or {}).get("Pid")
-            except DockerError:
-                return None
-        return int(self._pid) if self._pid else None
-
-    def process_tree_usage(self) -> Usage | None:
-        """RSS and CPU time of the container's processes as the host sees them (beside the cgroup's view)."""
-        pid = self.root_pid()
-        if not pid:
-            return None
-        try:
-            return tree_usage(pid)
-        except psutil.Error:
-            return None
-
     def state_note(self) -> str:
         state = (self._engine.container(self.container_id) or {}).get("State") or {}
         if not state or state.get("Running"):
             return ""
         note = f"[container exited with code {state.get('ExitCode')}"
         if state.get("OOMKilled"):
-            note += f"; OOM-killed: it used more than its memory limit of {self._runtime.profile.memory_mb} MiB"
+            note += f"; OOM-killed: it used more than its memory limit of {self._memory_mb} MiB"
         if state.get("Error"):
             note += f"; {state['Error']}"
         return note + "]"
@@ -339,26 +334,59 @@ class DockerServer(ServerBase):
             pass
         finally:
             try:
-                self._engine.remove(self.container_id)
+                self._remove()
             except DockerError:
                 pass
-            self._runtime.stats.unwatch(self.container_id)
+            self.container.stats.unwatch(self.container_id)
 
 
-class DockerInfra:
-    """Redis and the API service as containers on the project's private network."""
+class DockerServer(ContainerServer):
+    """A server in a container of this machine's engine: its processes are this host's too."""
+
+    def __init__(self, runtime: DockerRuntime, plan: ContainerPlan, container_id: str, log_path: Path):
+        super().__init__(plan.name, Container(runtime.engine, runtime.stats, container_id), log_path,
+                         runtime.profile.memory_mb, lambda: runtime.engine.remove(container_id))
+        self.plan = plan
+        self._pid: int | None = None
+
+    def root_pid(self) -> int | None:
+        """The container's first process as the host sees it (State.Pid)."""
+        if self._stopped:
+            return None
+        if not self._pid:
+            try:
+                self._pid = ((self._engine.container(self.container_id) or {}).get("State") or {}).get("Pid")
+            except DockerError:
+                return None
+        return int(self._pid) if self._pid else None
+
+    def process_tree_usage(self) -> Usage | None:
+        """RSS and CPU time of the container's processes as the host sees them (beside the cgroup's view)."""
+        pid = self.root_pid()
+        if not pid:
+            return None
+        try:
+            return tree_usage(pid)
+        except psutil.Error:
+            return None
+
+
+class ContainerInfra:
+    """Redis and the API service as containers (the docker runtime's on this engine, the swarm's on its infra
+    node): the servers reach them by their names in the network, the orchestrator at redis_url and api_url.
+    `remove(name)` takes one away for good once stopped and its log kept."""
 
     server_redis_url = REDIS_URL_IN_NETWORK
     server_api_url = API_URL_IN_NETWORK
 
-    def __init__(self, runtime: DockerRuntime, log_dir: Path, containers: dict[str, str], redis_url: str,
-                 api_url: str):
-        self._runtime = runtime
+    def __init__(self, log_dir: Path, containers: dict[str, Container], redis_url: str, api_url: str,
+                 remove: Callable[[str], None]):
         self.log_dir = log_dir
-        self.containers = containers  # "redis"/"api" -> container id
+        self.containers = containers  # "redis"/"api"
         self.redis_url = redis_url
         self.api_url = api_url
-        self._readers = {name: runtime.stats.reader(ref) for name, ref in containers.items()}
+        self._remove = remove
+        self._readers = {name: c.stats.reader(c.id) for name, c in containers.items()}
         self._stopped = False
 
     def reset(self) -> float:
@@ -367,23 +395,32 @@ class DockerInfra:
     def readers(self):
         return dict(self._readers)
 
+    def exited(self, name: str) -> str | None:
+        """Why `name` is not running (None while it runs)."""
+        container = self.containers[name]
+        state = (container.engine.container(container.id) or {}).get("State") or {}
+        return None if state.get("Running") else f"the {name} container exited during start-up (code " \
+                                                 f"{state.get('ExitCode')})"
+
+    def log_tail(self, name: str) -> str:
+        return self.containers[name].engine.logs(self.containers[name].id, tail=30)
+
     def stop(self) -> None:
         if self._stopped:
             return
         self._stopped = True
-        engine = self._runtime.engine
-        for name, ref in self.containers.items():
+        for name, container in self.containers.items():
             try:
-                engine.stop(ref, grace_s=3)
+                container.engine.stop(container.id, grace_s=3)
                 log_name = "api-service.log" if name == "api" else f"{name}.log"
-                (self.log_dir / log_name).write_text(engine.logs(ref), encoding="utf-8")
+                (self.log_dir / log_name).write_text(container.engine.logs(container.id), encoding="utf-8")
             except (DockerError, OSError):
                 pass
             try:
-                engine.remove(ref)
+                self._remove(name)
             except DockerError:
                 pass
-            self._runtime.stats.unwatch(ref)
+            container.stats.unwatch(container.id)
 
 
 class DockerRuntime(Runtime):
@@ -497,34 +534,27 @@ class DockerRuntime(Runtime):
                               "(or drop --no-build)")
 
     # -- infrastructure ---------------------------------------------------------------------------------------
-    def start_infra(self, log_dir: Path) -> DockerInfra:
+    def start_infra(self, log_dir: Path) -> ContainerInfra:
         log_dir.mkdir(parents=True, exist_ok=True)
         self._compose_dir = log_dir
         self._write_compose()
         self._require_image(REDIS_IMAGE, "Redis")
         self._require_image(API_IMAGE, "the API service")
         self._compose("up", "--detach", "--no-build", "--no-deps", "--force-recreate", "redis", "api")
-        containers = {"redis": self._container_of("redis"), "api": self._container_of("api")}
-        redis_url = f"redis://127.0.0.1:{self.engine.published_port(containers['redis'], 6379)}"
-        api_url = f"http://127.0.0.1:{self.engine.published_port(containers['api'], CONTAINER_PORT)}"
-        infra = DockerInfra(self, log_dir, containers, redis_url, api_url)
+        ids = {"redis": self._container_of("redis"), "api": self._container_of("api")}
+        redis_url = f"redis://127.0.0.1:{self.engine.published_port(ids['redis'], 6379)}"
+        api_url = f"http://127.0.0.1:{self.engine.published_port(ids['api'], CONTAINER_PORT)}"
+        infra = ContainerInfra(log_dir, {name: Container(self.engine, self.stats, ref) for name, ref in ids.items()},
+                               redis_url, api_url, lambda name: self.engine.remove(ids[name]))
         try:
-            self._wait_infra(infra)
+            why = infra_not_ready(redis_url, api_url, infra.exited, infra.log_tail, "the {} container")
         except BaseException:
             infra.stop()
             raise
-        return infra
-
-    def _wait_infra(self, infra: DockerInfra) -> None:
-        def exited(name: str) -> str | None:
-            state = (self.engine.container(infra.containers[name]) or {}).get("State") or {}
-            return None if state.get("Running") else f"the {name} container exited during start-up (code " \
-                                                     f"{state.get('ExitCode')})"
-
-        why = infra_not_ready(infra.redis_url, infra.api_url, exited,
-                              lambda name: self.engine.logs(infra.containers[name], tail=30), "the {} container")
         if why:
+            infra.stop()
             raise DockerError(why)
+        return infra
 
     # -- servers ------------------------------------------------------------------------------------------------
     def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:

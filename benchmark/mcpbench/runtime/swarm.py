@@ -10,23 +10,19 @@ the runtime seam's side: Redis and the API service, each server started, watched
 from __future__ import annotations
 
 import atexit
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import redis as redis_lib
 
 from mcpbench.catalog.build import BuildOutcome
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host import cgroups
 from mcpbench.host.ports import allowed_hosts
 from mcpbench.host.profile import ResourceProfile
-from mcpbench.host.resources import Usage
-from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, infra_not_ready, wait_until_ready
-from mcpbench.runtime.docker import ImageBuilder, ensure_engine, image_details
+from mcpbench.runtime.base import InfraHandle, Runtime, StartError, infra_not_ready, wait_until_ready
+from mcpbench.runtime.docker import (Container, ContainerInfra, ContainerServer, ImageBuilder, ensure_engine,
+                                     image_details)
 from mcpbench.runtime.docker_compose import (API_IMAGE, CONTAINER_PORT, REDIS_IMAGE, DockerConfigError,
                                              DockerUnsupported, container_plan, document)
 from mcpbench.runtime.docker_engine import DockerError
@@ -35,124 +31,6 @@ from mcpbench.runtime.swarm_cluster import (SWARM_FILE, TASK_START_S, Swarm, Swa
 from mcpbench.runtime.swarm_load import SwarmDriver
 from mcpbench.runtime.swarm_nodes import NodeAgents
 from mcpbench.runtime.swarm_stack import container_port, swarm_service
-from mcpbench.workload import seed
-
-
-class SwarmServer(ServerBase):
-    def __init__(self, runtime: SwarmRuntime, name: str, service: str, log_path: Path):
-        self.name = name
-        self.service = service
-        self.log_path = log_path
-        self.url = ""
-        self.startup_s = 0.0
-        self.limits_applied = False
-        self.details: dict[str, Any] = {}
-        self.task: Task | None = None
-        self._runtime = runtime
-        self._usage = None
-        self._lock = threading.Lock()
-        self._stopped = False
-
-    def attach(self, task: Task) -> None:
-        self.task = task
-        self._usage = task.node.stats.reader(task.container_id)
-
-    def _state(self) -> dict[str, Any]:
-        if not self.task:
-            return {}
-        try:
-            return (self.task.node.engine.container(self.task.container_id) or {}).get("State") or {}
-        except DockerError:
-            return {}
-
-    def alive(self) -> bool:
-        return bool(self._state().get("Running"))
-
-    def usage(self) -> Usage | None:
-        return None if self._stopped or not self._usage else self._usage()
-
-    def log_tail(self, lines: int = 30) -> str:
-        if not self.task:
-            return ""
-        try:
-            text = self.task.node.engine.logs(self.task.container_id, tail=lines).rstrip()
-        except DockerError as exc:
-            return f"[logs unavailable: {exc}]"
-        state = self._state()
-        if state and not state.get("Running"):
-            note = f"[container exited with code {state.get('ExitCode')}"
-            if state.get("OOMKilled"):
-                note += f"; OOM-killed: it used more than its memory limit of {self._runtime.profile.memory_mb} MiB"
-            text += "\n" + note + "]"
-        return text.strip()
-
-    @contextmanager
-    def paused(self) -> Iterator[bool]:
-        """Frozen while the speed probe runs (see RunningServer.paused), by its node's engine."""
-        frozen = False
-        try:
-            if self.task:
-                try:
-                    self.task.node.engine.pause(self.task.container_id)
-                    frozen = True
-                except DockerError:
-                    pass
-            yield frozen
-        finally:
-            if frozen and self.task:
-                self.task.node.engine.unpause(self.task.container_id)
-
-    def stop(self) -> None:
-        with self._lock:
-            if self._stopped:
-                return
-            self._stopped = True
-        if self.task:
-            try:
-                engine = self.task.node.engine
-                engine.stop(self.task.container_id, grace_s=10)
-                self.log_path.parent.mkdir(parents=True, exist_ok=True)
-                self.log_path.write_text(engine.logs(self.task.container_id), encoding="utf-8")
-            except (DockerError, OSError):
-                pass
-            self.task.node.stats.unwatch(self.task.container_id)
-        self._runtime.swarm.remove_service(self.service)
-
-
-class SwarmInfra:
-    """Redis and the API service as services on the infra node; the servers reach them by name on the stack's
-    overlay network, the orchestrator by the infra node's address and their host-mode ports."""
-
-    server_redis_url = "redis://redis:6379"
-    server_api_url = f"http://api:{CONTAINER_PORT}"
-
-    def __init__(self, runtime: SwarmRuntime, log_dir: Path, tasks: dict[str, Task], redis_url: str, api_url: str):
-        self._runtime = runtime
-        self.log_dir = log_dir
-        self.tasks = tasks
-        self.redis_url = redis_url
-        self.api_url = api_url
-        self._readers = {name: task.node.stats.reader(task.container_id) for name, task in tasks.items()}
-        self._stopped = False
-
-    def reset(self) -> float:
-        return seed.seed(redis_lib.Redis.from_url(self.redis_url))
-
-    def readers(self):
-        return dict(self._readers)
-
-    def stop(self) -> None:
-        if self._stopped:
-            return
-        self._stopped = True
-        for name, task in self.tasks.items():
-            try:
-                (self.log_dir / ("api-service.log" if name == "api" else f"{name}.log")).write_text(
-                    task.node.engine.logs(task.container_id), encoding="utf-8")
-            except (DockerError, OSError):
-                pass
-            task.node.stats.unwatch(task.container_id)
-            self._runtime.swarm.remove_service(task.service)
 
 
 class SwarmRuntime(Runtime):
@@ -216,7 +94,7 @@ class SwarmRuntime(Runtime):
         return self.builder.build_server(spec, log_path)
 
     # -- infrastructure -----------------------------------------------------------------------------------------
-    def start_infra(self, log_dir: Path) -> SwarmInfra:
+    def start_infra(self, log_dir: Path) -> ContainerInfra:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.swarm.stack_dir = log_dir
         compose = document([])[0]["services"]
@@ -234,31 +112,24 @@ class SwarmRuntime(Runtime):
         address = node.entry.address
         redis_url = f"redis://{address}:{self.swarm.published(tasks['redis'], 6379)}"
         api_url = f"http://{address}:{self.swarm.published(tasks['api'], CONTAINER_PORT)}"
-        self.swarm.network_urls[api_url] = SwarmInfra.server_api_url
-        infra = SwarmInfra(self, log_dir, tasks, redis_url, api_url)
+        self.swarm.network_urls[api_url] = ContainerInfra.server_api_url
+        containers = {name: Container(task.node.engine, task.node.stats, task.container_id)
+                      for name, task in tasks.items()}
+        infra = ContainerInfra(log_dir, containers, redis_url, api_url,
+                               lambda name: self.swarm.remove_service(self.swarm.service_name(name)))
         try:
-            self._wait_infra(infra)
+            why = infra_not_ready(redis_url, api_url, infra.exited, infra.log_tail,
+                                  f"the {{}} container on {node.name}")
         except BaseException:
             infra.stop()
             raise
+        if why:
+            infra.stop()
+            raise DockerError(why)
         return infra
 
-    def _wait_infra(self, infra: SwarmInfra) -> None:
-        def exited(name: str) -> str | None:
-            task = infra.tasks[name]
-            state = (task.node.engine.container(task.container_id) or {}).get("State") or {}
-            return None if state.get("Running") else f"{name} exited during start-up on {task.node.name} " \
-                                                     f"(code {state.get('ExitCode')})"
-
-        def tail(name: str) -> str:
-            return infra.tasks[name].node.engine.logs(infra.tasks[name].container_id, tail=30)
-
-        why = infra_not_ready(infra.redis_url, infra.api_url, exited, tail, f"{{}} on {self.swarm.infra_node.name}")
-        if why:
-            raise DockerError(why)
-
     # -- servers ------------------------------------------------------------------------------------------------
-    def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> SwarmServer:
+    def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> ContainerServer:
         if self.swarm.stack_dir is None:
             raise StartError("start_infra() must run before start()")
         node = self.swarm.server_node
@@ -274,13 +145,22 @@ class SwarmRuntime(Runtime):
                 environment={"ALLOWED_HOSTS": allowed_hosts(spec.name, node.entry.address)})
         except (DockerError, DockerConfigError) as exc:
             raise StartError(str(exc)) from exc
-        server = SwarmServer(self, spec.name, self.swarm.service_name(spec.name), log_path)
+        service_name = self.swarm.service_name(spec.name)
         started = time.monotonic()
         try:
             self.swarm.deploy({spec.name: service}, spec.name)
-            task = wait_for_task(self.swarm.manager, server.service, self.swarm.by_id,
+            task = wait_for_task(self.swarm.manager, service_name, self.swarm.by_id,
                                  max(TASK_START_S, plan.ready_timeout_s))
-            server.attach(task)
+        except DockerError as exc:
+            self.swarm.remove_service(service_name)
+            raise StartError(str(exc)) from exc
+        except BaseException:
+            self.swarm.remove_service(service_name)
+            raise
+        container = Container(task.node.engine, task.node.stats, task.container_id)
+        server = ContainerServer(spec.name, container, log_path, self.profile.memory_mb,
+                                 lambda: self.swarm.remove_service(service_name))
+        try:
             running = (task.node.engine.container(task.container_id) or {}).get("Image")
             if running != self.swarm.shipped[plan.image]["image_id"]:
                 raise DockerError(f"{node.name} runs {running} for {plan.image}, not the image built here "
@@ -294,7 +174,7 @@ class SwarmRuntime(Runtime):
             # The image as built here (its size, own layers): the bits the node runs, by id.
             server.details = {**image_details(self.swarm.local, plan.image), "runtime": "swarm",
                               "image_id": image_id, **self.builder.built_seconds(spec.name), "node": node.name,
-                              "node_id": node.node_id, "service": server.service,
+                              "node_id": node.node_id, "service": service_name,
                               "cold_start_s": round(server.startup_s, 3)}
         except DockerError as exc:
             tail = server.log_tail()

@@ -198,10 +198,24 @@ def wait_for_task(manager: Engine, service: str, nodes: dict[str, Node], timeout
                 if container and node:
                     return Task(service, node, container)
             if state in ENDED_TASK_STATES:
-                raise SwarmError(f"the task of {service} {state}: {status.get('Err') or status.get('Message')}")
+                raise SwarmError(f"the task of {service} {state}: {status.get('Err') or status.get('Message')}"
+                                 + _log_tail(task, nodes))
             last = f"{state}: {status.get('Err') or status.get('Message')}"
         time.sleep(0.1)
     raise SwarmError(f"the task of {service} did not start within {timeout_s:g} s ({last})")
+
+
+def _log_tail(task: dict[str, Any], nodes: dict[str, Node]) -> str:
+    """The last lines a task's container wrote, from its node's engine ("" when there are none to read)."""
+    container = ((task.get("Status") or {}).get("ContainerStatus") or {}).get("ContainerID")
+    node = nodes.get(task.get("NodeID", ""))
+    if not container or not node:
+        return ""
+    try:
+        tail = node.engine.logs(container, tail=20).rstrip()
+    except DockerError:
+        return ""
+    return f"\n{tail}" if tail else ""
 
 
 class Swarm:

@@ -134,7 +134,7 @@ def test_limits_applied_only_when_the_container_has_the_profiles_limits() -> Non
 def test_containers_get_only_the_contract_variables_the_compose_file_gives_them() -> None:
     profile = resource_profile(2.0, 2048, cores=2)
     runtime = bare_runtime(profile, FakeEngine())
-    infra = docker_runtime.DockerInfra  # its class attributes: the addresses inside the project network
+    infra = docker_runtime.ContainerInfra  # its class attributes: the addresses inside the project network
     spec = SimpleNamespace(name="java-spring", info=SimpleNamespace(requires=["mvn-that-is-not-here"], jdk=99))
     env = runtime.server_environment(spec, infra)  # no mvn, no JDK needed
     assert env == {"REDIS_URL": "redis://redis:6379", "API_SERVICE_URL": "http://api:8080",
@@ -152,9 +152,8 @@ def test_containers_get_only_the_contract_variables_the_compose_file_gives_them(
 
 def test_an_oom_killed_container_says_so() -> None:
     engine = FakeEngine(inspect={"c": {"State": {"Running": False, "ExitCode": 137, "OOMKilled": True}}})
-    server = object.__new__(docker_runtime.DockerServer)
-    server.container_id, server._engine = "c", engine
-    server._runtime = SimpleNamespace(profile=SimpleNamespace(memory_mb=256))
+    container = docker_runtime.Container(engine, docker_runtime.StatsHub(engine), "c")
+    server = docker_runtime.ContainerServer("s", container, Path("server.log"), 256, lambda: None)
     tail = server.log_tail()
     assert "OutOfMemoryError" in tail and "exited with code 137" in tail and "OOM-killed" in tail and "256 MiB" in tail
 
