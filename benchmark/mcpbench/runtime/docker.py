@@ -405,6 +405,18 @@ class ContainerInfra:
     def log_tail(self, name: str) -> str:
         return self.containers[name].engine.logs(self.containers[name].id, tail=30)
 
+    def wait_ready(self, what: str) -> None:
+        """Both answering (base.infra_not_ready, `what` naming them in its message); else both stopped and
+        removed, and DockerError says why."""
+        try:
+            why = infra_not_ready(self.redis_url, self.api_url, self.exited, self.log_tail, what)
+        except BaseException:
+            self.stop()
+            raise
+        if why:
+            self.stop()
+            raise DockerError(why)
+
     def stop(self) -> None:
         if self._stopped:
             return
@@ -546,14 +558,7 @@ class DockerRuntime(Runtime):
         api_url = f"http://127.0.0.1:{self.engine.published_port(ids['api'], CONTAINER_PORT)}"
         infra = ContainerInfra(log_dir, {name: Container(self.engine, self.stats, ref) for name, ref in ids.items()},
                                redis_url, api_url, lambda name: self.engine.remove(ids[name]))
-        try:
-            why = infra_not_ready(redis_url, api_url, infra.exited, infra.log_tail, "the {} container")
-        except BaseException:
-            infra.stop()
-            raise
-        if why:
-            infra.stop()
-            raise DockerError(why)
+        infra.wait_ready("the {} container")
         return infra
 
     # -- servers ------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host import cgroups
 from mcpbench.host.ports import allowed_hosts
 from mcpbench.host.profile import ResourceProfile
-from mcpbench.runtime.base import InfraHandle, Runtime, StartError, infra_not_ready, wait_until_ready
+from mcpbench.runtime.base import InfraHandle, Runtime, StartError, wait_until_ready
 from mcpbench.runtime.docker import (Container, ContainerInfra, ContainerServer, ImageBuilder, ensure_engine,
                                      image_details)
 from mcpbench.runtime.docker_compose import (API_IMAGE, CONTAINER_PORT, REDIS_IMAGE, DockerConfigError,
@@ -117,15 +117,7 @@ class SwarmRuntime(Runtime):
                       for name, task in tasks.items()}
         infra = ContainerInfra(log_dir, containers, redis_url, api_url,
                                lambda name: self.swarm.remove_service(self.swarm.service_name(name)))
-        try:
-            why = infra_not_ready(redis_url, api_url, infra.exited, infra.log_tail,
-                                  f"the {{}} container on {node.name}")
-        except BaseException:
-            infra.stop()
-            raise
-        if why:
-            infra.stop()
-            raise DockerError(why)
+        infra.wait_ready(f"the {{}} container on {node.name}")
         return infra
 
     # -- servers ------------------------------------------------------------------------------------------------

@@ -89,13 +89,11 @@ class LoadTask:
             self.lost = f"the load instance's container on {node} disappeared during the test"
         elif not state.get("Running"):
             self._exit = int(state.get("ExitCode") or 0)
-            if not self.stopping and self._shut_down_by_swarm():
-                self.lost = (f"swarm stopped the load instance on {node} during the test (the node was drained "
-                             "or left the swarm)")
         return self._exit
 
-    def _shut_down_by_swarm(self) -> bool:
-        """Whether the manager wants the task down: a drain or a node that left, not the test's own end."""
+    def shut_down_by_swarm(self) -> bool:
+        """Whether the manager wants the task down (a drain, a node that left). Asked only of a task that ended
+        before its schedule did: a task that ends on its own is wanted down afterwards too."""
         try:
             tasks = self.manager.tasks(self.task.service)
         except DockerError:
@@ -294,8 +292,10 @@ class SwarmDriver(LocalInstances):
                 code = task.poll()
                 ran = task.ran_s()
                 if code is not None and not task.lost and not task.stopping and ran < timing.total_s - EARLY_END_S:
+                    who = ("swarm stopped it (its node was drained or left the swarm)" if task.shut_down_by_swarm()
+                           else "its node stopped it")
                     task.lost = (f"the load instance on {task.task.node.name} ended {ran:.0f} s into a "
-                                 f"{timing.total_s:.0f} s test (exit {code}), unasked: its node stopped it")
+                                 f"{timing.total_s:.0f} s test (exit {code}), unasked: {who}")
             if any(task.lost for task in self.tasks):
                 return Tick.ABORT
             return on_tick(elapsed, live) if on_tick else Tick.GO_ON
