@@ -209,9 +209,6 @@ class SwarmDriver(LocalInstances):
         readers = {f"{LOADGEN}@{node}": summed(parts) for node, parts in by_node.items()}
         return {LOADGEN: summed([reader for parts in by_node.values() for reader in parts]), **readers}
 
-    def usage_reader(self, pids: Sequence[int]) -> UsageReader:
-        return self.usage_readers(pids)[LOADGEN]
-
     def answering_nodes(self) -> dict[str, tuple[float, float]]:
         """The load nodes that answer and are ready now, each with its clock offset and the round trip it was
         measured over. A node lost earlier in the run is left out (said once): the test's segments are then
