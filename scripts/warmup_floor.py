@@ -1,6 +1,7 @@
-"""What a shorter adaptive warm-up would cost, on recorded runs (issue 21):
+"""What a shorter adaptive warm-up would cost, and what watching the server's CPU buys, on recorded runs
+(issues 21 and 34):
 
-    .venv/bin/python scripts/warmup_floor.py RESULTS… [--spans 4,3]
+    .venv/bin/python scripts/warmup_floor.py RESULTS… [--spans 4,3] [--cpu] [--reference-s 10]
 
 Every measurement with a window of at least 15 s is replayed through the real warm-up rule
 (analysis.warmup.steady_start) with the quick profile's timing but shorter steady spans (a span of S s means
@@ -9,6 +10,13 @@ analysis (analysis.summary.reanalyze). Per server: the mean warm-up, and the mea
 that 5 s window against the same measurement from 5 s into its recorded window to its end (the server warmer
 by then). The recorded rule's own shift is the first column: a rule that starts earlier than it adds its
 difference to the quick profile's bias.
+
+--cpu replays, at the profile's own span, the rule without the server's CPU ("latency") and with it ("latency +
+CPU", analysis.warmup.cpu_steady, what the live rule does now) on the same recorded measurements, and compares
+each rule's 5 s window with the last --reference-s seconds of the recorded window (the server as warm as it got):
+the mean shift, the round-to-round CV of CPU ms per call, and the warm-up each rule spent. Record long windows
+for it (e.g. `mcpbench run … --quick --duration 40`): a rule whose window would end past the recording is
+left out for that measurement.
 """
 
 from __future__ import annotations
@@ -21,7 +29,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from mcpbench.analysis.summary import reanalyze
-from mcpbench.analysis.warmup import steady_start
+from mcpbench.analysis.warmup import per_second_cpu, steady_start
+from mcpbench.results.read import read_resources
 from mcpbench.results.model import CONTEXT_FILE, SAMPLES_FILE
 from mcpbench.results.read import read_samples
 from mcpbench.scenarios.timing import QUICK_TIMING, Timing
@@ -43,6 +52,13 @@ def per_second(directory: Path) -> tuple[list[int], list[list[float]]]:
     return counts, latencies
 
 
+def server_cpu(directory: Path, seconds: int) -> list[float | None]:
+    """The server's CPU per second since the scenario start, as the live rule reads it."""
+    frame = read_resources(directory / "resources.csv")
+    frame = frame[frame["component"] == "server"]
+    return per_second_cpu(list(zip(frame["t_s"].astype(float), frame["cpu_pct"].astype(float))), seconds)
+
+
 def cpu_ms(directory: Path, window: tuple[float, float]) -> float | None:
     return reanalyze(directory, window)["efficiency"]["cpu_ms_per_call"]
 
@@ -51,32 +67,45 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", type=Path)
     parser.add_argument("--spans", default="4,3", help="steady spans to try, seconds (the quick profile's is 5)")
+    parser.add_argument("--cpu", action="store_true", help="replay the rule with and without the server's CPU")
+    parser.add_argument("--reference-s", type=float, default=10.0,
+                        help="--cpu: the last this many seconds of the recorded window are the reference")
     args = parser.parse_args()
-    spans = [float(s) for s in args.spans.split(",")]
-    # server -> rule -> [(warm-up s, CPU ms/call shift)]
+    spans = [] if args.cpu else [float(s) for s in args.spans.split(",")]
+    # server -> rule -> [(warm-up s, CPU ms/call shift, CPU ms/call)]
     found: dict = defaultdict(lambda: defaultdict(list))
     for server, directory, summary in ok_measurements(args.results, 3 * WINDOW_S):
         start, end = summary["window"]["start_s"], summary["window"]["end_s"]
         recorded = json.loads((directory / CONTEXT_FILE).read_text())
         ramp = start - recorded["warmup"]["used_s"]
-        reference = cpu_ms(directory, (start + WINDOW_S, end))
+        reference = cpu_ms(directory, (end - args.reference_s, end) if args.cpu else (start + WINDOW_S, end))
         if not reference:
             continue
-        found[server]["recorded"].append((recorded["warmup"]["used_s"],
-                                          cpu_ms(directory, (start, start + WINDOW_S)) / reference - 1))
+        first = cpu_ms(directory, (start, start + WINDOW_S))
+        found[server]["recorded"].append((recorded["warmup"]["used_s"], first / reference - 1, first))
         counts, latencies = per_second(directory)
-        for span in spans:
-            timing = replace(QUICK_TIMING, ramp_up_s=ramp, warmup_s=2 * span, steady_span_s=span)
-            decision = steady_start(counts, timing, len(counts) - 3, latencies)
+        rules = [(f"{span:g} s spans", replace(QUICK_TIMING, ramp_up_s=ramp, warmup_s=2 * span, steady_span_s=span),
+                  None) for span in spans]
+        if args.cpu:
+            timing = replace(QUICK_TIMING, ramp_up_s=ramp)
+            rules = [("latency", timing, None), ("latency + CPU", timing, server_cpu(directory, len(counts)))]
+        for rule, timing, cpu in rules:
+            decision = steady_start(counts, timing, len(counts) - 3, latencies, cpu)
             if decision is None:
                 continue
             begin = ramp + decision.used_s
-            found[server][f"{span:g} s spans"].append(
-                (decision.used_s, cpu_ms(directory, (begin, begin + WINDOW_S)) / reference - 1))
-    print("server: rule mean warm-up s, mean CPU ms/call shift of its 5 s window vs the rest of the recorded window")
+            if begin + WINDOW_S > end:
+                continue
+            value = cpu_ms(directory, (begin, begin + WINDOW_S))
+            found[server][rule].append((decision.used_s, value / reference - 1, value))
+    what = (f"the last {args.reference_s:g} s of the recorded window" if args.cpu
+            else "the rest of the recorded window")
+    print(f"server: rule mean warm-up s, mean CPU ms/call shift of its 5 s window vs {what}, round-to-round CV")
     for server, rules in sorted(found.items()):
         print(f"  {server}: " + "; ".join(
-            f"{rule} {statistics.fmean(w for w, _ in v):.1f} s {statistics.fmean(d for _, d in v):+.1%} (n={len(v)})"
+            f"{rule} {statistics.fmean(w for w, _, _ in v):.1f} s {statistics.fmean(d for _, d, _ in v):+.1%}"
+            + (f" CV {statistics.stdev(x for _, _, x in v) / statistics.fmean(x for _, _, x in v):.1%}"
+               if len(v) > 1 else "") + f" (n={len(v)})"
             for rule, v in rules.items()))
 
 

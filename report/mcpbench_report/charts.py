@@ -88,16 +88,16 @@ def _fmt(value: float) -> str:
 
 def throughput_bars(rows: Sequence[Mapping], path: Path, title: str,
                     colour_of: Mapping[str, str] | None = None) -> None:
-    """Horizontal bars of mean tool calls/s with the 95 % interval as error bars, best on top."""
+    """Horizontal bars of the geometric mean of tool calls/s with the 95 % interval as error bars, best on top."""
     _interval_bars(rows, path, title, colour_of, "tool_calls_per_s", "ci_low", "ci_high",
-                   "successful tool calls per second (mean of runs; error bar: 95 % CI)", "")
+                   "successful tool calls per second (geometric mean of runs; error bar: 95 % interval, ×/÷)", "")
 
 
 def cpu_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: Mapping[str, str] | None = None) -> None:
-    """Horizontal bars of mean server CPU ms per successful call with the 95 % interval, best (lowest) on top."""
+    """Horizontal bars of the geometric mean of server CPU ms per successful call with the 95 % interval, best (lowest) on top."""
     _interval_bars([r for r in rows if r.get("cpu_ms_per_call") is not None], path, title, colour_of,
                    "cpu_ms_per_call", "cpu_ms_per_call_ci_low", "cpu_ms_per_call_ci_high",
-                   "server CPU milliseconds per successful call (mean of rounds; error bar: 95 % CI; lower is better)",
+                   "server CPU milliseconds per successful call (geometric mean of rounds; error bar: 95 % interval, ×/÷; lower is better)",
                    "cpu_")
 
 
@@ -383,8 +383,8 @@ def ratio_intervals(rows: Sequence, columns: Sequence[tuple[str, str]], path: Pa
 
 def history_small_multiples(servers: Sequence, figure: str, label: str, path: Path, title: str,
                             colour_of: Mapping[str, str] | None = None) -> None:
-    """One small panel per server: its figure at each results directory (mean of that directory's rounds,
-    95 % interval as error bar), a step that is a significant change marked at its later point by an arrow in
+    """One small panel per server: its figure at each results directory (geometric mean of that directory's rounds,
+    its 95 % ×/÷ interval as error bar), a step that is a significant change marked at its later point by an arrow in
     the value's direction, red when worse, green when better. servers: history.ServerHistory."""
     with plt.rc_context(RC):
         n = max(len(servers), 1)
@@ -409,10 +409,10 @@ def history_small_multiples(servers: Sequence, figure: str, label: str, path: Pa
             ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", color=col.get(h.server, PALETTE[0]), capsize=3,
                         linewidth=1.2)
             for step in h.steps:
-                if step.figure != figure or step.direction not in ("regression", "improvement"):
+                if step.figure.field != figure or step.direction not in ("regression", "improvement"):
                     continue
                 i = next(k for k, p in enumerate(h.points) if p.run_id == step.after)
-                mark = "^" if (step.verdict.diff or 0) > 0 else "v"   # the value's direction; colour: worse/better
+                mark = "^" if (step.verdict.relative or 0) > 0 else "v"   # the value's direction; colour: worse/better
                 ax.plot([i], [h.points[i].row[figure]], marker=mark, markersize=11, linestyle="none",
                         color="#b42318" if step.direction == "regression" else "#1a7f37")
             ax.set_title(h.display_name, fontsize=8)

@@ -98,6 +98,8 @@ def report(
     print_rankings(console, cons, wide)
     if info.summary:   # the first screen's paragraph: what the tests support, in sentences
         console.print(" ".join(info.summary) + f" (decision page: {info.out}/decision.html)", highlight=False)
+    for line in cons.self_check_lines():
+        console.print(line, style="bold red" if "FAILED" in line else None, highlight=False)
     for failure in cons.failures:
         console.print(f"[yellow]{failure.server}[/yellow] ({failure.run_id}"
                       f"{' ' + failure.measurement if failure.measurement else ''}): {failure.status}"
@@ -118,22 +120,27 @@ def compare(
     allow_mixed: Annotated[bool, typer.Option("--allow-mixed", help="Compare even if config or environment "
                                                                     "differ.")] = False,
     min_effect: Annotated[float, typer.Option(
-        "--min-effect", help="Smallest relative change (0.03 = 3 %) that counts as a regression or improvement, "
-                             "on top of significance after Holm's correction.")] = 0.03,
+        "--min-effect", help="Smallest change as a ratio (0.05 = 5 %) that counts as a regression or improvement, "
+                             "on top of significance after Holm's correction.")] = 0.05,
+    absolute: Annotated[bool, typer.Option(
+        "--absolute", help="Test each server's own figures, not centred on the median server of its round (a host "
+                           "that was slower for every server then moves every server).")] = False,
     fail_on_regression: Annotated[bool, typer.Option(
         "--fail-on-regression", help="Exit with code 1 when any regression is found (for CI).")] = False,
     wide: Annotated[bool, typer.Option(
         "--wide", help="The old and new figures and p-values too (a terminal of 140 columns or more shows them).")]
     = False,
 ) -> None:
-    """Per server and load: the change in throughput and p99 from OLD to NEW, with significance."""
+    """Per server and load: the change from OLD to NEW (CPU ms per call and p99 at an equal load, else throughput
+    and p99), with significance."""
     from .compare import compare_results, print_comparison, write_html
     from .load import load
 
     try:
         if not 0 <= min_effect < 1:
             raise ResultsError("--min-effect must be in [0, 1)")
-        result = compare_results(load([old]), load([new]), allow_mixed=allow_mixed, min_effect=min_effect)
+        result = compare_results(load([old]), load([new]), allow_mixed=allow_mixed, min_effect=min_effect,
+                                 centre=not absolute)
     except ResultsError as exc:
         raise _fail(exc) from None
     if not result.changes:

@@ -1,19 +1,24 @@
-"""`mcpbench compare OLD NEW`: per server and load, the change in throughput and p99 with significance.
+"""`mcpbench compare OLD NEW`: per server and load, what changed, each figure tested as the report tests it.
 
-The regression check after upgrading an SDK: each side is consolidated on its own (its runs pooled), the
-two sides must share config and machine (unless allow_mixed), and each change is tested with the rules of
-:mod:`mcpbench_report.stats`: Welch's t-test per figure (the sides are independent runs; throughput on the
-per-run figures, p99 on each run's all-calls p99 while the figure shown is the pooled all-calls p99), Holm
-across every test of the comparison (throughput and p99 of every server and load: one family), and a
-change counts only when corrected-significant AND at least `min_effect` (MIN_EFFECT) large. Fewer than
-MIN_RUNS_FOR_TEST runs on a side: "not tested". A harness-limited throughput is a lower bound of the
+The regression check after upgrading an SDK: each side is consolidated on its own (its rounds pooled), the two
+sides must share config and machine (unless allow_mixed). The figures tested at a load (`figures_for`): where
+every server was offered the same rate (an equal load) what each spent per call (CPU ms per call) and its
+all-calls p99 — the throughput there is the offered rate and is never tested; elsewhere throughput and p99.
+Each figure is stats.change_tests' (CHANGE_TEST): each server's log figure centred on the median server of
+its round when at least MIN_CENTRE_SERVERS servers are common to both sides (a host that is 20 % slower for
+everyone moves no server; that shared shift is reported on its own), OLD against NEW by a moderated two-sample
+t-test on the logs, Holm within the figure at that load (the question "which servers changed on this
+figure"), and a change counts only when corrected-significant AND at least `min_effect` (MIN_EFFECT) large.
+Fewer than MIN_RUNS_FOR_TEST runs a side: "not tested". A harness-limited throughput is a lower bound of the
 server's: with both sides limited its change is not tested; with one side limited only the direction that
-bound still proves (a loss below a limited OLD, a gain above a limited NEW) is tested. Output: a rich table for the terminal and an optional self-contained page.
+bound still proves (a loss below a limited OLD, a gain above a limited NEW) is tested. An equal load offered at
+different rates on the two sides is named: CPU per call and latency depend on the rate. Output: a rich table
+for the terminal and an optional self-contained page.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -23,12 +28,34 @@ from rich.table import Table
 from rich.text import Text
 
 from . import stats
-from .consolidate import (MANIFEST_FINGERPRINT, Consolidated, MixedResultsError, consolidate,
+from .consolidate import (MANIFEST_FINGERPRINT, Consolidated, Group, MixedResultsError, consolidate,
                           fingerprint_differences)
 from .load import LoadKey, ResultsDir
 
 REGRESSION, IMPROVEMENT, MIXED, UNCHANGED = "regression", "improvement", "mixed", "no significant change"
 NOT_TESTED = "not tested"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure compare and history test: its row field (the figure shown), the per-round figure the test pairs,
+    whether lower is better, and its label."""
+
+    field: str
+    per_run: str
+    lower_better: bool
+    label: str
+
+
+THROUGHPUT = Figure("tool_calls_per_s", "tool_calls_per_s", False, "tool calls/s")
+CPU = Figure("cpu_ms_per_call", "cpu_ms_per_call", True, "CPU ms per call")
+P99 = Figure("latency_all_p99_ms", "p99_all", True, "p99 ms (all calls)")
+
+
+def figures_for(key: LoadKey) -> tuple[Figure, Figure]:
+    """The figures tested at a load, the headline first: at an equal load the throughput is the rate offered,
+    so what each server spent per call takes its place."""
+    return (CPU, P99) if key.equal_load else (THROUGHPUT, P99)
 
 
 @dataclass
@@ -38,20 +65,51 @@ class Change:
     key: LoadKey
     old: dict
     new: dict
-    throughput: stats.Verdict
+    headline: stats.Verdict            # figures_for(key)[0]: throughput, or CPU ms per call at an equal load
     p99: stats.Verdict
     versions: list[str]
 
     @property
+    def figures(self) -> tuple[Figure, Figure]:
+        return figures_for(self.key)
+
+    @property
+    def tests(self) -> list[tuple[Figure, stats.Verdict]]:
+        return list(zip(self.figures, (self.headline, self.p99)))
+
+    @property
+    def throughput(self) -> stats.Verdict | None:
+        return self.headline if self.figures[0] is THROUGHPUT else None
+
+    @property
     def verdict(self) -> str:
-        t, p = self.throughput, self.p99
-        if not t.tested and not p.tested:
+        if not any(v.tested for _, v in self.tests):
             return NOT_TESTED
-        worse = (t.significant and (t.diff or 0) < 0) or (p.significant and (p.diff or 0) > 0)
-        better = (t.significant and (t.diff or 0) > 0) or (p.significant and (p.diff or 0) < 0)
+        directions = {direction(figure, v) for figure, v in self.tests}
+        worse, better = REGRESSION in directions, IMPROVEMENT in directions
         if worse and better:
             return MIXED
         return REGRESSION if worse else IMPROVEMENT if better else UNCHANGED
+
+
+def direction(figure: Figure, verdict: stats.Verdict) -> str:
+    """regression, improvement, no significant change or not tested: one figure's verdict as a reader takes it."""
+    if not verdict.tested:
+        return NOT_TESTED
+    if not verdict.significant:
+        return UNCHANGED
+    worse = (verdict.relative or 0) > 0 if figure.lower_better else (verdict.relative or 0) < 0
+    return REGRESSION if worse else IMPROVEMENT
+
+
+@dataclass
+class Shift:
+    """What every server common to both sides shared at one load and figure: NEW / OLD of the rounds' median
+    servers (the host, or something all of them share)."""
+
+    key: LoadKey
+    figure: Figure
+    ratio: float
 
 
 @dataclass
@@ -63,7 +121,10 @@ class Comparison:
     only_new: list[tuple[str, LoadKey]] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
     min_effect: float = stats.MIN_EFFECT
-    family: int = 0                      # tests in the Holm family
+    family: int = 0                      # tests in all the families together
+    shifts: list[Shift] = field(default_factory=list)
+    rate_notes: list[str] = field(default_factory=list)   # equal loads offered at different rates
+    centred: bool = True
 
     @property
     def regressions(self) -> list[Change]:
@@ -79,35 +140,79 @@ def _versions(old: Consolidated, new: Consolidated, server: str) -> list[str]:
     return [f"{k}: {a.get(k)} → {b.get(k)}" for k in MANIFEST_FINGERPRINT if a.get(k) != b.get(k)]
 
 
-def throughput_change(g_old, g_new) -> stats.Verdict:
-    """stats.bounded_throughput_change of two groups (a harness-limited side is a lower bound)."""
-    return stats.bounded_throughput_change(g_old.throughputs, g_new.throughputs, g_old.harness_bound,
-                                           g_new.harness_bound)
+def bound_rule(old_bound: bool, new_bound: bool):
+    """A harness-limited throughput is a lower bound: both sides limited, nothing can be said; OLD limited only,
+    NEW below it is still a real loss (OLD could do at least that much) and NEW above it says nothing; NEW
+    limited only, the reverse. Returns stats.change_tests' `testable` answer for one server."""
+    def why(relative: float | None) -> str | None:
+        bound = [side for side, limited in (("OLD", old_bound), ("NEW", new_bound)) if limited]
+        if not bound:
+            return None
+        if bound == ["OLD"] and (relative or 0) < 0:
+            return None
+        if bound == ["NEW"] and (relative or 0) > 0:
+            return None
+        return "limited by the harness on " + " and ".join(bound)
+    return why
+
+
+def _bound_note(verdict: stats.Verdict, old_bound: bool, new_bound: bool) -> stats.Verdict:
+    if verdict.tested and old_bound != new_bound:
+        side = "OLD" if old_bound else "NEW"
+        what = "only a loss counts" if old_bound else "only a gain counts"
+        return replace(verdict, method=f"{verdict.method}; {side} limited by the harness (a lower bound): {what}")
+    return verdict
+
+
+def test_figure(old: dict[str, Group], new: dict[str, Group], figure: Figure, *, centre: bool = True,
+                min_effect: float = stats.MIN_EFFECT) -> stats.Changes:
+    """One figure at one load, every server in both: stats.change_tests with the harness's bound rule on
+    throughput (a limited server also stays out of the centre: its figure is the harness's)."""
+    names = [n for n in new if n in old]
+    bound = {n: (old[n].harness_bound, new[n].harness_bound) for n in names}
+    per_run = lambda groups: {n: groups[n].by_round(figure.per_run) for n in names}  # noqa: E731
+    testable = None
+    exclude: list[str] = []
+    if figure is THROUGHPUT:
+        exclude = [n for n in names if any(bound[n])]
+        testable = lambda n, relative: bound_rule(*bound[n])(relative)  # noqa: E731
+    changes = stats.change_tests(per_run(old), per_run(new), exclude_from_centre=exclude if centre else names,
+                                 min_effect=min_effect, testable=testable)
+    if figure is THROUGHPUT:
+        changes.verdicts.update({n: _bound_note(v, *bound[n]) for n, v in changes.verdicts.items()})
+    return changes
 
 
 def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allow_mixed: bool = False,
-                    min_effect: float = stats.MIN_EFFECT) -> Comparison:
+                    min_effect: float = stats.MIN_EFFECT, centre: bool = True) -> Comparison:
     differences = fingerprint_differences(old_dirs + new_dirs)
     if differences and not allow_mixed:
         raise MixedResultsError(differences)
     old, new = consolidate(old_dirs, allow_mixed), consolidate(new_dirs, allow_mixed)
-    changes = []
-    for (server, key), g_new in sorted(new.groups.items(), key=lambda kv: (kv[0][1].mode, kv[0][1].executor,
-                                                                             kv[0][1].load, kv[0][0])):
-        g_old = old.groups.get((server, key))
-        if g_old is None:
-            continue
-        o, n = _row(old, server, key), _row(new, server, key)
-        tput = throughput_change(g_old, g_new)
-        p99 = stats.change_test([r.p99_all for r in g_old.runs], [r.p99_all for r in g_new.runs],
-                                o["latency_all_p99_ms"], n["latency_all_p99_ms"])
-        changes.append(Change(server, new.servers[server].display_name, key, o, n, tput, p99,
-                              _versions(old, new, server)))
-    # one family: every tested change of the comparison
-    tests = [(c, attr) for c in changes for attr in ("throughput", "p99") if getattr(c, attr).tested]
-    adjusted = stats.holm([getattr(c, attr).p_value for c, attr in tests])
-    for (c, attr), p in zip(tests, adjusted):
-        setattr(c, attr, getattr(c, attr).adjusted(p, min_effect=min_effect))
+    changes, shifts, notes, family = [], [], [], 0
+    keys = sorted({k for (_, k) in new.groups if any(k == ko for (_, ko) in old.groups)},
+                  key=lambda k: (k.mode, k.executor, k.load))
+    for key in keys:
+        g_old = {s: g for (s, k), g in old.groups.items() if k == key}
+        g_new = {s: g for (s, k), g in new.groups.items() if k == key}
+        tested = [test_figure(g_old, g_new, figure, centre=centre, min_effect=min_effect)
+                  for figure in figures_for(key)]
+        for figure, result in zip(figures_for(key), tested):
+            family += result.family
+            if result.shared_shift is not None:
+                shifts.append(Shift(key, figure, result.shared_shift))
+        if key.equal_load:
+            rate_old, rate_new = old.equal_rate(key), new.equal_rate(key)
+            if rate_old and rate_new and abs(rate_new / rate_old - 1) > 0.005:
+                notes.append(f"{key.label}: the equal load offered {rate_old:,.1f} calls/s in OLD and {rate_new:,.1f} "
+                             f"in NEW (×{rate_new / rate_old:.3f}): throughput is the rate offered and is not tested; "
+                             "CPU per call and latency depend on the rate, so part of any change is the rate's")
+        for server in sorted(g_new, key=lambda s: s):
+            if server not in g_old:
+                continue
+            changes.append(Change(server, new.servers[server].display_name, key, _row(old, server, key),
+                                  _row(new, server, key), tested[0].verdicts[server], tested[1].verdicts[server],
+                                  _versions(old, new, server)))
     only_old = []
     for (server, key) in old.groups:
         if (server, key) not in new.groups:
@@ -115,7 +220,7 @@ def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allo
                         for f in new.failures if f.server == server), "not measured in NEW")
             only_old.append((server, key, why))
     only_new = [(s, k) for (s, k) in new.groups if (s, k) not in old.groups]
-    return Comparison(old, new, changes, only_old, only_new, differences, min_effect, len(tests))
+    return Comparison(old, new, changes, only_old, only_new, differences, min_effect, family, shifts, notes, centre)
 
 
 def _pct(rel: float | None) -> str:
@@ -129,53 +234,75 @@ def _ms(value: float | None) -> str:
 def _sig(v: stats.Verdict) -> str:
     if not v.tested:
         return "not tested"
-    return f"{'yes' if v.significant else 'no'} (p_Holm {v.p_adjusted:.3g})"
+    return f"{'yes' if v.significant else 'no'} ({v.ratio_text}, p_Holm {v.p_adjusted:.3g})"
 
 
 def explanation(cmp: Comparison) -> str:
-    return (f"sig.: Welch's t-test over runs (≥ {stats.MIN_RUNS_FOR_TEST} runs a side, else not tested), Holm-corrected "
-            f"across all {cmp.family} tests of this comparison (p_Holm < {stats.ALPHA}), and a change of at least "
-            f"{cmp.min_effect:.0%}. p99 = all tool calls (failures and timeouts included), pooled per side; tested "
-            f"on each run's own p99. A harness-limited throughput is a lower bound: not tested when both sides are "
-            f"limited; with one side limited only a loss below a limited OLD (or a gain above a limited NEW) counts.")
+    centred = (f"each server's log figure centred on the median server of its round (when at least "
+               f"{stats.MIN_CENTRE_SERVERS} servers are common to both sides: what they all shared is given apart), "
+               if cmp.centred else "uncentred (--absolute), ")
+    return (f"sig.: {centred}OLD against NEW by a moderated two-sample t-test on the logs (≥ {stats.MIN_RUNS_FOR_TEST} "
+            f"runs a side, else not tested), Holm within each figure at each load ({cmp.family} tests in all; p_Holm < "
+            f"{stats.ALPHA}), and a change of at least {cmp.min_effect:.0%}; ratios NEW/OLD with intervals simultaneous "
+            f"within their figure. At an equal load the figures are CPU ms per call and p99 (the throughput is the rate "
+            f"offered); elsewhere throughput and p99. p99 = all tool calls (failures and timeouts included), pooled per "
+            f"side; tested on each run's own p99. A harness-limited throughput is a lower bound: not tested when both "
+            f"sides are limited; with one side limited only a loss below a limited OLD (or a gain above a limited NEW) "
+            f"counts.")
 
 
 def _style(verdict: str) -> str:
     return {REGRESSION: "bold red", IMPROVEMENT: "bold green", MIXED: "bold yellow"}.get(verdict, "")
 
 
+def _figure_text(c: Change, side: dict, figure: Figure) -> str:
+    value = side.get(figure.field)
+    digits = 3 if figure is CPU else 1 if figure is THROUGHPUT else 2
+    return "—" if value is None else f"{value:,.{digits}f}"
+
+
 def _comparison_table(title: str, changes: list, wide: bool) -> Table:
-    """`mcpbench compare`: narrow, one line per server and load (throughput and p99 changes, the verdict);
-    wide, the old and new figures and the tests beside them."""
+    """`mcpbench compare`: narrow, one line per server and load (the headline figure's and p99's changes, the
+    verdict); wide, the old and new figures and the tests beside them."""
     if wide:
         table = Table(title=title, title_justify="left")
-        for col, justify in (("server", "left"), ("load", "left"), ("tool calls/s old → new", "right"),
+        for col, justify in (("server", "left"), ("load", "left"), ("figure", "left"), ("old → new", "right"),
                              ("Δ", "right"), ("sig.", "left"), ("p99 ms (all calls) old → new", "right"),
                              ("Δ ", "right"), ("sig. ", "left"), ("verdict", "left")):
             table.add_column(col, justify=justify)
         for c in changes:
-            t, p = c.throughput, c.p99
+            head, p = c.headline, c.p99
+            figure = c.figures[0]
             table.add_row(
-                c.display_name + ("\n" + "; ".join(c.versions) if c.versions else ""), c.key.label,
-                f"{c.old['tool_calls_per_s']:,.1f} → {c.new['tool_calls_per_s']:,.1f}", _pct(t.relative), _sig(t),
+                c.display_name + ("\n" + "; ".join(c.versions) if c.versions else ""), c.key.label, figure.label,
+                f"{_figure_text(c, c.old, figure)} → {_figure_text(c, c.new, figure)}", _pct(head.relative), _sig(head),
                 f"{_ms(c.old['latency_all_p99_ms'])} → {_ms(c.new['latency_all_p99_ms'])}", _pct(p.relative), _sig(p),
                 Text(c.verdict, style=_style(c.verdict)))
         return table
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("server", no_wrap=True, max_width=16, overflow="ellipsis")
     table.add_column("load", no_wrap=True, max_width=15, overflow="ellipsis")
-    table.add_column("calls/s Δ", justify="right", no_wrap=True, min_width=9)
+    table.add_column("Δ figure", justify="right", no_wrap=True, min_width=12)
     table.add_column("p99 Δ", justify="right", no_wrap=True, min_width=9)
     table.add_column("verdict", no_wrap=True, overflow="ellipsis", min_width=20)
     for c in changes:
-        t, p = c.throughput, c.p99
+        head, p = c.headline, c.p99
         mark = lambda v: "*" if v.tested and v.significant else ""  # noqa: E731 - significant after Holm
+        short = "CPU " if c.figures[0] is CPU else ""
         # the directory name: display names cut to 16 characters are ambiguous ("Java · Spring B…" is three)
-        table.add_row(c.server, c.key.label, _pct(t.relative) + mark(t), _pct(p.relative) + mark(p),
+        table.add_row(c.server, c.key.label, short + _pct(head.relative) + mark(head), _pct(p.relative) + mark(p),
                       Text(c.verdict, style=_style(c.verdict)))
-    table.caption = "*: significant after Holm's correction · --wide: the figures and p-values"
+    table.caption = ("Δ figure: calls/s, or CPU ms per call (CPU) at an equal load · *: significant after Holm · "
+                     "--wide: the figures, ratios and p-values")
     table.caption_justify = "left"
     return table
+
+
+def shift_lines(cmp: Comparison) -> list[str]:
+    """What every common server shared, per load and figure: said apart from the servers' changes."""
+    return [f"{s.key.label}, {s.figure.label}: every server common to both moved ×{stats.ratio_number(s.ratio)} "
+            "together (the rounds' median servers, NEW/OLD) — the host, or something all of them share; the "
+            "changes above are each server's against that" for s in cmp.shifts]
 
 
 def print_comparison(cmp: Comparison, console: Console | None = None, wide: bool = False) -> None:
@@ -191,6 +318,8 @@ def print_comparison(cmp: Comparison, console: Console | None = None, wide: bool
         console.print(f"[yellow]{server} ({key.label}) is in OLD only: {why}[/yellow]")
     for server, key in cmp.only_new:
         console.print(f"{server} ({key.label}) is new in NEW")
+    for line in cmp.rate_notes + shift_lines(cmp):
+        console.print(line, highlight=False)
     if cmp.differences:
         console.print("[yellow]compared although OLD and NEW differ (--allow-mixed):[/yellow]")
         for line in cmp.differences:
@@ -205,6 +334,7 @@ def write_html(cmp: Comparison, path: Path) -> None:
     from .site import _environment  # the site's jinja environment (autoescape, filters, inline CSS/JS)
 
     env = _environment()
-    page = env.get_template("compare.html").render(cmp=cmp, stats=stats, root="", explanation=explanation(cmp))
+    page = env.get_template("compare.html").render(cmp=cmp, stats=stats, root="", explanation=explanation(cmp),
+                                                   shifts=shift_lines(cmp), figures_for=figures_for)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page)

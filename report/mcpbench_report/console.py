@@ -5,6 +5,8 @@ with an ellipsis, never wrapped."""
 
 from __future__ import annotations
 
+import math
+
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -32,13 +34,23 @@ def short_note(row: dict) -> str:
     return FLAG_SHORT.get(ordered[0], ordered[0]) + more
 
 
+def interval_text(value: float | None, low: float | None, high: float | None, digits: int) -> str:
+    """'1,234 ×/÷1.05' for a geometric interval (value ÷/× its factor), '1,234 (1,200–1,260)' for another (a
+    single run's within-run bootstrap); never a ± that could read below zero."""
+    if value is None:
+        return "—"
+    text = f"{value:,.{digits}f}"
+    if low is None or high is None or low <= 0:
+        return text
+    if abs(math.log(high / value) - math.log(value / low)) < 1e-6:
+        return f"{text} ×/÷{high / value:.2f}"
+    return f"{text} ({low:,.{digits}f}–{high:,.{digits}f})"
+
+
 def _rate(row: dict) -> str:
-    value = f"{row['tool_calls_per_s']:,.0f}"
     if row["harness_bound"]:
-        return f"≥ {value}"  # a lower bound: no interval to give
-    if row["ci_low"] is None:
-        return value
-    return f"{value} ±{(row['ci_high'] - row['ci_low']) / 2:,.0f}"
+        return f"≥ {row['tool_calls_per_s']:,.0f}"  # a lower bound: no interval to give
+    return interval_text(row["tool_calls_per_s"], row["ci_low"], row["ci_high"], 0)
 
 
 def _number(value: float | None, digits: int = 1) -> str:
@@ -49,7 +61,7 @@ def ranking_table(title: str, rows: list[dict], wide: bool) -> Table:
     """The headline ranking. Narrow: 6 columns that fit 80 characters; wide: every figure and the full flags."""
     if wide:
         table = Table(title=title, title_justify="left")
-        for col in ("rank", "server", "runs", "tool calls/s", "95 % CI", "p99 ms (all calls)", "CPU ms/call",
+        for col in ("rank", "server", "runs", "tool calls/s", "95 % interval", "p99 ms (all calls)", "CPU ms/call",
                     "errors", "flags"):
             table.add_column(col, justify="right" if col not in ("server", "flags", "rank") else "left")
         for row in rows:
@@ -64,7 +76,7 @@ def ranking_table(title: str, rows: list[dict], wide: bool) -> Table:
     # Widths that add up to 80 with the separators: the server and the note are cut (…), never the figures.
     table.add_column("#", justify="right", no_wrap=True, max_width=4, overflow="ellipsis")
     table.add_column("server", no_wrap=True, max_width=18, overflow="ellipsis")
-    table.add_column("calls/s ±95 %", justify="right", no_wrap=True, min_width=13)
+    table.add_column("calls/s ×/÷95 %", justify="right", no_wrap=True, min_width=13)
     table.add_column("p99 ms", justify="right", no_wrap=True, min_width=6)
     table.add_column("CPU ms/call", justify="right", no_wrap=True, min_width=11)
     table.add_column("note", no_wrap=True, overflow="ellipsis", max_width=20)
@@ -73,17 +85,13 @@ def ranking_table(title: str, rows: list[dict], wide: bool) -> Table:
         # ("Java · Spring B…" is three servers)
         table.add_row(row["rank"] or "—", row["server"], _rate(row), _number(row["latency_all_p99_ms"]),
                       _number(row["cpu_ms_per_call"], 3), short_note(row))
-    table.caption = "± half the 95 % CI · ≥ a lower bound (a limit, not the server) · --wide: all"
+    table.caption = "×/÷ the 95 % interval's factor · ≥ a lower bound (a limit, not the server) · --wide: all"
     table.caption_justify = "left"
     return table
 
 
 def _cpu(row: dict) -> str:
-    value = row["cpu_ms_per_call"]
-    if value is None:
-        return "—"
-    low, high = row["cpu_ms_per_call_ci_low"], row["cpu_ms_per_call_ci_high"]
-    return f"{value:.3f}" if low is None else f"{value:.3f} ±{(high - low) / 2:.3f}"
+    return interval_text(row["cpu_ms_per_call"], row["cpu_ms_per_call_ci_low"], row["cpu_ms_per_call_ci_high"], 3)
 
 
 def equal_note(row: dict, rate: float | None) -> str:
@@ -105,8 +113,8 @@ def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) ->
     beside (wide: their own ranks, letters, the rate reached and every flag)."""
     if wide:
         table = Table(title=title, title_justify="left")
-        for col in ("rank", "letters", "server", "runs", "CPU ms/call", "95 % CI", "p50 ms", "p50 rank", "p99 ms",
-                    "p99 95 % CI (per round)", "p99 rank", "peak MiB", "calls/s", "flags"):
+        for col in ("rank", "letters", "server", "runs", "CPU ms/call", "95 % interval", "p50 ms", "p50 rank", "p99 ms",
+                    "p99 95 % interval", "p99 rank", "peak MiB", "calls/s", "flags"):
             table.add_column(col, justify="left" if col in ("rank", "letters", "server", "flags") else "right")
         for row in rows:
             ci = (f"{row['cpu_ms_per_call_ci_low']:.3f}–{row['cpu_ms_per_call_ci_high']:.3f}"
@@ -122,7 +130,7 @@ def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) ->
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("#", justify="right", no_wrap=True, max_width=4, overflow="ellipsis")
     table.add_column("server", no_wrap=True, max_width=16, overflow="ellipsis")
-    table.add_column("CPU ms/call ±95 %", justify="right", no_wrap=True, min_width=13)
+    table.add_column("CPU ms/call ×/÷95 %", justify="right", no_wrap=True, min_width=13)
     table.add_column("p50 ms", justify="right", no_wrap=True, min_width=6)
     table.add_column("p99 ms", justify="right", no_wrap=True, min_width=6)
     table.add_column("peak MiB", justify="right", no_wrap=True, min_width=8)
@@ -130,7 +138,7 @@ def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) ->
     for row in rows:
         table.add_row(row["cpu_rank"] or "—", row["server"], _cpu(row), _number(row["latency_all_p50_ms"], 2),
                       _number(row["latency_all_p99_ms"], 2), _number(row["mem_peak_mb"], 0), equal_note(row, rate))
-    table.caption = "ranked on CPU ms/call · ± half the 95 % CI · all calls · --wide: ranks of p50/p99"
+    table.caption = "ranked on CPU ms/call · ×/÷ the 95 % interval's factor · all calls · --wide: ranks of p50/p99"
     table.caption_justify = "left"
     return table
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from mcpbench.analysis import summary as analysis
 from mcpbench.scenarios.timing import Timing
-from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST
+from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST, TWIN_WHAT_IF
 from mcpbench.scenarios import Load
 from mcpbench.analysis.stats import latency_stats
 
@@ -239,6 +239,13 @@ def read_run(m: Measurement) -> RunData:
     )
 
 
+def around(figure: float | None, interval: stats.Interval) -> tuple[float | None, float | None]:
+    """A figure ÷/× an interval's factor (a pooled percentile with the spread of the per-round ones)."""
+    if figure is None or interval.factor is None:
+        return None, None
+    return figure / interval.factor, figure * interval.factor
+
+
 def _count_text(items: list[str], n: int) -> list[str]:
     counts = Counter(items)
     return [f"{x} ({c}/{n} runs)" if c < n else x for x, c in sorted(counts.items())]
@@ -343,11 +350,11 @@ class Group:
         cpu_avg, mem_avg = avg("cpu_avg_pct"), avg("mem_avg_mb")
         flags = [f for r in runs for f in dict.fromkeys(r.flags)]
         eff = stats.efficiency(tput.mean, cpu_avg, mem_avg)
-        cpu_ms = stats.mean_interval([r.cpu_ms_per_call for r in runs if r.cpu_ms_per_call is not None])
-        mem_peaks = stats.mean_interval([r.mem_peak_mb for r in runs if r.mem_peak_mb is not None])
-        # The spread of each round's own all-calls p99 (what the p99 ranking's paired test rests on); the figure
-        # shown stays the p99 of every round's samples pooled.
-        p99_rounds = stats.mean_interval([r.p99_all for r in runs if r.p99_all is not None])
+        cpu_ms = stats.geo_interval([r.cpu_ms_per_call for r in runs])
+        mem_peaks = stats.geo_interval([r.mem_peak_mb for r in runs])
+        # The figure shown is the p99 of every round's samples pooled; its ×/÷ factor is the spread of each round's
+        # own all-calls p99 (what the p99 ranking's paired test rests on).
+        p99_low, p99_high = around(latency_all["p99"], stats.geo_interval([r.p99_all for r in runs]))
         rates = [r.summary.get("rate") for r in runs if r.summary.get("rate") is not None]
         fractions = [f for f in ((r.summary.get("limit") or {}).get("fraction") for r in runs) if f is not None]
         publishable = self.publishable
@@ -384,8 +391,9 @@ class Group:
             "cpu_ms_per_call": cpu_ms.mean, "cpu_ms_per_call_ci_low": cpu_ms.low,
             "cpu_ms_per_call_ci_high": cpu_ms.high, "cpu_ms_per_call_runs": cpu_ms.n,
             "per_run_cpu_ms_per_call": [r.cpu_ms_per_call for r in runs],
-            "p99_all_round_ci_low": p99_rounds.low, "p99_all_round_ci_high": p99_rounds.high,
-            "mem_peak_mb_mean": mem_peaks.mean, "per_run_mem_peak_mb": [r.mem_peak_mb for r in runs],
+            "p99_all_round_ci_low": p99_low, "p99_all_round_ci_high": p99_high,
+            "mem_peak_mb_mean": mem_peaks.mean, "mem_peak_mb_ci_low": mem_peaks.low,
+            "mem_peak_mb_ci_high": mem_peaks.high, "per_run_mem_peak_mb": [r.mem_peak_mb for r in runs],
             "dropped_iterations": sum(int((r.summary.get("throughput") or {}).get("dropped_iterations") or 0)
                                       for r in runs),
             "flags": _count_text(flags, len(runs)),
@@ -417,12 +425,31 @@ def _held_text(held: int, shared: int) -> str:
     return f"held in {held}/{shared} round{'s' if shared != 1 else ''}" if shared else "no shared round"
 
 
+# Where each ranking writes its moderated ×/÷ interval: (the figure, low, high; pooled: the figure is a pooled
+# percentile, the interval its factor around it).
+INTERVAL_FIELDS = {"": ("tool_calls_per_s", "ci_low", "ci_high", False),
+                   "cpu_": ("cpu_ms_per_call", "cpu_ms_per_call_ci_low", "cpu_ms_per_call_ci_high", False),
+                   "mem_": ("mem_peak_mb_mean", "mem_peak_mb_ci_low", "mem_peak_mb_ci_high", False),
+                   "p99_": ("latency_all_p99_ms", "p99_all_round_ci_low", "p99_all_round_ci_high", True)}
+
+
 def _apply_ranking(rows: dict[str, dict], ranking: stats.Ranking, prefix: str, metric_key: str) -> None:
     """Write one ranking's outcome into the rows: <prefix>rank, <prefix>tier, <prefix>ranked, the test against
-    the leader and the next row, and how often the order held in shared rounds."""
+    the leader and the next row, how often the order held in shared rounds, and the figure's interval with the
+    ranking's moderated spread."""
     order = ranking.order
+    fields = INTERVAL_FIELDS.get(prefix)
     for i, name in enumerate(order):
         row = rows[name]
+        interval = ranking.intervals.get(name)
+        if fields and interval is not None and interval.factor is not None:
+            figure, low, high, pooled = fields
+            if pooled:
+                row[low], row[high] = around(row[figure], interval)
+            else:
+                row[figure], row[low], row[high] = interval.mean, interval.low, interval.high
+                if prefix == "":
+                    row["ci_method"] = interval.method
         label = ranking.labels[name]
         row[f"{prefix}rank"] = label
         row[f"{prefix}tier"] = ranking.tiers[name]
@@ -594,6 +621,8 @@ class Consolidated:
     differences: list[str]
     warnings: list[str]
     rows: dict[LoadKey, list[dict]] = field(default_factory=dict)
+    # measurements the host disturbed and that were measured again: routine, kept on disk, not used
+    set_aside: list[str] = field(default_factory=list)
     # per load, its publishable rankings by row prefix (rank's `rankings`): the tests behind every tier
     rankings: dict[LoadKey, dict[str, stats.Ranking]] = field(default_factory=dict)
 
@@ -697,8 +726,71 @@ class Consolidated:
         return sorted(rows, key=lambda r: r["cpu_position"] if r["cpu_position"] is not None else 1e9)
 
     @property
+    def twins(self) -> dict[str, str]:
+        """--twin A/A twins: twin -> the server it is a second copy of (results.model.TWIN_WHAT_IF)."""
+        return {name: view.manifest["variant_of"] for name, view in self.servers.items()
+                if view.manifest.get("what_if") == TWIN_WHAT_IF and view.manifest.get("variant_of") in self.servers}
+
+    def self_checks(self) -> list[SelfCheck]:
+        """Each twin against its original in every ranking of the loads both were measured at: the run's A/A
+        check of itself and of the statistics (a separated twin is a false separation)."""
+        out = []
+        for twin, original in self.twins.items():
+            for key in self.keys:
+                for prefix, ranking in self.rankings.get(key, {}).items():
+                    verdict = ranking.verdict(original, twin)
+                    if verdict is not None and verdict.tested:
+                        out.append(SelfCheck(twin, original, key, RANKING_FIGURES.get(prefix, prefix), verdict))
+        return out
+
+    def self_check_lines(self) -> list[str]:
+        """One sentence per twin: the A/A self-check as the console and the index say it."""
+        out = []
+        for twin, original in self.twins.items():
+            checks = [c for c in self.self_checks() if c.twin == twin]
+            if not checks:
+                out.append(f"A/A self-check: {twin} against {original}: not tested (too few rounds)")
+                continue
+            failed = [c for c in checks if not c.passed]
+            lead = next((c for c in checks if c.figure == RANKING_FIGURES["cpu_"]), checks[0])
+            if failed:
+                out.append(f"A/A self-check FAILED: {'; '.join(c.text for c in failed)} — the same server measured "
+                           "twice was told apart: read close separations of this run with caution")
+            else:
+                out.append(f"A/A self-check passed: {twin} is not separated from {original} in any of its "
+                           f"{len(checks)} ranking{'s' if len(checks) != 1 else ''} ({lead.figure} "
+                           f"{lead.verdict.ratio_text}, p Holm {lead.verdict.p_adjusted:.2g})")
+        return out
+
+    @property
     def schema1(self) -> bool:
         return any(d.schema_read == 1 for d in self.dirs)
+
+
+# What each ranking of a load ranks, by its row prefix (Consolidated.rankings).
+RANKING_FIGURES = {"": "tool calls/s", "cpu_": "CPU ms per call", "mem_": "peak memory",
+                   "p50_": "p50 (all calls)", "p99_": "p99 (all calls)"}
+
+
+@dataclass(frozen=True)
+class SelfCheck:
+    """A --twin against its original in one ranking: the run's A/A check. passed: not separated."""
+
+    twin: str
+    original: str
+    key: LoadKey
+    figure: str
+    verdict: stats.Verdict
+
+    @property
+    def passed(self) -> bool:
+        return not self.verdict.significant
+
+    @property
+    def text(self) -> str:
+        outcome = "not separated" if self.passed else "SEPARATED — a false separation"
+        return (f"{self.twin} against {self.original} on {self.figure} ({self.key.label}): {outcome} "
+                f"({self.verdict.ratio_text}, p Holm {self.verdict.p_adjusted:.2g})")
 
 
 def _missing_rounds(d: ResultsDir, server: str, key: LoadKey, present: set[int],
@@ -725,11 +817,12 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
     servers: dict[str, ServerView] = {}
     failures: list[Failure] = []
     warnings: list[str] = []
+    set_aside: list[str] = []
     by_key: dict[tuple[str, LoadKey], list[Measurement]] = {}
     for d in dirs:
         if d.status != "complete":
             warnings.append(f"{d.run_id}: run status is {d.status!r}; only its finished measurements are used")
-        warnings += [f"{d.run_id}/{line} (the disturbed one is kept, not used)" for line in d.set_aside]
+        set_aside += [f"{d.run_id}/{line}" for line in d.set_aside]
         for name, record in d.servers.items():
             servers.setdefault(name, ServerView(name, [])).records.append(record)
             if record.status != "ok":
@@ -764,7 +857,8 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
     if not groups:
         raise ResultsError("nothing was measured: no successful measurement in "
                            + ", ".join(str(d.path) for d in dirs))
-    result = Consolidated(dirs, dict(sorted(servers.items())), groups, failures, differences, warnings)
+    result = Consolidated(dirs, dict(sorted(servers.items())), groups, failures, differences, warnings,
+                          set_aside=set_aside)
     for key in result.keys:
         # A run whose rounds stopped when its order was known is ranked at the level its looks spent.
         result.rankings[key] = {}

@@ -2,16 +2,18 @@
 put first, the figure, and the tests behind the claim; per language the best stack of that language; and
 what a million calls cost on each server.
 
-One rule for every claim (CLAIM_RULE): a server is named alone only when its test against every other
-candidate is significant after Holm's correction within the ranking the figure comes from (the ranking's
-own family, the same tests the index page shows). Otherwise the answer names the tie: the leader and every
-candidate its test does not separate from it. A ranking with fewer than MIN_RUNS_FOR_TEST rounds claims
-nothing. Figures with no sampling noise (an image's size) are compared as they are; capacities are told apart
+One rule for every claim (CLAIM_RULE, stats.LEADER_RULE): a question with a leader is a comparison with the
+best — the leader against each other candidate, its k - 1 moderated pair tests (the ranking's, whose prior
+comes from all of its pairs) Holm-corrected within that question alone; each per-language and budget answer is
+its own family. A server is named alone only when every one of those tests is significant; otherwise the
+answer names the tie: the leader and every candidate its test does not separate from it. A --twin is never a
+candidate. A ranking with fewer than MIN_RUNS_FOR_TEST rounds claims nothing. Figures with no sampling noise (an image's size) are compared as they are; capacities are told apart
 by the capacity page's rule (their intervals never overlap in any round).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from . import capacity as capacity_page
@@ -19,9 +21,10 @@ from . import stats
 from .consolidate import BOUND, RANKED, Consolidated
 from .load import LoadKey
 
-CLAIM_RULE = ("a server is named alone only when its test against every other candidate is significant after "
-              "Holm's correction across every pair of the ranking the figure comes from; otherwise the answer "
-              "names the tie (the leader and every candidate not separated from it)")
+CLAIM_RULE = ("comparison with the best: a server is named alone only when its test against every other candidate "
+              "is significant after Holm's correction within that question's own family (the leader against each "
+              f"of the k - 1 others) and at least {stats.MIN_EFFECT:.0%} apart; otherwise the answer names the tie (the "
+              "leader and every candidate not separated from it). A --twin is never a candidate.")
 
 # Example prices, labelled as such wherever they are shown: roughly on-demand container list prices of 2026
 # (a vCPU-hour and a GiB-hour of memory). Give yours with --price-vcpu-hour and --price-gib-hour.
@@ -41,7 +44,7 @@ def sdk_kind(manifest: dict) -> str:
 
 @dataclass
 class Test:
-    """One pair test behind a claim: the leader against another candidate, within its ranking's family."""
+    """One pair test behind a claim: the leader against another candidate, within the question's own family."""
 
     question: str
     leader: str
@@ -51,7 +54,8 @@ class Test:
     p_holm: float | None
     family: int
     significant: bool
-    relative: float | None     # the other's figure relative to the leader's
+    relative: float | None     # the other's figure relative to the leader's (as the question words the figure)
+    ratio: str = "—"           # the ranking figure's ratio other / leader with its simultaneous interval
 
     @property
     def outcome(self) -> str:
@@ -120,36 +124,35 @@ def _entry(cons: Consolidated, server: str, figure: float | None, fmt) -> Entry:
 
 def _from_ranking(cons: Consolidated, ranking: stats.Ranking | None, candidates: list[str] | None, *, key: str,
                   question: str, unit: str, figure, fmt, evidence: str, source: str) -> Answer:
-    """The answer a ranking gives among `candidates` (default: every item it tested), by CLAIM_RULE."""
+    """The answer a ranking gives among `candidates` (default: every item it tested), by CLAIM_RULE: the
+    leader against each other candidate, Holm within this question alone (stats.leader_tests)."""
     answer = Answer(key, question, unit, "not measured", evidence=evidence, source=source)
     if ranking is None:
         answer.note = "not measured in these results"
         return answer
-    tested = [n for n in ranking.order if ranking.tiers.get(n) is not None]
-    pool = [n for n in tested if candidates is None or n in candidates]
-    untested = [n for n in ranking.order if n not in tested and (candidates is None or n in candidates)]
-    if not pool:
-        answer.verdict = "not tested" if untested else "not measured"
-        answer.note = (stats.not_tested_text(1) if untested else "no server qualifies")
+    best = stats.leader_tests(ranking, candidates, exclude=list(cons.twins))
+    if best.leader is None:
+        answer.verdict = "not tested" if best.untested else "not measured"
+        answer.note = (stats.not_tested_text(1) if best.untested else "no server qualifies")
         return answer
-    leader, others = pool[0], pool[1:]
-    tie = [leader]
-    for other in others:
-        verdict = ranking.pairs.get((leader, other)) or ranking.pairs.get((other, leader))
-        lead_fig, other_fig = figure(leader), figure(other)
-        answer.tests.append(Test(question, leader, other, verdict.method if verdict else "no test",
-                                 verdict.p_value if verdict else None, verdict.p_adjusted if verdict else None,
-                                 ranking.family, bool(verdict and verdict.significant),
-                                 (other_fig - lead_fig) / lead_fig if lead_fig and other_fig is not None else None))
-        if not (verdict and verdict.significant):
-            tie.append(other)
+    leader = best.leader
+    lead_fig = figure(leader)
+    for other, verdict in best.tests.items():
+        other_fig = figure(other)
+        answer.tests.append(Test(question, leader, other, verdict.method, verdict.p_value, verdict.p_adjusted,
+                                 best.family, verdict.significant,
+                                 (other_fig - lead_fig) / lead_fig if lead_fig and other_fig is not None else None,
+                                 verdict.ratio_text))
+    tie = best.tie
+    others = list(best.tests)
     answer.top = [_entry(cons, n, figure(n), fmt) for n in tie]
     answer.verdict = "tie" if len(tie) > 1 else "win" if others else "only one"
     if not others:
         answer.note = "the only one measured here: nothing to compare it with"
     rest = [n for n in others if n not in tie]
     if rest and answer.verdict == "win":
-        answer.runner_up = _entry(cons, rest[0], figure(rest[0]), fmt)
+        nearest = min(rest, key=lambda n: abs(math.log(figure(n) / lead_fig)) if figure(n) and lead_fig else math.inf)
+        answer.runner_up = _entry(cons, nearest, figure(nearest), fmt)
     # Only the tests that decide the answer: every tie, and the weakest separation (the largest corrected p).
     separated = [t for t in answer.tests if t.other in rest]
     weakest = max(separated, key=lambda t: t.p_holm if t.p_holm is not None else 0.0, default=None)
@@ -212,7 +215,7 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
                                      source=source + ", each measurement's own start"))
     answers.append(_image_answer(cons))
     # Budgets: the candidates are the servers whose every round stayed inside the budget; among them the
-    # most calls per CPU-second, by the same ranking's tests (its family is all servers: conservative).
+    # most calls per CPU-second, by the same ranking's tests (the leader among them against each of them).
     within_mem = [n for n, r in rows.items() if r.get("per_run_mem_peak_mb") and
                   all(v is not None and v <= budget_mb for v in r["per_run_mem_peak_mb"])]
     answers.append(_from_ranking(
@@ -373,7 +376,7 @@ def summary(decision: Decision, cons: Consolidated) -> list[str]:
             lead = answer.top[0]
             worst_p = max((t.p_holm for t in answer.tests if t.p_holm is not None), default=None)
             out.append(f"{lead.display_name} {did} ({lead.text}); its test against every other server is "
-                       f"significant after Holm's correction" + (f" (the weakest: p Holm = {worst_p:.2g})" if worst_p is
+                       f"significant after Holm's correction within this question" + (f" (the weakest: p Holm = {worst_p:.2g})" if worst_p is
                                                                   not None else "") + ".")
         elif answer.verdict == "tie":
             lead = answer.top[0]

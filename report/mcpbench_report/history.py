@@ -2,15 +2,16 @@
 directory is one point; per server its figures at each point, and which changes between consecutive points
 are real, by `compare`'s rules.
 
-Each directory is consolidated on its own (its rounds, its tiers), so a point carries the rank its own
+Each directory is consolidated on its own (its rounds, its ranks), so a point carries the rank its own
 rankings gave the server. The load compared is the newest directory's headline (its equal load if it has
 one); an older directory contributes a point only where it measured that same load. Between consecutive
-points each figure is tested as `compare` tests it (throughput and p99; at an equal load, where the throughput
-is the rate offered, CPU ms per call and p99: Welch's test on the per-round figures, harness-limited throughput
-only in the direction its bound still proves), Holm's correction across every test of the history (one family:
-every server, step and figure — stricter than one `compare` per step), and a change counts only when corrected-significant and at least
-MIN_EFFECT large. A step across which the configuration or the machine differ is tested too, and says so: the
-page lists what differs, as it lists what the manifests changed (an SDK upgrade).
+points each figure is tested as `compare` tests it (compare.figures_for: throughput and p99; at an equal load,
+where the throughput is the rate offered, CPU ms per call and p99; compare.test_figure: centred on the round's
+median server, a moderated two-sample test on the logs, harness-limited throughput only in the direction its
+bound still proves), Holm within each step and figure (the question "which servers changed on this figure
+between these two points"), and a change counts only when corrected-significant and at least MIN_EFFECT
+large. A step across which the configuration or the machine differ is tested too, and says so: the page lists
+what differs, as it lists what the manifests changed (an SDK upgrade).
 """
 
 from __future__ import annotations
@@ -18,19 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import stats
+from .compare import Figure, direction, figures_for, test_figure
 from .consolidate import MANIFEST_FINGERPRINT, Consolidated, consolidate, fingerprint_differences
 from .load import LoadKey, ResultsDir
-
-# The figures a history tests, as `compare` does: (row field, per-run figure, lower is better, label). At an
-# equal load the throughput is the rate offered, so what each server spent per call takes its place.
-THROUGHPUT = ("tool_calls_per_s", "tool_calls_per_s", False, "tool calls/s")
-CPU = ("cpu_ms_per_call", "cpu_ms_per_call", True, "CPU ms per call")
-P99 = ("latency_all_p99_ms", "p99_all", True, "p99 ms (all calls)")
-
-
-def figures_for(key: LoadKey) -> tuple[tuple, ...]:
-    """The figures tested at a load: the headline figure first (the small charts draw it)."""
-    return (CPU, P99) if key.equal_load else (THROUGHPUT, P99)
 
 
 @dataclass
@@ -45,20 +36,14 @@ class Point:
 class Step:
     before: str
     after: str
-    figure: str
+    figure: Figure
     verdict: stats.Verdict
-    lower_better: bool
     changed: list[str]                # manifest fields that differ across the step ("sdk_version: 1 → 2")
     differs: list[str]                # config / machine differences across the step
 
     @property
     def direction(self) -> str:
-        if not self.verdict.tested:
-            return "not tested"
-        if not self.verdict.significant:
-            return "no significant change"
-        worse = (self.verdict.diff or 0) > 0 if self.lower_better else (self.verdict.diff or 0) < 0
-        return "regression" if worse else "improvement"
+        return direction(self.figure, self.verdict)
 
 
 @dataclass
@@ -80,7 +65,7 @@ class History:
     servers: list[ServerHistory]
     family: int
     min_effect: float
-    figures: tuple[tuple, ...]        # figures_for(key)
+    figures: tuple[Figure, ...]       # figures_for(key)
     differences: list[str]            # config / machine differences across the directories
     newest: Consolidated              # the newest directory on its own: what the other pages show
 
@@ -98,38 +83,38 @@ def history(dirs: list[ResultsDir], min_effect: float = stats.MIN_EFFECT) -> His
     newest = each[-1]
     key = newest.equal_headline or newest.headline
     servers = list(dict.fromkeys(s for c in each for s in c.servers if (s, key) in c.groups))
-    out: list[ServerHistory] = []
-    tests: list[Step] = []
+    points: dict[str, list[Point]] = {}
     for server in servers:
-        points = []
+        points[server] = []
         for c in each:
             row = next((r for r in c.rows.get(key, []) if r["server"] == server), None)
             view = c.servers.get(server)
             manifest = view.manifest if view else {}
-            points.append(Point(c.dirs[0].run_id, row, row.get("cpu_rank") if row else None,
-                                {k: str(manifest.get(k)) for k in MANIFEST_FINGERPRINT if manifest.get(k)}))
-        name = next(c.servers[server].display_name for c in reversed(each) if server in c.servers)
-        sh = ServerHistory(server, name, points)
-        present = [(i, p) for i, p in enumerate(points) if p.row is not None]
-        for (i, a), (j, b) in zip(present, present[1:]):
-            ga, gb = each[i].groups[(server, key)], each[j].groups[(server, key)]
-            changed = [f"{k}: {a.versions.get(k)} → {b.versions.get(k)}" for k in MANIFEST_FINGERPRINT
-                       if a.versions.get(k) != b.versions.get(k)]
+            points[server].append(Point(c.dirs[0].run_id, row, row.get("cpu_rank") if row else None,
+                                        {k: str(manifest.get(k)) for k in MANIFEST_FINGERPRINT if manifest.get(k)}))
+    out = {server: ServerHistory(server, next(c.servers[server].display_name for c in reversed(each)
+                                              if server in c.servers), points[server]) for server in servers}
+    family = 0
+    for i in range(len(each)):
+        # each point against the next one that measured the same server: steps between consecutive points
+        for j in range(i + 1, len(each)):
+            pairs = [s for s in servers if points[s][i].row is not None and points[s][j].row is not None
+                     and all(points[s][m].row is None for m in range(i + 1, j))]
+            if not pairs:
+                continue
+            old = {s: each[i].groups[(s, key)] for s in pairs}
+            new = {s: each[j].groups[(s, key)] for s in pairs}
             differs = fingerprint_differences([dirs[i], dirs[j]])
-            for field_name, per_run, lower_better, _ in figures_for(key):
-                if field_name == "tool_calls_per_s":
-                    verdict = stats.bounded_throughput_change(ga.throughputs, gb.throughputs, ga.harness_bound,
-                                                              gb.harness_bound)
-                else:
-                    verdict = stats.change_test([getattr(r, per_run) for r in ga.runs],
-                                                [getattr(r, per_run) for r in gb.runs],
-                                                a.row[field_name], b.row[field_name])
-                step = Step(a.run_id, b.run_id, field_name, verdict, lower_better, changed, differs)
-                sh.steps.append(step)
-                tests.append(step)
-        out.append(sh)
-    tested = [s for s in tests if s.verdict.tested]
-    for step, p in zip(tested, stats.holm([s.verdict.p_value for s in tested])):
-        step.verdict = step.verdict.adjusted(p, stats.ALPHA, min_effect)
-    return History([d.run_id for d in dirs], key, out, len(tested), min_effect, figures_for(key),
+            for figure in figures_for(key):
+                tested = test_figure(old, new, figure, min_effect=min_effect)
+                family += tested.family
+                for server in pairs:
+                    a, b = points[server][i], points[server][j]
+                    changed = [f"{k}: {a.versions.get(k)} → {b.versions.get(k)}" for k in MANIFEST_FINGERPRINT
+                               if a.versions.get(k) != b.versions.get(k)]
+                    out[server].steps.append(Step(a.run_id, b.run_id, figure, tested.verdicts[server], changed,
+                                                  differs))
+    for h in out.values():
+        h.steps.sort(key=lambda st: (st.before, figures_for(key).index(st.figure)))
+    return History([d.run_id for d in dirs], key, list(out.values()), family, min_effect, figures_for(key),
                    fingerprint_differences(dirs), newest)

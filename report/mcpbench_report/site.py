@@ -95,10 +95,14 @@ def rules() -> list[dict]:
          "no regression (\"1 run — not tested\")"),
         ("ALPHA", stats.ALPHA, "significance level, after correction"),
         ("TIER_RULE", None, stats.TIER_RULE),
-        ("PAIRED_TEST", None, stats.PAIRED_TEST),
+        ("MODERATED_TEST", None, stats.MODERATED_TEST),
+        ("GEO_INTERVAL", None, stats.GEO_INTERVAL),
         ("HOLM", None, stats.HOLM),
+        ("LEADER_RULE", None, stats.LEADER_RULE),
         ("MIN_EFFECT", stats.MIN_EFFECT,
-         "compare: a change counts only when corrected-significant and at least this large (--min-effect)"),
+         "a difference (ranks, leaders) or a change (compare, history) counts only when corrected-significant and "
+         "at least this large as a ratio (compare: --min-effect)"),
+        ("CHANGE_TEST / MIN_CENTRE_SERVERS", stats.MIN_CENTRE_SERVERS, "compare and history: " + stats.CHANGE_TEST),
         ("LIMIT_FRACTION", analysis.LIMIT_FRACTION,
          "a closed-model throughput at this share of the closed model's own limit at its VUs (calibrated against "
          "a no-I/O endpoint) is bound:load-model; an open-model offered rate at this share of the harness's "
@@ -537,7 +541,7 @@ class SiteBuilder:
         if self.history is None:
             return
         figure = self.history.figures[0]
-        chart = self.chart("history", charts.history_small_multiples, self.history.servers, figure[0], figure[3],
+        chart = self.chart("history", charts.history_small_multiples, self.history.servers, figure.field, figure.label,
                            title=f"History — {self.history.key.label}", colour_of=self.colour)
         self.render("history.html", "history.html", history=self.history, chart=chart, figures=self.history.figures,
                     **common)

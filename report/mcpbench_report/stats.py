@@ -1,4 +1,4 @@
-"""Statistics of the report: run-to-run spread, confidence intervals, significance, tiers, SLO peak.
+"""Statistics of the report: run-to-run spread, intervals, the tests behind every rank and change, SLO peak.
 
 Pure functions on numbers and arrays (no file access), so each can be checked against hand-computed
 values. Latency percentiles are never computed here from other percentiles: callers pool the raw samples
@@ -6,53 +6,66 @@ and use :func:`mcpbench.stats.latency_stats`. Tests and quantiles come from scip
 
 The rules (also rendered, from these constants, on the methodology page):
 
-- The run (one round of one results directory) is the unit. Mean of the per-run figures, sample standard
-  deviation, CV = sd/mean, 95 % interval from Student's t with n-1 degrees of freedom (n >= 2 runs). With a
-  single run the interval shown is a moving-block bootstrap over the per-second throughput of the window,
-  labelled "within-run": a displayed interval only, never evidence for a rank or a change.
-- Nothing is claimed below MIN_RUNS_FOR_TEST runs: no tier, no rank number, no regression ("not tested").
-- Two servers of one ranking are compared by a paired t-test on the log of their per-round ratio over the
-  rounds they share (servers in the same round of one results directory were measured interleaved, so a
-  slow spell of the host hits both): PAIRED_TEST. When they share fewer than MIN_RUNS_FOR_TEST rounds but
-  each has at least MIN_RUNS_FOR_TEST runs, Welch's t-test on the per-run figures. The p-values of every
-  pair of one ranking (one load, one metric) form one family and are Holm-corrected (HOLM).
-- Ranks and letters (TIER_RULE): sorted best first; a server's rank is 1 + the number of servers proven
-  better than it (each a Holm-corrected pair test), so every rank number is a statement some test backs;
-  servers of equal rank share it ("2="). Beside it, a compact letter display over every pair (Piepho's
-  insert-and-absorb): two servers sharing a letter do not differ significantly, two sharing none do. (The
-  earlier rule tested each server against its tier's leader only, so two servers could sit in different tiers
-  with no significant difference between them, and in one tier when they differed.)
-- Power (Ranking.power): with m pairs Holm's first step needs p < ALPHA / m; with n shared rounds a paired
-  t-test reaches that only when |t| exceeds t(1 - ALPHA / 2m, n - 1). The page says so, so "not
-  significant" reads as "not separable with these rounds", never as "equal".
-- compare OLD NEW: Welch's t-test per change (the sides are independent runs), Holm across every test of
-  the comparison, and a change counts only when corrected-significant AND at least MIN_EFFECT large.
+- The round (one round of one results directory) is the unit. Rates, times, sizes and their ratios live on
+  the log scale: a server's figure over rounds is the geometric mean, its interval the geometric mean ×/÷ a
+  factor (GEO_INTERVAL), never a negative bound. With a single run a throughput interval is a moving-block
+  bootstrap over the per-second throughput of the window, labelled "within-run": shown, never evidence.
+- Nothing is claimed below MIN_RUNS_FOR_TEST rounds: no rank number, no change ("not tested").
+- Two servers of one ranking are compared on the log of their per-round ratio over the rounds they share
+  (servers in the same round were measured interleaved, so a slow spell of the host hits both), with an
+  empirical-Bayes moderated variance (MODERATED_TEST: mcpbench.analysis.moderated, Smyth 2004): one prior
+  fitted to every pair of the ranking, so a pair borrows degrees of freedom where the variances agree and
+  keeps its own noise where they do not. Sharing fewer rounds, the two are compared unpaired (log Welch, each
+  side's moderated spread). The pairs of one ranking (one load, one metric) form one family, Holm-corrected
+  (HOLM), and a difference smaller than MIN_EFFECT is never called significant.
+- Ranks and letters (TIER_RULE): a server's rank is 1 + the number of servers proven better than it, rows
+  shown by rank, then by geometric mean; letters: a compact letter display over every pair.
+- Questions with a leader (the decision page: most calls per CPU-second, lowest p99, least memory) are
+  comparisons with the best (LEADER_RULE): the leader against each other candidate, k - 1 tests, Holm within
+  that question's own family; each per-language or budget answer is its own family.
+- compare OLD NEW and history: per figure, each server's log figure relative to the other servers of its round
+  (CENTRED: the median server of the round, when at least MIN_CENTRE_SERVERS are common to both sides, so a
+  host that is 20 % slower for everyone moves no server), OLD against NEW with a moderated two-sample test on
+  the logs, one prior over the servers; one family per figure and step (CHANGE_TEST).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats as sps
 
-from mcpbench.analysis.stats import holm, paired_log  # the one definition of each (analysis: also the run's stopping rule)
+from mcpbench.analysis import moderated
+from mcpbench.analysis.stats import holm  # the one definition (analysis: also the run's stopping rule)
 
 CONFIDENCE = 0.95
 ALPHA = 0.05
 MIN_RUNS_FOR_TEST = 3
-MIN_EFFECT = 0.03                # compare: smallest relative change reported as a regression / improvement
+MIN_EFFECT = 0.05                # never called a win, a loss or a change below a 5 % ratio (ranks, compare, history)
+MIN_CENTRE_SERVERS = 3           # compare/history centre each round on its median server from this many common ones
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261121
 SLO_MAX_ERROR_RATE = 0.01        # a load level meets the SLO only with at most 1 % failed tool calls
 HOLM = "Holm's step-down correction across every pair of servers of one ranking (one load, one metric)"
-PAIRED_TEST = ("paired t-test on log(a/b) over the rounds both servers share (scipy.stats.ttest_rel on logs); "
-               "Welch's t-test on per-run figures when they share fewer rounds")
-TIER_RULE = ("rank = 1 + the number of servers significantly better (each a Holm-corrected pair test), equal "
-             "ranks shared (2=); letters: a compact letter display over every pair — servers sharing a letter "
-             "do not differ significantly, servers sharing none do")
+MODERATED_TEST = ("moderated paired t-test on log(b/a) over the rounds both servers share: each pair's variance "
+                  "shrunk toward a prior fitted to every pair of the ranking, the prior's degrees of freedom added "
+                  "to the pair's (Smyth 2004, limma's eBayes); unpaired (log Welch with moderated spreads) when "
+                  "two servers share fewer rounds")
+GEO_INTERVAL = ("geometric mean over rounds ×/÷ a factor: exp(t · s / √n) with s the moderated spread of the "
+                "log figure over rounds (one prior per ranking) — a 95 % interval that is never negative")
+TIER_RULE = ("rank = 1 + the number of servers significantly better (each a Holm-corrected pair test, at least "
+             f"{MIN_EFFECT:.0%} apart), equal ranks shared (2=), rows by rank then geometric mean; letters: a "
+             "compact letter display over every pair — servers sharing a letter do not differ significantly")
+LEADER_RULE = ("comparison with the best: the candidate with the best geometric mean against each other "
+               "candidate (k - 1 moderated pair tests, Holm within that question alone); named alone when every "
+               "one is significant and at least " f"{MIN_EFFECT:.0%} apart, else the tie it is not separated from")
+CHANGE_TEST = ("each server's log figure centred on the median server of its round (when at least "
+               f"{MIN_CENTRE_SERVERS} servers are common to both sides), OLD against NEW by a moderated two-sample "
+               "t-test on the logs (one prior over the servers), Holm within each figure, a change at least "
+               f"{MIN_EFFECT:.0%} large")
 
 
 def not_tested_text(n: int) -> str:
@@ -61,6 +74,9 @@ def not_tested_text(n: int) -> str:
 
 @dataclass(frozen=True)
 class Interval:
+    """A figure over runs: mean (the geometric mean for a GEO_INTERVAL), sd and CV of the raw runs, the
+    interval [low, high] and, for a geometric one, its ×/÷ factor."""
+
     n: int
     mean: float | None
     std: float | None
@@ -68,12 +84,15 @@ class Interval:
     low: float | None
     high: float | None
     method: str
+    factor: float | None = None
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """Is b different from a? diff = b - a (relative = diff / a). p_value is the raw p; p_adjusted the
-    Holm-corrected one once the family is known; significant uses p_adjusted when set."""
+    """Is b different from a? relative = b / a - 1 (the geometric-mean ratio of the test), diff = a's figure x
+    relative; p_value is the raw p, p_adjusted the Holm-corrected one once the family is known; significant uses
+    p_adjusted when set, and needs a ratio at least min_effect away from 1. ratio_low/high: the ratio's
+    interval, simultaneous over the family (Bonferroni)."""
 
     significant: bool
     method: str
@@ -83,22 +102,50 @@ class Verdict:
     p_adjusted: float | None = None
     tested: bool = True
     n: int = 0                     # runs (or shared rounds) the test rests on
+    ratio_low: float | None = None
+    ratio_high: float | None = None
+    stat: moderated.PairStat | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def ratio(self) -> float | None:
+        return None if self.relative is None else 1.0 + self.relative
+
+    @property
+    def ratio_text(self) -> str:
+        """'×1.32 (1.10–1.58)': b / a and its simultaneous interval."""
+        if self.ratio is None:
+            return "—"
+        text = f"×{ratio_number(self.ratio)}"
+        if self.ratio_low is not None:
+            text += f" ({ratio_number(self.ratio_low)}–{ratio_number(self.ratio_high)})"
+        return text
 
     @property
     def text(self) -> str:
         if not self.tested or self.diff is None:
             return f"not tested ({self.method})"
         p = self.p_adjusted if self.p_adjusted is not None else self.p_value
-        evidence = f"p = {self.p_value:.3g}" if self.p_value is not None else ""
+        evidence = f"{self.ratio_text}, p = {self.p_value:.3g}" if self.p_value is not None else self.ratio_text
         if self.p_adjusted is not None:
             evidence += f", Holm-adjusted {p:.3g}"
         evidence += f", {self.method}"
         return ("significant" if self.significant else "not significant") + f" ({evidence})"
 
-    def adjusted(self, p_adjusted: float, alpha: float = ALPHA, min_effect: float = 0.0) -> "Verdict":
-        big = self.relative is not None and abs(self.relative) >= min_effect
-        return Verdict(bool(p_adjusted < alpha and big), self.method, self.diff, self.relative, self.p_value,
-                       p_adjusted, self.tested, self.n)
+    def adjusted(self, p_adjusted: float, alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
+                 tests: int = 1) -> "Verdict":
+        """The verdict once its family is known: Holm's p, the minimum effect, the ratio's interval simultaneous
+        over the family's `tests`."""
+        big = self.relative is not None and abs(math.log1p(self.relative)) >= math.log1p(min_effect)
+        low = high = None
+        if self.stat is not None:
+            low, high = self.stat.interval(alpha, tests)
+        return replace(self, significant=bool(p_adjusted < alpha and big), p_adjusted=p_adjusted,
+                       ratio_low=low, ratio_high=high)
+
+
+def ratio_number(ratio: float) -> str:
+    """A ratio as a reader takes it in: 14, 2.3, 1.05."""
+    return f"{ratio:.0f}" if ratio >= 10 else f"{ratio:.2f}" if ratio < 2 else f"{ratio:.1f}"
 
 
 def t_quantile(q: float, df: float) -> float:
@@ -107,7 +154,8 @@ def t_quantile(q: float, df: float) -> float:
 
 
 def mean_interval(values: Sequence[float]) -> Interval:
-    """Mean, sd, CV and the 95 % Student-t interval over runs (None where n is too small)."""
+    """Mean, sd, CV and the 95 % Student-t interval over runs, for signed figures (a slope, a difference):
+    positive figures take geo_interval."""
     data = np.asarray([v for v in values if v is not None], dtype=float)
     n = int(data.size)
     if n == 0:
@@ -119,6 +167,25 @@ def mean_interval(values: Sequence[float]) -> Interval:
     half = t_quantile(0.5 + CONFIDENCE / 2, n - 1) * std / math.sqrt(n)
     cv = std / mean if mean else None
     return Interval(n, mean, std, cv, mean - half, mean + half, f"t, {n} runs")
+
+
+def geo_interval(values: Sequence[float | None], spread: moderated.Spread | None = None) -> Interval:
+    """GEO_INTERVAL of positive per-run figures: the geometric mean ×/÷ its factor, from `spread` (the
+    moderated one of its ranking) or, without one, from these runs alone. sd and CV are the raw runs'."""
+    data = np.asarray([v for v in values if v is not None and v > 0], dtype=float)
+    n = int(data.size)
+    if n == 0:
+        return Interval(0, None, None, None, None, None, "no runs")
+    raw_sd = float(data.std(ddof=1)) if n >= 2 else None
+    raw_cv = raw_sd / float(data.mean()) if raw_sd is not None else None
+    spread = spread or moderated.spreads({"x": dict(enumerate(data))})["x"]
+    factor = spread.factor(CONFIDENCE)
+    gm = spread.gmean
+    if factor is None:
+        return Interval(n, gm, raw_sd, raw_cv, None, None, "single run")
+    method = (f"geometric mean ×/÷ {factor:.2f}, {n} run{'s' if n != 1 else ''}"
+              + (f", moderated ({spread.df:.0f} df)" if spread.df > n - 1 else ""))
+    return Interval(n, gm, raw_sd, raw_cv, gm / factor, gm * factor, method, factor)
 
 
 def cv(values: Sequence[float | None]) -> float | None:
@@ -169,56 +236,20 @@ def within_run_interval(per_second: Sequence[np.ndarray]) -> tuple[float, float]
     return float(lo), float(hi)
 
 
-def throughput_interval(per_run: Sequence[float], per_second: Sequence[np.ndarray]) -> Interval:
-    """Run statistics; with one run the interval is the within-run block bootstrap (labelled so)."""
-    interval = mean_interval(per_run)
-    if interval.n == 1:
+def throughput_interval(per_run: Sequence[float], per_second: Sequence[np.ndarray],
+                        spread: moderated.Spread | None = None) -> Interval:
+    """GEO_INTERVAL over runs; with one run the interval is the within-run block bootstrap (labelled so)."""
+    interval = geo_interval(per_run, spread)
+    if interval.n == 1 and interval.low is None:
         ci = within_run_interval(per_second)
         if ci is not None:
             return Interval(1, interval.mean, None, None, ci[0], ci[1], "within-run block bootstrap, 1 run")
     return interval
 
 
-
-
-def welch(a: Sequence[float], b: Sequence[float]) -> float:
-    """Two-sided p-value of Welch's t-test (scipy.stats.ttest_ind, equal_var=False).
-
-    Needs >= 2 values on each side; identical constant samples give 1, different constant ones 0."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.var(ddof=1) + b.var(ddof=1) == 0:
-        return 1.0 if a.mean() == b.mean() else 0.0
-    return float(sps.ttest_ind(a, b, equal_var=False).pvalue)
-
-
-def pair_test(a: Mapping, b: Mapping) -> Verdict:
-    """Whether b differs from a. a, b: per-run figures keyed by round ((run_id, round) pairs).
-
-    PAIRED_TEST with >= MIN_RUNS_FOR_TEST shared rounds (all figures > 0); else Welch with
-    >= MIN_RUNS_FOR_TEST runs each; else not tested. The verdict is not yet corrected (see holm)."""
-    av = [v for v in a.values() if v is not None]
-    bv = [v for v in b.values() if v is not None]
-    if not av or not bv:
-        return Verdict(False, "no figures", None, None, tested=False)
-    a_mean, b_mean = float(np.mean(av)), float(np.mean(bv))
-    diff = b_mean - a_mean
-    relative = diff / a_mean if a_mean else None
-    shared = [k for k in a if k in b and a[k] is not None and b[k] is not None]
-    if len(shared) >= MIN_RUNS_FOR_TEST and all(a[k] > 0 and b[k] > 0 for k in shared):
-        p = paired_log([a[k] for k in shared], [b[k] for k in shared])
-        return Verdict(p < ALPHA, f"paired t-test on log ratios, {len(shared)} shared rounds", diff, relative,
-                       p_value=p, n=len(shared))
-    if len(av) >= MIN_RUNS_FOR_TEST and len(bv) >= MIN_RUNS_FOR_TEST:
-        p = welch(av, bv)
-        return Verdict(p < ALPHA, f"Welch t-test, {len(av)} vs {len(bv)} runs", diff, relative, p_value=p,
-                       n=min(len(av), len(bv)))
-    return Verdict(False, f"{len(av)} vs {len(bv)} runs, {len(shared)} shared rounds; a test needs "
-                          f"{MIN_RUNS_FOR_TEST} each", diff, relative, tested=False, n=min(len(av), len(bv)))
-
-
 def proven_ranks(n: int, better: Callable[[int, int], bool]) -> list[int]:
-    """TIER_RULE's rank for n items sorted best first: 1 + how many items are proven better (better(i, j):
-    item i significantly better than item j)."""
+    """TIER_RULE's rank for n items: 1 + how many items are proven better (better(i, j): item i
+    significantly better than item j)."""
     return [1 + sum(1 for i in range(n) if i != j and better(i, j)) for j in range(n)]
 
 
@@ -248,18 +279,25 @@ def compact_letters(n: int, differ: Callable[[int, int], bool]) -> list[str]:
     return ["".join(name for name, g in zip(names, groups) if j in g) for j in range(n)]
 
 
-def holm_power(pairs: int, rounds: int, alpha: float = ALPHA) -> dict | None:
-    """What Holm's first step asks of the strongest pair: p < alpha / pairs, i.e. a paired t over `rounds`
-    rounds beyond t(1 - alpha / (2 pairs), rounds - 1). None when nothing can be tested."""
-    if pairs < 1 or rounds < 2:
+def detectable_ratio(tests: moderated.PairTests, family: int, alpha: float = ALPHA) -> dict | None:
+    """What Holm's first step asks of a pair of this ranking: p < alpha / family, i.e. a ratio of about
+    exp(t(1 - alpha / 2 family, df) · s0 / √n) at the prior's typical pair variance s0² (or the median pair
+    variance without a prior) over the median number of shared rounds. None when nothing was tested."""
+    paired = [s for s in tests.stats.values() if s.paired]
+    if family < 1 or not paired:
         return None
-    p_needed = alpha / pairs
-    return {"pairs": pairs, "rounds": rounds, "p_needed": p_needed,
-            "t_needed": t_quantile(1 - p_needed / 2, rounds - 1),
-            "text": f"{pairs} pair{'s' if pairs != 1 else ''} over {rounds} rounds: the strongest difference must "
-                    f"reach p < {p_needed:.2g} (|t| > {t_quantile(1 - p_needed / 2, rounds - 1):.1f} with "
-                    f"{rounds - 1} degrees of freedom) to count; a larger difference that misses it needs more "
-                    f"rounds, it is not shown to be equal"}
+    n = int(np.median([s.n for s in paired]))
+    var = tests.prior.var if tests.prior.df > 0 else float(np.median([s.s2 for s in paired]))
+    df = float(np.median([s.df for s in paired]))
+    p_needed = alpha / family
+    ratio = math.exp(t_quantile(1 - p_needed / 2, df) * math.sqrt(var / n)) if var > 0 else 1.0
+    prior = (f"; moderated with {tests.prior.df:.1f} prior degrees of freedom" if 0 < tests.prior.df < math.inf
+             else "; one pooled variance (the pairs' variances agree)" if math.isinf(tests.prior.df) else "")
+    return {"pairs": family, "rounds": n, "p_needed": p_needed, "ratio_needed": ratio, "df": df,
+            "text": f"{family} pair{'s' if family != 1 else ''} over {n} rounds{prior}: a pair of typical noise must "
+                    f"differ by about ×{ratio_number(ratio)} to be separated (p < {p_needed:.2g} at Holm's first "
+                    f"step), and by at least {MIN_EFFECT:.0%} in any case; a smaller difference that misses it is not "
+                    "shown to be equal: more rounds may separate it"}
 
 
 def rank_labels(tier_numbers: Sequence[int]) -> list[str]:
@@ -272,74 +310,155 @@ def rank_labels(tier_numbers: Sequence[int]) -> list[str]:
 
 @dataclass
 class Ranking:
-    """One ranking: items sorted best first, tiers of the testable ones, every pair's corrected verdict."""
+    """One ranking: items in the order shown (rank, then geometric mean), the ranks of the testable ones, every
+    pair's corrected verdict and the moderated statistics behind them."""
 
     order: list[str]
-    means: dict[str, float | None]
+    means: dict[str, float | None]               # the figure each item is ordered by (geometric mean, or given)
     tiers: dict[str, int | None]                 # TIER_RULE's rank number (None: not tested)
     labels: dict[str, str | None]
-    pairs: dict[tuple[str, str], Verdict]        # (better, worse) -> Holm-corrected verdict
+    pairs: dict[tuple[str, str], Verdict]        # (better, worse) by the figure -> Holm-corrected verdict
     vs_leader: dict[str, tuple[str, Verdict]]    # item -> (the ranking's leader, their verdict)
     family: int                                  # number of tests in the Holm family
     higher_better: bool
     letters: dict[str, str | None]               # compact letter display (None: not tested)
-    power: dict | None                           # holm_power of this family
+    power: dict | None                           # detectable_ratio of this family
+    intervals: dict[str, Interval] = field(default_factory=dict)   # each item's GEO_INTERVAL (moderated)
+    raw: dict[tuple[str, str], Verdict] = field(default_factory=dict)  # the same pairs before correction
+    alpha: float = ALPHA
+
+    def verdict(self, a: str, b: str) -> Verdict | None:
+        """The corrected verdict of a pair, either way round (relative is then b against a)."""
+        return _oriented(self.pairs, a, b)
 
     def as_dicts(self) -> list[dict]:
         return [{"a": a, "b": b, "method": v.method, "p": v.p_value, "p_holm": v.p_adjusted,
-                 "significant": v.significant, "relative": v.relative} for (a, b), v in self.pairs.items()]
+                 "significant": v.significant, "relative": v.relative, "ratio_low": v.ratio_low,
+                 "ratio_high": v.ratio_high} for (a, b), v in self.pairs.items()]
+
+
+def _oriented(pairs: Mapping[tuple[str, str], Verdict], a: str, b: str) -> Verdict | None:
+    """pairs[(a, b)], or pairs[(b, a)] turned round (b against a)."""
+    if (a, b) in pairs:
+        return pairs[(a, b)]
+    v = pairs.get((b, a))
+    if v is None:
+        return None
+    flip = lambda x: None if x is None else 1.0 / x  # noqa: E731
+    relative = None if v.relative is None else 1.0 / (1.0 + v.relative) - 1.0
+    return replace(v, relative=relative, diff=None if v.diff is None else -v.diff,
+                   ratio_low=flip(v.ratio_high), ratio_high=flip(v.ratio_low), stat=None)
+
+
+def _count(runs: Mapping) -> int:
+    return sum(1 for v in runs.values() if v is not None and v > 0)
+
+
+def _verdict(stat: moderated.PairStat | None, a_figure: float | None, why: str) -> Verdict:
+    if stat is None:
+        return Verdict(False, why, None, None, tested=False)
+    method = (f"moderated paired t on log ratios, {stat.n} shared rounds, {stat.df:.1f} df" if stat.paired
+              else f"moderated log Welch (fewer than {MIN_RUNS_FOR_TEST} shared rounds), {stat.df:.1f} df")
+    relative = stat.ratio - 1.0
+    return Verdict(stat.p < ALPHA, method, a_figure * relative if a_figure else relative, relative,
+                   p_value=stat.p, n=stat.n, stat=stat)
+
+
+def correct(raw: Mapping[Hashable, Verdict], alpha: float = ALPHA, min_effect: float = MIN_EFFECT) -> dict:
+    """One family: Holm over the tested verdicts, the minimum effect, intervals simultaneous over the family."""
+    keys = [k for k, v in raw.items() if v.tested]
+    adjusted = holm([raw[k].p_value for k in keys])
+    out = {k: raw[k].adjusted(p, alpha, min_effect, len(keys)) for k, p in zip(keys, adjusted)}
+    out.update({k: v for k, v in raw.items() if not v.tested})
+    return {k: out[k] for k in raw}
 
 
 def rank(items: Mapping[str, Mapping], higher_better: bool = True,
-         figures: Mapping[str, float | None] | None = None, alpha: float = ALPHA) -> Ranking:
-    """Rank items (name -> per-run figures keyed by round) by their mean with TIER_RULE, or by `figures` when
-    given (a latency percentile is ordered by the percentile of the pooled samples, never by a mean of per-run
-    percentiles; the tests still pair the per-run figures).
+         figures: Mapping[str, float | None] | None = None, alpha: float = ALPHA,
+         min_effect: float = MIN_EFFECT, moderate: bool = True) -> Ranking:
+    """Rank items (name -> per-round figures keyed by round) with TIER_RULE: ordered by their geometric mean,
+    or by `figures` when given (a latency percentile is ordered by the percentile of the pooled samples, never
+    by a mean of per-round percentiles; the tests still pair the per-round figures).
 
-    Items with fewer than MIN_RUNS_FOR_TEST runs get no tier (None): nothing is claimed for them.
-    Every pair of the testable items is tested (pair_test) and the family is Holm-corrected (HOLM) at `alpha`
-    (ALPHA; a run whose rounds stopped when its order was known ranks at the level each of its looks spent:
+    Items with fewer than MIN_RUNS_FOR_TEST runs get no rank (None): nothing is claimed for them. Every pair of
+    the testable items is tested (MODERATED_TEST) and the family is Holm-corrected (HOLM) at `alpha` (ALPHA; a
+    run whose rounds stopped when its order was known ranks at the level each of its looks spent:
     mcpbench.analysis.sequential)."""
-    means = {name: (float(np.mean([v for v in runs.values() if v is not None]))
-                    if any(v is not None for v in runs.values()) else None) for name, runs in items.items()}
+    spread = moderated.spreads(items)
+    intervals = {name: geo_interval(list(items[name].values()), spread.get(name)) for name in items}
+    means = {name: intervals[name].mean for name in items}
     if figures is not None:
         means = {name: figures.get(name) for name in items}
     sign = -1 if higher_better else 1
-    order = sorted(items, key=lambda n: (means[n] is None, sign * (means[n] or 0.0), n))
-    testable = [n for n in order if sum(v is not None for v in items[n].values()) >= MIN_RUNS_FOR_TEST]
-    raw: dict[tuple[str, str], Verdict] = {}
-    for i, a in enumerate(testable):
-        for b in testable[i + 1:]:
-            raw[(a, b)] = pair_test(items[a], items[b])
-    keys = [k for k, v in raw.items() if v.tested]
-    adjusted = holm([raw[k].p_value for k in keys])
-    pairs = {k: raw[k].adjusted(p, alpha) for k, p in zip(keys, adjusted)}
-    pairs.update({k: v for k, v in raw.items() if not v.tested})
-    def verdict(i: int, j: int) -> Verdict:
-        a, b = testable[min(i, j)], testable[max(i, j)]
-        return pairs[(a, b)]
+    by_figure = sorted(items, key=lambda n: (means[n] is None, sign * (means[n] or 0.0), n))
+    testable = [n for n in by_figure if _count(items[n]) >= MIN_RUNS_FOR_TEST]
+    pairs = [(a, b) for i, a in enumerate(testable) for b in testable[i + 1:]]
+    tests = moderated.pair_tests(items, pairs, MIN_RUNS_FOR_TEST, moderate)
+    raw = {(a, b): _verdict(tests.stats.get((a, b)), means[a],
+                            f"fewer than {MIN_RUNS_FOR_TEST} rounds") for a, b in pairs}
+    corrected = correct(raw, alpha, min_effect)
+    family = sum(1 for v in raw.values() if v.tested)
 
-    def better(i: int, j: int) -> bool:
-        """Item i significantly better than item j (the pair's mean difference in i's favour)."""
-        v = verdict(i, j)
-        if not v.significant:
+    def better(x: str, y: str) -> bool:
+        """x significantly better than y."""
+        v = _oriented(corrected, x, y)    # y against x
+        if v is None or not v.significant or v.relative is None:
             return False
-        diff = v.diff or 0.0   # diff = later - earlier in the sorted order
-        later_worse = diff < 0 if higher_better else diff > 0
-        return later_worse if i < j else not later_worse
+        return v.relative < 0 if higher_better else v.relative > 0
 
-    tier_list = proven_ranks(len(testable), better)
-    letter_list = compact_letters(len(testable), lambda i, j: verdict(i, j).significant)
-    vs_leader = {item: (testable[0], pairs[(testable[0], item)]) for item in testable[1:]}
-    tiers: dict[str, int | None] = {n: None for n in order}
-    tiers.update(zip(testable, tier_list))
+    tier_of = dict(zip(testable, proven_ranks(len(testable), lambda i, j: better(testable[i], testable[j]))))
+    shown = sorted(testable, key=lambda n: (tier_of[n], sign * (means[n] or 0.0), n))
+    order = shown + [n for n in by_figure if n not in tier_of]
+    differ = lambda i, j: bool((_oriented(corrected, shown[i], shown[j]) or Verdict(False, "", None, None)).significant)  # noqa: E731
+    letter_list = compact_letters(len(shown), differ)
+    pairs_shown = {}
+    for i, a in enumerate(shown):
+        for b in shown[i + 1:]:
+            pairs_shown[(a, b)] = _oriented(corrected, a, b)
+    vs_leader = {item: (shown[0], pairs_shown[(shown[0], item)]) for item in shown[1:]}
+    tiers: dict[str, int | None] = {n: tier_of.get(n) for n in order}
     labels: dict[str, str | None] = {n: None for n in order}
-    labels.update(zip(testable, rank_labels(tier_list)))
+    labels.update(zip(shown, rank_labels([tier_of[n] for n in shown])))
     letters: dict[str, str | None] = {n: None for n in order}
-    letters.update(zip(testable, letter_list))
-    rounds = [v.n for k, v in pairs.items() if v.tested and v.n]
-    power = holm_power(len(keys), min(rounds), alpha) if rounds else None
-    return Ranking(order, means, tiers, labels, pairs, vs_leader, len(keys), higher_better, letters, power)
+    letters.update(zip(shown, letter_list))
+    raw_shown = {(a, b): (raw.get((a, b)) or _oriented(raw, a, b)) for a, b in pairs_shown}
+    return Ranking(order, means, tiers, labels, pairs_shown, vs_leader, family, higher_better, letters,
+                   detectable_ratio(tests, family, alpha), intervals, raw_shown, alpha)
+
+
+@dataclass(frozen=True)
+class LeaderTests:
+    """A question with a leader, answered among `candidates` of one ranking (LEADER_RULE)."""
+
+    leader: str | None
+    tests: dict[str, Verdict]          # other candidate -> leader vs it (relative: the other against the leader)
+    untested: list[str]                # candidates with too few rounds
+
+    @property
+    def tie(self) -> list[str]:
+        """The leader and every candidate not separated from it."""
+        if self.leader is None:
+            return []
+        return [self.leader] + [n for n, v in self.tests.items() if not v.significant]
+
+    @property
+    def family(self) -> int:
+        return sum(1 for v in self.tests.values() if v.tested)
+
+
+def leader_tests(ranking: Ranking, candidates: Sequence[str] | None = None, *,
+                 exclude: Sequence[str] = (), min_effect: float = MIN_EFFECT) -> LeaderTests:
+    """LEADER_RULE: among `candidates` (default all) less `exclude` of a ranking, the best tested one against
+    each other, the raw moderated tests of the ranking Holm-corrected within these k - 1 alone."""
+    pool = [n for n in ranking.order if (candidates is None or n in candidates) and n not in exclude]
+    tested = [n for n in pool if ranking.tiers.get(n) is not None]
+    untested = [n for n in pool if n not in tested]
+    if not tested:
+        return LeaderTests(None, {}, untested)
+    sign = -1 if ranking.higher_better else 1
+    leader = min(tested, key=lambda n: (sign * (ranking.means[n] or 0.0), n))
+    raw = {other: _oriented(ranking.raw, leader, other) for other in tested if other != leader}
+    return LeaderTests(leader, correct(raw, ranking.alpha, min_effect), untested)
 
 
 def order_held(a: Mapping, b: Mapping, higher_better: bool = True) -> tuple[int, int]:
@@ -365,40 +484,78 @@ def round_ratios(by_round: Mapping[object, Mapping[str, float]]) -> dict[str, di
     return out
 
 
-def change_test(a_runs: Sequence[float], b_runs: Sequence[float], a_figure: float | None = None,
-                b_figure: float | None = None) -> Verdict:
-    """compare: whether b's runs differ from a's (independent runs: Welch), diff between the shown figures
-    (the means, or the pooled figures given). Not tested below MIN_RUNS_FOR_TEST runs a side."""
-    a_runs = [v for v in a_runs if v is not None]
-    b_runs = [v for v in b_runs if v is not None]
-    a_fig = a_figure if a_figure is not None else (float(np.mean(a_runs)) if a_runs else None)
-    b_fig = b_figure if b_figure is not None else (float(np.mean(b_runs)) if b_runs else None)
-    diff = b_fig - a_fig if a_fig is not None and b_fig is not None else None
-    relative = diff / a_fig if diff is not None and a_fig else None
-    if len(a_runs) < MIN_RUNS_FOR_TEST or len(b_runs) < MIN_RUNS_FOR_TEST:
-        return Verdict(False, f"{len(a_runs)} vs {len(b_runs)} runs; a test needs {MIN_RUNS_FOR_TEST} a side",
-                       diff, relative, tested=False, n=min(len(a_runs), len(b_runs)))
-    p = welch(a_runs, b_runs)
-    return Verdict(p < ALPHA, f"Welch t-test, {len(a_runs)} vs {len(b_runs)} runs", diff, relative, p_value=p,
-                   n=min(len(a_runs), len(b_runs)))
+@dataclass(frozen=True)
+class Changes:
+    """One figure's changes OLD → NEW (CHANGE_TEST): per server its verdict (relative: NEW against OLD,
+    centred), the shift every common server shared (NEW / OLD of the round centres' geometric means) and
+    whether the rounds were centred."""
+
+    verdicts: dict[str, Verdict]
+    shared_shift: float | None
+    centred: bool
+    family: int
 
 
-def bounded_throughput_change(old: Sequence[float], new: Sequence[float], old_bound: bool,
-                              new_bound: bool) -> Verdict:
-    """A harness-limited figure is a lower bound of the server's capacity, not the capacity. Both sides
-    limited: nothing can be said. OLD limited only: NEW below it is still a real loss (OLD could do at
-    least that much), NEW above it says nothing; NEW limited only: the reverse. The test stays two-sided
-    (conservative) and enters the Holm family only when its direction can be evidence."""
-    tput = change_test(old, new)
-    bound = [side for side, limited in (("OLD", old_bound), ("NEW", new_bound)) if limited]
-    if not bound:
-        return tput
-    diff = tput.diff or 0.0
-    if bound == ["OLD"] and diff < 0 and tput.tested:
-        return replace(tput, method=tput.method + "; OLD limited by the harness (a lower bound): only a loss counts")
-    if bound == ["NEW"] and diff > 0 and tput.tested:
-        return replace(tput, method=tput.method + "; NEW limited by the harness (a lower bound): only a gain counts")
-    return Verdict(False, "limited by the harness on " + " and ".join(bound), tput.diff, tput.relative, tested=False)
+def _centred(side: Mapping[str, Mapping], common: Sequence[str]) -> dict[str, dict]:
+    """Each server's log figure per round minus the median log figure of the `common` servers in that round
+    (rounds with fewer than MIN_CENTRE_SERVERS of them keep no figure)."""
+    logs = {n: moderated._logs(runs) for n, runs in side.items()}
+    rounds = {k for n in common for k in logs.get(n, {})}
+    centre = {}
+    for k in rounds:
+        values = [logs[n][k] for n in common if k in logs.get(n, {})]
+        if len(values) >= MIN_CENTRE_SERVERS:
+            centre[k] = float(np.median(values))
+    return {n: {k: v - centre[k] for k, v in runs.items() if k in centre} for n, runs in logs.items()}
+
+
+def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, exclude_from_centre: Sequence[str] = (),
+                 alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
+                 testable: Callable[[str, float], str | None] | None = None) -> Changes:
+    """CHANGE_TEST of every server in both `old` and `new` (name -> per-round figures). `testable(name,
+    relative)` may return why a server's change is not tested (a harness-limited throughput whose direction
+    proves nothing): it then leaves the family."""
+    names = [n for n in new if n in old]
+    common = [n for n in names if n not in exclude_from_centre
+              and _count(old[n]) and _count(new[n])]
+    centred = len(common) >= MIN_CENTRE_SERVERS
+    if centred:
+        lo, ln = _centred(old, common), _centred(new, common)
+        shift_old = [float(np.median([moderated._logs(old[n])[k] for n in common if k in moderated._logs(old[n])]))
+                     for k in {k for n in common for k in moderated._logs(old[n])}]
+        shift_new = [float(np.median([moderated._logs(new[n])[k] for n in common if k in moderated._logs(new[n])]))
+                     for k in {k for n in common for k in moderated._logs(new[n])}]
+        shift = math.exp(float(np.mean(shift_new)) - float(np.mean(shift_old)))
+    else:
+        lo = {n: moderated._logs(old[n]) for n in names}
+        ln = {n: moderated._logs(new[n]) for n in names}
+        shift = None
+    own = {}
+    for n in names:
+        a, b = list(lo.get(n, {}).values()), list(ln.get(n, {}).values())
+        if len(a) >= MIN_RUNS_FOR_TEST and len(b) >= MIN_RUNS_FOR_TEST:
+            ss = float(np.sum((np.array(a) - np.mean(a)) ** 2) + np.sum((np.array(b) - np.mean(b)) ** 2))
+            own[n] = (a, b, ss / (len(a) + len(b) - 2), len(a) + len(b) - 2)
+    prior = moderated.fit_prior([v[2] for v in own.values()], [v[3] for v in own.values()])
+    cap = max(1.0, float(sum(v[3] for v in own.values())))
+    raw: dict[str, Verdict] = {}
+    for n in names:
+        if n not in own:
+            raw[n] = Verdict(False, f"{_count(old[n])} vs {_count(new[n])} runs; a test needs "
+                                    f"{MIN_RUNS_FOR_TEST} a side", None, None, tested=False)
+            continue
+        a, b, s2, df = own[n]
+        post = prior.posterior(s2, df)
+        stat = moderated.PairStat("OLD", "NEW", 0, float(np.mean(b) - np.mean(a)), s2,
+                                  post * (1 / len(a) + 1 / len(b)), min(df + prior.df, cap), False)
+        old_figure = math.exp(float(np.mean(list(moderated._logs(old[n]).values()))))
+        verdict = replace(_verdict(stat, old_figure, ""), n=min(len(a), len(b)),
+                          method=f"moderated two-sample t on {'centred ' if centred else ''}logs, {len(a)} vs "
+                                 f"{len(b)} runs, {stat.df:.1f} df")
+        why = testable(n, verdict.relative) if testable else None
+        raw[n] = replace(verdict, tested=False, significant=False, method=why) if why else verdict
+    corrected = correct(raw, alpha, min_effect)
+    return Changes(corrected, shift, centred, sum(1 for v in raw.values() if v.tested))
 
 
 def cpu_ms_per_call(cpu_avg_pct: float | None, tool_calls_per_s: float | None) -> float | None:

@@ -7,6 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from scipy import stats as sps
+
+from mcpbench.analysis import moderated
 from mcpbench_report import stats
 
 
@@ -34,26 +37,6 @@ def test_t_quantile_known_values():
     assert stats.t_quantile(0.975, 2) == pytest.approx(4.302653, abs=1e-6)
     assert stats.t_quantile(0.975, 4) == pytest.approx(2.776445, abs=1e-6)
     assert stats.t_quantile(0.975, 1000) == pytest.approx(1.962339, abs=1e-6)
-
-
-def test_welch_by_hand_and_against_scipy():
-    # [1,2,3] vs [4,5,6]: t = -3 / sqrt(2/3) = -3.674235, df = 4, two-sided p = 0.021311
-    assert stats.welch([1, 2, 3], [4, 5, 6]) == pytest.approx(0.021311, abs=1e-5)
-    scipy_stats = pytest.importorskip("scipy.stats")
-    rng = np.random.default_rng(1)
-    for _ in range(5):
-        a, b = rng.normal(100, 3, 4), rng.normal(103, 8, 3)
-        assert stats.welch(a, b) == pytest.approx(scipy_stats.ttest_ind(a, b, equal_var=False).pvalue, rel=1e-9)
-    assert stats.welch([5, 5, 5], [5, 5, 5]) == 1.0
-    assert stats.welch([5, 5, 5], [6, 6, 6]) == 0.0
-
-
-def test_why_not_mann_whitney_with_three_runs():
-    """The methodology's claim: with 3 runs against 3 runs, Mann-Whitney U can never reach p < 0.05."""
-    scipy_stats = pytest.importorskip("scipy.stats")
-    p = scipy_stats.mannwhitneyu([1, 2, 3], [10, 11, 12], alternative="two-sided", method="exact").pvalue
-    assert p == pytest.approx(0.1)
-    assert stats.welch([1, 2, 3], [10, 11, 12]) < stats.ALPHA
 
 
 def test_per_second_counts_window_edges():
@@ -101,14 +84,6 @@ def test_slo_peak():
     assert stats.slo_peak(levels, 500.0)["load"] == 200
 
 
-def test_t_and_welch_come_from_scipy():
-    """The hand-written Student-t quantile and Welch test were replaced by scipy.stats: same results."""
-    scipy_stats = pytest.importorskip("scipy.stats")
-    assert stats.t_quantile(0.975, 2) == scipy_stats.t.ppf(0.975, 2)
-    assert stats.welch([100, 102, 104], [90, 93, 95]) == scipy_stats.ttest_ind(
-        [100, 102, 104], [90, 93, 95], equal_var=False).pvalue
-
-
 def _letters_agree_with_tests(letters, differ):
     """Every statement of a letter display is a test's: shared letter <=> not significantly different."""
     n = len(letters)
@@ -140,16 +115,6 @@ def test_letters_agree_with_every_pair_test_for_any_pattern(seed):
     _letters_agree_with_tests(stats.compact_letters(n, differ), differ)
 
 
-def test_power_says_what_holm_needs():
-    """10 servers, 3 rounds: 45 pairs, so the strongest pair needs p < 0.0011 — python vs rust at 1.89x with
-    p = 0.00145 (the issue's reading) cannot count; that is too few rounds, not equality."""
-    power = stats.holm_power(45, 3)
-    assert power["p_needed"] == pytest.approx(0.05 / 45) and 0.00145 > power["p_needed"]
-    assert power["t_needed"] == pytest.approx(pytest.importorskip("scipy.stats").t.ppf(1 - 0.05 / 90, 2))
-    assert "more rounds" in power["text"] and stats.holm_power(0, 3) is None
-    assert stats.rank_labels([1, 2, 2, 3]) == ["1", "2=", "2=", "3"]
-
-
 def test_holm_by_hand():
     # sorted 0.01, 0.02, 0.04 of m = 3: x3 = 0.03, x2 = 0.04, x1 = 0.04 (monotone), in input order
     assert stats.holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
@@ -158,87 +123,119 @@ def test_holm_by_hand():
 
 
 def test_paired_log_by_hand():
+    from mcpbench.analysis.stats import paired_log
+
     # log ratios d = log(a/b) = log 1.1, log 1.2, log 1.15: t = mean / (sd / sqrt 3), df 2
     a, b = [110.0, 120.0, 115.0], [100.0, 100.0, 100.0]
     d = np.log(np.array(a) / np.array(b))
     t = d.mean() / (d.std(ddof=1) / math.sqrt(3))
     scipy_stats = pytest.importorskip("scipy.stats")
-    assert stats.paired_log(a, b) == pytest.approx(2 * scipy_stats.t.sf(abs(t), 2))
-    assert stats.paired_log([1, 2, 3], [1, 2, 3]) == 1.0
-    assert stats.paired_log([2, 4, 6], [1, 2, 3]) == 0.0          # a constant ratio: no variance at all
+    assert paired_log(a, b) == pytest.approx(2 * scipy_stats.t.sf(abs(t), 2))
+    assert paired_log([1, 2, 3], [1, 2, 3]) == 1.0
+    assert paired_log([2, 4, 6], [1, 2, 3]) == 0.0          # a constant ratio: no variance at all
 
 
-def _p_welch(a, b):
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
-    t = (a.mean() - b.mean()) / math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1))
-    return 2 * pytest.importorskip("scipy.stats").t.sf(abs(t), df)
+def test_geo_interval_by_hand():
+    """Three runs 100, 110, 121 (a constant ×1.1 step): geometric mean 110, factor exp(t(0.975, 2) · sd(log) / √3);
+    the interval never goes below zero however wide, and the single run has none."""
+    iv = stats.geo_interval([100.0, 110.0, 121.0])
+    logs = np.log([100.0, 110.0, 121.0])
+    factor = math.exp(stats.t_quantile(0.975, 2) * logs.std(ddof=1) / math.sqrt(3))
+    assert iv.mean == pytest.approx(110.0) and iv.factor == pytest.approx(factor)
+    assert iv.low == pytest.approx(110 / factor) and iv.high == pytest.approx(110 * factor)
+    wide = stats.geo_interval([0.2, 3.0, 1.0])      # java-vt's kind of spread: ± on the raw scale went negative
+    assert wide.low > 0 and wide.low < wide.mean < wide.high
+    assert stats.geo_interval([5.0]).low is None and stats.geo_interval([]).mean is None
+
+
+def _rounds(means, noise, effects=(1.0, 1.0, 1.0)):
+    """Per-round figures: each server's mean × the round's host effect × its own noise of that round."""
+    return {n: {("run", i + 1): m * effects[i] * noise[n][i] for i in range(len(effects))} for n, m in means.items()}
 
 
 MEANS = {"A": 100.0, "B": 97.0, "C": 94.0, "D": 91.0}
-CV3 = (0.97, 1.00, 1.03)     # three runs with sd = 3 % of the mean: CV 3 %
+CV3 = (0.97, 1.00, 1.03)     # three rounds with sd = 3 % of the mean: the host's round effect
 
 
-def test_four_servers_100_97_94_91_independent_runs():
-    """100/97/94/91, 3 runs each, CV 3 %, no shared rounds (independent runs: Welch).
-
-    Neighbour chaining called all four "1=" though first vs last differ: Welch p = 0.0187 (by hand below).
-    The leader rule compares with the leader, but the family is every pair of the ranking (6 tests) and
-    Holm multiplies the smallest p by 6: 0.112 > 0.05. With 3 runs and a 3 % CV no gap survives the
-    correction, so all four stay "1=" — now because of the correction, not the chaining (next test)."""
-    items = {n: {(n, i): m * f for i, f in enumerate(CV3)} for n, m in MEANS.items()}
-    p_ad = _p_welch([100 * f for f in CV3], [91 * f for f in CV3])
-    assert p_ad == pytest.approx(0.0187, abs=5e-4)
-    ranking = stats.rank(items)
-    assert ranking.family == 6
-    assert ranking.pairs[("A", "D")].p_value == pytest.approx(p_ad)
-    assert ranking.pairs[("A", "D")].p_adjusted == pytest.approx(6 * p_ad)
-    assert [ranking.labels[n] for n in ranking.order] == ["1=", "1=", "1=", "1="]
-    assert "Welch" in ranking.pairs[("A", "D")].method
-
-
-def test_four_servers_100_97_94_91_paired_rounds():
-    """The same means and 3 % round-to-round CV, measured in 3 shared rounds: the host's round effect
-    (x0.97, x1.00, x1.03) hits every server of a round, plus +-0.5 % of each server's own noise. The paired
-    test on log ratios removes the round effect; by hand (t on the log differences, df 2, Holm over 6):
-    every gap is significant, so the four servers are NOT "1=": 1, 2, 3, 4."""
+def test_four_servers_3_percent_apart_are_below_the_minimum_effect():
+    """100/97/94/91 in 3 shared rounds with a 3 % host effect and ±0.5 % of each server's own noise: the paired test
+    removes the host, and every pair is significant after Holm — but 3 % steps are below MIN_EFFECT (5 %), so
+    only the pairs at least 5 % apart count (A-C 6 %, A-D 9 %, B-D 6 %): A and B share rank 1, C has one server
+    proven better (2), D two (3)."""
     jitter = {"A": (1.0, 1.005, 0.995), "B": (0.995, 1.0, 1.005), "C": (1.005, 0.995, 1.0),
               "D": (1.005, 1.0, 0.995)}
-    items = {n: {("run", i + 1): m * CV3[i] * jitter[n][i] for i in range(3)} for n, m in MEANS.items()}
-    for runs in items.values():
-        assert stats.cv(list(runs.values())) == pytest.approx(0.03, abs=0.006)
-    scipy_stats = pytest.importorskip("scipy.stats")
-    raw = {}
-    for a, b in [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]:
-        d = np.log(np.array(list(items[a].values())) / np.array(list(items[b].values())))
-        raw[(a, b)] = 2 * scipy_stats.t.sf(abs(d.mean() / (d.std(ddof=1) / math.sqrt(3))), 2)
-    order = sorted(raw, key=raw.get)
-    holm, running = {}, 0.0
-    for i, k in enumerate(order):
-        running = max(running, min(1.0, (6 - i) * raw[k]))
-        holm[k] = running
-    assert max(holm.values()) < 0.05
-    ranking = stats.rank(items)
-    for k in raw:
-        assert ranking.pairs[k].p_value == pytest.approx(raw[k])
-        assert ranking.pairs[k].p_adjusted == pytest.approx(holm[k])
-        assert "paired" in ranking.pairs[k].method
-    assert [ranking.labels[n] for n in ranking.order] == ["1", "2", "3", "4"]
+    ranking = stats.rank(_rounds(MEANS, jitter, CV3))
+    assert ranking.family == 6 and ranking.order == ["A", "B", "C", "D"]
+    for (a, b), v in ranking.pairs.items():
+        assert v.p_adjusted < 0.05, (a, b)                     # every difference is real…
+        assert v.significant == (abs(math.log(v.ratio)) >= math.log(1.05)), (a, b)   # …but only ≥ 5 % counts
+    assert [ranking.labels[n] for n in ranking.order] == ["1=", "1=", "2", "3"]
+    assert "moderated paired t" in ranking.pairs[("A", "D")].method
 
 
-def test_leader_rule_is_not_neighbour_chaining():
-    """CV 2 %, independent runs: no neighbour gap is significant, so chaining gave "1=" to all four. Against
-    the leader, 100 vs 91 has p = 0.0046, x6 (Holm) = 0.028 < 0.05; the next smallest (97 vs 91, p = 0.018)
-    x5 = 0.09 fails, so only D leaves tier 1: 1=, 1=, 1=, 2."""
-    cv2 = (0.98, 1.0, 1.02)
-    items = {n: {(n, i): m * f for i, f in enumerate(cv2)} for n, m in MEANS.items()}
-    assert _p_welch([100 * f for f in cv2], [91 * f for f in cv2]) * 6 == pytest.approx(0.028, abs=2e-3)
-    for a, b in [(100, 97), (97, 94), (94, 91)]:
-        assert _p_welch([a * f for f in cv2], [b * f for f in cv2]) > 0.05     # no neighbour is significant
-    ranking = stats.rank(items)
-    assert [ranking.labels[n] for n in ranking.order] == ["1=", "1=", "1=", "2"]
-    assert ranking.vs_leader["D"][0] == "A" and ranking.vs_leader["D"][1].significant
+def test_moderation_by_hand_and_what_it_buys():
+    """Six servers, 3 rounds: the test of a pair uses its own variance shrunk toward the prior fitted to all 15
+    pairs, with the prior's degrees of freedom added — by hand here — and separates pairs the plain paired t-test
+    (2 degrees of freedom each) cannot."""
+    rng = np.random.default_rng(3)
+    means = {f"s{i}": 2.0 ** i for i in range(6)}                      # 1, 2, 4 … 32: every pair ≥ 2×
+    noise = {n: tuple(np.exp(rng.normal(0, 0.08, 3))) for n in means}
+    items = _rounds(means, noise, (1.0, 1.2, 0.9))
+    moderated_ranking = stats.rank(items, higher_better=False)
+    plain = stats.rank(items, higher_better=False, moderate=False)
+    names = list(means)
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    own = {}
+    for a, b in pairs:
+        d = np.log([items[b][k] / items[a][k] for k in items[a]])
+        own[(a, b)] = (d.mean(), d.var(ddof=1))
+    prior = moderated.fit_prior([v for _, v in own.values()], [2] * 15)
+    raw = []
+    for a, b in pairs:
+        mean, var = own[(a, b)]
+        post = prior.posterior(var, 2)
+        df = min(2 + prior.df, (6 - 1) * (3 - 1))
+        p = 2 * sps.t.sf(abs(mean / math.sqrt(post / 3)), df)
+        assert moderated_ranking.verdict(a, b).p_value == pytest.approx(p)
+        raw.append(p)
+    assert [moderated_ranking.verdict(a, b).p_adjusted for a, b in pairs] == pytest.approx(stats.holm(raw))
+    assert [moderated_ranking.labels[n] for n in moderated_ranking.order] == ["1", "2", "3", "4", "5", "6"]
+    assert sum(v.significant for v in plain.pairs.values()) < 15 == sum(
+        v.significant for v in moderated_ranking.pairs.values())
+
+
+def test_ranks_are_shown_in_order_and_ratio_intervals_are_simultaneous():
+    """A noisy server whose geometric mean sits between two others but is separated from none is shown after the
+    ranks it cannot be placed between ("no 2 between 1= rows"), and every pair carries b/a with an interval
+    simultaneous over the family."""
+    rng = np.random.default_rng(11)
+    means = {"quiet1": 1.0, "quiet2": 1.02, "noisy": 1.5, "quiet3": 3.0, "quiet4": 3.1}
+    sd = {"quiet1": 0.01, "quiet2": 0.01, "noisy": 0.6, "quiet3": 0.01, "quiet4": 0.01}
+    noise = {n: tuple(np.exp(rng.normal(0, sd[n], 3))) for n in means}
+    ranking = stats.rank(_rounds(means, noise), higher_better=False)
+    ranks = [ranking.tiers[n] for n in ranking.order]
+    assert ranks == sorted(ranks)                               # shown by rank: never a 2 between 1= rows
+    for v in ranking.pairs.values():
+        assert 0 < v.ratio_low <= v.ratio <= v.ratio_high
+    v = ranking.verdict("quiet1", "quiet3")
+    assert v.significant and v.ratio == pytest.approx(3.0, rel=0.05) and "×" in v.text
+
+
+def test_comparison_with_the_best_is_its_own_family():
+    """The leader against each other candidate: k - 1 tests, Holm within them — a per-language answer among 2
+    candidates is one test, at alpha, not one of the whole ranking's 10."""
+    rng = np.random.default_rng(5)
+    means = {"a": 1.0, "b": 1.3, "c": 1.35, "d": 2.0, "e": 2.1}
+    noise = {n: tuple(np.exp(rng.normal(0, 0.05, 3))) for n in means}
+    ranking = stats.rank(_rounds(means, noise, (1.0, 0.8, 1.1)), higher_better=False)
+    best = stats.leader_tests(ranking)
+    assert best.leader == "a" and best.family == 4
+    raw = [ranking.raw[("a", o)].p_value for o in ("b", "c", "d", "e")]
+    assert [best.tests[o].p_adjusted for o in ("b", "c", "d", "e")] == pytest.approx(stats.holm(raw))
+    two = stats.leader_tests(ranking, ["b", "c"])
+    assert two.leader == "b" and two.family == 1
+    assert two.tests["c"].p_adjusted == pytest.approx(ranking.raw[("b", "c")].p_value)
+    assert stats.leader_tests(ranking, ["a", "b"], exclude=["a"]).leader == "b"
 
 
 def test_below_three_runs_nothing_is_claimed():
@@ -247,31 +244,32 @@ def test_below_three_runs_nothing_is_claimed():
     two = stats.rank({"a": {1: 100.0, 2: 101.0}, "b": {1: 50.0, 2: 51.0}})
     assert two.labels == {"a": None, "b": None} and two.tiers == {"a": None, "b": None} and two.family == 0
     mixed = stats.rank({"x": {1: 500.0}, "a": {1: 100.0, 2: 101.0, 3: 99.0}, "b": {1: 50.0, 2: 51.0, 3: 49.0}})
-    assert mixed.order == ["x", "a", "b"]
+    assert mixed.order == ["a", "b", "x"]
     assert mixed.labels == {"x": None, "a": "1", "b": "2"}
     assert stats.not_tested_text(1) == "1 run — not tested"
-    v = stats.change_test([100.0], [50.0])
-    assert not v.tested and not v.significant and v.text.startswith("not tested")
+    changes = stats.change_tests({"x": {1: 100.0}}, {"x": {1: 50.0}})
+    assert not changes.verdicts["x"].tested and changes.verdicts["x"].text.startswith("not tested")
 
 
-def test_change_test_uses_welch_with_runs():
-    clear = stats.change_test([100, 101, 99], [90, 91, 89])
-    assert clear.significant and clear.p_value < 0.01 and clear.diff == pytest.approx(-10)
-    assert clear.relative == pytest.approx(-0.1) and "Welch" in clear.method
-    assert not stats.change_test([100, 110, 90], [95, 105, 85]).significant
-    pooled = stats.change_test([10, 11, 10.5], [20, 21, 19], 10.4, 20.2)   # the figure shown: pooled p99
-    assert pooled.diff == pytest.approx(9.8) and pooled.significant
-    small = clear.adjusted(0.001, min_effect=0.2)          # significant, but smaller than the minimum effect
-    assert not small.significant and small.p_adjusted == 0.001
-
-
-def test_pair_test_paired_or_welch():
-    a = {("r", 1): 100.0, ("r", 2): 110.0, ("r", 3): 90.0}
-    b = {("r", 1): 95.0, ("r", 2): 104.5, ("r", 3): 85.5}   # 5 % below in every round
-    v = stats.pair_test(a, b)
-    assert "paired" in v.method and v.p_value == 0.0 and v.n == 3
-    unshared = {("s", i): x for i, x in enumerate(b.values())}
-    assert "Welch" in stats.pair_test(a, unshared).method
+def test_change_tests_centre_on_the_round_and_compare_itself_to_nothing():
+    """Five servers measured twice: NEW is 20 % slower for every server (the host), and e is 30 % slower still.
+    Centred on each round's median server, only e changed, and the shared ×0.8 is said apart; a run against
+    itself changes nothing."""
+    rng = np.random.default_rng(2)
+    means = {n: m for n, m in zip("abcde", (100.0, 200.0, 300.0, 400.0, 500.0))}
+    old = {n: {("o", r): m * math.exp(rng.normal(0, 0.03)) for r in range(3)} for n, m in means.items()}
+    new = {n: {("n", r): m * 0.8 * (0.7 if n == "e" else 1.0) * math.exp(rng.normal(0, 0.03)) for r in range(3)}
+           for n, m in means.items()}
+    changes = stats.change_tests(old, new)
+    assert changes.centred and changes.shared_shift == pytest.approx(0.8, rel=0.05)
+    assert [n for n, v in changes.verdicts.items() if v.significant] == ["e"]
+    assert changes.verdicts["e"].ratio == pytest.approx(0.7, rel=0.06) and changes.family == 5
+    absolute = stats.change_tests(old, new, exclude_from_centre=list(means))
+    assert not absolute.centred and sum(v.significant for v in absolute.verdicts.values()) == 5
+    itself = stats.change_tests(old, old)
+    assert not any(v.significant for v in itself.verdicts.values())
+    assert all(v.relative == pytest.approx(0.0, abs=1e-12) and v.p_value == pytest.approx(1.0)
+               for v in itself.verdicts.values())
 
 
 def test_order_held_and_round_ratios():
@@ -300,4 +298,5 @@ def test_cpu_ms_per_call_is_the_orchestrators():
 def test_verdict_text():
     assert "p = " in stats.Verdict(True, "Welch", 1.0, 0.1, p_value=0.01).text
     assert "Holm-adjusted 0.04" in stats.Verdict(True, "Welch", 1.0, 0.1, p_value=0.01).adjusted(0.04).text
+    assert "×1.10" in stats.Verdict(True, "x", 1.0, 0.1, p_value=0.01).text
     assert stats.Verdict(False, "x", None, None).text.startswith("not tested")

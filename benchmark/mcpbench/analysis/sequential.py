@@ -10,8 +10,8 @@ per-look level (run.json `rounds_auto.alpha`), so every rank it prints is backed
 rule spent. Hand-written because no kept library offers a group-sequential paired t-test with Holm inside each
 look (statsmodels has neither); simulation.py shows its false-ordering rate on recorded rounds.
 
-At a look: every pair of the ranking is tested (the same paired t-test on log ratios as the report,
-stats.paired_log) and the family is Holm-corrected at the look's level, as the report does; an adjacent pair
+At a look: every pair of the ranking is tested (the report's moderated paired test on log ratios,
+moderated.pair_tests) and the family is Holm-corrected at the look's level, as the report does; an adjacent pair
 is *ordered* when that corrected test rejects, *equivalent* when the two-sided 1 - 2·alpha/m interval of its
 geometric-mean ratio (m adjacent pairs: Bonferroni, as two one-sided tests each at alpha/m) lies inside
 ± MARGIN, and *open* otherwise."""
@@ -25,7 +25,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import stats as sps
 
-from mcpbench.analysis.stats import holm, paired_log
+from mcpbench.analysis import moderated
+from mcpbench.analysis.stats import holm
 
 ALPHA = 0.05          # the family-wise error rate a whole run spends over its looks
 MIN_ROUNDS = 3        # the first look: a paired t-test needs at least 3 shared rounds
@@ -33,7 +34,7 @@ MARGIN = 0.03         # equivalent: the ratio's interval within 1 ± 3 %
 DEFAULT_MAX_ROUNDS = 6
 PROCEDURE = (f"alpha spending over the looks: the run looks after rounds {MIN_ROUNDS} … max and each look tests at "
              f"{ALPHA} / (number of looks) (Bonferroni across looks, valid under optional stopping); within a look, "
-             "the paired t-test on log ratios over every pair, Holm-corrected; an adjacent pair is ordered when "
+             "the moderated paired t-test on log ratios over every pair, Holm-corrected; an adjacent pair is ordered when "
              f"that rejects, equivalent when its ratio's interval (two one-sided tests) lies within ±{MARGIN:.0%}")
 
 
@@ -74,28 +75,23 @@ def judge(figures: Mapping[str, Mapping], higher_better: bool, alpha: float, mar
     centre = {n: float(np.mean([math.log(v) for v in figures[n].values() if v and v > 0])) for n in names}
     order = sorted(names, key=lambda n: (-centre[n] if higher_better else centre[n], n))
     pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
-    p_raw = []
-    for a, b in pairs:
-        shared = _shared(figures[a], figures[b])
-        p_raw.append(paired_log([figures[a][k] for k in shared], [figures[b][k] for k in shared])
-                     if len(shared) >= MIN_ROUNDS else 1.0)
-    p_holm = dict(zip(pairs, holm(p_raw)))
+    tests = moderated.pair_tests({n: figures[n] for n in order}, pairs, MIN_ROUNDS)
+    paired = [k for k in pairs if k in tests.stats and tests.stats[k].paired]
+    p_holm = dict(zip(paired, holm([tests.stats[k].p for k in paired])))
     adjacent = list(zip(order, order[1:]))
     bound = math.log(1 + margin)
     out = []
     for a, b in adjacent:
-        shared = _shared(figures[a], figures[b])
-        n = len(shared)
-        if n < MIN_ROUNDS:
-            out.append(PairState(a, b, n, None, None, None, None, "open"))
+        stat = tests.stats.get((a, b))
+        if stat is None or not stat.paired:
+            out.append(PairState(a, b, stat.n if stat else 0, None, None, None, None, "open"))
             continue
-        d = np.array([math.log(figures[b][k]) - math.log(figures[a][k]) for k in shared])
-        mean, sd = float(d.mean()), float(d.std(ddof=1))
-        half = float(sps.t.ppf(1 - alpha / len(adjacent), n - 1)) * sd / math.sqrt(n)
-        low, high = mean - half, mean + half
+        # two one-sided tests at alpha / m each: the two-sided 1 - 2 alpha / m interval of the ratio b / a
+        low, high = stat.interval(2 * alpha, len(adjacent))
         p = p_holm[(a, b)]
-        state = "ordered" if p < alpha else ("equivalent" if -bound < low and high < bound else "open")
-        out.append(PairState(a, b, n, math.exp(mean), math.exp(low), math.exp(high), p, state))
+        state = "ordered" if p < alpha else (
+            "equivalent" if -bound < math.log(low) and math.log(high) < bound else "open")
+        out.append(PairState(a, b, stat.n, stat.ratio, low, high, p, state))
     return out
 
 

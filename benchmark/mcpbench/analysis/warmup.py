@@ -7,9 +7,14 @@ and the load for a second or two just before the window, which is exactly when t
 
 Steady: over the last span (the timing's steady_span_s: STEADY_SPAN_S, quick 5 s) against the span before
 (both after the ramp-up, and at least the minimum warm-up passed), the mean successful tool calls/s is within
-STEADY_TOLERANCE and the median latency of those calls within STEADY_LATENCY_TOLERANCE. Throughput alone
-is not enough: in the open model it is steady by construction, and in the closed model with 50 ms of think
-time a 30 % drop in latency moves calls/s by about 4 %. At the cap the window starts anyway and the
+STEADY_TOLERANCE, the median latency of those calls within STEADY_LATENCY_TOLERANCE, and the server's CPU
+per successful call within STEADY_CPU_TOLERANCE (or its CPU within STEADY_CPU_FLOOR_PCT of a core). Throughput
+alone is not enough: in the open model it is steady by construction, and in the closed model with 50 ms of
+think time a 30 % drop in latency moves calls/s by about 4 %. Latency is not enough either: at an equal load
+of 153 calls/s a JIT runtime answers as fast as it will long before its compiler is done, and the CPU the
+compiler spends lands in the window — Quarkus' CPU fell from 40 % to 21 % of a core between the two spans
+before the window the latency rule chose, and settled near 12 % (docs/first-run-profile.md: the server's
+CPU per call, not its latency, is what the equal load ranks). At the cap the window starts anyway and the
 measurement says `steady: false`.
 """
 
@@ -27,6 +32,8 @@ from mcpbench.workload.tools import TOOL_NAMES
 STEADY_SPAN_S = 10  # the full profile's span (Timing.steady_span_s)
 STEADY_TOLERANCE = 0.03
 STEADY_LATENCY_TOLERANCE = 0.10  # medians of thousands of calls; a cold server's are 30 % and more apart
+STEADY_CPU_TOLERANCE = 0.15     # the server's CPU per call, span against span (1 Hz readings of a bursty JIT)
+STEADY_CPU_FLOOR_PCT = 2.0      # …or its CPU within this many % of a core (a server using 5 % of one)
 # A sample is logged when its session ends; sessions still open at second t may land in second t later.
 # A second counts as complete once samples STEADY_LAG_S past it have been seen.
 STEADY_LAG_S = 2
@@ -58,10 +65,33 @@ def latency_steady(latency_ms: list[list[float]] | None, earlier_start: int, end
         abs(last - before) <= STEADY_LATENCY_TOLERANCE * before
 
 
+def cpu_steady(server_cpu: list[float | None] | None, per_second: list[int], earlier_start: int, end: int,
+               span: int) -> bool:
+    """The server's CPU per successful call over [end - span, end) within STEADY_CPU_TOLERANCE of the span
+    before, or its CPU within STEADY_CPU_FLOOR_PCT of a core (True when no CPU readings are given: callers
+    that do not watch the server's CPU). server_cpu: % of one core per second since the scenario start."""
+    if server_cpu is None:
+        return True
+    spans = (range(earlier_start, end - span), range(end - span, end))
+    cpu = [[server_cpu[t] if t < len(server_cpu) else None for t in r] for r in spans]
+    if any(v is None for values in cpu for v in values):
+        return False
+    before_cpu, last_cpu = (sum(v) / span for v in cpu)
+    if abs(last_cpu - before_cpu) <= STEADY_CPU_FLOOR_PCT:
+        return True
+    calls = [sum(per_second[r.start:r.stop]) for r in spans]
+    if not all(calls):
+        return False
+    before, last = before_cpu / calls[0], last_cpu / calls[1]
+    return before > 0 and abs(last - before) <= STEADY_CPU_TOLERANCE * before
+
+
 def steady_start(per_second: list[int], timing: Timing, complete_s: int,
-                 latency_ms: list[list[float]] | None = None) -> WarmupDecision | None:
+                 latency_ms: list[list[float]] | None = None,
+                 server_cpu: list[float | None] | None = None) -> WarmupDecision | None:
     """Where the window starts, given successful tool calls per second since the scenario start, their
-    latencies per second, and the number of seconds known complete; None while it is not decided yet."""
+    latencies per second, the server's CPU per second (% of a core), and the number of seconds known complete;
+    None while it is not decided yet."""
     assert timing.warmup_cap_s is not None
     first = math.ceil(timing.ramp_up_s + timing.warmup_s)
     cap = timing.ramp_up_s + timing.warmup_cap_s
@@ -74,7 +104,8 @@ def steady_start(per_second: list[int], timing: Timing, complete_s: int,
         last = sum(per_second[end - span:end]) / span
         # the cheap throughput test first: the latency medians only where it holds
         if before > 0 and abs(last - before) <= STEADY_TOLERANCE * before \
-                and latency_steady(latency_ms, earlier_start, end, span):
+                and latency_steady(latency_ms, earlier_start, end, span) \
+                and cpu_steady(server_cpu, per_second, earlier_start, end, span):
             return WarmupDecision(end - timing.ramp_up_s, True)
     if complete_s >= cap:
         return WarmupDecision(timing.warmup_cap_s, False)
@@ -126,3 +157,15 @@ class LiveSamples:
     @property
     def complete_s(self) -> int:
         return max(0, int(self.latest_s) - STEADY_LAG_S)
+
+
+def per_second_cpu(readings: list[tuple[float, float]], seconds: int) -> list[float | None]:
+    """A component's CPU (% of a core) per whole second since the scenario start, from ~1 Hz readings (t_s
+    counted from the scenario start, each covering about (t_s - 1, t_s]): a second takes the reading whose
+    interval's middle is nearest to its own, within a second; None where none is."""
+    middles = [(t_s - 0.5, pct) for t_s, pct in readings]
+    out: list[float | None] = []
+    for second in range(max(seconds, 0)):
+        near = min(middles, key=lambda m: abs(m[0] - (second + 0.5)), default=None)
+        out.append(near[1] if near is not None and abs(near[0] - (second + 0.5)) <= 1.0 else None)
+    return out

@@ -7,6 +7,7 @@ import difflib
 import re
 
 from mcpbench.catalog.manifest import Discovery, ServerSpec
+from mcpbench.results.model import TWIN_KEY, TWIN_SUFFIX, TWIN_VALUE
 
 
 class SelectionError(ValueError):
@@ -35,6 +36,18 @@ def select(discovery: Discovery, names: list[str] | None, stacks_only: bool = Fa
 WHAT_IF = re.compile(r"^(?P<label>[a-z0-9][a-z0-9-]*):(?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$")
 
 
+def _twin(spec: ServerSpec, taken: set[str], label: str, key: str, value: str, display: str, asked: str) -> ServerSpec:
+    """The server NAME-LABEL: `spec` started with KEY=VALUE over its environment (a what-if of one setting)."""
+    name = f"{spec.name}-{label}"
+    if name in taken:
+        raise SelectionError(f"{asked}: {name} is already a server's name; choose another label")
+    return dataclasses.replace(
+        spec, name=name, info=spec.info.model_copy(update={"display_name": f"{spec.info.display_name} ({display})"}),
+        variant_of=spec.name, what_if=f"{key}={value}", overrides={**spec.overrides, key: value},
+        run_env={**spec.run_env, key: value},
+        stdio_env={**spec.stdio_env, key: value} if spec.stdio_env is not None else None)
+
+
 def what_if_twins(chosen: list[ServerSpec], discovery: Discovery, what_if: str) -> list[ServerSpec]:
     """`--what-if LABEL:KEY=VALUE`: each chosen server followed by its twin NAME-LABEL, the same server started
     with KEY=VALUE over its environment, measured in the same rounds (the report pairs them round by round). A
@@ -47,13 +60,20 @@ def what_if_twins(chosen: list[ServerSpec], discovery: Discovery, what_if: str) 
     taken = set(discovery.by_name())
     out = []
     for spec in chosen:
-        name = f"{spec.name}-{label}"
-        if name in taken:
-            raise SelectionError(f"--what-if {what_if!r}: {name} is already a server's name; choose another label")
-        twin = dataclasses.replace(
-            spec, name=name, info=spec.info.model_copy(update={"display_name": f"{spec.info.display_name} ({key}={value})"}),
-            variant_of=spec.name, what_if=f"{key}={value}", overrides={**spec.overrides, key: value},
-            run_env={**spec.run_env, key: value},
-            stdio_env={**spec.stdio_env, key: value} if spec.stdio_env is not None else None)
-        out += [spec, twin]
+        out += [spec, _twin(spec, taken, label, key, value, f"{key}={value}", f"--what-if {what_if!r}")]
+    return out
+
+
+def aa_twins(chosen: list[ServerSpec], discovery: Discovery, names: list[str]) -> list[ServerSpec]:
+    """`--twin SERVER`: the named servers' A/A twins NAME-twin (results.model.TWIN_WHAT_IF, a setting no server
+    reads), each right after its original: the same server measured twice in every round, which the report
+    must never separate (a self-check of the run and of its statistics)."""
+    taken = set(discovery.by_name())
+    by_name = {spec.name: spec for spec in chosen}
+    out = list(chosen)
+    for name in names:
+        if name not in by_name:
+            raise SelectionError(f"--twin {name}: {name} is not among the servers measured")
+        twin = _twin(by_name[name], taken, TWIN_SUFFIX, TWIN_KEY, TWIN_VALUE, "A/A twin", f"--twin {name}")
+        out.insert(out.index(by_name[name]) + 1, twin)
     return out

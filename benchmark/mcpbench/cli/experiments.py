@@ -35,7 +35,7 @@ def run_experiment(cls: type[Experiment], values: dict[str, Any]) -> None:
     # With --json, progress goes to stderr and stdout holds only the document.
     out = Console(stderr=True) if cls.json_option and values.get(cls.json_option) else console
     specs = selected_servers(values["servers_dir"], values["servers"], values.get("stacks_only", False),
-                             values.get("what_if")) \
+                             values.get("what_if"), values.get("twin")) \
         if cls.measures_servers else []
     try:
         experiment = cls(values, specs, out)

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from mcpbench.catalog.manifest import ServerSpec, discover
-from mcpbench.catalog.selection import SelectionError, select, what_if_twins
+from mcpbench.catalog.selection import SelectionError, aa_twins, select, what_if_twins
 from mcpbench.experiments.options import PLACEMENT, RESULTS, SELECTION, Option
 from mcpbench.host import processes
 
@@ -33,6 +33,8 @@ def annotation(option: Option) -> Any:
         return Annotated[option.type, typer.Argument(**extra)]
     if option.minimum is not None:
         extra["min"] = option.minimum
+    if option.metavar is not None:
+        extra["metavar"] = option.metavar
     return Annotated[option.type, typer.Option(*(option.flags or (f"--{option.name.replace('_', '-')}",)), **extra)]
 
 
@@ -76,9 +78,9 @@ def terminate_on_sigterm() -> None:
 
 
 def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only: bool = False,
-                     what_if: Optional[str] = None) -> list[ServerSpec]:
-    """The named servers (or all, or each stack once; each with its --what-if twin), after saying which manifests
-    are broken and which what-if variants are left out; exits on an unknown name."""
+                     what_if: Optional[str] = None, twins: Optional[list[str]] = None) -> list[ServerSpec]:
+    """The named servers (or all, or each stack once; each with its --what-if twin, and the --twin A/A twins),
+    after saying which manifests are broken and which what-if variants are left out; exits on an unknown name."""
     discovery = discover(servers_dir)
     for error in discovery.errors:
         console.print(f"[bold red]broken manifest[/] {error}")
@@ -86,6 +88,8 @@ def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only:
         chosen = select(discovery, names, stacks_only)
         if what_if is not None:
             chosen = what_if_twins(chosen, discovery, what_if)
+        if twins:
+            chosen = aa_twins(chosen, discovery, twins)
     except SelectionError as exc:
         raise fail(str(exc)) from exc
     chosen_names = {spec.name for spec in chosen}

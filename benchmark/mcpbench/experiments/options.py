@@ -31,6 +31,7 @@ class Option:
     argument: bool = False         # positional (the server names)
     check: Callable[[Any], Any] | None = None  # raises ValueError with the sentence to show; returns the value
     minimum: int | float | None = None
+    metavar: str | None = None     # how the help names its value (a repeatable option's one item)
 
     def but(self, **changes: Any) -> Option:
         """The same option with another default or help (an experiment's own reading of a shared one)."""
@@ -60,6 +61,9 @@ SELECTION = (
     Option("what_if", Optional[str], None, "LABEL:KEY=VALUE: each server also as NAME-LABEL, started with KEY=VALUE "
            "in its environment, in the same rounds; the report pairs the two round by round (e.g. "
            "unguarded:ALLOWED_HOSTS=* for DNS-rebinding protection off). Local runtime only.", ("--what-if",)),
+    Option("twin", Optional[list[str]], None, "SERVER: also measure SERVER as SERVER-twin, the same server under a "
+           "second name in the same rounds (an A/A twin: a setting no server reads); the report checks that the "
+           "two are never separated (repeatable). Local runtime only.", ("--twin",), metavar="SERVER"),
 )
 PLACEMENT = (
     Option("runtime", str, runtimes.DEFAULT, f"Where the servers run: {', '.join(runtimes.names())}.",

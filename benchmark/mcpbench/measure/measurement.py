@@ -6,6 +6,8 @@ harness's own limits."""
 
 from __future__ import annotations
 
+import time
+
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +34,7 @@ from mcpbench.results.write import write_checked, write_processes, write_resourc
 from mcpbench.runtime.base import InfraHandle, RunningServer
 from mcpbench.scenarios import Load
 from mcpbench.measure.bench import Bench
-from mcpbench.analysis.warmup import WarmupDecision, steady_start
+from mcpbench.analysis.warmup import WarmupDecision, per_second_cpu, steady_start
 from mcpbench.results.model import CONTEXT_FILE, PROCESSES_FILE, RESOURCES_FILE
 
 
@@ -85,9 +87,20 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, 
     with target.paused() as paused_before:
         probe_before = host.probe()
 
+    started_epoch: list[float] = []
+
     def on_start(pids) -> None:
         readers.update(harness.generator.usage_readers(pids))
+        started_epoch.append(time.time())
         sampler.start()
+
+    def server_cpu(seconds: int) -> list[float | None] | None:
+        """The server's CPU per second since the load started (the warm-up watches it settle)."""
+        if not started_epoch:
+            return None
+        readings = [(s.t_s - started_epoch[0], s.cpu_pct) for s in list(sampler.samples) if s.component == "server"]
+        # a server whose CPU this runtime cannot read (nothing sampled) is judged without it
+        return per_second_cpu(readings, seconds) if readings else None
 
     with Progress(TextColumn(f"  load {load.label}"), BarColumn(), TimeElapsedColumn(), TextColumn("/"),
                   TimeRemainingColumn(), TextColumn("{task.fields[phase]}"), console=harness.console,
@@ -103,7 +116,8 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, 
             if stop_requested and stop_requested():
                 return Tick.STOP
             if not decision:
-                found = steady_start(live.per_second, timing, live.complete_s, live.latency_ms)
+                found = steady_start(live.per_second, timing, live.complete_s, live.latency_ms,
+                                     server_cpu(live.complete_s))
                 if found:
                     decision.append(found)
             if decision:

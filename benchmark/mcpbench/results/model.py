@@ -35,6 +35,12 @@ PROCESS_COLUMNS = ("t_s", "rss_mb", "cgroup_mb", "fds", "threads", "processes")
 TOOL_LIST = "tools/list"   # a sample that is no tool call
 NOT_ASSESSED = ("not assessed: schema-1 result, written before the publishable check "
                 "(no load-generator cross-checks, host probe or calibrated limit were recorded)")
+# `run --twin SERVER`: an A/A twin, the same server under a second name with a setting no server reads, measured
+# in the same rounds. Its record's what_if says so; the report tests it against its original as a self-check
+# and never names it as an answer.
+TWIN_KEY, TWIN_VALUE = "MCPBENCH_TWIN", "1"
+TWIN_WHAT_IF = f"{TWIN_KEY}={TWIN_VALUE}"
+TWIN_SUFFIX = "twin"
 
 
 # Every file of a results directory, by name: the one place a name is spelled (docs/results-format.md).
@@ -414,7 +420,8 @@ class Server(Open):
     stdio: list[str] | None = described("the manifest's stdio command (null: HTTP only)", None)
     variant_of: str | None = described("the server this one is a variant of (null: a manifest's base server)", None)
     what_if: str | None = described("the question a what-if variant answers (its manifest's `what_if`, or a "
-                                    "`--what-if` twin's KEY=VALUE); the report pairs it with `variant_of`", None)
+                                    "`--what-if` twin's KEY=VALUE; a `--twin`'s is TWIN_WHAT_IF); the report pairs "
+                                    "it with `variant_of`", None)
     overrides: dict[str, str] | None = described("the environment `--what-if` set over the manifest's (only on a "
                                                  "`--what-if` twin)", None)
 

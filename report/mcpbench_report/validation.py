@@ -1,0 +1,186 @@
+"""The report's tests checked on recorded rounds, both ways (scripts/null_replay.py, tests): how often they
+separate two copies of the same server (false separations, A/A), and how often they separate pairs of a known
+size (power).
+
+The data are one ranking's per-round figures from a real run (`Table`, extracted through the report's own
+consolidation). A replay draws 2k of the run's rounds: the first k are the rounds of a k-round run of every
+server; one server S also gets a twin measured in the other k rounds. The twin's figure in slot j is S's figure
+in its own round, moved from that round's host effect to slot j's: log S(r'_j) - e(r'_j) + e(r_j), where e(r)
+is the round's effect (the median over servers of each server's log deviation from its own mean that round).
+So the twin has S's own round-to-round noise, measured apart, and only the shared host effect of its slot:
+what a --twin measured in the same rounds has. Scaling the twin by a factor k makes a pair of known size
+(power); k = 1 is the A/A pair (false separations). Each replay is one family: the k-round ranking of every
+server and the twin, as the report ranks it (stats.rank).
+
+A second check needs no construction: with 2k or more rounds, each k-round subset is a run of its own, and the
+whole run's ratio of every pair is its best-known size; `subset_power` counts the pairs separated by size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+from scipy import stats as sps
+
+from . import stats
+
+TWIN = "~twin"
+
+
+@dataclass(frozen=True)
+class Table:
+    """One ranking's per-round figures (server -> round -> figure), complete: every server in every round."""
+
+    figures: dict[str, dict[Hashable, float]]
+    higher_better: bool
+    source: str = ""
+
+    @property
+    def rounds(self) -> list[Hashable]:
+        common = set.intersection(*(set(v) for v in self.figures.values())) if self.figures else set()
+        return sorted(common, key=repr)
+
+    def complete(self) -> "Table":
+        """Only the rounds every server has and the servers with a positive figure in each."""
+        rounds = self.rounds
+        return Table({n: {r: v[r] for r in rounds} for n, v in self.figures.items()
+                      if all(v.get(r) and v[r] > 0 for r in rounds)}, self.higher_better, self.source)
+
+    def record(self) -> dict:
+        return {"source": self.source, "higher_better": self.higher_better,
+                "figures": {n: [[list(r) if isinstance(r, tuple) else r, v] for r, v in runs.items()]
+                            for n, runs in self.figures.items()}}
+
+    @classmethod
+    def from_record(cls, data: Mapping) -> "Table":
+        return cls({n: {tuple(r) if isinstance(r, list) else r: v for r, v in runs}
+                    for n, runs in data["figures"].items()}, bool(data["higher_better"]), data.get("source", ""))
+
+
+def round_effects(table: Table) -> dict[Hashable, float]:
+    """Each round's host effect on the log scale: the median over servers of log figure minus the server's own
+    mean log figure."""
+    logs = {n: {r: math.log(v) for r, v in runs.items()} for n, runs in table.figures.items()}
+    means = {n: float(np.mean(list(v.values()))) for n, v in logs.items()}
+    return {r: float(np.median([logs[n][r] - means[n] for n in logs])) for r in table.rounds}
+
+
+def twin_family(table: Table, server: str, slots: Sequence[Hashable], twin_rounds: Sequence[Hashable],
+                effects: Mapping[Hashable, float], scale: float = 1.0) -> dict[str, dict]:
+    """A k-round ranking of every server in `slots`, and `server`'s twin measured in `twin_rounds` (one each,
+    moved to its slot's host effect), times `scale`."""
+    family = {n: {slot: runs[slot] for slot in slots} for n, runs in table.figures.items()}
+    own = table.figures[server]
+    family[server + TWIN] = {slot: scale * math.exp(math.log(own[r]) - effects[r] + effects[slot])
+                             for slot, r in zip(slots, twin_rounds)}
+    return family
+
+
+@dataclass
+class Rate:
+    """How often something happened in `trials` replays, with its Clopper-Pearson 95 % interval."""
+
+    hits: int = 0
+    trials: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.hits / self.trials if self.trials else math.nan
+
+    def interval(self) -> tuple[float, float]:
+        if not self.trials:
+            return math.nan, math.nan
+        ci = sps.binomtest(self.hits, self.trials).proportion_ci(0.95)
+        return float(ci.low), float(ci.high)
+
+    @property
+    def text(self) -> str:
+        low, high = self.interval()
+        return f"{self.rate:.1%} [{low:.1%}–{high:.1%}] ({self.hits} of {self.trials})"
+
+
+@dataclass
+class Replay:
+    """What the replays found for one test (moderated or not) and one scale."""
+
+    scale: float
+    moderated: bool
+    separated: Rate = field(default_factory=Rate)
+    by_server: dict[str, Rate] = field(default_factory=dict)
+
+
+def replay(table: Table, rounds: int = 3, replays: int = 1000, seed: int = 1, scales: Sequence[float] = (1.0,),
+           moderate: Sequence[bool] = (True,)) -> list[Replay]:
+    """`replays` families per scale and test (stats.rank): the twin of a server drawn at random, `rounds` slots
+    and `rounds` other rounds drawn at random from the table's. Needs 2 x rounds complete rounds."""
+    table = table.complete()
+    all_rounds = table.rounds
+    if len(all_rounds) < 2 * rounds:
+        raise ValueError(f"{len(all_rounds)} complete rounds: a replay of {rounds}-round runs needs {2 * rounds}")
+    effects = round_effects(table)
+    servers = sorted(table.figures)
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(replays):
+        picked = [all_rounds[i] for i in rng.permutation(len(all_rounds))[:2 * rounds]]
+        draws.append((servers[int(rng.integers(len(servers)))], picked[:rounds], picked[rounds:]))
+    out = []
+    for scale in scales:
+        for mod in moderate:
+            result = Replay(scale, mod)
+            for server, slots, others in draws:
+                family = twin_family(table, server, slots, others, effects, scale)
+                ranking = stats.rank(family, higher_better=table.higher_better, moderate=mod)
+                verdict = ranking.verdict(server, server + TWIN)
+                hit = bool(verdict is not None and verdict.significant)
+                result.separated.hits += hit
+                result.separated.trials += 1
+                mine = result.by_server.setdefault(server, Rate())
+                mine.hits += hit
+                mine.trials += 1
+            out.append(result)
+    return out
+
+
+@dataclass
+class SizeClass:
+    """Pairs whose whole-run ratio is at least `ratio`, and how many of them the subsets separated."""
+
+    ratio: float
+    pairs: int = 0
+    separated: Rate = field(default_factory=Rate)
+
+
+def subset_power(table: Table, rounds: int = 3, classes: Sequence[float] = (1.3, 2.0), limit: int = 200,
+                 seed: int = 1, moderate: bool = True) -> tuple[list[SizeClass], Rate]:
+    """Every (or `limit` random) `rounds`-round subset of the table's rounds ranked as a run of its own: how
+    many of the pairs whose whole-run geometric-mean ratio is at least each class's ratio it separates, and
+    how many pairs that the whole run puts within MIN_EFFECT of each other (near-equal) it separates."""
+    table = table.complete()
+    logs = {n: float(np.mean([math.log(v) for v in runs.values()])) for n, runs in table.figures.items()}
+    pairs = list(combinations(sorted(table.figures), 2))
+    size = {p: math.exp(abs(logs[p[0]] - logs[p[1]])) for p in pairs}
+    subsets = list(combinations(table.rounds, rounds))
+    if len(subsets) > limit:
+        rng = np.random.default_rng(seed)
+        subsets = [subsets[i] for i in sorted(rng.choice(len(subsets), limit, replace=False))]
+    out = [SizeClass(r, sum(1 for p in pairs if size[p] >= r)) for r in classes]
+    near = Rate()
+    for subset in subsets:
+        family = {n: {r: runs[r] for r in subset} for n, runs in table.figures.items()}
+        ranking = stats.rank(family, higher_better=table.higher_better, moderate=moderate)
+        for a, b in pairs:
+            verdict = ranking.verdict(a, b)
+            hit = bool(verdict is not None and verdict.significant)
+            for cls in out:
+                if size[(a, b)] >= cls.ratio:
+                    cls.separated.hits += hit
+                    cls.separated.trials += 1
+            if size[(a, b)] < 1 + stats.MIN_EFFECT:
+                near.hits += hit
+                near.trials += 1
+    return out, near
