@@ -29,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mcpbench.analysis.summary import reanalyze
-from mcpbench.analysis.warmup import per_second_cpu, steady_start
+from mcpbench.analysis.warmup import CPU_RULE, CpuRule, per_second_cpu, steady_start
 from mcpbench.results.read import read_resources
 from mcpbench.results.model import CONTEXT_FILE, SAMPLES_FILE
 from mcpbench.results.read import read_samples
@@ -38,6 +38,8 @@ from mcpbench.workload.tools import TOOL_NAMES
 from recorded_runs import ok_measurements
 
 WINDOW_S = 5.0
+# --cpu: the ways of watching the server's CPU replayed side by side (the first is the live rule's)
+CPU_RULES = (CPU_RULE, CpuRule(spans=3), CpuRule(factor=2), CpuRule(spans=3, tolerance=0.1))
 
 
 def per_second(directory: Path) -> tuple[list[int], list[list[float]]]:
@@ -85,12 +87,14 @@ def main() -> None:
         found[server]["recorded"].append((recorded["warmup"]["used_s"], first / reference - 1, first))
         counts, latencies = per_second(directory)
         rules = [(f"{span:g} s spans", replace(QUICK_TIMING, ramp_up_s=ramp, warmup_s=2 * span, steady_span_s=span),
-                  None) for span in spans]
+                  None, CPU_RULE) for span in spans]
         if args.cpu:
             timing = replace(QUICK_TIMING, ramp_up_s=ramp)
-            rules = [("latency", timing, None), ("latency + CPU", timing, server_cpu(directory, len(counts)))]
-        for rule, timing, cpu in rules:
-            decision = steady_start(counts, timing, len(counts) - 3, latencies, cpu)
+            cpu = server_cpu(directory, len(counts))
+            rules = [("latency", timing, None, CPU_RULE)] + [
+                (f"CPU {rule.spans}x{rule.factor * timing.steady_span_s:g} s", timing, cpu, rule) for rule in CPU_RULES]
+        for rule, timing, cpu, cpu_rule in rules:
+            decision = steady_start(counts, timing, len(counts) - 3, latencies, cpu, cpu_rule)
             if decision is None:
                 continue
             begin = ramp + decision.used_s

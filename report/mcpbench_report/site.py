@@ -320,9 +320,15 @@ class SiteBuilder:
 
     # -- parts -----------------------------------------------------------------------------------
     def copy_raw(self) -> None:
+        def ignore(directory: str, names: list[str]) -> set[str]:
+            # temporary files, dot files, and a report site made inside the results directory (bench.sh writes
+            # results/<run>/site): a site is no raw file, and copying it would nest every rebuild in the next
+            skipped = set(shutil.ignore_patterns("*.tmp", ".*")(directory, names))
+            return skipped | {n for n in names if (Path(directory) / n / MARKER).is_file()}
+
         for d in self.cons.dirs:
             target = self.root / "raw" / d.run_id
-            shutil.copytree(d.path, target, ignore=shutil.ignore_patterns("*.tmp", ".*"),
+            shutil.copytree(d.path, target, ignore=ignore,
                             copy_function=shutil.copyfile)  # new modes: results files may be 0600
 
     def downloads(self) -> None:

@@ -65,30 +65,55 @@ def latency_steady(latency_ms: list[list[float]] | None, earlier_start: int, end
         abs(last - before) <= STEADY_LATENCY_TOLERANCE * before
 
 
-def cpu_steady(server_cpu: list[float | None] | None, per_second: list[int], earlier_start: int, end: int,
-               span: int) -> bool:
-    """The server's CPU per successful call over [end - span, end) within STEADY_CPU_TOLERANCE of the span
-    before, or its CPU within STEADY_CPU_FLOOR_PCT of a core (True when no CPU readings are given: callers
-    that do not watch the server's CPU). server_cpu: % of one core per second since the scenario start."""
+@dataclass(frozen=True)
+class CpuRule:
+    """How the warm-up watches the server's CPU: `spans` consecutive spans of `factor` x the steady span each,
+    every neighbouring two within `tolerance` of CPU per call (or `floor_pct` % of a core) of each other."""
+
+    spans: int = 2
+    factor: int = 1
+    tolerance: float = STEADY_CPU_TOLERANCE
+    floor_pct: float = STEADY_CPU_FLOOR_PCT
+
+    def describe(self) -> str:
+        return (f"{self.spans} consecutive spans of {self.factor} x the steady span, each within "
+                f"{self.tolerance:.0%} of CPU per call (or {self.floor_pct:g} % of a core) of the one before")
+
+
+CPU_RULE = CpuRule()
+
+
+def cpu_steady(server_cpu: list[float | None] | None, per_second: list[int], end: int, span: int,
+               rule: CpuRule = CPU_RULE) -> bool:
+    """The server's CPU per successful call steady up to `end` by `rule` (True when no CPU readings are given:
+    callers that do not watch the server's CPU). server_cpu: % of one core per second since the scenario start."""
     if server_cpu is None:
         return True
-    spans = (range(earlier_start, end - span), range(end - span, end))
-    cpu = [[server_cpu[t] if t < len(server_cpu) else None for t in r] for r in spans]
-    if any(v is None for values in cpu for v in values):
+    length = span * rule.factor
+    starts = [end - length * k for k in range(rule.spans, 0, -1)]
+    if starts[0] < 0:
         return False
-    before_cpu, last_cpu = (sum(v) / span for v in cpu)
-    if abs(last_cpu - before_cpu) <= STEADY_CPU_FLOOR_PCT:
-        return True
-    calls = [sum(per_second[r.start:r.stop]) for r in spans]
+    cpu, calls = [], []
+    for start in starts:
+        values = [server_cpu[t] if t < len(server_cpu) else None for t in range(start, start + length)]
+        if any(v is None for v in values):
+            return False
+        cpu.append(sum(values) / length)
+        calls.append(sum(per_second[start:start + length]))
     if not all(calls):
         return False
-    before, last = before_cpu / calls[0], last_cpu / calls[1]
-    return before > 0 and abs(last - before) <= STEADY_CPU_TOLERANCE * before
+    for i in range(1, len(starts)):
+        if abs(cpu[i] - cpu[i - 1]) <= rule.floor_pct:
+            continue
+        before, last = cpu[i - 1] / calls[i - 1], cpu[i] / calls[i]
+        if not (before > 0 and abs(last - before) <= rule.tolerance * before):
+            return False
+    return True
 
 
 def steady_start(per_second: list[int], timing: Timing, complete_s: int,
                  latency_ms: list[list[float]] | None = None,
-                 server_cpu: list[float | None] | None = None) -> WarmupDecision | None:
+                 server_cpu: list[float | None] | None = None, cpu_rule: CpuRule = CPU_RULE) -> WarmupDecision | None:
     """Where the window starts, given successful tool calls per second since the scenario start, their
     latencies per second, the server's CPU per second (% of a core), and the number of seconds known complete;
     None while it is not decided yet."""
@@ -105,7 +130,7 @@ def steady_start(per_second: list[int], timing: Timing, complete_s: int,
         # the cheap throughput test first: the latency medians only where it holds
         if before > 0 and abs(last - before) <= STEADY_TOLERANCE * before \
                 and latency_steady(latency_ms, earlier_start, end, span) \
-                and cpu_steady(server_cpu, per_second, earlier_start, end, span):
+                and cpu_steady(server_cpu, per_second, end, span, cpu_rule):
             return WarmupDecision(end - timing.ramp_up_s, True)
     if complete_s >= cap:
         return WarmupDecision(timing.warmup_cap_s, False)

@@ -37,6 +37,7 @@ class RunConfig:
     stacks_only: bool = False  # --stacks-only: the servers are each stack once (what-if variants left out)
     conformance: bool = False  # --conformance (verify): the official MCP conformance suite too
     registry: str | None = None  # --registry (swarm): images pushed there and deployed by digest
+    prewarm_s: float | None = None  # --prewarm: the closed model this long on the same start before each open-model load
 
     def __post_init__(self) -> None:
         runtimes.check(self.runtime)
@@ -61,6 +62,8 @@ class RunConfig:
         if self.closed_once and (self.equal_fraction is None or self.kind != ClosedLoad.kind):
             raise ValueError("--closed-once keeps the closed model to round 1, where it sizes --equal-load: "
                              "give it with --equal-load")
+        if self.prewarm_s is not None and self.prewarm_s <= 0:
+            raise ValueError("--prewarm takes positive seconds, e.g. 5")
         unknown = set(self.modes) - set(MODES)
         if unknown:
             raise ValueError(f"unknown mode(s) {sorted(unknown)}; choose from {', '.join(MODES)}")
@@ -73,6 +76,11 @@ class RunConfig:
     def levels(self) -> tuple[float, ...]:
         """The levels of the chosen kind: the value of its option (--vus, --rate)."""
         return {"vus": tuple(map(float, self.vus)), "rate": self.rates}[KINDS[self.kind].level_option]
+
+    def prewarm_for(self, load: Load) -> float | None:
+        """--prewarm's seconds before an open-model load over HTTP (an equal load, --rate, --open); none before
+        the closed model, which is its own work."""
+        return self.prewarm_s if load.kind == OpenLoad.kind and MODE_TRANSPORT[load.mode] == "http" else None
 
     def sizes_equal_load(self, load: Load) -> bool:
         """Whether the load only sizes the equal load (--closed-once: an HTTP mode's closed-model load), and is
@@ -108,7 +116,7 @@ class RunConfig:
             "rounds_auto": self.rounds_auto, "time_budget_s": self.time_budget_s,
             "equal_load": self.equal_fraction, "equal_rates": list(self.equal_rates) or None,
             "closed_once": self.closed_once, "stacks_only": self.stacks_only, "conformance": self.conformance,
-            "calibrate": self.calibrate,
+            "calibrate": self.calibrate, "prewarm_s": self.prewarm_s,
             **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
             # the generator each transport used is added by the suite once it chose them (by_transport)
             "load_generator": {"name": self.load_generator, "instances": self.load_instances},

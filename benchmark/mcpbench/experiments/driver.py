@@ -29,7 +29,7 @@ from mcpbench.host import cgroups, paths, ports
 from mcpbench.host.fingerprint import fingerprint, limits_record
 from mcpbench.measure import calibration as calibrate
 from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
-from mcpbench.measure.measurement import Harness, MeasurementFailed, measure
+from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, prewarm
 from mcpbench.results.model import (BUILD_FILE, BUILD_LOG, COUNTS_FILE, ERROR_LOG, IMAGE_FILE, SCHEMA, SERVER_FILE,
                                     SERVER_LOG, SUMMARY_FILE, VERIFY_FILE)
 from mcpbench.results import liveness
@@ -442,7 +442,7 @@ class Driver:
 
     def measure(self, state: ServerState, started: Started, load: Load, round_index: int, position: int,
                 timing: Timing | None = None, out_dir: Path | None = None, probe_processes: bool = False,
-                stop_requested: Callable[[], bool] | None = None) -> dict[str, Any]:
+                stop_requested: Callable[[], bool] | None = None, prewarm_s: float | None = None) -> dict[str, Any]:
         """One measurement of a started server, recorded: summary.json written with who, when and how the
         server started, run.json listing it. A dead server ends its part of the run (ServerFailed); an
         invalid measurement is kept and said (and the infrastructure restarted when it was the cause)."""
@@ -451,8 +451,13 @@ class Driver:
         out_dir = out_dir or started.out_dir
         out_dir.mkdir(parents=True, exist_ok=True)
         harness = self.harnesses[MODE_TRANSPORT[load.mode]]
+        timing = timing or self.config.timing
+        warmed = None
         try:
-            summary = measure(harness, started.server, load, out_dir, timing or self.config.timing, self.limit(load),
+            if prewarm_s and not started.server.stdio_launch:
+                warmed = prewarm(harness, started.server, ClosedLoad(load.mode, load.vus), prewarm_s, out_dir,
+                                 timing.think_time_s)
+            summary = measure(harness, started.server, load, out_dir, timing, self.limit(load),
                               probe_processes=probe_processes, stop_requested=stop_requested)
         except MeasurementFailed as exc:
             raise ServerFailed("load", str(exc)) from exc
@@ -461,7 +466,7 @@ class Driver:
             counts = loadgen.read_counts(out_dir / COUNTS_FILE) or {}
             facts["startup_s"] = counts.get("startup_s")
         summary.update({"server": spec.name, **load.record(), "run": round_index, "round_order": position,
-                        **facts, "schema": SCHEMA})
+                        **facts, "prewarm": warmed, "schema": SCHEMA})
         summary["publishable"], summary["unpublishable_reasons"] = analysis.publishable(summary)
         write_checked(out_dir / SUMMARY_FILE, summary)
         self.record.server(spec.name)["measurements"].append(out_dir.name)
@@ -615,16 +620,17 @@ class ServerRound:
 
     def measure(self, started: Started, load: Load, timing: Timing | None = None, label: str | None = None,
                 probe_processes: bool = False, stop_requested: Callable[[], bool] | None = None,
-                quiet: bool = False) -> dict[str, Any]:
-        """One recorded measurement (in the started server's directory, or <label>-r<round>)."""
+                quiet: bool = False, prewarm_s: float | None = None) -> dict[str, Any]:
+        """One recorded measurement (in the started server's directory, or <label>-r<round>), after `prewarm_s`
+        seconds of the closed model at its VUs when given (measure.prewarm)."""
         out_dir = self.directory(label) if label else started.out_dir
         summary = self.driver.measure(self.state, started, load, self.round, self.position, timing, out_dir,
-                                      probe_processes, stop_requested)
+                                      probe_processes, stop_requested, prewarm_s)
         if summary["status"] == "ok" and not quiet:
             self.driver.print_summary(self.name, out_dir.name, summary)
         return summary
 
-    def measure_load(self, load: Load, timing: Timing | None = None) -> dict[str, Any]:
+    def measure_load(self, load: Load, timing: Timing | None = None, prewarm_s: float | None = None) -> dict[str, Any]:
         """The load on a fresh start of the server, recorded. A measurement the host disturbed (a noisy or
         unstable host: analysis.HOST_FLAGS, nothing the server did) is set aside — kept as <dir>.disturbed,
         marked `repeated` — and measured once more on another fresh start, so one slow spell of a shared
@@ -634,12 +640,12 @@ class ServerRound:
             return kept
         transport = MODE_TRANSPORT[load.mode]
         with self.started(load.label, transport) as started:
-            summary = self.measure(started, load, timing)
+            summary = self.measure(started, load, timing, prewarm_s=prewarm_s)
         if not analysis.host_disturbed(summary):
             return summary
         self.driver.set_aside(self.state, self.directory(load.label), summary)
         with self.started(load.label, transport) as started:
-            return self.measure(started, load, timing)
+            return self.measure(started, load, timing, prewarm_s=prewarm_s)
 
     def best_closed_rate(self, mode: str) -> float | None:
         """Round 1's highest closed-model rate in the mode (what open-model fractions are taken of)."""

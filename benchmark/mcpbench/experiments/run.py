@@ -89,6 +89,10 @@ class RunExperiment(Experiment):
                       ("--closed-once/--closed-every-round",)),
                Option("equal_rate", Optional[str], None, "Equal load too, at these offered rates (tool calls/s, "
                       "e.g. 100,300): a server that cannot keep up is shown with the rate it reached."),
+               Option("prewarm", Optional[float], None, "Seconds of the closed model at the load's VUs on the same "
+                      "start before each open-model load (an equal load, --rate, --open), nothing of it kept but its "
+                      "rate: a JIT compiles with work, not with time (at a low equal rate a JVM still compiles a "
+                      "minute in). The measured load's warm-up follows and waits for the server's CPU to settle."),
                Option("resume", Optional[Path], None, "Continue this interrupted or abandoned run directory with the "
                       "options it was started with: finished measurements are kept, the rounds keep their order "
                       "(experiments/resume.py)."))
@@ -122,7 +126,8 @@ class RunExperiment(Experiment):
             equal_fraction=values.get("equal_load"), equal_rates=csv(values.get("equal_rate"), float, "--equal-rate"),
             closed_once=values.get("closed_once", False), stacks_only=values.get("stacks_only", False),
             build=not values["no_build"], calibrate=not values.get("no_calibrate"),
-            load_generator=values["load_generator"], load_instances=values["load_instances"])
+            load_generator=values["load_generator"], load_instances=values["load_instances"],
+            prewarm_s=values.get("prewarm"))
         if values.get("time_budget") and not auto:
             raise ValueError("--time-budget caps --rounds auto: give it with --rounds auto")
         self.stopping = StoppingRule(self.headline(config), config.runs, config.time_budget_s) if auto else None
@@ -152,7 +157,7 @@ class RunExperiment(Experiment):
         return more
 
     def _measure(self, server, load, timing: Timing | None = None) -> None:
-        summary = server.measure_load(load, timing)
+        summary = server.measure_load(load, timing, prewarm_s=self.config.prewarm_s and self.config.prewarm_for(load))
         if self.stopping is not None:
             self.stopping.note(server.name, load.label, server.round, summary)
 

@@ -6,6 +6,7 @@ harness's own limits."""
 
 from __future__ import annotations
 
+import shutil
 import time
 
 from collections.abc import Callable
@@ -32,7 +33,8 @@ from mcpbench.host.resources import Sampler, UsageReader, rebase
 from mcpbench.host.process_probe import ProcessProbe
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
-from mcpbench.scenarios import Load
+from mcpbench.scenarios import Load, in_window
+from mcpbench.workload.tools import TOOL_NAMES
 from mcpbench.measure.bench import Bench
 from mcpbench.analysis.warmup import WarmupDecision, per_second_cpu, steady_start
 from mcpbench.results.model import CONTEXT_FILE, PROCESSES_FILE, RESOURCES_FILE
@@ -66,6 +68,35 @@ class Harness:
     @property
     def host(self) -> HostView:
         return self.bench.host
+
+
+PREWARM_DIR = ".prewarm"   # the pre-warm load's own files, removed once it ends
+
+
+def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float, out_dir: Path,
+            think_time_s: float) -> dict[str, Any]:
+    """Work before a measurement, on the same start: `load` (the closed model) for `seconds` after a 1 s ramp,
+    nothing of it kept but the rate it reached (summary `prewarm`). A JIT compiles with work, not with time: at
+    an equal load of 153 calls/s the JVMs' CPU per call was still falling a minute in (docs/first-run-profile.md);
+    at their own saturation the same invocations take seconds. The measured load's own warm-up follows, and it
+    waits for the server's CPU to settle."""
+    timing = Timing(ramp_up_s=1, warmup_s=0, duration_s=seconds, ramp_down_s=0, warmup_cap_s=None,
+                    think_time_s=think_time_s)
+    scratch = out_dir / PREWARM_DIR
+    scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        with harness.console.status(f"  pre-warm: {load.label} for {seconds:g} s"):
+            result = harness.generator.run(target.url, load, timing, scratch, checks=False,
+                                           on_tick=lambda elapsed, live: Tick.GO_ON if target.alive() else Tick.ABORT)
+    except LoadError as exc:
+        raise MeasurementFailed(f"its pre-warm load failed: {exc}") from exc
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if not target.alive() or result.target_died:
+        raise MeasurementFailed("the server exited during its pre-warm load:\n" + target.log_tail())
+    window = in_window(result.samples, timing.window)
+    calls = window[(window["ok"] == 1) & (window["tool"].isin(TOOL_NAMES))]
+    return {"seconds": seconds, "vus": int(load.vus), "calls_per_s": round(len(calls) / seconds, 1)}
 
 
 def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, timing: Timing,

@@ -187,6 +187,8 @@ class Config(Closed, Pacing):
                                                 "model (`--equal-rate`)", None)
     closed_once: bool = described("`--closed-once`: the closed model measured in round 1 only, where it sized the equal "
                                   "load; later rounds measured the equal load alone", False)
+    prewarm_s: float | None = described("`--prewarm`: the closed model this many seconds on the same start before "
+                                         "each open-model load (summary `prewarm`; null: none)", None)
     options: dict[str, Any] | None = described("the experiment's option values as given (what `--resume` runs "
                                                "again; null before 2026-11-26)", None)
     stacks_only: bool = described("`--stacks-only`: without server names, each stack once (the what-if variants "
@@ -601,6 +603,15 @@ class MeasuredLoad(Closed):
     rate: float | None = described("open model: offered tool calls/s")
 
 
+class Prewarm(Closed):
+    """`run --prewarm S`: the closed model at the load's VUs for S seconds on the same start, before the measured
+    load, nothing of it recorded but its rate (a JIT compiles with work, not with time)."""
+
+    seconds: float = described("how long the pre-warm load was held")
+    vus: int = described("its VUs (closed model)")
+    calls_per_s: float = described("the successful tool calls per second it reached")
+
+
 class Summary(MeasuredLoad, ServerStart):
     schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
     server: str = described("the server (`calibrate` for the harness's calibration)")
@@ -628,6 +639,8 @@ class Summary(MeasuredLoad, ServerStart):
     publishable: bool | None = described("ok, every check passed, no flag (null: schema 1, not assessed)")
     unpublishable_reasons: list[str] = described("every cause")
     seed_s: float | None = described("Redis re-seed before the measurement", None)
+    prewarm: Prewarm | None = described("work the server was given on the same start before this load (null: none)",
+                                        None)
     repeated: str | None = described("set aside: the host disturbed it (noisy-host, unstable-host), so it was "
                                      "measured again on a fresh start in the directory named here; the report "
                                      "does not use it", None)

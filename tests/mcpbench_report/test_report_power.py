@@ -1,0 +1,56 @@
+"""The ranking's test on recorded rounds (tests/fixtures/recorded/README.md): its power on a real first run, and
+its false separations of identical servers (A/A) in replays of a real six-round run — the figures
+docs/statistics.md gives, at fewer replays."""
+
+from __future__ import annotations
+
+import json
+import math
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from mcpbench_report import stats, validation
+
+RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "recorded"
+FIRST_RUN = RECORDED / "first-run-20261127-cpu.json"     # scripts/bench.sh's profile, 19 stacks x 3 rounds
+
+
+def _table(path: Path) -> validation.Table:
+    return validation.Table.from_record(json.loads(path.read_text()))
+
+
+def _separated_by_size(table: validation.Table, moderate: bool) -> dict[float, tuple[int, int]]:
+    ranking = stats.rank(table.figures, higher_better=table.higher_better, moderate=moderate)
+    logs = {n: sum(math.log(v) for v in runs.values()) / len(runs) for n, runs in table.figures.items()}
+    out = {}
+    for size in (1.3, 2.0):
+        pairs = [(a, b) for a, b in combinations(sorted(table.figures), 2) if abs(logs[a] - logs[b]) >= math.log(size)]
+        out[size] = (sum(ranking.verdict(a, b).significant for a, b in pairs), len(pairs))
+    return out
+
+
+def test_the_first_run_separates_what_differs():
+    """The fresh clone's first run (19 stacks, 3 rounds at 153 calls/s): the plain paired t-test with Holm over 171
+    pairs separated 2 of the 79 pairs 2x apart; the moderated test separates most of them, and the leader
+    question names at most three servers."""
+    table = _table(FIRST_RUN)
+    assert len(table.figures) == 19 and len(table.rounds) == 3
+    moderated = _separated_by_size(table, moderate=True)
+    plain = _separated_by_size(table, moderate=False)
+    hits, pairs = moderated[2.0]
+    assert pairs == 79 and hits / pairs >= 0.70
+    hits, pairs = moderated[1.3]
+    assert hits / pairs >= 0.40
+    assert plain[2.0][0] <= 0.05 * plain[2.0][1]
+    best = stats.leader_tests(stats.rank(table.figures, higher_better=False))
+    assert best.leader == "rust" and len(best.tie) <= 3
+
+
+def test_no_interval_of_the_first_run_is_negative():
+    ranking = stats.rank(_table(FIRST_RUN).figures, higher_better=False)
+    for interval in ranking.intervals.values():
+        assert 0 < interval.low < interval.mean < interval.high
+    for verdict in ranking.pairs.values():
+        assert 0 < verdict.ratio_low < verdict.ratio_high
