@@ -496,17 +496,16 @@ class Changes:
     family: int
 
 
-def _centred(side: Mapping[str, Mapping], common: Sequence[str]) -> dict[str, dict]:
-    """Each server's log figure per round minus the median log figure of the `common` servers in that round
-    (rounds with fewer than MIN_CENTRE_SERVERS of them keep no figure)."""
-    logs = {n: moderated._logs(runs) for n, runs in side.items()}
+def _round_centres(logs: Mapping[str, Mapping[Hashable, float]], common: Sequence[str]) -> dict[Hashable, float]:
+    """Each round's median log figure over the `common` servers it has (rounds with fewer than
+    MIN_CENTRE_SERVERS of them have none)."""
     rounds = {k for n in common for k in logs.get(n, {})}
-    centre = {}
+    out = {}
     for k in rounds:
         values = [logs[n][k] for n in common if k in logs.get(n, {})]
         if len(values) >= MIN_CENTRE_SERVERS:
-            centre[k] = float(np.median(values))
-    return {n: {k: v - centre[k] for k, v in runs.items() if k in centre} for n, runs in logs.items()}
+            out[k] = float(np.median(values))
+    return out
 
 
 def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, exclude_from_centre: Sequence[str] = (),
@@ -516,20 +515,19 @@ def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, excl
     relative)` may return why a server's change is not tested (a harness-limited throughput whose direction
     proves nothing): it then leaves the family."""
     names = [n for n in new if n in old]
-    common = [n for n in names if n not in exclude_from_centre
-              and _count(old[n]) and _count(new[n])]
+    logs_old = {n: moderated.log_figures(old[n]) for n in names}
+    logs_new = {n: moderated.log_figures(new[n]) for n in names}
+    common = [n for n in names if n not in exclude_from_centre and logs_old[n] and logs_new[n]]
     centred = len(common) >= MIN_CENTRE_SERVERS
+    shift = None
     if centred:
-        lo, ln = _centred(old, common), _centred(new, common)
-        shift_old = [float(np.median([moderated._logs(old[n])[k] for n in common if k in moderated._logs(old[n])]))
-                     for k in {k for n in common for k in moderated._logs(old[n])}]
-        shift_new = [float(np.median([moderated._logs(new[n])[k] for n in common if k in moderated._logs(new[n])]))
-                     for k in {k for n in common for k in moderated._logs(new[n])}]
-        shift = math.exp(float(np.mean(shift_new)) - float(np.mean(shift_old)))
+        c_old, c_new = _round_centres(logs_old, common), _round_centres(logs_new, common)
+        # what every common server shared: NEW's mean round centre over OLD's
+        shift = math.exp(float(np.mean(list(c_new.values()))) - float(np.mean(list(c_old.values()))))
+        lo = {n: {k: v - c_old[k] for k, v in logs_old[n].items() if k in c_old} for n in names}
+        ln = {n: {k: v - c_new[k] for k, v in logs_new[n].items() if k in c_new} for n in names}
     else:
-        lo = {n: moderated._logs(old[n]) for n in names}
-        ln = {n: moderated._logs(new[n]) for n in names}
-        shift = None
+        lo, ln = logs_old, logs_new
     own = {}
     for n in names:
         a, b = list(lo.get(n, {}).values()), list(ln.get(n, {}).values())
@@ -548,7 +546,7 @@ def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, excl
         post = prior.posterior(s2, df)
         stat = moderated.PairStat("OLD", "NEW", 0, float(np.mean(b) - np.mean(a)), s2,
                                   post * (1 / len(a) + 1 / len(b)), min(df + prior.df, cap), False)
-        old_figure = math.exp(float(np.mean(list(moderated._logs(old[n]).values()))))
+        old_figure = math.exp(float(np.mean(list(logs_old[n].values()))))
         verdict = replace(_verdict(stat, old_figure, ""), n=min(len(a), len(b)),
                           method=f"moderated two-sample t on {'centred ' if centred else ''}logs, {len(a)} vs "
                                  f"{len(b)} runs, {stat.df:.1f} df")

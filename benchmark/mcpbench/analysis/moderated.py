@@ -146,7 +146,8 @@ class PairStat:
         return math.exp(self.mean - q), math.exp(self.mean + q)
 
 
-def _logs(runs: Mapping[Hashable, float | None]) -> dict[Hashable, float]:
+def log_figures(runs: Mapping[Hashable, float | None]) -> dict[Hashable, float]:
+    """The positive figures of one item, by round, on the log scale."""
     return {k: math.log(v) for k, v in runs.items() if v is not None and v > 0}
 
 
@@ -174,11 +175,11 @@ class Spread:
 def spreads(items: Mapping[str, Mapping[Hashable, float | None]]) -> dict[str, Spread]:
     """Each item's geometric mean and moderated spread over its rounds, one prior over the items (their
     variances over rounds: a noisy item keeps its noise where the items disagree)."""
-    logs = {name: list(_logs(runs).values()) for name, runs in items.items()}
+    logs = {name: list(log_figures(runs).values()) for name, runs in items.items()}
     own = {name: (float(np.var(v, ddof=1)) if len(v) >= 2 else math.nan, len(v) - 1) for name, v in logs.items()}
     prior = fit_prior([s2 for s2, _ in own.values() if math.isfinite(s2)],
                       [d for s2, d in own.values() if math.isfinite(s2)])
-    rounds = {k for runs in items.values() for k in _logs(runs)}
+    rounds = {k for runs in items.values() for k in log_figures(runs)}
     cap = table_df(sum(len(v) for v in logs.values()), len(items), len(rounds)) + (len(rounds) - 1)
     out = {}
     for name, values in logs.items():
@@ -209,7 +210,7 @@ def pair_tests(items: Mapping[str, Mapping[Hashable, float | None]], pairs: Sequ
     with at least `min_shared` rounds each (unpaired: log Welch with each side's moderated spread); pairs with
     neither are left out. The prior is fitted to the paired pairs' own variances (moderate=False: none, each
     pair an ordinary paired t-test — what the report did before, kept to measure the difference)."""
-    logs = {name: _logs(runs) for name, runs in items.items()}
+    logs = {name: log_figures(runs) for name, runs in items.items()}
     own: dict[tuple[str, str], tuple[int, float, float]] = {}
     for a, b in pairs:
         shared = [k for k in logs[a] if k in logs[b]]
