@@ -2,7 +2,8 @@
 # One command from a fresh machine to a ranking: install what is missing, build every server, run the
 # suite, then print the ranking and write the report site.
 #   scripts/bench.sh                 first-run profile: each stack once (--stacks-only: the what-if variants of
-#                                    `mcpbench list` left out), 3 interleaved rounds (so every pair can be tested)
+#                                    `mcpbench list` left out) and rust's A/A twin, 3 interleaved rounds (so every
+#                                    pair can be tested)
 #                                    of an equal load (70 % of the slowest server's round-1 rate at 50 VUs, offered
 #                                    to every server), round 1 also at 50 VUs (closed model, fixed 10 s warm-up: it
 #                                    sizes the equal load),
@@ -19,8 +20,10 @@ cd "$(dirname "$0")/.."
 # each stack is measured once: the v2-parity worker counts and the end-of-life Node.js answer "what if", not
 # "which stack" (name them, or pass --full, to measure them). docs/first-run-profile.md gives its wall time and
 # what the short windows and three rounds cost, measured.
-profile=(--quick --rounds 3 --duration 5 --equal-load 0.7 --closed-once --stacks-only)
-if [ "${1:-}" = "--full" ]; then profile=(--rounds auto --equal-load 0.7); shift; fi
+# --twin rust measures rust twice in every round (rust and rust-twin): the report's A/A self-check, which its
+# statistics must never separate (issue 34; docs/statistics.md).
+profile=(--quick --rounds 3 --duration 5 --equal-load 0.7 --closed-once --stacks-only --twin rust)
+if [ "${1:-}" = "--full" ]; then profile=(--rounds auto --equal-load 0.7 --twin rust); shift; fi
 scripts/setup.sh
 results=results
 marker=$(mktemp)

@@ -347,7 +347,8 @@ def _oriented(pairs: Mapping[tuple[str, str], Verdict], a: str, b: str) -> Verdi
     flip = lambda x: None if x is None else 1.0 / x  # noqa: E731
     relative = None if v.relative is None else 1.0 / (1.0 + v.relative) - 1.0
     return replace(v, relative=relative, diff=None if v.diff is None else -v.diff,
-                   ratio_low=flip(v.ratio_high), ratio_high=flip(v.ratio_low), stat=None)
+                   ratio_low=flip(v.ratio_high), ratio_high=flip(v.ratio_low),
+                   stat=v.stat.flipped() if v.stat is not None else None)
 
 
 def _count(runs: Mapping) -> int:

@@ -153,6 +153,27 @@ def test_a_what_if_twin_is_the_server_with_one_setting_over_its_environment(tmp_
         what_if_twins(select(discover(tmp_path), ["node"]), discover(tmp_path), "x:X=1")
 
 
+def test_an_aa_twin_is_the_server_again_under_a_second_name(tmp_path: Path) -> None:
+    """--twin SERVER: SERVER-twin right after SERVER, with a setting no server reads (results.model.TWIN_WHAT_IF);
+    a known server that is not measured gets none (bench.sh's --twin rust with other servers named), an unknown
+    name is an error."""
+    import pytest
+
+    from mcpbench.catalog.selection import SelectionError, aa_twins, select
+    from mcpbench.results.model import TWIN_WHAT_IF
+
+    write(tmp_path, "nodejs", VALID)
+    discovery = discover(tmp_path)
+    chosen, left_out = aa_twins(select(discovery, ["nodejs", "bun"]), discovery, ["bun"])
+    assert [s.name for s in chosen] == ["nodejs", "bun", "bun-twin"] and left_out == []
+    twin = chosen[2]
+    assert (twin.variant_of, twin.what_if) == ("bun", TWIN_WHAT_IF) and twin.run_command == chosen[1].run_command
+    assert twin.info.display_name == "Bun · TS SDK (A/A twin)"
+    assert aa_twins(select(discovery, ["nodejs"]), discovery, ["bun"]) == ([chosen[0]], ["bun"])
+    with pytest.raises(SelectionError, match="no server named 'rust'"):
+        aa_twins(chosen, discovery, ["rust"])
+
+
 def test_the_readme_lists_every_server() -> None:
     """README's lineup table names every discovered server: a new directory shows up there or fails here."""
     root = Path(__file__).resolve().parents[2]

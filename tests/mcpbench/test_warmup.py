@@ -121,8 +121,9 @@ def test_the_quick_profile_compares_5_s_spans_so_a_flat_server_is_warm_after_10_
 def test_a_jit_still_compiling_at_a_steady_rate_and_latency_is_not_warm_until_its_cpu_settles() -> None:
     """Quarkus at the equal load (recorded 2026-11-27, quarkus session-equal0.7-r2, % of a core per second): the
     rate is the offered one and the latency steady from 10 s on, while the compiler still spends CPU; the rule
-    that watches the server's CPU waits until two 5 s spans of CPU per call agree."""
-    from mcpbench.analysis.warmup import cpu_steady
+    that watches the server's CPU waits until two 5 s spans of CPU per call agree — later than the latency rule,
+    though a burst can still make two spans agree early (docs/first-run-profile.md measures what is left)."""
+    from mcpbench.analysis.warmup import CpuRule, cpu_steady
 
     cpu = [88, 99, 88, 86, 67, 77, 45, 46, 31, 35, 22, 32, 27, 24, 59, 42, 53, 24, 48, 20, 22, 14, 12, 12, 9, 15,
            13, 12, 11, 13, 12, 12, 13, 11, 12, 12]
@@ -131,10 +132,10 @@ def test_a_jit_still_compiling_at_a_steady_rate_and_latency_is_not_warm_until_it
     timing = Timing(ramp_up_s=1, warmup_s=10, duration_s=5, ramp_down_s=2, warmup_cap_s=60, steady_span_s=5)
     without = steady_start(per_second, timing, len(cpu), latency)
     with_cpu = steady_start(per_second, timing, len(cpu), latency, [float(c) for c in cpu])
+    three = steady_start(per_second, timing, len(cpu), latency, [float(c) for c in cpu], CpuRule(spans=3))
     assert without is not None and without.used_s == 10           # the latency rule: the minimum
-    assert with_cpu is not None and with_cpu.steady and with_cpu.used_s >= 26
-    window = cpu[1 + int(with_cpu.used_s):1 + int(with_cpu.used_s) + 5]
-    assert max(window) <= 15                                     # the window sees the settled server
+    assert with_cpu is not None and with_cpu.steady and with_cpu.used_s == 15   # [6, 11) and [11, 16) agree
+    assert three is not None and three.used_s >= 20                # three spans: past the burst at 15-19 s
     # a server using a few % of a core moves by more than 15 % from noise alone: the 2 %-of-a-core floor
     assert cpu_steady([5.0] * 5 + [6.5] * 5, [150] * 10, 10, 5)
     assert not cpu_steady([40.0] * 5 + [21.0] * 5, [150] * 10, 10, 5)

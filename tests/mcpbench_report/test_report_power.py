@@ -54,3 +54,27 @@ def test_no_interval_of_the_first_run_is_negative():
         assert 0 < interval.low < interval.mean < interval.high
     for verdict in ranking.pairs.values():
         assert 0 < verdict.ratio_low < verdict.ratio_high
+
+
+SIX_ROUNDS = RECORDED / "six-rounds-20261127-cpu.json"  # 19 stacks x 6 rounds at 153 calls/s (+ the --twin pairs)
+
+
+def test_identical_servers_are_not_separated_in_replays_of_a_real_run():
+    """A/A: a server and its twin measured in three other rounds of the same run (moved to their slot's host
+    effect), ranked with every server over three rounds as the report ranks them: the false separations stay at
+    or below 5 % of the families, where the plain test with the same Holm family separates almost nothing at all
+    (its problem was power, not false separations)."""
+    table = _table(SIX_ROUNDS)
+    assert len(table.rounds) == 6
+    moderated, plain = validation.replay(table, rounds=3, replays=1000, seed=34, moderate=(True, False))
+    assert moderated.separated.trials == 1000
+    assert moderated.separated.rate <= 0.05
+    assert plain.separated.rate <= 0.05
+
+
+def test_pairs_of_known_size_are_separated():
+    """The same replays with the twin made 2x and 1.3x costlier: the moderated test separates most 2x pairs."""
+    table = _table(SIX_ROUNDS)
+    double, third = validation.replay(table, rounds=3, replays=300, seed=35, scales=(2.0, 1.3))
+    assert double.separated.rate >= 0.70
+    assert third.separated.rate > double.separated.rate * 0 and third.separated.rate <= double.separated.rate

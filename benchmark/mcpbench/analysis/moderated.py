@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import special
@@ -121,6 +121,10 @@ class PairStat:
     @property
     def ratio(self) -> float:
         return math.exp(self.mean)
+
+    def flipped(self) -> "PairStat":
+        """The same test as a against b."""
+        return replace(self, a=self.b, b=self.a, mean=-self.mean)
 
     @property
     def se(self) -> float:

@@ -64,16 +64,21 @@ def what_if_twins(chosen: list[ServerSpec], discovery: Discovery, what_if: str) 
     return out
 
 
-def aa_twins(chosen: list[ServerSpec], discovery: Discovery, names: list[str]) -> list[ServerSpec]:
+def aa_twins(chosen: list[ServerSpec], discovery: Discovery, names: list[str]) -> tuple[list[ServerSpec], list[str]]:
     """`--twin SERVER`: the named servers' A/A twins NAME-twin (results.model.TWIN_WHAT_IF, a setting no server
     reads), each right after its original: the same server measured twice in every round, which the report
-    must never separate (a self-check of the run and of its statistics)."""
+    must never separate (a self-check of the run and of its statistics). Returns the servers and the names
+    left without a twin because they are not measured (scripts/bench.sh asks for rust's twin whatever the
+    servers named): an unknown name is an error, a known one not chosen is said and left out."""
     taken = set(discovery.by_name())
     by_name = {spec.name: spec for spec in chosen}
-    out = list(chosen)
+    out, left_out = list(chosen), []
     for name in names:
         if name not in by_name:
-            raise SelectionError(f"--twin {name}: {name} is not among the servers measured")
+            if name not in taken:
+                raise SelectionError(f"--twin {name}: no server named '{name}'")
+            left_out.append(name)
+            continue
         twin = _twin(by_name[name], taken, TWIN_SUFFIX, TWIN_KEY, TWIN_VALUE, "A/A twin", f"--twin {name}")
         out.insert(out.index(by_name[name]) + 1, twin)
-    return out
+    return out, left_out

@@ -89,7 +89,10 @@ def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only:
         if what_if is not None:
             chosen = what_if_twins(chosen, discovery, what_if)
         if twins:
-            chosen = aa_twins(chosen, discovery, twins)
+            chosen, no_twin = aa_twins(chosen, discovery, twins)
+            if no_twin:
+                console.print(f"--twin: {', '.join(no_twin)} not measured in this run, so no A/A twin of "
+                              f"{'it' if len(no_twin) == 1 else 'them'}")
     except SelectionError as exc:
         raise fail(str(exc)) from exc
     chosen_names = {spec.name for spec in chosen}
