@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import stats
-from .compare import Figure, direction, figures_for, test_figure
+from .changes import Figure, direction, figures_for, test_figure
 from .consolidate import MANIFEST_FINGERPRINT, Consolidated, consolidate, fingerprint_differences
 from .load import LoadKey, ResultsDir
 

@@ -42,8 +42,9 @@ def test_signatures_are_as_agreed():
     assert report.parameters["slo_p99_ms"].default == 100.0
     assert report.parameters["allow_mixed"].default is False
     cmp = inspect.signature(commands.compare)
-    assert list(cmp.parameters) == ["old", "new", "html", "allow_mixed", "min_effect", "fail_on_regression", "wide"]
-    assert cmp.parameters["min_effect"].default == 0.03 and cmp.parameters["fail_on_regression"].default is False
+    assert list(cmp.parameters) == ["old", "new", "html", "allow_mixed", "min_effect", "absolute", "fail_on_regression",
+                                    "wide"]
+    assert cmp.parameters["min_effect"].default == 0.05 and cmp.parameters["fail_on_regression"].default is False
     assert cmp.parameters["html"].default is None
     assert commands.report.__doc__ and commands.compare.__doc__
 
