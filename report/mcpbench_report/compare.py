@@ -192,14 +192,14 @@ def _comparison_table(title: str, changes: list, wide: bool) -> Table:
     if wide:
         table = Table(title=title, title_justify="left")
         for col, justify in (("server", "left"), ("load", "left"), ("figure", "left"), ("old → new", "right"),
-                             ("Δ", "right"), ("sig.", "left"), ("p99 ms (all calls) old → new", "right"),
-                             ("Δ ", "right"), ("sig. ", "left"), ("verdict", "left")):
+                             ("Δ tested", "right"), ("sig.", "left"), ("p99 ms (all calls) old → new", "right"),
+                             ("Δ tested ", "right"), ("sig. ", "left"), ("verdict", "left")):
             table.add_column(col, justify=justify)
         for c in changes:
             head, p = c.headline, c.p99
             figure = c.figures[0]
             table.add_row(
-                c.display_name + ("\n" + "; ".join(c.versions) if c.versions else ""), c.key.label, figure.label,
+                c.display_name, c.key.label, figure.label,
                 f"{_figure_text(c, c.old, figure)} → {_figure_text(c, c.new, figure)}", _pct(head.relative), _sig(head),
                 f"{_ms(c.old['latency_all_p99_ms'])} → {_ms(c.new['latency_all_p99_ms'])}", _pct(p.relative), _sig(p),
                 Text(c.verdict, style=_style(c.verdict)))
@@ -217,8 +217,9 @@ def _comparison_table(title: str, changes: list, wide: bool) -> Table:
         # the directory name: display names cut to 16 characters are ambiguous ("Java · Spring B…" is three)
         table.add_row(c.server, c.key.label, short + _pct(head.relative) + mark(head), _pct(p.relative) + mark(p),
                       Text(c.verdict, style=_style(c.verdict)))
-    table.caption = ("Δ figure: calls/s, or CPU ms per call (CPU) at an equal load · *: significant after Holm · "
-                     "--wide: the figures, ratios and p-values")
+    table.caption = ("Δ: the change tested (centred on the round's median server where 3 or more are in both) of "
+                     "calls/s, or of CPU ms per call (CPU) at an equal load · *: significant after Holm · --wide: the "
+                     "figures, ratios and p-values")
     table.caption_justify = "left"
     return table
 
@@ -243,6 +244,9 @@ def print_comparison(cmp: Comparison, console: Console | None = None, wide: bool
         console.print(f"[yellow]{server} ({key.label}) is in OLD only: {why}[/yellow]")
     for server, key in cmp.only_new:
         console.print(f"{server} ({key.label}) is new in NEW")
+    for c in cmp.changes:
+        if c.versions:
+            console.print(f"{c.server} ({c.key.label}): {'; '.join(c.versions)}", highlight=False)
     for line in cmp.rate_notes + shift_lines(cmp):
         console.print(line, highlight=False)
     if cmp.differences:

@@ -28,7 +28,7 @@ def test_the_ranking_fits_80_columns_one_line_per_server() -> None:
     lines = _render(lambda c: c.print(ranking_table("Ranking", rows, wide=False)), 80)
     assert max(len(line) for line in lines) <= 80, "\n".join(lines)
     header = next(line for line in lines if "server" in line)
-    for column in ("#", "calls/s ±95 %", "p99 ms", "CPU ms/call", "note"):
+    for column in ("#", "calls/s ×/÷95 %", "p99 ms", "CPU ms/call", "note"):
         assert column in header
     for row in rows:  # one line each, named by its directory (unique and short, never cut), figure and note on it
         (line,) = [line for line in lines if row["server"] in line.split()]
@@ -41,14 +41,14 @@ def test_a_wide_ranking_shows_every_column() -> None:
     cons = consolidate(load.load([ROUNDS]))
     lines = _render(lambda c: c.print(ranking_table("Ranking", cons.rows[cons.headline], wide=True)), 200)
     header = " ".join(lines[:4])
-    for column in ("runs", "95 % CI", "errors", "flags"):
+    for column in ("runs", "95 % interval", "errors", "flags"):
         assert column in header
 
 
 def test_the_comparison_fits_80_columns() -> None:
     cmp = compare_results(load.load([ROUNDS]), load.load([HALF_CPU]), allow_mixed=True)
     lines = _render(lambda c: print_comparison(cmp, c), 80)
-    table = lines[:lines.index(next(line for line in lines if line.startswith("*: significant")))]
+    table = lines[:lines.index(next(line for line in lines if line.startswith("Δ: the change tested")))]
     assert max(len(line) for line in table) <= 80, "\n".join(table)
     for change in cmp.changes:  # one line each, with its verdict whole
         (line,) = [line for line in table if change.server in line.split() and change.key.label[:10] in line]
