@@ -28,7 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import stats
-from .changes import (CPU, IMPROVEMENT, NOT_TESTED, P99, REGRESSION, THROUGHPUT, UNCHANGED, Figure, direction,
+from .changes import (CPU, IMPROVEMENT, NOT_TESTED, REGRESSION, THROUGHPUT, UNCHANGED, Figure, direction,
                       figures_for, test_figure)
 from .consolidate import MANIFEST_FINGERPRINT, Consolidated, MixedResultsError, consolidate, fingerprint_differences
 from .load import LoadKey, ResultsDir
