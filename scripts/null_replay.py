@@ -1,8 +1,9 @@
 """The report's tests, checked both ways on recorded rounds (issue 34; mcpbench_report/validation.py):
 
-    .venv/bin/python scripts/null_replay.py extract RESULTS [--metric cpu_ms_per_call] [-o table.json]
+    .venv/bin/python scripts/null_replay.py extract RESULTS [--metric cpu_ms_per_call] [--flagged] [-o table.json]
         One ranking's per-round figures, through the report's own consolidation: at the equal load (CPU ms per
-        call, p99_all, mem_peak_mb) or the headline load (tool_calls_per_s). --twin copies are left out.
+        call, p99_all, mem_peak_mb) or the headline load (tool_calls_per_s). --twin copies are left out; the
+        ranked rows only, unless --flagged.
 
     .venv/bin/python scripts/null_replay.py null TABLE|RESULTS [--rounds 3] [--replays 1000] [--scales 1,1.1,1.3,2]
         A/A replays: a server and its twin measured in other rounds of the same run (moved to the slot's host
@@ -29,15 +30,17 @@ from mcpbench_report.load import load
 METRICS = {"cpu_ms_per_call": False, "p99_all": False, "mem_peak_mb": False, "tool_calls_per_s": True}
 
 
-def extract(path: Path, metric: str) -> validation.Table:
+def extract(path: Path, metric: str, flagged: bool = False) -> validation.Table:
     cons = consolidate(load([path]))
     key = cons.headline if metric == "tool_calls_per_s" else cons.equal_headline
     if key is None:
         raise SystemExit(f"{path}: no equal load to take {metric} from")
     section = "section" if metric == "tool_calls_per_s" else "efficiency_section"
-    names = [r["server"] for r in cons.rows[key] if r[section] == "ranked" and r["server"] not in cons.twins]
+    names = [r["server"] for r in cons.rows[key]
+             if (flagged or r[section] == "ranked") and r["server"] not in cons.twins]
     figures = {n: {rnd: v for (_, rnd), v in cons.groups[(n, key)].by_round(metric).items() if v} for n in names}
-    return validation.Table(figures, METRICS[metric], f"{cons.dirs[0].run_id} {key.label} {metric}").complete()
+    rows = "every row, flagged measurements included" if flagged else "the ranked rows"
+    return validation.Table(figures, METRICS[metric], f"{cons.dirs[0].run_id} {key.label} {metric}, {rows}").complete()
 
 
 def table_of(path: Path, metric: str) -> validation.Table:
@@ -53,6 +56,8 @@ def main(argv: list[str] | None = None) -> None:
     ex.add_argument("results", type=Path)
     ex.add_argument("--metric", default="cpu_ms_per_call", choices=sorted(METRICS))
     ex.add_argument("-o", "--out", type=Path)
+    ex.add_argument("--flagged", action="store_true",
+                    help="rows that are not publishable too (a flagged measurement's figure as it was measured)")
     nu = sub.add_parser("null")
     nu.add_argument("table", type=Path)
     nu.add_argument("--metric", default="cpu_ms_per_call", choices=sorted(METRICS))
@@ -68,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     if args.command == "extract":
-        table = extract(args.results, args.metric)
+        table = extract(args.results, args.metric, args.flagged)
         text = json.dumps(table.record(), indent=1) + "\n"
         (args.out.write_text(text) if args.out else sys.stdout.write(text))
         print(f"{len(table.figures)} servers x {len(table.rounds)} rounds: {table.source}", file=sys.stderr)
