@@ -733,39 +733,88 @@ class Consolidated:
 
     def self_checks(self) -> list[SelfCheck]:
         """Each twin against its original in every ranking of the loads both were measured at: the run's A/A
-        check of itself and of the statistics (a separated twin is a false separation)."""
+        check of itself and of the statistics (a separated twin is a false separation). Where the published
+        rankings leave the twin or its original out (a flagged measurement, a server that fell behind), the check
+        is made on every server measured at that load instead (flags included, the load's lead figure), and says
+        so: an A/A check must not vanish when the host was busy."""
         out = []
         for twin, original in self.twins.items():
+            mine = []
             for key in self.keys:
                 for prefix, ranking in self.rankings.get(key, {}).items():
                     verdict = ranking.verdict(original, twin)
                     if verdict is not None and verdict.tested:
-                        out.append(SelfCheck(twin, original, key, RANKING_FIGURES.get(prefix, prefix), verdict))
+                        mine.append(SelfCheck(twin, original, key, RANKING_FIGURES.get(prefix, prefix), verdict))
+            out += mine or self._measured_checks(twin, original)
         return out
+
+    def _measured_checks(self, twin: str, original: str) -> list[SelfCheck]:
+        """The twin against its original in a ranking of every measurement at each load both have (flagged ones
+        included) on the load's lead figure: CPU ms per call at an equal load, else tool calls/s."""
+        out = []
+        for key in self.keys:
+            if (twin, key) not in self.groups or (original, key) not in self.groups:
+                continue
+            metric, figure = (("cpu_ms_per_call", RANKING_FIGURES["cpu_"]) if key.equal_load
+                              else ("tool_calls_per_s", RANKING_FIGURES[""]))
+            items = {}
+            for (name, k), group in self.groups.items():
+                if k == key:
+                    runs = {rnd: v for (_, rnd), v in group.by_round(metric).items() if v}
+                    if runs:
+                        items[name] = runs
+            if twin not in items or original not in items:
+                continue
+            ranking = stats.rank(items, higher_better=metric == "tool_calls_per_s")
+            verdict = ranking.verdict(original, twin)
+            if verdict is not None and verdict.tested:
+                out.append(SelfCheck(twin, original, key, figure, verdict, scope=MEASURED_SCOPE))
+        return out
+
+    def self_check_untested(self, twin: str, original: str) -> str:
+        """Why a twin could not be checked, in the words a reader can act on."""
+        counts = {name: max((len([v for v in g.by_round("tool_calls_per_s").values() if v])
+                             for (n, _), g in self.groups.items() if n == name), default=0)
+                  for name in (twin, original)}
+        if not all(counts.values()):
+            missing = [n for n, c in counts.items() if not c]
+            return f"{' and '.join(missing)} measured nothing"
+        shared = [k for k in self.keys if (twin, k) in self.groups and (original, k) in self.groups]
+        if not shared:
+            return "the two were never measured at the same load"
+        name, fewest = min(counts.items(), key=lambda item: item[1])
+        return (f"{name} was measured in {fewest} round{'s' if fewest != 1 else ''}; a test needs "
+                f"{stats.MIN_RUNS_FOR_TEST}")
 
     def self_check_lines(self) -> list[str]:
         """One sentence per twin: the A/A self-check as the console and the index say it."""
         out = []
+        checks_all = self.self_checks()
         for twin, original in self.twins.items():
-            checks = [c for c in self.self_checks() if c.twin == twin]
+            checks = [c for c in checks_all if c.twin == twin]
             if not checks:
-                out.append(f"A/A self-check: {twin} against {original}: not tested (too few rounds)")
+                out.append(f"A/A self-check: {twin} against {original}: not tested "
+                           f"({self.self_check_untested(twin, original)})")
                 continue
             failed = [c for c in checks if not c.passed]
             lead = next((c for c in checks if c.figure == RANKING_FIGURES["cpu_"]), checks[0])
+            scope = f"; {lead.scope}" if lead.scope else ""
             if failed:
                 out.append(f"A/A self-check FAILED: {'; '.join(c.text for c in failed)} — the same server measured "
                            "twice was told apart: read close separations of this run with caution")
             else:
                 out.append(f"A/A self-check passed: {twin} is not separated from {original} in any of its "
                            f"{len(checks)} ranking{'s' if len(checks) != 1 else ''} ({lead.figure} "
-                           f"{lead.verdict.ratio_text}, p Holm {lead.verdict.p_adjusted:.2g})")
+                           f"{lead.verdict.ratio_text}, p Holm {lead.verdict.p_adjusted:.2g}{scope})")
         return out
 
     @property
     def schema1(self) -> bool:
         return any(d.schema_read == 1 for d in self.dirs)
 
+
+# A self-check made outside the published rankings (Consolidated._measured_checks) says so.
+MEASURED_SCOPE = "ranked with every server measured at that load, flagged measurements included"
 
 # What each ranking of a load ranks, by its row prefix (Consolidated.rankings).
 RANKING_FIGURES = {"": "tool calls/s", "cpu_": "CPU ms per call", "mem_": "peak memory",
@@ -781,6 +830,7 @@ class SelfCheck:
     key: LoadKey
     figure: str
     verdict: stats.Verdict
+    scope: str = ""     # "" in a published ranking; MEASURED_SCOPE when the rankings left either out
 
     @property
     def passed(self) -> bool:
@@ -789,8 +839,9 @@ class SelfCheck:
     @property
     def text(self) -> str:
         outcome = "not separated" if self.passed else "SEPARATED — a false separation"
+        scope = f"; {self.scope}" if self.scope else ""
         return (f"{self.twin} against {self.original} on {self.figure} ({self.key.label}): {outcome} "
-                f"({self.verdict.ratio_text}, p Holm {self.verdict.p_adjusted:.2g})")
+                f"({self.verdict.ratio_text}, p Holm {self.verdict.p_adjusted:.2g}{scope})")
 
 
 def _missing_rounds(d: ResultsDir, server: str, key: LoadKey, present: set[int],
