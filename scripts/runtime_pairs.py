@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mcpbench.results.layout import RunDir
+
 FIGURES = {  # name -> (how to read it from summary.json, unit)
     "tool calls/s": (lambda s: s["throughput"]["tool_calls_per_s"], ""),
     "p99 ms": (lambda s: s["latency_ms"]["tool_call"]["p99"], ""),
@@ -45,13 +47,11 @@ def run(runtime: str, servers: list[str], results: Path, extra: list[str]) -> Pa
 def figures(run_dir: Path) -> dict[str, dict[str, float]]:
     """Per server, each figure of its one publishable-or-not ok measurement (the first mode and VUs)."""
     found: dict[str, dict[str, float]] = {}
-    for summary_path in sorted(run_dir.glob("*/*/summary.json")):
-        if summary_path.parent.name.startswith("_"):
-            continue
-        summary = json.loads(summary_path.read_text())
+    for measurement in RunDir(run_dir).measurements():
+        summary = json.loads(measurement.summary.read_text())
         if summary.get("status") != "ok":
             continue
-        server = summary_path.parent.parent.name
+        server = measurement.server
         found.setdefault(server, {name: read(summary) for name, (read, _) in FIGURES.items()})
     return found
 

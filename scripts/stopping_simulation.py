@@ -89,8 +89,8 @@ def replay(args: argparse.Namespace) -> None:
         raise SystemExit(f"{d.run_id}: fewer than {n} rounds for some ranked server")
     ends = {}
     for m in d.measurements:
-        ends[m.run] = max(ends.get(m.run, 0.0), (m.path / "summary.json").stat().st_mtime)
-    first = min((m.path / "summary.json").stat().st_mtime for m in d.measurements)
+        ends[m.run] = max(ends.get(m.run, 0.0), m.directory.summary.stat().st_mtime)
+    first = min(m.directory.summary.stat().st_mtime for m in d.measurements)
 
     def wall(rounds: int) -> str:
         return f"{(ends[rounds] - first) / 60:.1f} min after the first measurement"

@@ -31,7 +31,7 @@ from pathlib import Path
 from mcpbench.analysis.summary import reanalyze
 from mcpbench.analysis.warmup import CPU_RULE, CpuRule, per_second_cpu, steady_start
 from mcpbench.results.read import read_resources
-from mcpbench.results.model import CONTEXT_FILE, SAMPLES_FILE
+from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.read import read_samples
 from mcpbench.scenarios.timing import QUICK_TIMING
 from mcpbench.workload.tools import TOOL_NAMES
@@ -44,7 +44,7 @@ CPU_RULES = (CPU_RULE, CpuRule(spans=3), CpuRule(factor=2), CpuRule(spans=3, tol
 
 def per_second(directory: Path) -> tuple[list[int], list[list[float]]]:
     """Successful tool calls per second since the scenario start and their latencies: what the live rule saw."""
-    samples = read_samples(directory / SAMPLES_FILE)
+    samples = read_samples(MeasurementDir(directory).samples)
     calls = samples[(samples["ok"] == 1) & samples["tool"].isin(TOOL_NAMES)]
     seconds = int(calls["t_s"].max()) + 1 if len(calls) else 0
     counts, latencies = [0] * seconds, [[] for _ in range(seconds)]
@@ -56,7 +56,7 @@ def per_second(directory: Path) -> tuple[list[int], list[list[float]]]:
 
 def server_cpu(directory: Path, seconds: int) -> list[float | None]:
     """The server's CPU per second since the scenario start, as the live rule reads it."""
-    frame = read_resources(directory / "resources.csv")
+    frame = read_resources(MeasurementDir(directory).resources)
     frame = frame[frame["component"] == "server"]
     return per_second_cpu(list(zip(frame["t_s"].astype(float), frame["cpu_pct"].astype(float))), seconds)
 
@@ -78,7 +78,7 @@ def main() -> None:
     found: dict = defaultdict(lambda: defaultdict(list))
     for server, directory, summary in ok_measurements(args.results, 3 * WINDOW_S):
         start, end = summary["window"]["start_s"], summary["window"]["end_s"]
-        recorded = json.loads((directory / CONTEXT_FILE).read_text())
+        recorded = json.loads(MeasurementDir(directory).context.read_text())
         ramp = start - recorded["warmup"]["used_s"]
         reference = cpu_ms(directory, (end - args.reference_s, end) if args.cpu else (start + WINDOW_S, end))
         if not reference:

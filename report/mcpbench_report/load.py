@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from mcpbench.results import model
 from mcpbench import scenarios
-from mcpbench.results.model import BUILD_FILE, CAPACITY_FILE, IMAGE_FILE, RESOURCES_FILE, RUN_FILE, ResultsError, SAMPLES_FILE, SCHEMA, SERVER_FILE, SOAK_FILE, VERIFY_FILE
+from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
+from mcpbench.results.model import ResultsError, SCHEMA
 from mcpbench.scenarios import Load
 from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.results.read import read_json, read_resources, read_samples
@@ -127,14 +128,18 @@ class Measurement:
         except (KeyError, TypeError, ValueError):
             raise ResultsError(f"{self.path / 'summary.json'}: no measured window") from None
 
+    @property
+    def directory(self) -> MeasurementDir:
+        return MeasurementDir(self.path)
+
     def samples(self) -> pd.DataFrame:
-        return read_samples(self.path / SAMPLES_FILE)
+        return read_samples(self.directory.samples)
 
     def resources(self) -> pd.DataFrame:
-        return read_resources(self.path / RESOURCES_FILE)
+        return read_resources(self.directory.resources)
 
     def files(self) -> list[Path]:
-        return sorted(p for p in self.path.iterdir() if p.is_file())
+        return self.directory.files()
 
 
 @dataclass
@@ -220,49 +225,50 @@ def expand(paths: list[Path]) -> list[Path]:
             raise ResultsError(f"no such directory: {path}")
         if not path.is_dir():
             raise ResultsError(f"not a directory: {path}")
-        if (path / RUN_FILE).is_file():
+        if RunDir(path).exists():
             found.append(path)
             continue
-        inner = sorted(p.parent for p in path.glob("*/run.json"))
+        inner = [run.path for run in runs_under(path)]
         if not inner:
-            raise ResultsError(f"{path} is not a results directory (no run.json in it or in its subdirectories)")
+            raise ResultsError(f"{path} is not a results directory (no {RunDir(path).run_json.name} in it or in "
+                               "its subdirectories)")
         found.extend(inner)
     unique = list(dict.fromkeys(p.resolve() for p in found))
     return unique
 
 
 def load_results_dir(path: Path) -> ResultsDir:
-    run = upgrade_run(read_json(path / RUN_FILE), path / RUN_FILE)
+    run_dir = RunDir(path)
+    run = upgrade_run(read_json(run_dir.run_json), run_dir.run_json)
     results = ResultsDir(path=path, run=run)
     declared = run.get("servers") or {}
-    names = set(declared) | {p.parent.name for p in path.glob("*/server.json")}
-    names |= {p.parent.parent.name for p in path.glob("*/*/summary.json")}
     # _infra, _calibration…: the orchestrator's own directories, not servers (the harness's limits are
     # read from run.json's `calibration` and `harness_capacity`).
-    names = {name for name in names if not name.startswith("_")}
-    for name in sorted(names):
+    found = {server.name: server for server in run_dir.servers()
+             if server.server_json.is_file() or server.recorded()}
+    for name in sorted(set(declared) | set(found)):
+        server = found.get(name) or run_dir.server(name)
         info = declared.get(name) or {}
         record = ServerRecord(
             name=name, results=results, status=str(info.get("status") or "ok"), phase=info.get("phase"),
             reason=info.get("reason"), startup_s=info.get("startup_s"), idle_mem_mb=info.get("idle_mem_mb"),
             runtime_version=info.get("runtime_version"),
-            manifest=read_optional(path / name / SERVER_FILE, model.Server) or {},
-            build=read_optional(path / name / BUILD_FILE, model.Build),
-            verify=read_optional(path / name / VERIFY_FILE, model.Verify),
-            image=read_optional(path / name / IMAGE_FILE, model.Image),
-            capacity=read_optional(path / name / CAPACITY_FILE, model.Capacity),
-            soak=read_optional(path / name / SOAK_FILE, model.SoakResult),
+            manifest=read_optional(server.server_json, model.Server) or {},
+            build=read_optional(server.build_json, model.Build),
+            verify=read_optional(server.verify_json, model.Verify),
+            image=read_optional(server.image_json, model.Image),
+            capacity=read_optional(server.capacity_json, model.Capacity),
+            soak=read_optional(server.soak_json, model.SoakResult),
         )
         if name not in declared and run.get("status") == "complete":
-            record.reason = "not listed in run.json"
+            record.reason = f"not listed in {run_dir.run_json.name}"
         results.servers[name] = record
-        for summary_path in sorted((path / name).glob("*/summary.json")):
-            summary = upgrade_summary(read_json(summary_path), run, summary_path)
+        for measurement in server.recorded():
+            summary = upgrade_summary(read_json(measurement.summary), run, measurement.summary)
             if summary.get("repeated"):  # the host disturbed it and it was measured again: not a round of its own
-                results.set_aside.append(f"{name}/{summary_path.parent.name}: {summary['repeated']}")
+                results.set_aside.append(f"{name}/{measurement.name}: {summary['repeated']}")
                 continue
-            results.measurements.append(Measurement(results, name, summary_path.parent.name, summary_path.parent,
-                                                    summary))
+            results.measurements.append(Measurement(results, name, measurement.name, measurement.path, summary))
     return results
 
 

@@ -128,7 +128,7 @@ def test_a_run_with_two_load_instances_merges_both_nodes_samples(lab, images, tm
     # The merged samples pass the count cross-checks and Little's law like one instance's.
     assert summary["status"] == "ok" and summary["checks"]["problems"] == [], summary["checks"]
     assert summary["checks"]["littles_law"]["gap"] <= 0.10
-    assert (measurement / "k6-counts.0.json").exists() and (measurement / "k6-counts.1.json").exists()
+    assert (measurement / "loadgen-counts.0.json").exists() and (measurement / "loadgen-counts.1.json").exists()
     with gzip.open(measurement / "samples.csv.gz", "rt") as handle:
         vus = {int(line.split(",")[1]) for line in list(handle)[1:] if line.split(",")[1]}
     assert len(vus) == 10  # both segments' VUs (5 each) made calls
@@ -145,7 +145,7 @@ def test_redis_killed_on_the_infra_node_invalidates_the_measurement_only(lab, im
 
     def kill_redis_once_loaded() -> None:
         deadline = time.monotonic() + 600
-        while time.monotonic() < deadline and not list(tmp_path.glob(f"*/{SERVER}/*/k6-samples.0.log")):
+        while time.monotonic() < deadline and not list(tmp_path.glob(f"*/{SERVER}/*/loadgen-samples.0.log")):
             time.sleep(0.2)
         time.sleep(4)
         infra = ["docker", "--host", f"unix:///run/mcpbench-lab/{LAB}/infra.sock"]

@@ -77,7 +77,7 @@ def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> No
     assert summary["limit"] == {"kind": "load-model", "tool_calls_per_s": run["calibration"]["session"]["tool_calls_per_s"],
                                 "fraction": summary["limit"]["fraction"]}
     assert run["calibrations"][0]["reason"] == "before the first round" and run["harness_capacity"] is None
-    assert summary["checks"]["k6_exit_code"] == 0 and summary["checks"]["problems"] == []
+    assert summary["checks"]["loadgen_exit_code"] == 0 and summary["checks"]["problems"] == []
     assert summary["throughput"]["tool_calls_per_s"] > 0
     assert summary["errors"]["count"] == 0, summary["errors"]
     assert summary["latency_ms"]["tool_call"]["p99"] > 0

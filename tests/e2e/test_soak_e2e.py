@@ -54,7 +54,7 @@ def test_ctrl_c_ends_a_soak_early_and_judges_what_was_measured(tmp_path: Path) -
     run_dir = None
     while time.monotonic() < deadline:  # into the window: 2 s ramp + 10 s warm-up + 15 s of soak
         runs = [p for p in tmp_path.iterdir() if p.is_dir()]
-        if runs and (csv := next(runs[0].glob("go/soak-*/k6-samples.log"), None)) and csv.stat().st_size > 0:
+        if runs and (csv := next(runs[0].glob("go/soak-*/loadgen-samples.log"), None)) and csv.stat().st_size > 0:
             run_dir = runs[0]
             break
         time.sleep(0.5)

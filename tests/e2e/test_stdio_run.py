@@ -50,7 +50,7 @@ def test_stdio_beside_http_stateless_and_a_server_without_stdio_is_unavailable(t
         assert summary["resources"]["server"]["cpu_avg_pct"] > 0
         # the driver's own usage is the harness's, without the server's (its child)
         assert summary["resources"]["loadgen"]["cpu_avg_pct"] < summary["resources"]["server"]["cpu_avg_pct"] * 3
-        counts = read_json(run_dir / name / "stdio-5vu-r1" / "k6-counts.json")
+        counts = read_json(run_dir / name / "stdio-5vu-r1" / "loadgen-counts.json")
         assert counts["calls"] > 0 and counts["driver_cpu_s"] > 0 and 0 < counts["startup_s"] < 30
         assert summary["startup_s"] == counts["startup_s"]
         samples = read_samples(run_dir / name / "stdio-5vu-r1" / "samples.csv.gz")

@@ -140,17 +140,17 @@ def test_an_empty_second_or_samples_that_stop_early_make_the_measurement_invalid
 
 def test_k6s_exit_code_counts_unless_the_orchestrator_stopped_it() -> None:
     rows = frame(steady_rows(range(8, 22)))
-    failed = summarize(rows, (10.0, 20.0), [], k6_exit_code=1)
+    failed = summarize(rows, (10.0, 20.0), [], loadgen_exit_code=1)
     assert failed["status"] == "invalid" and "exited with code 1" in failed["reason"]
-    stopped = summarize(rows, (10.0, 20.0), [], k6_exit_code=105, k6_stopped_by_orchestrator=True)
+    stopped = summarize(rows, (10.0, 20.0), [], loadgen_exit_code=105, loadgen_stopped_early=True)
     assert stopped["status"] == "ok"
 
 
 def test_k6s_own_counts_must_agree_with_the_samples() -> None:
     rows = frame(steady_rows(range(8, 22)))  # 140 sessions, 3 requests each; 0 tools/list
-    agree = summarize(rows, (10.0, 20.0), [], k6_counts={"iterations": 0, "http_reqs": 421})
+    agree = summarize(rows, (10.0, 20.0), [], loadgen_counts={"iterations": 0, "http_reqs": 421})
     assert agree["status"] == "ok" and agree["checks"]["sample_http_reqs"] == 420
-    disagree = summarize(rows, (10.0, 20.0), [], k6_counts={"iterations": 0, "http_reqs": 500})
+    disagree = summarize(rows, (10.0, 20.0), [], loadgen_counts={"iterations": 0, "http_reqs": 500})
     assert disagree["status"] == "invalid" and "the load generator counted 500 HTTP requests" in disagree["reason"]
 
 
@@ -310,11 +310,11 @@ def test_the_open_model_records_the_calls_in_flight_without_a_flag() -> None:
 def test_v2_requests_count_initialize_and_the_call_only(mode: str, http_ms: str, v2: int) -> None:
     rows = [(10 + i * 0.1, 1, "checkout", 1, "", 3.0, 10.0, http_ms) for i in range(100)]
     rows += [(1.0, 1, "checkout", 1, "", 3.0, 10.0, http_ms)] * 50        # ramp-up: the whole run only
-    summary = summarize(frame(rows), (10.0, 20.0), [], mode=mode, k6_run_s=25.0)
+    summary = summarize(frame(rows), (10.0, 20.0), [], mode=mode, loadgen_run_s=25.0)
     thr = summary["throughput"]
     assert thr["v2_requests"] == 100 * v2 and thr["v2_rps"] == pytest.approx(10.0 * v2)
     assert thr["v2_requests_whole_run"] == 150 * v2 and thr["v2_rps_whole_run"] == pytest.approx(150 * v2 / 25.0)
-    assert thr["k6_run_s"] == 25.0
+    assert thr["loadgen_run_s"] == 25.0
     assert thr["http_requests"] == 100 * len(http_ms.split(";"))
     assert summarize(frame(rows), (10.0, 20.0), [], mode=mode)["throughput"]["v2_rps_whole_run"] is None
 
@@ -336,7 +336,7 @@ def test_k6_counts_allow_what_the_vus_sent_outside_any_sample(mode: str, extra_p
     # session openings, sessions cut short at the end) are no disagreement up to what the mode can explain.
     rows = [(8 + i * 0.1, 1 + i % 50, "checkout", 1, "", 1.0, 1.0, "1") for i in range(140)]
     summary = summarize(frame(rows), (10.0, 20.0), [], mode=mode, vus=50,
-                        k6_counts={"iterations": 0, "http_reqs": 140 + 50 * extra_per_vu})
+                        loadgen_counts={"iterations": 0, "http_reqs": 140 + 50 * extra_per_vu})
     assert (summary["status"] == "ok") is ok
     assert summary["checks"]["count_gap"] == pytest.approx(50 * extra_per_vu / (140 + 50 * extra_per_vu))
 
@@ -345,11 +345,11 @@ def test_k6_iterations_beyond_the_vus_in_flight_and_one_percent_are_a_disagreeme
     rows = frame(closed_loop_rows())  # 140 iterations (tools/list samples), 560 sessions
     http = 560 * 3
     assert summarize(rows, (10.0, 20.0), [], vus=2,
-                     k6_counts={"iterations": 142, "http_reqs": http})["status"] == "ok"
-    bad = summarize(rows, (10.0, 20.0), [], vus=2, k6_counts={"iterations": 145, "http_reqs": http})
+                     loadgen_counts={"iterations": 142, "http_reqs": http})["status"] == "ok"
+    bad = summarize(rows, (10.0, 20.0), [], vus=2, loadgen_counts={"iterations": 145, "http_reqs": http})
     assert bad["status"] == "invalid" and "the load generator counted 145 iterations, the samples 140" in bad["reason"]
     missing = summarize(rows, (10.0, 20.0), [], vus=2)
-    assert missing["checks"]["k6_iterations"] is None and missing["checks"]["count_gap"] is None
+    assert missing["checks"]["loadgen_iterations"] is None and missing["checks"]["count_gap"] is None
 
 
 def test_per_cpu_readings_are_neither_our_own_nor_the_hosts_cpu() -> None:
@@ -362,7 +362,7 @@ def test_per_cpu_readings_are_neither_our_own_nor_the_hosts_cpu() -> None:
 
 def test_publishable_lists_every_cause() -> None:
     rows = frame(steady_rows(range(10, 17)) + [(17.5, 1, "checkout", 0, "timeout", 1.0, 1.0, "1")])
-    summary = summarize(rows, (10.0, 20.0), [], k6_exit_code=99, limits_applied=False)
+    summary = summarize(rows, (10.0, 20.0), [], loadgen_exit_code=99, limits_applied=False)
     ok, reasons = summary["publishable"], summary["unpublishable_reasons"]
     assert ok is False
     assert "status invalid (loadgen)" in reasons
@@ -377,8 +377,8 @@ def test_the_context_survives_json_so_a_recorded_measurement_can_be_analysed_aga
     ctx = MeasurementContext(mode="session", executor="closed", vus=4, rate=None, think_time_s=0.05,
                              request_timeout_s=30, harness_cores=1, limits_applied=True, limit_kind=LOAD_MODEL,
                              limit_calls_per_s=990.0,
-                             k6_exit_code=105, k6_stopped_by_orchestrator=True,
-                             k6_counts={"iterations": 10, "http_reqs": 130, "dropped_iterations": 0}, k6_run_s=9.5,
+                             loadgen_exit_code=105, loadgen_stopped_early=True,
+                             loadgen_counts={"iterations": 10, "http_reqs": 130, "dropped_iterations": 0}, loadgen_run_s=9.5,
                              host_probe={"0": {"before_s": 0.2, "after_s": 0.21}}, server_cpus=(1,), harness_cpus=(0,),
                              warmup={"used_s": 12.0, "min_s": 10.0, "cap_s": 60.0, "steady": True})
     again = MeasurementContext.from_json(json.loads(json.dumps(ctx.to_json())))

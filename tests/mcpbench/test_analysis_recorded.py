@@ -42,7 +42,7 @@ def test_v2_rps_is_8_requests_per_3_tool_calls_whether_or_not_the_server_issues_
     assert thr["http_requests"] == http_per_session * rows
     assert thr["http_rps"] / thr["tool_calls_per_s"] == pytest.approx(http_per_session * 4 / 3)
     # the whole run: every sample / k6's run time
-    whole = summarize(samples, WINDOW, [], context(k6_run_s=4.0))["throughput"]
+    whole = summarize(samples, WINDOW, [], context(loadgen_run_s=4.0))["throughput"]
     assert whole["v2_requests_whole_run"] == 2 * rows and whole["v2_rps_whole_run"] == pytest.approx(2 * rows / 4.0)
 
 
@@ -50,8 +50,8 @@ def test_v2_rps_is_8_requests_per_3_tool_calls_whether_or_not_the_server_issues_
 def test_v2_tools_call_latency_is_the_call_request_pooled_and_real_samples_pass_every_cross_check(name: str) -> None:
     rows, http_per_session, iterations = EXPECTED[name]
     samples = read_samples(RECORDED / f"{name}-session-4vu.csv.gz")
-    summary = summarize(samples, WINDOW, [], context(k6_exit_code=0,
-                                                     k6_counts={"iterations": iterations,
+    summary = summarize(samples, WINDOW, [], context(loadgen_exit_code=0,
+                                                     loadgen_counts={"iterations": iterations,
                                                                 "http_reqs": http_per_session * rows}))
     calls = samples[samples["tool"] != "tools/list"]
     third = calls["http_ms"].str.split(";").str[2].astype(float)   # the tools/call request

@@ -20,7 +20,7 @@ from mcpbench.scenarios.timing import Timing
 from mcpbench.loadgen import GENERATORS, LoadError, StdioLaunch, Tick, driver as driver_module
 from mcpbench.loadgen.driver import LoadDriver, ensure_built
 from mcpbench.catalog.manifest import discover
-from mcpbench.results.model import COUNTS_FILE, K6Counts
+from mcpbench.results.model import COUNTS_FILE, LoadgenCounts
 from mcpbench.results.read import read_samples
 from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.runtime.local_infra import Infra
@@ -178,7 +178,7 @@ def test_samples_and_counts_are_load_js_format(driver: Path, stand_in: Path, tmp
     assert counts["iterations"] == sum(row[3] == "tools/list" for row in rows)
     assert counts["http_reqs"] == 0 and counts["dropped_iterations"] == 0 and counts["error"] is None
     assert counts["driver_cpu_s"] > 0 and 0 < counts["startup_s"] < 10
-    assert K6Counts.model_validate(counts)  # what the results format accepts
+    assert LoadgenCounts.model_validate(counts)  # what the results format accepts
     # The server sees load.js's bytes: the same bodies, ids unique over the session.
     sent = [json.loads(line) for line in record.read_text().splitlines()]
     # the same revision as the HTTP modes (issue 18: the transport ratio compared two revisions)
@@ -321,7 +321,7 @@ def _context(load: ClosedLoad, run, timing: Timing) -> analysis.MeasurementConte
     return analysis.MeasurementContext(
         mode=load.mode, executor=load.kind, vus=load.vus, rate=None, think_time_s=timing.think_time_s,
         request_timeout_s=timing.request_timeout_s, harness_cores=1, limits_applied=True,
-        k6_exit_code=run.exit_code, k6_counts=run.counts, k6_run_s=run.run_s)
+        loadgen_exit_code=run.exit_code, loadgen_counts=run.counts, loadgen_run_s=run.run_s)
 
 
 def test_the_load_driver_is_the_default_and_speaks_both_transports() -> None:
@@ -348,7 +348,7 @@ def test_the_driver_runs_a_stdio_test_that_the_analysis_accepts(driver: Path, st
     assert run.exit_code == 0 and not run.stopped_early
     assert run.samples["ok"].all() and set(run.samples["tool"]) == {*TOOLS, "tools/list"}
     assert run.counts is not None and run.counts["calls"] == len(run.samples)
-    assert (out / "samples.csv.gz").exists() and not (out / "k6-samples.log").exists()
+    assert (out / "samples.csv.gz").exists() and not (out / "loadgen-samples.log").exists()
     assert len(read_samples(out / "samples.csv.gz")) == len(run.samples)
     assert json.loads((out / COUNTS_FILE).read_text()) == run.counts
     summary = analysis.summarize(run.samples, TIMING.window, [], _context(load, run, TIMING))
@@ -439,5 +439,5 @@ def test_the_go_server_over_stdio_passes_every_check(driver: Path, infra: Infra,
     assert run.counts["garbage_lines"] == 0 and run.counts["error"] is None
     summary = analysis.summarize(run.samples, timing.window, [], _context(load, run, timing))
     assert summary["checks"]["problems"] == [], summary["checks"]
-    assert summary["checks"]["k6_iterations"] == summary["checks"]["sample_iterations"]
+    assert summary["checks"]["loadgen_iterations"] == summary["checks"]["sample_iterations"]
     assert not _alive(str(tmp_path))

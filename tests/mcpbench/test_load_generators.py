@@ -18,7 +18,7 @@ from mcpbench import loadgen
 from mcpbench.scenarios import ClosedLoad, OpenLoad
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.loadgen import LoadError, Tick
-from mcpbench.results.model import COUNTS_FILE, K6Counts
+from mcpbench.results.model import COUNTS_FILE, LoadgenCounts
 from mcpbench.results.read import read_samples
 
 TIMING = Timing(ramp_up_s=0.5, warmup_s=1, duration_s=2, ramp_down_s=0.5, warmup_cap_s=None)
@@ -52,7 +52,7 @@ def test_every_mode_drives_all_tools_and_records_one_sample_per_call(
     run = run_load(generator_name, f"{infra.api_url}/calibrate/mcp", ClosedLoad(mode, 3), TIMING, tmp_path, None)
     samples = run.samples
     assert run.exit_code == 0
-    assert run.k6_start_epoch_s is not None
+    assert run.start_epoch_s is not None
     assert set(samples["tool"]) == TOOLS | {"tools/list"}
     assert samples["ok"].all(), samples[samples["ok"] == 0].head()
     assert set(http_counts(samples)) <= http_per_call
@@ -64,7 +64,7 @@ def test_every_mode_drives_all_tools_and_records_one_sample_per_call(
     counts = json.loads((tmp_path / COUNTS_FILE).read_text())
     assert run.counts == counts
     assert set(counts) >= {"iterations", "http_reqs", "dropped_iterations"}
-    assert K6Counts.model_validate(counts)  # what the results format accepts
+    assert LoadgenCounts.model_validate(counts)  # what the results format accepts
     assert counts["iterations"] * 4 == len(samples)
     opening = 2 * 3 if mode == "persistent" else 0
     assert counts["http_reqs"] == sum(http_counts(samples)) + opening

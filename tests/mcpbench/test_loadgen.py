@@ -25,9 +25,9 @@ def test_compressed_samples_round_trip_and_the_raw_log_is_reduced_to_k6s_own_mes
     log = tmp_path / "k6-samples.log"
     log.write_text((fixtures_dir / "k6-samples.log").read_text())
     samples, _ = parse_samples(log)
-    compress_samples([log], tmp_path / "samples.csv.gz", samples, tmp_path / "k6.log")
+    compress_samples([log], tmp_path / "samples.csv.gz", samples, tmp_path / "loadgen.log")
     assert not log.exists()
-    assert "a k6 warning" in (tmp_path / "k6.log").read_text()
+    assert "a k6 warning" in (tmp_path / "loadgen.log").read_text()
     again = read_samples(tmp_path / "samples.csv.gz")
     assert again["http_ms"].tolist() == samples["http_ms"].tolist()
     assert again["error_kind"].tolist() == samples["error_kind"].tolist()

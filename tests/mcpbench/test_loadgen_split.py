@@ -25,7 +25,7 @@ def _summary(infra: Infra, load, instances: int, out: Path, generator: str) -> d
     context = analysis.MeasurementContext(
         mode=load.mode, executor=load.kind, vus=load.vus, rate=load.record()["rate"],
         think_time_s=TIMING.think_time_s, request_timeout_s=TIMING.request_timeout_s, harness_cores=1,
-        limits_applied=True, k6_exit_code=run.exit_code, k6_counts=run.counts, k6_run_s=run.run_s)
+        limits_applied=True, loadgen_exit_code=run.exit_code, loadgen_counts=run.counts, loadgen_run_s=run.run_s)
     summary = analysis.summarize(run.samples, TIMING.window, [], context)
     summary["vu_ids"] = sorted(int(v) for v in run.samples["vu"].unique())
     return summary
@@ -47,7 +47,7 @@ def test_two_instances_at_an_arrival_rate_offer_what_one_does(infra: Infra, tmp_
         assert summary["status"] == "ok", summary["reason"]  # its own counts agree with the merged samples
         # the rate is the generator's to keep whatever the host does: 100 calls/s offered is what the window holds
         assert summary["throughput"]["tool_calls_per_s"] == pytest.approx(100.0, rel=0.03)
-    counts = [json.loads((tmp_path / "two" / f"k6-counts.{i}.json").read_text())["iterations"] for i in (0, 1)]
+    counts = [json.loads((tmp_path / "two" / f"loadgen-counts.{i}.json").read_text())["iterations"] for i in (0, 1)]
     assert counts[0] == pytest.approx(counts[1], rel=0.05)  # each segment offered half the rate
 
 
@@ -58,4 +58,4 @@ def test_two_instances_share_the_vus_of_a_closed_test_and_their_samples_merge_pe
     assert two["vu_ids"] == [1, 2, 3, 4]  # each VU once, across both instances (global VU ids)
     # Little's law holds only if every VU's samples kept their order and one clock through the merge
     assert two["checks"]["littles_law"]["gap"] < analysis.LITTLES_LAW_MAX_GAP
-    assert two["checks"]["k6_iterations"] == pytest.approx(two["checks"]["sample_iterations"], abs=4)
+    assert two["checks"]["loadgen_iterations"] == pytest.approx(two["checks"]["sample_iterations"], abs=4)

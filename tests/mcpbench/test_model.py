@@ -57,7 +57,7 @@ def test_a_future_schema_is_refused_in_one_line(name):
         else:
             upgrade_summary(data, upgrade_run(run, Path("run.json")), Path(name))
     message = str(caught.value)
-    assert message == f"{name}: unsupported schema {future} (this reader reads schemas 1, 2, 3)"
+    assert message == f"{name}: unsupported schema {future} (this reader reads schemas 1, 2, 3, 4)"
 
 
 SCHEMA2_OPEN = Path(__file__).resolve().parents[1] / "fixtures" / "schema2" / "20261123-114126-local"

@@ -127,7 +127,7 @@ def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, 
                                warmup=None, host=None, checks=None,
                                ceiling={"tool_calls_per_s": FAR_LIMIT, "fraction": tput / FAR_LIMIT})
                 summary["throughput"].update(v2_requests=2 * len(in_win), v2_rps_whole_run=None,
-                                             v2_requests_whole_run=None, k6_run_s=None,
+                                             v2_requests_whole_run=None, loadgen_run_s=None,
                                              http_rps=2 * len(in_win) / (end - start))
                 summary["errors"]["failed_tool_calls"] = len(in_win) - len(good)
             overrides = ((summaries or {}).get(name) or [])

@@ -22,7 +22,7 @@ from mcpbench.results.write import write_checked
 from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.results.read import read_json
 from mcpbench.results.upgrades import upgrade_document, upgrade_run
-from mcpbench.results.model import CAPACITY_FILE, CONTEXT_FILE, RUN_FILE, SAMPLES_FILE, SOAK_FILE, SUMMARY_FILE
+from mcpbench.results.layout import MeasurementDir, RunDir
 
 CALIBRATION_SERVER = "calibrate"  # calibrate.CalibrationTarget.name (not imported: it pulls in the runtimes)
 # summary.json fields the analysis does not compute: who, when and how the server started.
@@ -31,13 +31,13 @@ RECORDED_ONLY = ("server", "run", "round_order", "mode", "executor", "vus", "rat
                  "idle_mem_mb", "idle_rss_mb", "seed_s")
 
 
-def upgrade_measurement(directory: Path, run: dict) -> bool:
+def upgrade_measurement(measurement: MeasurementDir, run: dict) -> bool:
     """One measurement rewritten (context.json and summary.json); False when it has no raw files to
     recompute from (a failed start), then its summary is only upgraded."""
-    summary_path = directory / SUMMARY_FILE
+    summary_path = measurement.summary
     recorded = upgrade_summary(read_json(summary_path), run, summary_path)
-    context_path = directory / CONTEXT_FILE
-    if not context_path.is_file() or not (directory / SAMPLES_FILE).is_file():
+    context_path = measurement.context
+    if not context_path.is_file() or not measurement.samples.is_file():
         recorded.pop("schema_read", None)
         write_checked(summary_path, recorded)
         return False
@@ -45,7 +45,7 @@ def upgrade_measurement(directory: Path, run: dict) -> bool:
     if recorded["server"] == CALIBRATION_SERVER:  # schema 2 did not say a context was the calibration's
         context = dataclasses.replace(context, calibration=True)
     write_checked(context_path, context.to_json())
-    again = analysis.reanalyze(directory)
+    again = analysis.reanalyze(measurement)
     for key in RECORDED_ONLY:
         if key in recorded:
             again[key] = recorded[key]
@@ -60,21 +60,23 @@ def upgrade_measurement(directory: Path, run: dict) -> bool:
 
 def upgrade_results(directory: Path) -> dict[str, int]:
     """Every file of one results directory in the current schema; counts of what was rewritten."""
-    run_path = directory / RUN_FILE
+    run_dir = RunDir(directory)
+    run_path = run_dir.run_json
     run = upgrade_run(read_json(run_path), run_path)
     run_data = {k: v for k, v in run.items() if k != "schema_read"}
     counts = {"measurements": 0, "summaries_only": 0, "documents": 0}
-    for summary_path in sorted(directory.glob("*/*/summary.json")):
-        recomputed = upgrade_measurement(summary_path.parent, run)
+    for summary_path in run_dir.summaries():
+        recomputed = upgrade_measurement(MeasurementDir(summary_path.parent), run)
         counts["measurements" if recomputed else "summaries_only"] += 1
     timeout_s = float(run["config"].get("request_timeout_s") or Timing().request_timeout_s)
-    for path in sorted(directory.glob(f"*/{CAPACITY_FILE}")):
-        document = upgrade_document(model.Capacity, read_json(path), path)
-        write_checked(path, capacity.rejudged(document))
-        counts["documents"] += 1
-    for path in sorted(directory.glob(f"*/{SOAK_FILE}")):
-        document = upgrade_document(model.SoakResult, read_json(path), path)
-        write_checked(path, soak.rejudge(document, path.parent / document["measurement"], timeout_s)[0])
-        counts["documents"] += 1
+    for server in run_dir.servers():
+        if server.capacity_json.is_file():
+            document = upgrade_document(model.Capacity, read_json(server.capacity_json), server.capacity_json)
+            write_checked(server.capacity_json, capacity.rejudged(document))
+            counts["documents"] += 1
+        if server.soak_json.is_file():
+            document = upgrade_document(model.SoakResult, read_json(server.soak_json), server.soak_json)
+            write_checked(server.soak_json, soak.rejudge(document, server.named(document["measurement"]), timeout_s)[0])
+            counts["documents"] += 1
     write_checked(run_path, run_data)
     return counts

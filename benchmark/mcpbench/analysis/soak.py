@@ -35,13 +35,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
-from mcpbench.results import model
 from mcpbench.analysis.summary import all_calls_latency_ms
 from mcpbench.scenarios.timing import SOAK_WARMUP_FULL_S, SOAK_WARMUP_QUICK_S, Timing
 from mcpbench.analysis.stats import latency_stats
 from mcpbench.workload.tools import TOOL_NAMES
 from mcpbench.results.read import read_json, read_processes, read_samples
-from mcpbench.results.model import SAMPLES_FILE, SUMMARY_FILE
+from mcpbench.results.layout import MeasurementDir, measurement_dir
 
 
 
@@ -275,13 +274,15 @@ def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, f
     }
 
 
-def rejudge(document: dict[str, Any], measurement: Path, request_timeout_s: float) -> tuple[dict[str, Any], pd.DataFrame]:
+def rejudge(document: dict[str, Any], where: MeasurementDir | Path,
+            request_timeout_s: float) -> tuple[dict[str, Any], pd.DataFrame]:
     """A soak.json judged again by today's rules from its measurement directory's files (the report reads
     soaks this way, and `mcpbench upgrade` writes the result), keeping what only the suite knew when it ran;
     and the 1 Hz process readings it was judged on (the report charts them)."""
-    summary = read_json(measurement / SUMMARY_FILE)
-    processes = read_processes(measurement / model.PROCESSES_FILE)
-    samples = read_samples(measurement / SAMPLES_FILE)
+    measurement = measurement_dir(where)
+    summary = read_json(measurement.summary)
+    processes = read_processes(measurement.processes)
+    samples = read_samples(measurement.samples)
     window = (document["window"]["start_s"], document["window"]["planned_end_s"])
     errors_max = document["criteria"]["errors"]["limit"]
     verdict = judge(processes, samples, window, errors_max, request_timeout_s, summary["status"], summary.get("reason"))

@@ -17,8 +17,8 @@ import pandas as pd
 
 from mcpbench import scenarios
 from mcpbench.results import upgrades
-from mcpbench.results.model import (CONTEXT_FILE, RESOURCES_FILE, SAMPLES_FILE, SCHEMA, SUMMARY_FILE, Sample, Summary,
-                                    validated)
+from mcpbench.results.layout import MeasurementDir, measurement_dir
+from mcpbench.results.model import SCHEMA, Sample, Summary, validated
 from mcpbench.results.read import http_durations
 from mcpbench.analysis.stats import latency_stats
 from mcpbench.workload.tools import TOOL_NAMES
@@ -123,10 +123,10 @@ class MeasurementContext:
     limit_kind: str | None = None              # the limit it is judged against (None: none was calibrated)
     limit_calls_per_s: float | None = None
     calibration: bool = False                  # the harness's own calibration: it is the limit, judged against none
-    k6_exit_code: int | None = None
-    k6_stopped_by_orchestrator: bool = False   # ended by the orchestrator at the window's end: exit 105 expected
-    k6_counts: dict | None = None              # k6-counts.json: {"iterations","http_reqs","dropped_iterations"}
-    k6_run_s: float | None = None              # k6 scenario start -> k6 exit, seconds
+    loadgen_exit_code: int | None = None
+    loadgen_stopped_early: bool = False        # ended by the orchestrator at the window's end: k6 exits 105
+    loadgen_counts: dict | None = None         # loadgen-counts.json: {"iterations","http_reqs","dropped_iterations"}
+    loadgen_run_s: float | None = None         # the generator's scenario start -> its exit, seconds
     host_probe: dict | None = None             # {"<cpu>": {"before_s": float, "after_s": float}}
     probe_server_paused: bool | None = None    # the server was frozen while the probe ran (None: not recorded)
     server_cpus: tuple[int, ...] = ()
@@ -148,6 +148,9 @@ class MeasurementContext:
             closed = data.get("executor", "closed") == "closed" and data["ceiling_calls_per_s"] is not None
             values["limit_kind"] = LOAD_MODEL if closed else None
             values["limit_calls_per_s"] = data["ceiling_calls_per_s"] if closed else None
+        for old, new in upgrades.LOADGEN_NAMES_3.items():  # schema 3's k6_ names of the generator's fields
+            if old in data and new in known:
+                values[new] = data[old]
         for name in ("server_cpus", "harness_cpus"):
             values[name] = tuple(values.get(name) or ())
         return cls(**values)
@@ -341,23 +344,23 @@ def littles_law(samples: pd.DataFrame, window: tuple[float, float], ctx: Measure
 UNSAMPLED_HTTP_PER_VU = {"session": 4, "stateless": 1, "persistent": 3, "stateless-2026": 1}
 
 
-def count_allowance(k6_count: int, ctx: MeasurementContext, per_vu: int) -> float:
+def count_allowance(theirs: int, ctx: MeasurementContext, per_vu: int) -> float:
     """How far k6's count may be from the samples' before it is a disagreement: COUNT_TOLERANCE of k6's
     count, or what the VUs still in flight when k6 stopped can explain (per_vu each), whichever is larger.
     k6 counts only iterations that ran to their end, but counts every HTTP request sent; a sample is only
     written when its session ends."""
-    return max(COUNT_TOLERANCE * k6_count, scenarios.kind(ctx.executor).max_vus(ctx.vus) * per_vu)
+    return max(COUNT_TOLERANCE * theirs, scenarios.kind(ctx.executor).max_vus(ctx.vus) * per_vu)
 
 
-def k6_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext,
+def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext,
               littles: dict[str, float] | None) -> dict[str, object]:
     """k6 cross-checked against itself: its exit code, its own counts against the samples, samples that
     end early or leave a second of the window empty. Any problem makes the measurement invalid. (Little's
     law is recorded here but only flagged: a gap says the load did not run as configured, not that k6's
     figures are wrong.)"""
     problems = []
-    if ctx.k6_exit_code not in (None, 0) and not ctx.k6_stopped_by_orchestrator:
-        problems.append(f"the load generator exited with code {ctx.k6_exit_code}")
+    if ctx.loadgen_exit_code not in (None, 0) and not ctx.loadgen_stopped_early:
+        problems.append(f"the load generator exited with code {ctx.loadgen_exit_code}")
     last = float(samples["t_s"].max()) if len(samples) else None
     if last is None or last < window[1] - LAST_SAMPLE_SLACK_S:
         problems.append(f"samples stop at {last if last is not None else 0:.1f} s, before the window ends at "
@@ -370,12 +373,12 @@ def k6_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, 
         problems.append(f"{empty} second(s) of the window have no sample at all")
     sample_iterations = scenarios.kind(ctx.executor).sample_iterations(samples)
     sample_http = int(_http_counts(samples["http_ms"]).sum()) if len(samples) else 0
-    counts = ctx.k6_counts or {}
-    k6_iterations, k6_http = counts.get("iterations"), counts.get("http_reqs")
+    counts = ctx.loadgen_counts or {}
+    theirs_iterations, theirs_http = counts.get("iterations"), counts.get("http_reqs")
     gaps = []
     # What the VUs in flight when k6 stopped sent or finished without a sample is no disagreement:
     # count_allowance.
-    for what, theirs, ours in (("iterations", k6_iterations, sample_iterations), ("HTTP requests", k6_http, sample_http)):
+    for what, theirs, ours in (("iterations", theirs_iterations, sample_iterations), ("HTTP requests", theirs_http, sample_http)):
         if theirs is None:
             continue
         gaps.append(abs(theirs - ours) / max(theirs, 1))
@@ -383,8 +386,8 @@ def k6_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, 
         if abs(theirs - ours) > count_allowance(theirs, ctx, per_vu):
             problems.append(f"the load generator counted {theirs} {what}, the samples {ours}")
     return {
-        "k6_exit_code": ctx.k6_exit_code, "k6_stopped_early_by_orchestrator": ctx.k6_stopped_by_orchestrator,
-        "k6_iterations": k6_iterations, "k6_http_reqs": k6_http, "sample_iterations": sample_iterations,
+        "loadgen_exit_code": ctx.loadgen_exit_code, "loadgen_stopped_early": ctx.loadgen_stopped_early,
+        "loadgen_iterations": theirs_iterations, "loadgen_http_reqs": theirs_http, "sample_iterations": sample_iterations,
         "sample_http_reqs": sample_http, "count_gap": max(gaps) if gaps else None, "last_sample_s": last,
         "empty_seconds": empty, "littles_law": littles, "problems": problems,
     }
@@ -406,8 +409,8 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
     thr = throughput(inside, seconds, ctx.mode)
     whole_run = v2_requests(samples, ctx.mode)
     thr["v2_requests_whole_run"] = whole_run
-    thr["k6_run_s"] = ctx.k6_run_s
-    thr["v2_rps_whole_run"] = whole_run / ctx.k6_run_s if ctx.k6_run_s else None
+    thr["loadgen_run_s"] = ctx.loadgen_run_s
+    thr["v2_rps_whole_run"] = whole_run / ctx.loadgen_run_s if ctx.loadgen_run_s else None
     resources = resource_figures(resource_samples, window)
     figures: dict[str, object] = {
         "window": {"start_s": window[0], "end_s": window[1], "seconds": seconds},
@@ -455,7 +458,7 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
     offsets = [abs(part.get("clock_offset_ms") or 0.0) for part in ctx.load_instances or []]
     if offsets and max(offsets) > CLOCK_OFFSET_BOUND_MS:
         flags.append(CLOCK_OFFSET)
-    checks = k6_checks(samples, inside, window, ctx, littles)
+    checks = loadgen_checks(samples, inside, window, ctx, littles)
     figures["checks"] = checks
     figures["flags"] = flags
     if checks["problems"]:
@@ -506,7 +509,7 @@ def upgrade_summary(summary: dict, run: dict, where: Path) -> dict:
     return dict(validated(Summary, upgraded, where), schema_read=original)
 
 
-def reanalyze(measurement_dir: Path, window: tuple[float, float] | None = None) -> dict[str, object]:
+def reanalyze(where: MeasurementDir | Path, window: tuple[float, float] | None = None) -> dict[str, object]:
     """The analysis of a recorded measurement, again, from its files alone (samples.csv.gz, resources.csv,
     context.json and the window of summary.json): what the suite computed when it ran, minus what only the
     suite knew (a server or the infra dying overrides the status). Stats are computed from the raw samples
@@ -514,11 +517,11 @@ def reanalyze(measurement_dir: Path, window: tuple[float, float] | None = None) 
     `window` analyses another part of the test instead (e.g. the first seconds of the window: what a shorter
     one would have measured, scripts/window_precision.py)."""
 
-    summary = json.loads((measurement_dir / SUMMARY_FILE).read_text())
-    context = MeasurementContext.from_json(json.loads((measurement_dir / CONTEXT_FILE).read_text()))
+    measurement = measurement_dir(where)
+    summary = json.loads(measurement.summary.read_text())
+    context = MeasurementContext.from_json(json.loads(measurement.context.read_text()))
     window = window or (summary["window"]["start_s"], summary["window"]["end_s"])
-    return summarize(read_samples(measurement_dir / SAMPLES_FILE), window,
-                     resource_samples(measurement_dir / RESOURCES_FILE), context)
+    return summarize(read_samples(measurement.samples), window, resource_samples(measurement.resources), context)
 
 
 # resources.csv keeps 2 decimals of CPU % and MiB, so figures derived from it may move by this much on
@@ -528,11 +531,14 @@ REANALYSIS_TOLERANCE = {"rel": 1e-3, "abs": 0.01}
 SUITE_ONLY = ("status", "phase", "reason")
 
 
-def reanalysis_differences(measurement_dir: Path) -> list[str]:
+def reanalysis_differences(where: MeasurementDir | Path) -> list[str]:
     """Where summary.json and a re-analysis of its raw files disagree ("throughput.tool_calls_per_s:
     12.5 != 12.4"); empty when the recorded figures are exactly what today's analysis computes."""
-    recorded = json.loads((measurement_dir / SUMMARY_FILE).read_text())
-    again = reanalyze(measurement_dir)
+    measurement = measurement_dir(where)
+    recorded = json.loads(measurement.summary.read_text())
+    if recorded.get("schema") == 3:  # the same figures under schema 4's names of the generator's fields
+        recorded = upgrades.SUMMARY_UPGRADES[3](recorded, {})
+    again = reanalyze(measurement)
     differences: list[str] = []
 
     def walk(path: str, a: object, b: object) -> None:

@@ -15,7 +15,7 @@ from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, resource_profile_of
-from mcpbench.results.model import CAPACITY_FILE, SCHEMA
+from mcpbench.results.model import SCHEMA
 from mcpbench.results.write import write_checked
 from mcpbench.scenarios import MODE_TRANSPORT, OpenLoad
 from mcpbench.scenarios.timing import Timing
@@ -82,7 +82,7 @@ class CapacityExperiment(Experiment):
         document = self.capacities.setdefault(server.name, {"schema": SCHEMA, "server": server.name,
                                                             "plan": self.plan.record(), "rounds": []})
         document["rounds"].append(entry)
-        write_checked(server.driver.directory / server.name / CAPACITY_FILE, document)
+        write_checked(server.driver.run_dir.server(server.name).capacity_json, document)
         capacity = entry["capacity_calls_per_s"]
         self.console.print(f"  [bold]{server.name}[/] {mode} round {server.round}: capacity "
                            + (f"{'≥ ' if entry['lower_bound'] else ''}{capacity:g} calls/s" if capacity

@@ -30,8 +30,8 @@ from mcpbench.host.fingerprint import fingerprint, limits_record
 from mcpbench.measure import calibration as calibrate
 from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, prewarm
-from mcpbench.results.model import (BUILD_FILE, BUILD_LOG, COUNTS_FILE, ERROR_LOG, IMAGE_FILE, SCHEMA, SERVER_FILE,
-                                    SERVER_LOG, SUMMARY_FILE, VERIFY_FILE)
+from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
+from mcpbench.results.model import SCHEMA
 from mcpbench.results import liveness
 from mcpbench.results.write import RunRecord, new_run_id, write_checked, write_json
 from mcpbench.runtime.base import RunningServer
@@ -55,7 +55,7 @@ class Started:
     """A started server and what its measurements record about the start."""
 
     server: RunningServer
-    out_dir: Path
+    out: MeasurementDir
     facts: dict[str, Any]  # startup_s, idle_mem_mb, idle_rss_mb, seed_s
 
 
@@ -86,7 +86,8 @@ class Driver:
         self.specs = experiment.specs
         self.console = console or experiment.console
         self.run_id = run_id or new_run_id(self.config.runtime) + experiment.directory_suffix
-        self.directory = self.results_root / self.run_id
+        self.run_dir = RunDir.under(self.results_root, self.run_id)
+        self.directory = self.run_dir.path
         self.record: RunRecord | None = None
         self.bench: Bench | None = None
         self.harnesses: dict[str, Harness] = {}   # by transport: the generator that speaks it
@@ -126,12 +127,12 @@ class Driver:
         except Exception as exc:  # noqa: BLE001 - recorded, then one line on the console (cli)
             status, error = "failed", f"{type(exc).__name__}: {exc}".splitlines()[0]
             # The whole traceback is for whoever debugs it, not for the console.
-            (self.directory / ERROR_LOG).write_text(traceback.format_exc())
+            self.run_dir.error_log.write_text(traceback.format_exc())
         finally:
             self.record.finish(status, error)
         if error:
             raise RunFailed(f"{error} (finished measurements are kept in {self.directory}; "
-                            f"traceback in {ERROR_LOG})")
+                            f"traceback in {self.run_dir.error_log.name})")
         return self.record
 
     def _mark_abandoned(self) -> None:
@@ -186,7 +187,7 @@ class Driver:
             resume.restore(self.record, self.states)
         for spec in self.specs:
             self.record.server(spec.name)
-            write_checked(self.directory / spec.name / SERVER_FILE, spec.describe())
+            write_checked(self.run_dir.server(spec.name).server_json, spec.describe())
         if self.config.build:
             self._build_all()
         self.bench.start_infra()
@@ -270,7 +271,7 @@ class Driver:
             instances = self.config.load_instances if transport == "http" else 1
             generator = (self.bench.runtime.load_generator(name, instances)
                          or loadgen.create(name, self.config.profile.harness_cpus, instances))
-            generator.prepare(self.directory / "_infra")
+            generator.prepare(self.run_dir.infra())
             self.harnesses[transport] = Harness(self.bench, generator, self.console)
         self.harness = self.harnesses["http"]
         assert self.record is not None
@@ -292,15 +293,15 @@ class Driver:
         limits: dict[str, dict[str, Any]] = {}
         capacities: dict[str, dict[str, Any]] = {}
         for mode in (m for m in self.config.modes if MODE_TRANSPORT[m] == "http"):
-            where = self.directory / "_calibration" / (f"{index}" if index else "")
             for attempt in range(CALIBRATION_TRIES):
                 starts = self.bench.infra_starts
                 if self.experiment.closed_model_used:
                     load = ClosedLoad(mode, max(self.config.vus))
-                    limits[mode] = calibrate.measure_load_model_limit(self.harness, load, timing, where / load.label)
+                    limits[mode] = calibrate.measure_load_model_limit(self.harness, load, timing,
+                                                                      self.run_dir.calibration(index))
                 if self.experiment.open_model_used:
                     capacities[mode] = calibrate.measure_harness_capacity(
-                        self.harness, mode, max(self.config.vus), ladder, where / f"{mode}-ladder")
+                        self.harness, mode, max(self.config.vus), ladder, self.run_dir.calibration(index))
                 valid = all(part.get("status") == "ok" for part in (limits.get(mode), capacities.get(mode)) if part)
                 if valid and starts == self.bench.infra_starts:
                     break
@@ -358,8 +359,8 @@ class Driver:
         for state in self.states.values():
             spec = state.spec
             with self.console.status(f"building {spec.name}…"):
-                outcome = self.bench.build(spec, self.directory / spec.name / BUILD_LOG)
-            write_json(self.directory / spec.name / BUILD_FILE, outcome.record())
+                outcome = self.bench.build(spec, self.run_dir.server(spec.name).build_log)
+            write_json(self.run_dir.server(spec.name).build_json, outcome.record())
             if outcome.status != "ok":
                 state.failed = True
                 # skipped = this machine lacks the toolchain: the server is unavailable here, not broken
@@ -405,31 +406,31 @@ class Driver:
             self.experiment.measure_server(ServerRound(self, state, round_index, position))
 
     @contextmanager
-    def started(self, state: ServerState, out_dir: Path, transport: str = "http") -> Iterator[Started]:
+    def started(self, state: ServerState, out: MeasurementDir, transport: str = "http") -> Iterator[Started]:
         """The server re-seeded, started, its start-up recorded, verified once per run; stopped on exit.
         Over stdio the load generator starts it (and every reply it checks is its verification)."""
         assert self.record is not None and self.bench is not None
         spec = state.spec
-        out_dir.mkdir(parents=True, exist_ok=True)
+        out.mkdir()
         seed_s = self.bench.reset()
         self._recalibrate_if_restarted()
         if transport == "stdio":
-            with self.bench.stdio_server(spec, out_dir / SERVER_LOG) as server:
-                yield Started(server, out_dir, {"startup_s": None, "idle_mem_mb": None, "idle_rss_mb": None,
-                                                "seed_s": round(seed_s, 3)})
+            with self.bench.stdio_server(spec, out.server_log) as server:
+                yield Started(server, out, {"startup_s": None, "idle_mem_mb": None, "idle_rss_mb": None,
+                                            "seed_s": round(seed_s, 3)})
             return
-        with self.bench.server(spec, out_dir / SERVER_LOG) as server:
+        with self.bench.server(spec, out.server_log) as server:
             idle = server.usage()
             idle_mem_mb = idle.memory_bytes / 2**20 if idle else None
             tree = server.process_tree_usage()
             idle_rss_mb = round(tree.memory_bytes / 2**20, 1) if tree else None
             if server.details:  # the docker runtime: image, its size, cold start
                 self.record.update_server(spec.name, **server.details)
-                write_checked(self.directory / spec.name / IMAGE_FILE, server.details)
+                write_checked(self.run_dir.server(spec.name).image_json, server.details)
             self.record.update_server(spec.name, startup_s=round(server.startup_s, 3),
                                       idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
                                       idle_rss_mb=idle_rss_mb)
-            self.console.print(f"[cyan]{spec.name}[/] {out_dir.name}: ready in {server.startup_s:.2f} s, "
+            self.console.print(f"[cyan]{spec.name}[/] {out.name}: ready in {server.startup_s:.2f} s, "
                                f"idle {idle_mem_mb or 0:.1f} MiB"
                                f"{f' (RSS {idle_rss_mb:.1f} MiB)' if idle_rss_mb is not None else ''}, "
                                f"Redis seeded in {seed_s:.2f} s")
@@ -437,43 +438,42 @@ class Driver:
                 self._verify(spec, server)
                 state.verified = True
                 seed_s = self.bench.reset()  # verify's checkout wrote to Redis
-            yield Started(server, out_dir, {"startup_s": round(server.startup_s, 3), "idle_mem_mb": idle_mem_mb,
-                                            "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3)})
+            yield Started(server, out, {"startup_s": round(server.startup_s, 3), "idle_mem_mb": idle_mem_mb,
+                                        "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3)})
 
     def measure(self, state: ServerState, started: Started, load: Load, round_index: int, position: int,
-                timing: Timing | None = None, out_dir: Path | None = None, probe_processes: bool = False,
+                timing: Timing | None = None, out: MeasurementDir | None = None, probe_processes: bool = False,
                 stop_requested: Callable[[], bool] | None = None, prewarm_s: float | None = None) -> dict[str, Any]:
         """One measurement of a started server, recorded: summary.json written with who, when and how the
         server started, run.json listing it. A dead server ends its part of the run (ServerFailed); an
         invalid measurement is kept and said (and the infrastructure restarted when it was the cause)."""
         assert self.record is not None and self.bench is not None
         spec = state.spec
-        out_dir = out_dir or started.out_dir
-        out_dir.mkdir(parents=True, exist_ok=True)
+        out = (out or started.out).mkdir()
         harness = self.harnesses[MODE_TRANSPORT[load.mode]]
         timing = timing or self.config.timing
         warmed = None
         try:
             if prewarm_s and not started.server.stdio_launch:
-                warmed = prewarm(harness, started.server, ClosedLoad(load.mode, load.vus), prewarm_s, out_dir,
+                warmed = prewarm(harness, started.server, ClosedLoad(load.mode, load.vus), prewarm_s, out,
                                  timing.think_time_s)
-            summary = measure(harness, started.server, load, out_dir, timing, self.limit(load),
+            summary = measure(harness, started.server, load, out, timing, self.limit(load),
                               probe_processes=probe_processes, stop_requested=stop_requested)
         except MeasurementFailed as exc:
             raise ServerFailed("load", str(exc)) from exc
         facts = dict(started.facts)
         if started.server.stdio_launch:  # the driver timed the start: spawn to initialize answered
-            counts = loadgen.read_counts(out_dir / COUNTS_FILE) or {}
+            counts = loadgen.read_counts(out.counts) or {}
             facts["startup_s"] = counts.get("startup_s")
         summary.update({"server": spec.name, **load.record(), "run": round_index, "round_order": position,
                         **facts, "prewarm": warmed, "schema": SCHEMA})
         summary["publishable"], summary["unpublishable_reasons"] = analysis.publishable(summary)
-        write_checked(out_dir / SUMMARY_FILE, summary)
-        self.record.server(spec.name)["measurements"].append(out_dir.name)
+        write_checked(out.summary, summary)
+        self.record.server(spec.name)["measurements"].append(out.name)
         self.record.save()
-        self._count(state, out_dir, load, round_index, summary)
+        self._count(state, out, load, round_index, summary)
         if summary["status"] == "invalid":
-            self.console.print(f"  [bold red]{spec.name} {out_dir.name} invalid[/] ({summary['phase']}): "
+            self.console.print(f"  [bold red]{spec.name} {out.name} invalid[/] ({summary['phase']}): "
                                f"{summary['reason']}")
             if summary["phase"] == "infra":
                 self.bench.restart_infra()
@@ -481,51 +481,47 @@ class Driver:
         return summary
 
     @staticmethod
-    def _count(state: ServerState, out_dir: Path, load: Load, round_index: int, summary: dict[str, Any]) -> None:
+    def _count(state: ServerState, out: MeasurementDir, load: Load, round_index: int, summary: dict[str, Any]) -> None:
         """What a measurement, just made or kept by a resume, means for its server: a failed one ends its part
         (ServerFailed), an invalid one is noted for its status, round 1's closed rate is what equal loads and
         --open fractions are sized from."""
         if summary["status"] == "failed":
             raise ServerFailed(summary["phase"], summary["reason"])
         if summary["status"] == "invalid":
-            state.invalid.append((summary["phase"], f"{out_dir.name}: {summary['phase']}: {summary['reason']}"))
+            state.invalid.append((summary["phase"], f"{out.name}: {summary['phase']}: {summary['reason']}"))
         elif isinstance(load, ClosedLoad) and round_index == 1:
             rate = summary["throughput"]["tool_calls_per_s"]
             state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
 
-    def kept(self, state: ServerState, out_dir: Path, load: Load, round_index: int) -> dict[str, Any] | None:
-        """A resumed run's measurement finished before the stop (its summary.json is there): kept, not measured
+    def kept(self, state: ServerState, out: MeasurementDir, load: Load, round_index: int) -> dict[str, Any] | None:
+        """A resumed run's measurement finished before the stop (its summary is there): kept, not measured
         again, and counted as if just measured (round 1's closed rate, an invalid one said again)."""
-        if self.resume_record is None or not (out_dir / SUMMARY_FILE).is_file():
+        if self.resume_record is None or not out.summary.is_file():
             return None
         assert self.record is not None
-        summary = json.loads((out_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
+        summary = json.loads(out.summary.read_text(encoding="utf-8"))
         listed = self.record.server(state.spec.name)["measurements"]
-        if out_dir.name not in listed:  # stopped between writing the summary and listing it
-            listed.append(out_dir.name)
+        if out.name not in listed:  # stopped between writing the summary and listing it
+            listed.append(out.name)
         self.resume_record["kept"] += 1
         self.record.save()
-        self.console.print(f"  [dim]{state.spec.name} {out_dir.name}: kept (measured before the resume)[/]")
-        self._count(state, out_dir, load, round_index, summary)
+        self.console.print(f"  [dim]{state.spec.name} {out.name}: kept (measured before the resume)[/]")
+        self._count(state, out, load, round_index, summary)
         return summary
 
-    def set_aside(self, state: ServerState, out_dir: Path, summary: dict[str, Any]) -> None:
+    def set_aside(self, state: ServerState, out: MeasurementDir, summary: dict[str, Any]) -> None:
         """A host-disturbed measurement kept beside the one that replaces it: renamed <dir>.disturbed (a number
         added when that exists), its summary marked `repeated`, run.json listing it under its new name."""
         assert self.record is not None
-        target = out_dir.with_name(f"{out_dir.name}.disturbed")
-        n = 1
-        while target.exists():
-            n += 1
-            target = out_dir.with_name(f"{out_dir.name}.disturbed{n}")
-        out_dir.rename(target)
+        target = out.aside(DISTURBED)
+        out.path.rename(target.path)
         why = ", ".join(f for f in summary["flags"] if f in analysis.HOST_FLAGS)
-        summary["repeated"] = f"{why}: measured again in {out_dir.name}"
-        write_checked(target / SUMMARY_FILE, summary)
+        summary["repeated"] = f"{why}: measured again in {out.name}"
+        write_checked(target.summary, summary)
         listed = self.record.server(state.spec.name)["measurements"]
-        listed[listed.index(out_dir.name)] = target.name
+        listed[listed.index(out.name)] = target.name
         self.record.save()
-        self.console.print(f"  [yellow]{state.spec.name} {out_dir.name}: the host was disturbed ({why}); "
+        self.console.print(f"  [yellow]{state.spec.name} {out.name}: the host was disturbed ({why}); "
                            "measured again on a fresh start[/]")
 
     def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
@@ -544,7 +540,7 @@ class Driver:
         if not server.alive():
             checks.append(Check("server alive", "fail", "the server exited during verify:\n" + server.log_tail()))
         verdict = Verdict(checks)
-        write_checked(self.directory / spec.name / VERIFY_FILE,
+        write_checked(self.run_dir.server(spec.name).verify_json,
                       {**verdict.record(), **({"conformance": suite.record()} if suite else {})})
         for check in verdict.checks:
             colour = {"pass": "green", "warn": "yellow", "fail": "red", "unavailable": "yellow"}[check.status]
@@ -611,9 +607,9 @@ class ServerRound:
         """The run's modes this server can be measured in."""
         return [m for m in self.driver.config.modes if m not in self.state.unsupported]
 
-    def directory(self, label: str) -> Path:
+    def directory(self, label: str) -> MeasurementDir:
         """A measurement's directory: <server>/<label>-r<round>."""
-        return self.driver.directory / self.name / f"{label}-r{self.round}"
+        return self.driver.run_dir.server(self.name).measurement(label, self.round)
 
     def started(self, label: str, transport: str = "http") -> AbstractContextManager[Started]:
         return self.driver.started(self.state, self.directory(label), transport)
@@ -623,11 +619,11 @@ class ServerRound:
                 quiet: bool = False, prewarm_s: float | None = None) -> dict[str, Any]:
         """One recorded measurement (in the started server's directory, or <label>-r<round>), after `prewarm_s`
         seconds of the closed model at its VUs when given (measure.prewarm)."""
-        out_dir = self.directory(label) if label else started.out_dir
-        summary = self.driver.measure(self.state, started, load, self.round, self.position, timing, out_dir,
+        out = self.directory(label) if label else started.out
+        summary = self.driver.measure(self.state, started, load, self.round, self.position, timing, out,
                                       probe_processes, stop_requested, prewarm_s)
         if summary["status"] == "ok" and not quiet:
-            self.driver.print_summary(self.name, out_dir.name, summary)
+            self.driver.print_summary(self.name, out.name, summary)
         return summary
 
     def measure_load(self, load: Load, timing: Timing | None = None, prewarm_s: float | None = None) -> dict[str, Any]:

@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from mcpbench.results import liveness
-from mcpbench.results.model import RUN_FILE, SUMMARY_FILE, VERIFY_FILE
+from mcpbench.results.layout import INCOMPLETE, RunDir
 from mcpbench.results.write import RunRecord, now_iso
 
 # The fingerprint fields that make another host (or other code): a resume on one calibrates the harness again.
 HOST_KEYS = ("hostname", "cpu_model", "cores", "memory_gb", "kernel", "os", "tools", "git")
-INCOMPLETE = ".incomplete"
 
 
 def recordable(values: dict[str, Any]) -> dict[str, Any]:
@@ -39,8 +38,8 @@ def resumed_values(options: tuple, values: dict[str, Any]) -> dict[str, Any]:
     """The option values to continue values["resume"] with: the recorded ones, the servers it measured.
     ValueError (one sentence) when the run cannot be continued or other options were given with --resume."""
     run_dir: Path = values["resume"]
-    if not (run_dir / RUN_FILE).is_file():
-        raise ValueError(f"--resume {run_dir}: no {RUN_FILE} there")
+    if not RunDir(run_dir).exists():
+        raise ValueError(f"--resume {run_dir}: no {RunDir(run_dir).run_json.name} there")
     given = [_flag(o) for o in options if o.name != "resume"
              and values.get(o.name, o.default) not in (o.default, *([[], ()] if o.default is None else []))]
     if given:
@@ -54,7 +53,8 @@ def resumed_values(options: tuple, values: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"{run_dir}: still running (orchestrator pid {pid}, or on another machine); stop it first")
     recorded = data["config"].get("options")
     if recorded is None:
-        raise ValueError(f"{run_dir}: recorded before --resume existed (no config.options in {RUN_FILE})")
+        raise ValueError(f"{run_dir}: recorded before --resume existed (no config.options in "
+                         f"{RunDir(run_dir).run_json.name})")
     restored: dict[str, Any] = {}
     for option in options:
         value = recorded.get(option.name, option.default)
@@ -75,7 +75,7 @@ def _elapsed_before(record: RunRecord) -> float:
     moved). The gaps between parts are not the run's."""
     previous = (record.data.get("resumes") or [None])[-1]
     start = dt.datetime.fromisoformat(previous["at"] if previous else record.data["started_at"]).timestamp()
-    signs = [path.stat().st_mtime for path in record.directory.glob(f"*/*/{SUMMARY_FILE}")]
+    signs = [path.stat().st_mtime for path in record.run_dir.summaries()]
     if record.data.get("finished_at"):
         signs.append(dt.datetime.fromisoformat(record.data["finished_at"]).timestamp())
     part = max(0.0, max(signs, default=start) - start)
@@ -83,20 +83,14 @@ def _elapsed_before(record: RunRecord) -> float:
 
 
 def _set_aside_incomplete(record: RunRecord) -> list[str]:
-    """Measurement directories without a summary.json (the stop came during them): renamed <dir>.incomplete."""
+    """Measurement directories without a summary (the stop came during them): renamed <dir>.incomplete."""
     moved = []
     for name in record.data["config"]["servers"]:
-        server_dir = record.directory / name
-        if not server_dir.is_dir():
-            continue
-        for directory in sorted(p for p in server_dir.iterdir() if p.is_dir()):
-            if ".disturbed" in directory.name or INCOMPLETE in directory.name or (directory / SUMMARY_FILE).exists():
+        for measurement in record.run_dir.server(name).measurements(include_set_aside=True):
+            if measurement.set_aside or measurement.summary.exists():
                 continue
-            target, n = directory.with_name(directory.name + INCOMPLETE), 1
-            while target.exists():
-                n += 1
-                target = directory.with_name(f"{directory.name}{INCOMPLETE}{n}")
-            directory.rename(target)
+            target = measurement.aside(INCOMPLETE)
+            measurement.path.rename(target.path)
             moved.append(f"{name}/{target.name}")
     return moved
 
@@ -127,7 +121,7 @@ def restore(record: RunRecord, states: dict[str, Any]) -> None:
     for name, state in states.items():
         server = record.data["servers"].get(name) or {}
         state.failed = server.get("status") in ("failed", "unavailable")
-        state.verified = (record.directory / name / VERIFY_FILE).is_file()
+        state.verified = record.run_dir.server(name).verify_json.is_file()
 
 
 def needs_calibration(record: RunRecord, entry: dict[str, Any]) -> bool:

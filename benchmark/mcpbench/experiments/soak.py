@@ -19,17 +19,17 @@ from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import LOAD, MEASURING, QUICK, Option, csv, duration, resource_profile_of
-from mcpbench.results.model import (CAPACITY_FILE, PROCESSES_FILE, SAMPLES_FILE, SCHEMA, SOAK_FILE, SUMMARY_FILE, Capacity,
-                                    ResultsError)
+from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
+from mcpbench.results.model import SCHEMA, Capacity, ResultsError
 from mcpbench.results.read import read_json, read_processes, read_samples
 from mcpbench.results.upgrades import upgrade_document
 from mcpbench.results.write import write_checked
 from mcpbench.scenarios import MODE_TRANSPORT, MODES, OpenLoad
 
 
-def _capacity(run_dir: Path, server: str, mode: str) -> float | None:
+def _capacity(run_dir: RunDir, server: str, mode: str) -> float | None:
     """The server's median capacity over a capacity run's rounds in `mode` (None: it has none)."""
-    path = run_dir / server / CAPACITY_FILE
+    path = run_dir.server(server).capacity_json
     if not path.is_file():
         return None
     try:
@@ -40,7 +40,7 @@ def _capacity(run_dir: Path, server: str, mode: str) -> float | None:
     return median(values) if values else None
 
 
-def capacity_rates(runs: list[Path], servers: list[str], mode: str, share: float) -> dict[str, tuple[float, str]]:
+def capacity_rates(runs: list[RunDir], servers: list[str], mode: str, share: float) -> dict[str, tuple[float, str]]:
     """share x each server's measured capacity, from the first of `runs` (newest first) that has one;
     SoakError naming the servers none has."""
     rates, missing = {}, []
@@ -50,9 +50,9 @@ def capacity_rates(runs: list[Path], servers: list[str], mode: str, share: float
             missing.append(server)
             continue
         run, capacity = found
-        rates[server] = (round(share * capacity, 1), f"{share:g} x capacity {capacity:g} ({run.name})")
+        rates[server] = (round(share * capacity, 1), f"{share:g} x capacity {capacity:g} ({run.run_id})")
     if missing:
-        where = str(runs[0]) if len(runs) == 1 else "the results"
+        where = str(runs[0].path) if len(runs) == 1 else "the results"
         raise SoakError(f"no {mode} capacity in {where} for {', '.join(missing)}: give --rate, or run "
                         f"`mcpbench capacity {' '.join(missing)}` first")
     return rates
@@ -86,8 +86,7 @@ class SoakExperiment(Experiment):
             capacity_from, results_dir = values.get("capacity_from"), values["results_dir"]
             if capacity_from and not Path(capacity_from).is_dir():
                 raise SoakError(f"--capacity-from {capacity_from}: no such directory")
-            runs = [Path(capacity_from)] if capacity_from else sorted(
-                (p for p in Path(results_dir).glob("*") if p.is_dir()), reverse=True)
+            runs = [RunDir(Path(capacity_from))] if capacity_from else runs_under(Path(results_dir))[::-1]
             self.rates = capacity_rates(runs, [s.name for s in specs], modes[0], self.plan.share)
         self.results: dict[str, dict[str, Any]] = {}  # server -> soak.json
         self._stop = threading.Event()
@@ -114,12 +113,11 @@ class SoakExperiment(Experiment):
                 summary = server.measure(started, load, probe_processes=True, stop_requested=self._stop.is_set)
         finally:
             # Judged whatever happened to the measurement: a leak that killed the server is the finding.
-            out_dir = server.directory(label)
-            recorded = out_dir / SUMMARY_FILE
-            if summary is None and recorded.is_file():
-                summary = read_json(recorded)
+            out = server.directory(label)
+            if summary is None and out.summary.is_file():
+                summary = read_json(out.summary)
             if summary is not None:
-                self._record_soak(server.driver.directory, server.name, load, rate, source, summary, out_dir,
+                self._record_soak(server.driver.run_dir, server.name, load, rate, source, summary, out,
                                   self._stop.is_set())
         if self._stop.is_set():
             raise KeyboardInterrupt
@@ -144,21 +142,20 @@ class SoakExperiment(Experiment):
         finally:
             signal.signal(signal.SIGINT, previous)
 
-    def _record_soak(self, run_dir: Path, server: str, load: OpenLoad, rate: float, source: str, summary: dict[str, Any],
-                     out_dir: Path, interrupted: bool) -> None:
-        processes = read_processes(out_dir / PROCESSES_FILE)
-        samples_path = out_dir / SAMPLES_FILE
-        if not samples_path.is_file():
+    def _record_soak(self, run_dir: RunDir, server: str, load: OpenLoad, rate: float, source: str,
+                     summary: dict[str, Any], out: MeasurementDir, interrupted: bool) -> None:
+        processes = read_processes(out.processes)
+        if not out.samples.is_file():
             return
-        samples = read_samples(samples_path)
+        samples = read_samples(out.samples)
         window = (summary["window"]["start_s"], summary["window"]["end_s"])
         verdict = judge(processes, samples, window, self.plan.errors_max, self.plan.timing.request_timeout_s,
                         status=summary["status"], reason=summary.get("reason"))
         document = {"schema": SCHEMA, "server": server, "mode": load.mode, "rate": rate, "rate_from": source,
-                    "measurement": out_dir.name, "status": summary["status"], "interrupted": interrupted,
+                    "measurement": out.name, "status": summary["status"], "interrupted": interrupted,
                     "doubts": [f for f in summary.get("flags", []) if f in SOAK_DOUBTS or is_bound(f)],
                     **verdict}
-        write_checked(run_dir / server / SOAK_FILE, document)
+        write_checked(run_dir.server(server).soak_json, document)
         self.results[server] = document
         colour = {"pass": "green", "fail": "red"}.get(verdict["verdict"], "yellow")
         doubts = f" (on {', '.join(document['doubts'])})" if document["doubts"] else ""

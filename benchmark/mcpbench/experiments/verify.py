@@ -12,7 +12,6 @@ from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import BUILDING, PLACEMENT, RESULTS, SELECTION, Option, resource_profile_of
-from mcpbench.results.model import VERIFY_FILE
 from mcpbench.results.read import read_json
 
 
@@ -48,7 +47,7 @@ class VerifyExperiment(Experiment):
         """Each server's verify record: verify.json, or what stopped it before (the build, the start)."""
         verdicts: dict[str, dict] = {}
         for name, entry in (driver.record.data["servers"] if driver.record else {}).items():
-            path = driver.directory / name / VERIFY_FILE
+            path = driver.run_dir.server(name).verify_json
             if path.is_file():
                 verdicts[name] = read_json(path)
                 continue

@@ -15,6 +15,7 @@ import pandas as pd
 
 from mcpbench.analysis.summary import LOADGEN
 from mcpbench.host.resources import UsageReader, process_group_reader
+from mcpbench.results.layout import MeasurementDir
 
 if TYPE_CHECKING:
     from mcpbench.scenarios.timing import Timing
@@ -47,11 +48,11 @@ class LiveView(Protocol):
 @dataclass(frozen=True)
 class LoadRun:
     samples: pd.DataFrame                 # SAMPLE_COLUMNS, t_s from the scenario start
-    k6_start_epoch_s: float | None        # the scenario start (the earliest instance's), epoch seconds
+    start_epoch_s: float | None           # the scenario start (the earliest instance's), epoch seconds
     exit_code: int | None
     wall_s: float
     stopped_early: bool = False           # ended by the orchestrator (Tick.STOP or Tick.ABORT)
-    counts: dict | None = None            # the generator's own counts (k6-counts.json), None when none
+    counts: dict | None = None            # the generator's own counts (loadgen-counts.json), None when none
     run_s: float | None = None            # scenario start -> generator exit
     target_died: str | None = None        # a generator that runs the target itself (stdio): why it died
     # Instances on other hosts: [{"node", "clock_offset_ms", "clock_rtt_ms", "exit_code"}] (None: local)
@@ -91,10 +92,10 @@ class LoadGenerator(ABC):
         return None
 
     @abstractmethod
-    def run(self, url: str, load: Load, timing: Timing, out_dir: Path, on_start: OnStart | None = None,
+    def run(self, url: str, load: Load, timing: Timing, out: MeasurementDir, on_start: OnStart | None = None,
             on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
-        """Run one test until it ends or `on_tick` ends it; samples.csv.gz and k6-counts.json are written
-        to out_dir. LoadError when no sample came back. With `launch` (stdio) the generator starts the
+        """Run one test until it ends or `on_tick` ends it; its samples and counts are written to the
+        measurement's directory (`out.samples`, `out.counts`). LoadError when no sample came back. With `launch` (stdio) the generator starts the
         server itself and `url` is not used."""
 
     def prepare(self, log_dir: Path) -> None:
@@ -106,6 +107,6 @@ class LoadGenerator(ABC):
         return {LOADGEN: self.usage_reader(pids)}
 
     def usage_reader(self, pids: Sequence[int]) -> UsageReader:
-        """The generator's own CPU and memory (the "k6" component) from the pids on_start gave: by default
+        """The generator's own CPU and memory (the loadgen component) from the pids on_start gave: by default
         the processes and their children."""
         return process_group_reader(pids)

@@ -21,6 +21,8 @@ from mcpbench.scenarios import MODE_PROTOCOL
 from mcpbench.host.toolchain import MissingRequirement, environment_for
 from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
 from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
+from mcpbench.results.layout import MeasurementDir
+from mcpbench.results.model import GENERATOR_BUILD_LOG
 
 if TYPE_CHECKING:
     from mcpbench.scenarios.timing import Timing
@@ -80,7 +82,7 @@ class LoadDriver(LocalInstances):
     transports = frozenset({"http", "stdio"})
 
     def prepare(self, log_dir: Path) -> None:
-        ensure_built(log_dir / "load-driver-build.log")
+        ensure_built(log_dir / GENERATOR_BUILD_LOG)
 
     def usage_reader(self, pids: Sequence[int]) -> UsageReader:
         # Over stdio the driver's child is the server, measured on its own through its cgroup: the driver
@@ -89,10 +91,11 @@ class LoadDriver(LocalInstances):
             return process_reader(pids[0], children=False)
         return process_group_reader(pids)
 
-    def run(self, url: str, load: Load, timing: Timing, out_dir: Path, on_start: OnStart | None = None,
+    def run(self, url: str, load: Load, timing: Timing, out: MeasurementDir, on_start: OnStart | None = None,
             on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
-        out_dir = out_dir.resolve()  # over stdio the driver runs in the server's directory
-        binary = ensure_built(out_dir / "load-driver-build.log")
+        out = MeasurementDir(out.path.resolve())  # over stdio the driver runs in the server's directory
+        out_dir = out.path
+        binary = ensure_built(out_dir / GENERATOR_BUILD_LOG)
         # A stdio server has one client: its test is never split.
         count = 1 if launch is not None else self.instances
 
@@ -105,7 +108,7 @@ class LoadDriver(LocalInstances):
                                    log_path=log_path, cpus=self.cpus)
 
         limit = (INIT_TIMEOUT_S if launch else 0) + timing.total_s + OVERRUN_S
-        done = self.run_instances(count, spawn, out_dir, limit, "the load driver", on_start, on_tick)
+        done = self.run_instances(count, spawn, out, limit, "the load driver", on_start, on_tick)
         if done.samples.empty:
             raise LoadError(_no_samples_reason(done.instances[0], done.exit_code, done.all_counts[0], launch))
         died = None

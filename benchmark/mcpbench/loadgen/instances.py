@@ -14,15 +14,12 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from mcpbench.results.model import COUNTS_FILE, LOADGEN_LOG, SAMPLES_FILE, SAMPLE_COLUMNS
+from mcpbench.results.layout import MeasurementDir
+from mcpbench.results.model import SAMPLE_COLUMNS
 from mcpbench.analysis.warmup import LiveSamples
 from mcpbench.loadgen.base import LoadError, LoadGenerator, OnStart, OnTick, Tick
 from mcpbench.loadgen.merge import MergedLive, merge_counts, merge_samples
 
-# The generator's own counts of a test (k6-counts.json: the name the results format has always used).
-
-# What the generator said besides samples (warnings, errors), kept in the measurement's directory.
-GENERATOR_LOG = LOADGEN_LOG
 # Beyond the test's own length, how long a generator may take before it is called stuck.
 OVERRUN_S = 120
 
@@ -53,14 +50,6 @@ class Instance:
     samples_log: Path
     counts_path: Path
     live: LiveSamples
-
-
-def instance_files(out_dir: Path, index: int, instances: int) -> tuple[Path, Path, Path]:
-    """Raw samples, counts and console log of instance `index`: one instance keeps the plain names of the
-    results format; several number theirs."""
-    suffix = "" if instances == 1 else f".{index}"
-    return (out_dir / f"k6-samples{suffix}.log", out_dir / f"k6-counts{suffix}.json",
-            out_dir / f"k6{suffix}.log")
 
 
 def drive(instances: list[Instance], limit_s: float, started: float, on_tick: OnTick | None, who: str) -> bool:
@@ -140,7 +129,7 @@ class InstancesOutcome:
     samples: pd.DataFrame
     start_epoch: float | None
     exit_code: int | None
-    counts: dict | None            # merged; written as COUNTS_FILE when several
+    counts: dict | None            # merged; written as the measurement's counts when several
     all_counts: list[dict | None]  # each instance's own
     stopped_early: bool
     run_s: float
@@ -164,13 +153,13 @@ class LocalInstances(LoadGenerator):
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "where": "local", "instances": self.instances}
 
-    def run_instances(self, count: int, spawn: Spawn, out_dir: Path, limit_s: float, who: str,
+    def run_instances(self, count: int, spawn: Spawn, out: MeasurementDir, limit_s: float, who: str,
                       on_start: OnStart | None, on_tick: OnTick | None) -> InstancesOutcome:
         started = time.monotonic()
         instances: list[Instance] = []
         try:
             for index in range(count):
-                samples_log, counts_path, log_path = instance_files(out_dir, index, count)
+                samples_log, counts_path, log_path = out.instance_files(index, count)
                 process = spawn(index, samples_log, counts_path, log_path)
                 instances.append(Instance(process, samples_log, counts_path, LiveSamples(samples_log)))
             if on_start:
@@ -184,12 +173,12 @@ class LocalInstances(LoadGenerator):
         samples, start_epoch = merge_samples([
             (frame, start - instance.process.clock_offset_s if start is not None else None)
             for (frame, start), instance in zip(parts, instances)])
-        compress_samples([i.samples_log for i in instances], out_dir / SAMPLES_FILE, samples, out_dir / GENERATOR_LOG)
+        compress_samples([i.samples_log for i in instances], out.samples, samples, out.loadgen_log)
         exit_codes = [instance.process.returncode for instance in instances]
         exit_code = next((code for code in exit_codes if code), exit_codes[0])
         all_counts = [read_counts(instance.counts_path) for instance in instances]
         counts = merge_counts(all_counts)
         if count > 1 and counts is not None and not samples.empty:
-            (out_dir / COUNTS_FILE).write_text(json.dumps(counts))
+            out.counts.write_text(json.dumps(counts))
         return InstancesOutcome(instances, samples, start_epoch, exit_code, counts, all_counts, stopped_early,
                                 time.monotonic() - started, ended_epoch)

@@ -17,6 +17,7 @@ from mcpbench.host.paths import K6_SCRIPT
 from mcpbench.host.toolchain import which
 from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
 from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
+from mcpbench.results.layout import MeasurementDir
 
 if TYPE_CHECKING:
     from mcpbench.scenarios.timing import Timing
@@ -71,11 +72,12 @@ class LocalK6(LocalInstances):
     def prepare(self, log_dir: Path) -> None:
         k6_binary()  # fail before the first measurement, in one line
 
-    def run(self, url: str, load: Load, timing: Timing, out_dir: Path, on_start: OnStart | None = None,
+    def run(self, url: str, load: Load, timing: Timing, out: MeasurementDir, on_start: OnStart | None = None,
             on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
         if launch is not None:
             raise LoadError("k6 speaks HTTP only: a stdio server needs the load driver")
-        out_dir = out_dir.resolve()  # k6 runs with cwd=out_dir, so a relative path would point below itself
+        out = MeasurementDir(out.path.resolve())  # k6 runs in it, so a relative path would point below itself
+        out_dir = out.path
         arguments = segments(self.instances)
 
         def spawn(index: int, samples_log: Path, counts_path: Path, log_path: Path) -> processes.ManagedProcess:
@@ -89,7 +91,7 @@ class LocalK6(LocalInstances):
                     "--log-format", "raw", "--log-output", f"file={samples_log}", *arguments[index], str(K6_SCRIPT)]
             return processes.spawn("k6", argv, cwd=out_dir, env=env, log_path=log_path, cpus=self.cpus)
 
-        done = self.run_instances(self.instances, spawn, out_dir, timing.total_s + OVERRUN_S, "k6", on_start, on_tick)
+        done = self.run_instances(self.instances, spawn, out, timing.total_s + OVERRUN_S, "k6", on_start, on_tick)
         if done.samples.empty:
             raise LoadError(_no_samples_reason(done.instances, done.exit_code))
         return LoadRun(done.samples, done.start_epoch, done.exit_code, done.run_s, done.stopped_early, done.counts,

@@ -10,6 +10,8 @@ from types import TracebackType
 
 import redis
 
+from mcpbench.results.layout import RunDir
+from mcpbench.results.model import API_BUILD_LOG
 from mcpbench.host import processes
 from mcpbench import runtime as runtimes
 from mcpbench.catalog.build import BuildOutcome
@@ -53,7 +55,7 @@ class Bench:
 
     # -- builds ------------------------------------------------------------------------------------------
     def build_infra(self) -> BuildOutcome:
-        log = self.directory / "_infra" / "api-service-build.log"
+        log = RunDir(self.directory).infra() / API_BUILD_LOG
         log.parent.mkdir(parents=True, exist_ok=True)
         return self.runtime.build_infra(log)
 
@@ -74,8 +76,7 @@ class Bench:
 
     def start_infra(self) -> InfraHandle:
         self._infra_starts += 1
-        where = "_infra" if self._infra_starts == 1 else f"_infra-restart-{self._infra_starts - 1}"
-        self.infra = self.runtime.start_infra(self.directory / where)
+        self.infra = self.runtime.start_infra(RunDir(self.directory).infra(self._infra_starts))
         return self.infra
 
     def reset(self) -> float:

@@ -25,7 +25,7 @@ from mcpbench.host.resources import Usage
 from mcpbench.results.write import SCHEMA, write_checked
 from mcpbench.runtime.base import InfraHandle, ServerBase
 from mcpbench.scenarios import ClosedLoad, Load, OpenLoad
-from mcpbench.results.model import SUMMARY_FILE
+from mcpbench.results.layout import CalibrationDir, MeasurementDir
 
 CALIBRATION_PATH = "/calibrate/mcp"
 
@@ -66,12 +66,12 @@ class CalibrationTarget(ServerBase):
         pass
 
 
-def _measure_target(harness: Harness, load: Load, timing: Timing, out_dir: Path) -> dict[str, Any]:
-    """One measurement against the infra's canned endpoint; its summary.json is written to out_dir."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    summary = measure(harness, CalibrationTarget(harness.infra), load, out_dir, timing, calibration=True)
+def _measure_target(harness: Harness, load: Load, timing: Timing, out: MeasurementDir) -> dict[str, Any]:
+    """One measurement against the infra's canned endpoint; its summary is written."""
+    out.mkdir()
+    summary = measure(harness, CalibrationTarget(harness.infra), load, out, timing, calibration=True)
     summary.update({"server": CalibrationTarget.name, **load.record(), "run": 1, "schema": SCHEMA})
-    write_checked(out_dir / SUMMARY_FILE, summary)
+    write_checked(out.summary, summary)
     return summary
 
 
@@ -79,10 +79,11 @@ def _cpu(summary: dict[str, Any], component: str) -> float | None:
     return (summary["resources"].get(component) or {}).get("cpu_avg_pct")
 
 
-def measure_load_model_limit(harness: Harness, load: ClosedLoad, timing: Timing, out_dir: Path) -> dict[str, Any]:
+def measure_load_model_limit(harness: Harness, load: ClosedLoad, timing: Timing,
+                             where: CalibrationDir) -> dict[str, Any]:
     """The closed model's own limit at the load's VUs (run.json `calibration[mode]`)."""
     with harness.console.status(f"calibrating the closed model's limit: {load.label} for {timing.total_s:g} s…"):
-        summary = _measure_target(harness, load, timing, out_dir)
+        summary = _measure_target(harness, load, timing, where.measurement(load.label))
     record = load_model_record(summary, timing.think_time_s)
     harness.console.print(
         f"  closed-model limit {load.label}: {record['tool_calls_per_s']:.0f} tool calls/s "
@@ -137,7 +138,7 @@ class LadderStep:
 
 
 def measure_harness_capacity(harness: Harness, mode: str, vus: int, step_timing: Timing,
-                             out_dir: Path) -> dict[str, Any]:
+                             where: CalibrationDir) -> dict[str, Any]:
     """The harness's open-model capacity for a mode (run.json `harness_capacity[mode]`): the ladder's
     highest passing step, or None when even the first failed."""
     steps: list[LadderStep] = []
@@ -146,7 +147,7 @@ def measure_harness_capacity(harness: Harness, mode: str, vus: int, step_timing:
         load = OpenLoad(mode, vus, round(rate, 1))
         with harness.console.status(f"calibrating the harness's open-model capacity: {load.rate:g} calls/s…"):
             try:
-                summary = _measure_target(harness, load, step_timing, out_dir / f"{load.label}")
+                summary = _measure_target(harness, load, step_timing, where.ladder_step(mode, load.label))
             except MeasurementFailed as exc:
                 return {"tool_calls_per_s": _passed(steps), "stopped_by": f"the load generator failed: {exc}",
                         "status": "invalid", "steps": [s.record() for s in steps]}

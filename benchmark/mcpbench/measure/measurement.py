@@ -37,7 +37,7 @@ from mcpbench.scenarios import Load, in_window
 from mcpbench.workload.tools import TOOL_NAMES
 from mcpbench.measure.bench import Bench
 from mcpbench.analysis.warmup import WarmupDecision, per_second_cpu, steady_start
-from mcpbench.results.model import CONTEXT_FILE, PROCESSES_FILE, RESOURCES_FILE
+from mcpbench.results.layout import MeasurementDir
 
 
 
@@ -73,7 +73,7 @@ class Harness:
 PREWARM_DIR = ".prewarm"   # the pre-warm load's own files, removed once it ends
 
 
-def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float, out_dir: Path,
+def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float, out: MeasurementDir,
             think_time_s: float) -> dict[str, Any]:
     """Work before a measurement, on the same start: `load` (the closed model) for `seconds` after a 1 s ramp,
     nothing of it kept but the rate it reached (summary `prewarm`). A JIT compiles with work, not with time: at
@@ -82,8 +82,7 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
     waits for the server's CPU to settle."""
     timing = Timing(ramp_up_s=1, warmup_s=0, duration_s=seconds, ramp_down_s=0, warmup_cap_s=None,
                     think_time_s=think_time_s)
-    scratch = out_dir / PREWARM_DIR
-    scratch.mkdir(parents=True, exist_ok=True)
+    scratch = out.scratch(PREWARM_DIR).mkdir()
     try:
         with harness.console.status(f"  pre-warm: {load.label} for {seconds:g} s"):
             result = harness.generator.run(target.url, load, timing, scratch, checks=False,
@@ -91,7 +90,7 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
     except LoadError as exc:
         raise MeasurementFailed(f"its pre-warm load failed: {exc}") from exc
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch.path, ignore_errors=True)
     if not target.alive() or result.target_died:
         raise MeasurementFailed("the server exited during its pre-warm load:\n" + target.log_tail())
     window = in_window(result.samples, timing.window)
@@ -99,7 +98,7 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
     return {"seconds": seconds, "vus": int(load.vus), "calls_per_s": round(len(calls) / seconds, 1)}
 
 
-def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, timing: Timing,
+def measure(harness: Harness, target: RunningServer, load: Load, out: MeasurementDir, timing: Timing,
             limit: analysis.Limit | None = None, calibration: bool = False, probe_processes: bool = False,
             stop_requested: Callable[[], bool] | None = None) -> dict[str, Any]:
     """The measurement's summary (not yet written: the caller adds who and when). A target that died
@@ -164,7 +163,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, 
             return Tick.GO_ON
 
         try:
-            result = harness.generator.run(target.url, load, timing, out_dir, on_start=on_start, on_tick=on_tick,
+            result = harness.generator.run(target.url, load, timing, out, on_start=on_start, on_tick=on_tick,
                                            launch=target.stdio_launch)
         except LoadError as exc:
             sampler.stop()
@@ -175,23 +174,23 @@ def measure(harness: Harness, target: RunningServer, load: Load, out_dir: Path, 
         probe_after = host.probe()
     warm = decision[0] if decision else WarmupDecision(timing.warmup_cap_s or timing.warmup_s, False)
     window = timing.window_after(warm.used_s)
-    start_epoch = result.k6_start_epoch_s or 0.0
-    write_resources(out_dir / RESOURCES_FILE, resource_samples, start_epoch)
+    start_epoch = result.start_epoch_s or 0.0
+    write_resources(out.resources, resource_samples, start_epoch)
     if process_samples is not None:
-        write_processes(out_dir / PROCESSES_FILE, process_samples, start_epoch)
+        write_processes(out.processes, process_samples, start_epoch)
     context = analysis.MeasurementContext(
         mode=load.mode, executor=load.kind, vus=load.vus, rate=load.record()["rate"],
         think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
         harness_cores=host.harness_cores, limits_applied=target.limits_applied,
         limit_kind=limit.kind if limit else None, limit_calls_per_s=limit.calls_per_s if limit else None,
         calibration=calibration,
-        k6_exit_code=result.exit_code, k6_stopped_by_orchestrator=result.stopped_early,
-        k6_counts=result.counts, k6_run_s=result.run_s,
+        loadgen_exit_code=result.exit_code, loadgen_stopped_early=result.stopped_early,
+        loadgen_counts=result.counts, loadgen_run_s=result.run_s,
         host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)} for cpu in probe_before},
         probe_server_paused=paused_before and paused_after,
         server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
         warmup=warm.record(timing), load_instances=result.instances)
-    write_checked(out_dir / CONTEXT_FILE, context.to_json())
+    write_checked(out.context, context.to_json())
     summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context)
     # What stopped the test decides above the cross-checks: a dead target is its own failure, dead
     # infrastructure nobody's (the measurement is invalid and the suite goes on).

@@ -16,7 +16,7 @@ from typing import Any
 
 import psutil
 
-from mcpbench.results.model import RUN_FILE, SUMMARY_FILE
+from mcpbench.results.layout import RunDir, runs_under
 
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 # psutil's create_time comes from /proc's start ticks: the same process reads back within a tick or two.
@@ -50,12 +50,12 @@ def orchestrator_alive(record: dict[str, Any] | None) -> bool | None:
         return False
 
 
-def last_measurement(run_dir: Path, data: dict[str, Any]) -> str | None:
-    """`<server>/<measurement>` of the newest summary.json among the run's listed measurements."""
+def last_measurement(run_dir: RunDir, data: dict[str, Any]) -> str | None:
+    """`<server>/<measurement>` of the newest summary among the run's listed measurements."""
     newest: tuple[float, str] | None = None
     for name, server in (data.get("servers") or {}).items():
         for measurement in server.get("measurements") or []:
-            path = run_dir / name / measurement / SUMMARY_FILE
+            path = run_dir.server(name).named(measurement).summary
             if path.is_file():
                 mtime = path.stat().st_mtime
                 if newest is None or mtime > newest[0]:
@@ -66,11 +66,11 @@ def last_measurement(run_dir: Path, data: dict[str, Any]) -> str | None:
 def abandoned_runs(results_root: Path) -> list[Path]:
     """The run directories under results_root that say `running` while their orchestrator is gone."""
     found = []
-    for path in sorted(results_root.glob(f"*/{RUN_FILE}")):
+    for run_dir in runs_under(results_root):
         try:
-            data = json.loads(path.read_text())
+            data = json.loads(run_dir.run_json.read_text())
         except (OSError, ValueError):
             continue
         if data.get("status") == "running" and orchestrator_alive(data.get("orchestrator")) is False:
-            found.append(path.parent)
+            found.append(run_dir.path)
     return found

@@ -26,8 +26,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 # every load is judged against the limit of its kind (summary `limit`: the closed model's own limit, or the
 # harness's open-model capacity; flags bound:load-model / bound:harness-capacity / limit-unknown instead of
 # bound:ceiling); run.json `harness_capacity` and `calibrations`.
-SCHEMA = 3
-SCHEMAS_READ = (1, 2, 3)
+# 4: the load generator's fields and files say so, not k6 (an optional generator): summary checks
+# `loadgen_exit_code`, `loadgen_stopped_early`, `loadgen_iterations`, `loadgen_http_reqs`, throughput
+# `loadgen_run_s`, context `loadgen_*`, files loadgen-counts.json and loadgen.log (k6-counts.json and k6.log
+# still read).
+SCHEMA = 4
+SCHEMAS_READ = (1, 2, 3, 4)
 SAMPLE_COLUMNS = ("t_s", "vu", "tool", "ok", "error_kind", "call_ms", "session_ms", "http_ms")
 RESOURCE_COLUMNS = ("t_s", "component", "cpu_pct", "mem_mb")
 # processes.csv (soak): the server's process tree at 1 Hz; fds/threads empty where unreadable.
@@ -56,11 +60,18 @@ SOAK_FILE = "soak.json"
 SUMMARY_FILE = "summary.json"       # a measurement's figures
 CONTEXT_FILE = "context.json"       # what the analysis needs besides the samples
 SAMPLES_FILE = "samples.csv.gz"     # every call the load generator made
-COUNTS_FILE = "k6-counts.json"      # the load generator's own counts (named when k6 was the generator)
+COUNTS_STEM = "loadgen-counts"      # the load generator's own counts
+COUNTS_FILE = f"{COUNTS_STEM}.json"
+OLD_COUNTS_FILE = "k6-counts.json"   # its name before schema 4 (read, never written)
+SAMPLES_LOG_STEM = "loadgen-samples"  # the generator's raw sample lines while it runs (samples.csv.gz once done)
 RESOURCES_FILE = "resources.csv"    # 1 Hz CPU and memory per component
 PROCESSES_FILE = "processes.csv"    # 1 Hz process-tree readings (soak)
 SERVER_LOG = "server.log"
-LOADGEN_LOG = "k6.log"              # the load generator's output (named when k6 was the generator)
+GENERATOR_BUILD_LOG = "load-driver-build.log"   # the load driver's build, in _infra (or the first measurement's)
+API_BUILD_LOG = "api-service-build.log"         # the API service's build, in _infra
+LOADGEN_LOG_STEM = "loadgen"         # the load generator's output
+LOADGEN_LOG = f"{LOADGEN_LOG_STEM}.log"
+OLD_LOADGEN_LOG = "k6.log"           # its name before schema 4 (read, never written)
 
 
 @dataclass(frozen=True)
@@ -474,7 +485,7 @@ class Image(Open):
     cold_start_s: float | None = described("container start to first initialize", None)
 
 
-# -- <measurement>/summary.json, context.json, k6-counts.json -------------------------------------------------
+# -- <measurement>/summary.json, context.json, loadgen-counts.json -------------------------------------------------
 
 class Warmup(Closed):
     used_s: float | None = described("the warm-up this measurement got")
@@ -497,7 +508,7 @@ class Throughput(Closed):
     v2_requests: int | None = described("their count")
     v2_rps_whole_run: float | None = described("the same over the whole load test, as the study counted it")
     v2_requests_whole_run: int | None = described("their count")
-    k6_run_s: float | None = described("the load generator's scenario start to its exit")
+    loadgen_run_s: float | None = described("the load generator's scenario start to its exit")
     http_rps: float | None = described("every HTTP request / window s (schema 1's v2_rps)")
     http_requests: int = described("their count")
     iterations_per_s: float = described("tools/list samples / window s (closed model: iterations)")
@@ -580,10 +591,10 @@ class Limit(Closed):
 
 
 class Checks(Closed):
-    k6_exit_code: int | None = described("the load generator's exit code (k6: 105 when ended by the orchestrator)")
-    k6_stopped_early_by_orchestrator: bool = described("the orchestrator ended the generator at the window's end")
-    k6_iterations: int | None = described("the generator's own iteration count (k6-counts.json)")
-    k6_http_reqs: int | None = described("the generator's own HTTP request count")
+    loadgen_exit_code: int | None = described("the load generator's exit code (k6: 105 when ended by the orchestrator)")
+    loadgen_stopped_early: bool = described("the orchestrator ended the generator at the window's end")
+    loadgen_iterations: int | None = described("the generator's own iteration count (loadgen-counts.json)")
+    loadgen_http_reqs: int | None = described("the generator's own HTTP request count")
     sample_iterations: int = described("iterations the samples hold")
     sample_http_reqs: int = described("HTTP requests the samples hold")
     count_gap: float | None = described("the larger relative gap of the two counts")
@@ -646,8 +657,8 @@ class Summary(MeasuredLoad, ServerStart):
                                      "does not use it", None)
 
 
-class K6Counts(Closed):
-    """k6-counts.json: the load generator's own counts (the name is k6's, kept for the format's sake)."""
+class LoadgenCounts(Closed):
+    """loadgen-counts.json: the load generator's own counts (k6-counts.json before schema 4)."""
 
     iterations: int | None = described("complete iterations")
     http_reqs: int | None = described("HTTP requests sent")
@@ -683,10 +694,10 @@ class Context(MeasuredLoad, Pacing, Pinning):
                                        "null: none)", None)
     limit_calls_per_s: float | None = described("its rate, tool calls/s", None)
     calibration: bool = described("the harness's calibration itself (judged against no limit)", False)
-    k6_exit_code: int | None = described("the load generator's exit code")
-    k6_stopped_by_orchestrator: bool = described("ended at the window's end (k6: exit 105 expected)")
-    k6_counts: K6Counts | None = described("k6-counts.json")
-    k6_run_s: float | None = described("the generator's scenario start to exit")
+    loadgen_exit_code: int | None = described("the load generator's exit code")
+    loadgen_stopped_early: bool = described("ended at the window's end (k6: exit 105 expected)")
+    loadgen_counts: LoadgenCounts | None = described("loadgen-counts.json")
+    loadgen_run_s: float | None = described("the generator's scenario start to exit")
     host_probe: dict[str, Probe] | None = described("per CPU, the speed probe")
     probe_server_paused: bool | None = described("the server was frozen while probing", None)
     warmup: Warmup | None = described("the warm-up")
@@ -813,7 +824,7 @@ class SoakResult(Closed):
 
 FILES: dict[str, type[BaseModel]] = {
     RUN_FILE: Run, SERVER_FILE: Server, BUILD_FILE: Build, VERIFY_FILE: Verify, IMAGE_FILE: Image,
-    SUMMARY_FILE: Summary, CONTEXT_FILE: Context, COUNTS_FILE: K6Counts, CAPACITY_FILE: Capacity,
+    SUMMARY_FILE: Summary, CONTEXT_FILE: Context, COUNTS_FILE: LoadgenCounts, CAPACITY_FILE: Capacity,
     SOAK_FILE: SoakResult,
 }
 

@@ -137,9 +137,35 @@ def upgrade_flags_document(document: dict, run: dict | None = None) -> dict:
     return dict(walk(document), schema=3)
 
 
-RUN_UPGRADES = {1: _upgrade_run_1, 2: _upgrade_run_2}
-SUMMARY_UPGRADES = {1: _upgrade_summary_1, 2: _upgrade_summary_2}
-DOCUMENT_UPGRADES = {2: upgrade_flags_document}
+# Schema 3's k6_ names of the load generator's fields, and schema 4's (summary checks, throughput, context).
+LOADGEN_NAMES_3 = {"k6_exit_code": "loadgen_exit_code", "k6_stopped_early_by_orchestrator": "loadgen_stopped_early",
+                   "k6_stopped_by_orchestrator": "loadgen_stopped_early", "k6_iterations": "loadgen_iterations",
+                   "k6_http_reqs": "loadgen_http_reqs", "k6_run_s": "loadgen_run_s", "k6_counts": "loadgen_counts"}
+
+
+def renamed_loadgen_fields(part: dict | None) -> dict | None:
+    """A summary's checks or throughput, or a context, with schema 4's names of the generator's fields."""
+    if part is None:
+        return None
+    return {LOADGEN_NAMES_3.get(k, k): v for k, v in part.items()}
+
+
+def _upgrade_run_3(run: dict) -> dict:
+    """schema 3 -> 4: nothing of run.json changed but its schema."""
+    return dict(run, schema=4)
+
+
+def _upgrade_summary_3(summary: dict, run: dict) -> dict:
+    """schema 3 -> 4: the load generator's fields are named for it, not for k6."""
+    s = dict(summary, schema=4)
+    s["checks"] = renamed_loadgen_fields(s.get("checks"))
+    s["throughput"] = renamed_loadgen_fields(s.get("throughput"))
+    return s
+
+
+RUN_UPGRADES = {1: _upgrade_run_1, 2: _upgrade_run_2, 3: _upgrade_run_3}
+SUMMARY_UPGRADES = {1: _upgrade_summary_1, 2: _upgrade_summary_2, 3: _upgrade_summary_3}
+DOCUMENT_UPGRADES = {2: upgrade_flags_document, 3: lambda document: dict(document, schema=4)}
 
 
 def upgrade_document(kind: type[BaseModel], document: Any, where: Path) -> dict:

@@ -12,7 +12,8 @@ from typing import Any
 import pandas as pd
 
 from mcpbench.results import liveness, model
-from mcpbench.results.model import PROCESS_COLUMNS, ProcessSample, RESOURCE_COLUMNS, RUN_FILE, SCHEMA, Sample
+from mcpbench.results.layout import RunDir
+from mcpbench.results.model import PROCESS_COLUMNS, ProcessSample, RESOURCE_COLUMNS, SCHEMA, Sample
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -49,9 +50,9 @@ def new_run_id(runtime: str) -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S") + f"-{runtime}"
 
 
-def write_resources(path: Path, samples: list[Sample], k6_start_epoch_s: float) -> None:
+def write_resources(path: Path, samples: list[Sample], start_epoch_s: float) -> None:
     frame = pd.DataFrame([s.__dict__ for s in samples], columns=list(RESOURCE_COLUMNS))
-    frame["t_s"] = (frame["t_s"] - k6_start_epoch_s).round(3)
+    frame["t_s"] = (frame["t_s"] - start_epoch_s).round(3)
     frame[["cpu_pct", "mem_mb"]] = frame[["cpu_pct", "mem_mb"]].round(2)
     tmp = path.with_suffix(".tmp")
     frame.to_csv(tmp, index=False)
@@ -70,7 +71,7 @@ class RunRecord:
     """run.json, kept current as servers finish, so an interrupted suite still describes itself."""
 
     def __init__(self, directory: Path, run_id: str, config: dict[str, Any], environment: dict[str, Any]):
-        self.directory = directory
+        self.run_dir = RunDir(directory)
         self.data: dict[str, Any] = {
             "schema": SCHEMA, "run_id": run_id, "status": "running", "started_at": now_iso(),
             "finished_at": None, "error": None, "config": config, "environment": environment,
@@ -83,7 +84,8 @@ class RunRecord:
     def reopen(cls, directory: Path) -> RunRecord:
         """An existing run.json (this schema), to continue or to mark; ValueError in one sentence when it
         cannot be read as one."""
-        path = directory / RUN_FILE
+        run_dir = RunDir(directory)
+        path = run_dir.run_json
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -93,14 +95,14 @@ class RunRecord:
                              "older mcpbench")
         model.validated(model.Run, data, path)
         record = cls.__new__(cls)
-        record.directory, record.data = directory, data
+        record.run_dir, record.data = run_dir, data
         return record
 
     def abandon(self) -> None:
         """Status `abandoned`: its orchestrator is gone (liveness.abandoned_runs)."""
         self.data["status"] = "abandoned"
         self.data["abandoned"] = {"detected_at": now_iso(),
-                                  "last_measurement": liveness.last_measurement(self.directory, self.data)}
+                                  "last_measurement": liveness.last_measurement(self.run_dir, self.data)}
         self.save()
 
     def resume(self, resume: dict[str, Any]) -> None:
@@ -112,8 +114,12 @@ class RunRecord:
         self.save()
 
     @property
+    def directory(self) -> Path:
+        return self.run_dir.path
+
+    @property
     def path(self) -> Path:
-        return self.directory / RUN_FILE
+        return self.run_dir.run_json
 
     def server(self, name: str) -> dict[str, Any]:
         return self.data["servers"].setdefault(

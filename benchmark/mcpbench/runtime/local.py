@@ -1,4 +1,4 @@
-"""The local runtime: the server as a plain process tree in its own cgroup, pinned apart from k6."""
+"""The local runtime: the server as a plain process tree in its own cgroup, pinned apart from the load generator."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ class LocalStdioServer(ServerBase):
         self.stdio_launch = launch
         self.cgroup = cgroup
         self.limits_applied = cgroup is not None
-        self.startup_s = 0.0  # the driver's to measure (k6-counts.json startup_s)
+        self.startup_s = 0.0  # the driver's to measure (loadgen-counts.json startup_s)
 
     def alive(self) -> bool:
         # The generator starts it and ends it with the test, so only the generator can tell a death from

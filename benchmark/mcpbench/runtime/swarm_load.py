@@ -24,6 +24,7 @@ from mcpbench.host.resources import Usage, UsageReader
 from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch, Tick
 from mcpbench.loadgen.driver import driver_argv
 from mcpbench.loadgen.instances import OVERRUN_S, LocalInstances
+from mcpbench.results.layout import MeasurementDir
 from mcpbench.runtime.docker_compose import LOAD_DRIVER_IMAGE
 from mcpbench.runtime.docker_engine import DockerError, Engine
 from mcpbench.runtime.swarm_cluster import Node, Swarm, Task, wait_for_task
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from mcpbench.scenarios.timing import Timing
 
 BINARY = Path("/usr/local/bin/load-driver")
-COUNTS_IN_CONTAINER = "/tmp/k6-counts.json"
+COUNTS_IN_CONTAINER = "/tmp/loadgen-counts.json"
 STDOUT = Path("/dev/stdout")
 # An instance that ends this long before its own schedule does, without the orchestrator asking, was lost.
 EARLY_END_S = 3.0
@@ -234,19 +235,19 @@ class SwarmDriver(LocalInstances):
             raise LoadError("no load node of the swarm answers")
         return clocks
 
-    def run(self, url: str, load: Load, timing: Timing, out_dir: Path, on_start: OnStart | None = None,
+    def run(self, url: str, load: Load, timing: Timing, out: MeasurementDir, on_start: OnStart | None = None,
             on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
         if launch is not None:
             raise LoadError("the swarm runs no stdio servers")
         try:
             if self.image_id is None:
-                self.prepare(out_dir)
-            return self._run(self.swarm.in_network(url), load, timing, out_dir.resolve(), on_start, on_tick,
-                             checks)
+                self.prepare(out.path)
+            return self._run(self.swarm.in_network(url), load, timing, MeasurementDir(out.path.resolve()), on_start,
+                             on_tick, checks)
         except DockerError as exc:
             raise LoadError(f"the swarm's load tasks: {exc}") from None
 
-    def _run(self, target: str, load: Load, timing: Timing, out_dir: Path, on_start: OnStart | None,
+    def _run(self, target: str, load: Load, timing: Timing, out: MeasurementDir, on_start: OnStart | None,
              on_tick: OnTick | None, checks: bool) -> LoadRun:
         clocks = self.answering_nodes()
         count = self.instances
@@ -298,7 +299,7 @@ class SwarmDriver(LocalInstances):
             return on_tick(elapsed, live) if on_tick else Tick.GO_ON
 
         try:
-            done = self.run_instances(count, spawn, out_dir, timing.total_s + OVERRUN_S, "the load driver",
+            done = self.run_instances(count, spawn, out, timing.total_s + OVERRUN_S, "the load driver",
                                       on_start, watched)
         finally:
             for name in names:
