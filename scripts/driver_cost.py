@@ -16,10 +16,10 @@ import tempfile
 from pathlib import Path
 
 from mcpbench import loadgen
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.host.profile import resource_profile
 from mcpbench.runtime.local_infra import Infra
-from mcpbench.scenarios import ClosedLoad, OpenLoad
+from mcpbench.loads import ClosedLoad, OpenLoad
 from mcpbench.workload.tools import TOOL_NAMES
 
 

@@ -33,7 +33,7 @@ from mcpbench.analysis.warmup import CPU_RULE, CpuRule, per_second_cpu, steady_s
 from mcpbench.results.read import read_resources
 from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.read import read_samples
-from mcpbench.scenarios.timing import QUICK_TIMING
+from mcpbench.loads.timing import QUICK_TIMING
 from mcpbench.workload.tools import TOOL_NAMES
 from recorded_runs import ok_measurements
 

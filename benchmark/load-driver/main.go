@@ -40,7 +40,7 @@ var modes = map[string]bool{"session": true, "stateless": true, "persistent": tr
 
 type options struct {
 	mode        string
-	executor    string
+	kind        string
 	target      string
 	vus         int
 	maxVUs      int
@@ -105,7 +105,7 @@ func parseOptions(args []string) (options, error) {
 	var rampUp, hold, rampDown, think, timeout, initTimeout float64
 	var checks, seg string
 	fs.StringVar(&o.mode, "mode", "", "session | stateless | persistent | stateless-2026 | stdio")
-	fs.StringVar(&o.executor, "executor", "closed", "closed (VUs) | open (arrival rate)")
+	fs.StringVar(&o.kind, "kind", "closed", "closed (VUs) | open (arrival rate)")
 	fs.StringVar(&o.target, "target", "", "the MCP endpoint's URL (HTTP modes)")
 	fs.IntVar(&o.vus, "vus", 0, "closed: VUs at full load; open: pre-allocated VUs")
 	fs.IntVar(&o.maxVUs, "max-vus", 0, "open: VUs may grow to this (default 4 x --vus)")
@@ -136,11 +136,11 @@ func parseOptions(args []string) (options, error) {
 	switch {
 	case !modes[o.mode]:
 		return o, fmt.Errorf("--mode %q: choose session, stateless, persistent, stateless-2026 or stdio", o.mode)
-	case o.executor != "closed" && o.executor != "open":
-		return o, fmt.Errorf("--executor %q: choose closed or open", o.executor)
+	case o.kind != "closed" && o.kind != "open":
+		return o, fmt.Errorf("--kind %q: choose closed or open", o.kind)
 	case o.vus < 1:
 		return o, errors.New("--vus must be at least 1")
-	case o.executor == "open" && (o.rate <= 0 || o.maxVUs < o.vus):
+	case o.kind == "open" && (o.rate <= 0 || o.maxVUs < o.vus):
 		return o, errors.New("the open model needs --rate > 0 and --max-vus >= --vus")
 	case rampUp < 0 || hold < 0 || rampDown < 0 || rampUp+hold+rampDown <= 0:
 		return o, errors.New("--ramp-up-s, --hold-s and --ramp-down-s cannot be negative, and the test must last")
@@ -242,7 +242,7 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 	scheduled := make(chan struct{})
 	go func() {
 		defer close(scheduled)
-		if o.executor == "open" {
+		if o.kind == "open" {
 			l.open(o.rate, o.vus, o.maxVUs, start, &vus)
 		} else {
 			l.closed(o.vus, start, &vus)

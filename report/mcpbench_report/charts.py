@@ -15,7 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
-from mcpbench.scenarios import Load  # noqa: E402
+from mcpbench.loads import Load  # noqa: E402
 
 RC = {
     "svg.fonttype": "none",          # text stays text: smaller files, selectable, scales cleanly

@@ -116,7 +116,7 @@ def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allo
     old, new = consolidate(old_dirs, allow_mixed), consolidate(new_dirs, allow_mixed)
     changes, shifts, notes, family = [], [], [], 0
     keys = sorted({k for (_, k) in new.groups if any(k == ko for (_, ko) in old.groups)},
-                  key=lambda k: (k.mode, k.executor, k.load))
+                  key=lambda k: (k.mode, k.kind_name, k.load))
     for key in keys:
         g_old = {s: g for (s, k), g in old.groups.items() if k == key}
         g_new = {s: g for (s, k), g in new.groups.items() if k == key}

@@ -16,15 +16,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from mcpbench.analysis import summary as analysis
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST, TWIN_WHAT_IF
-from mcpbench.scenarios import Load
+from mcpbench.loads import Load
 from mcpbench.analysis.stats import latency_stats
 
 from . import stats
 from .load import LoadKey, Measurement, ResultsDir, ResultsError, ServerRecord
 from mcpbench.results.read import http_durations
-from mcpbench.scenarios import in_window
+from mcpbench.loads import in_window
 
 HARNESS_BOUND_PREFIX = analysis.HARNESS_BOUND_PREFIX
 
@@ -359,7 +359,7 @@ class Group:
         fractions = [f for f in ((r.summary.get("limit") or {}).get("fraction") for r in runs) if f is not None]
         publishable = self.publishable
         return {
-            "server": self.server, "mode": self.key.mode, "executor": self.key.executor,
+            "server": self.server, "mode": self.key.mode, "kind": self.key.kind_name,
             "vus": self.key.vus,
             "rate": (float(np.mean(rates)) if rates else None) if self.key.kind.level_field == "rate" else None,
             "rate_fraction": self.key.load if self.key.basis == "fraction" else None,
@@ -628,7 +628,7 @@ class Consolidated:
 
     @property
     def keys(self) -> list[LoadKey]:
-        return sorted({k for _, k in self.groups}, key=lambda k: (k.mode, k.executor, k.basis, k.load))
+        return sorted({k for _, k in self.groups}, key=lambda k: (k.mode, k.kind_name, k.basis, k.load))
 
     @property
     def protocol_revisions(self) -> list[str]:
@@ -637,7 +637,7 @@ class Consolidated:
 
     @property
     def kinds(self) -> list[type[Load]]:
-        """The kinds of load measured (mcpbench.scenarios), in the order of their first load."""
+        """The kinds of load measured (mcpbench.loads), in the order of their first load."""
         return list(dict.fromkeys(k.kind for k in self.keys))
 
     @property
@@ -647,10 +647,10 @@ class Consolidated:
         return max(counts, key=lambda k: (counts[k], k.kind.v2_comparable, k.load))
 
     def sweeps(self) -> list[tuple[str, str]]:
-        """(mode, executor) pairs measured at more than one load."""
+        """(mode, kind) pairs measured at more than one load."""
         loads: dict[tuple[str, str], set] = {}
         for k in self.keys:
-            loads.setdefault((k.mode, k.executor), set()).add(k.load)
+            loads.setdefault((k.mode, k.kind_name), set()).add(k.load)
         return [pair for pair, values in loads.items() if len(values) > 1]
 
     def all_rows(self) -> list[dict]:

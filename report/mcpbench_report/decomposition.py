@@ -115,7 +115,7 @@ COLUMNS = (
 
 
 def _with_mode(key: LoadKey, mode: str) -> LoadKey:
-    return LoadKey(mode, key.executor, key.load, key.basis)
+    return LoadKey(mode, key.kind_name, key.load, key.basis)
 
 
 def decomposition(cons: Consolidated) -> list[DecompositionRow]:

@@ -15,10 +15,10 @@ import pandas as pd
 from pydantic import BaseModel
 
 from mcpbench.results import model
-from mcpbench import scenarios
+from mcpbench import loads as load_kinds
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
 from mcpbench.results.model import ResultsError, SCHEMA
-from mcpbench.scenarios import Load
+from mcpbench.loads import Load
 from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.results.read import read_json, read_resources, read_samples
 from mcpbench.results.upgrades import upgrade_document, upgrade_run
@@ -42,17 +42,17 @@ def read_optional(path: Path, kind: type[BaseModel]) -> dict | None:
 
 @dataclass(frozen=True)
 class LoadKey:
-    """What makes two measurements comparable: the same mode, kind of load (mcpbench.scenarios) and level."""
+    """What makes two measurements comparable: the same mode, kind of load (mcpbench.loads) and level."""
 
     mode: str
-    executor: str  # the kind's name (scenarios.KINDS)
+    kind_name: str  # the kind's name (loads.KINDS)
     load: float    # the level: VUs (closed), iterations/s (open) or a fraction of round 1's closed max (open)
     basis: str = "abs"   # "abs" | "fraction" (open model keyed by rate_fraction: rates fixed after round 1)
                          # | "equal" (keyed by equal_fraction: one rate for every server, fixed after round 1)
 
     @property
     def kind(self) -> type[Load]:
-        return scenarios.kind(self.executor)
+        return load_kinds.kind(self.kind_name)
 
     @property
     def label(self) -> str:
@@ -112,7 +112,7 @@ class Measurement:
     def key(self) -> LoadKey:
         s = self.summary
         try:
-            kind = scenarios.kind(s.get("executor"))
+            kind = load_kinds.kind(s.get("kind"))
         except ValueError as exc:
             raise ResultsError(f"{self.path / 'summary.json'}: {exc}") from None
         level = kind.level_of(s)

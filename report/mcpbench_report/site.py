@@ -24,9 +24,9 @@ import numpy as np
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 from mcpbench.analysis import summary as analysis
-from mcpbench import scenarios
+from mcpbench import loads as load_kinds
 from mcpbench.analysis.capacity import parse_slo
-from mcpbench.scenarios import OpenLoad
+from mcpbench.loads import OpenLoad
 from mcpbench.results.model import SCHEMA
 from mcpbench.analysis.stats import latency_stats
 
@@ -38,7 +38,7 @@ from .load import LoadKey, ResultsError
 HERE = Path(__file__).resolve().parent
 MARKER = ".mcpbench-report"
 CSV_COLUMNS = (
-    "config", "mode", "executor", "vus", "rate", "rate_fraction", "section", "ranked", "rank", "tier", "rank_note",
+    "config", "mode", "kind", "vus", "rate", "rate_fraction", "section", "ranked", "rank", "tier", "rank_note",
     "server", "display_name", "language", "sdk", "sdk_version", "runs", "tool_calls_per_s", "tool_calls_per_s_sd",
     "cv", "cv_round_ratio", "ci_low", "ci_high", "ci_method", "harness_bound", "publishable",
     "v2_rps", "v2_rps_whole_run", "latency_all_avg_ms", "latency_all_p50_ms", "latency_all_p95_ms",
@@ -85,7 +85,7 @@ def rules() -> list[dict]:
     (rendered on the methodology page and written into data/results.json)."""
     from mcpbench.analysis import equal_load, sequential
     from mcpbench.analysis import summary as analysis
-    from mcpbench.scenarios import timing
+    from mcpbench.loads import timing
     from mcpbench.analysis import warmup
 
     quick, full = timing.QUICK_TIMING, timing.FULL_TIMING
@@ -393,18 +393,18 @@ class SiteBuilder:
 
     def sweep_section(self) -> list[dict]:
         sections = []
-        for mode, executor in self.cons.sweeps():
+        for mode, kind_name in self.cons.sweeps():
             curves: dict[str, list[dict]] = {}
             for key in self.cons.keys:
-                if (key.mode, key.executor) != (mode, executor):
+                if (key.mode, key.kind_name) != (mode, kind_name):
                     continue
                 for row in self.cons.rows[key]:
                     curves.setdefault(row["server"], []).append(row)
             curves = {s: rows for s, rows in curves.items() if len(rows) > 1}
             if not curves:
                 continue
-            kind = scenarios.kind(executor)
-            rel = self.chart(f"sweep-{slug(mode)}-{executor}", charts.concurrency, curves,
+            kind = load_kinds.kind(kind_name)
+            rel = self.chart(f"sweep-{slug(mode)}-{kind_name}", charts.concurrency, curves,
                              title=f"Throughput and p99 against {kind.words.sweep_what} — {mode}", kind=kind,
                              slo_p99_ms=self.slo, colour_of=self.colour)
             slo_rows = []
@@ -462,12 +462,12 @@ class SiteBuilder:
             per_tool = self.chart(f"server-{slug(name)}-per-tool", charts.per_tool_latency, rows,
                                   title=f"{view.display_name} — latency per tool (p50 dark, p99 light)")
         sweeps = []
-        for mode, executor in self.cons.sweeps():
-            rows = [row for key, row in _group_rows(self.cons, name) if (key.mode, key.executor) == (mode, executor)]
+        for mode, kind_name in self.cons.sweeps():
+            rows = [row for key, row in _group_rows(self.cons, name) if (key.mode, key.kind_name) == (mode, kind_name)]
             if len(rows) > 1:
-                sweeps.append(self.chart(f"server-{slug(name)}-sweep-{slug(mode)}-{executor}", charts.concurrency,
+                sweeps.append(self.chart(f"server-{slug(name)}-sweep-{slug(mode)}-{kind_name}", charts.concurrency,
                                          {name: rows}, title=f"{view.display_name} — {mode}",
-                                         kind=scenarios.kind(executor),
+                                         kind=load_kinds.kind(kind_name),
                                          slo_p99_ms=self.slo, colour_of=self.colour))
         records = []
         for record in view.records:

@@ -26,7 +26,7 @@ def test_a_short_capacity_ladder_records_what_it_ran(tmp_path: Path) -> None:
     assert f"{SERVER}: not measured in mode stateless-2026" in " ".join(out.split())
     run_dir = only_run(tmp_path)
     run = validated(Run, json.loads((run_dir / RUN_FILE).read_text()), RUN_FILE)
-    assert run["config"]["experiment"] == "capacity" and run["config"]["executor"] == "open"
+    assert run["config"]["experiment"] == "capacity" and run["config"]["kind"] == "open"
     assert set(run["servers"][SERVER]["unsupported_modes"]) == {"stateless-2026"}
     capacity = validated(Capacity, json.loads((run_dir / SERVER / CAPACITY_FILE).read_text()), CAPACITY_FILE)
     assert [(r["mode"], r["run"]) for r in capacity["rounds"]] == [("session", 1)]

@@ -28,7 +28,7 @@ def test_every_server_is_offered_the_slowest_servers_share(tmp_path: Path) -> No
     assert proc.returncode == 0, out
     run_dir = only_run(results)
     run = validated(Run, json.loads((run_dir / RUN_FILE).read_text()), RUN_FILE)
-    assert run["config"]["equal_load"] == 0.5 and run["config"]["executor"] == "open"
+    assert run["config"]["equal_load"] == 0.5 and run["config"]["kind"] == "open"
     plan = run["equal_load"]["session"]
     closed = {name: validated(Summary, json.loads((run_dir / name / "session-5vu-r1" / SUMMARY_FILE).read_text()),
                               SUMMARY_FILE)["throughput"]["tool_calls_per_s"] for name in SERVERS}
@@ -41,7 +41,7 @@ def test_every_server_is_offered_the_slowest_servers_share(tmp_path: Path) -> No
         for round_index in (1, 2, 3):
             # (a host-disturbed measurement is set aside as <dir>.disturbed; the one measured again is here)
             summary = json.loads((run_dir / name / f"session-equal0.5-r{round_index}" / SUMMARY_FILE).read_text())
-            assert (summary["executor"], summary["rate"], summary["equal_fraction"]) == ("open", plan["rate"], 0.5)
+            assert (summary["kind"], summary["rate"], summary["equal_fraction"]) == ("open", plan["rate"], 0.5)
             assert summary["run"] == round_index
     # Round 1 measured the equal load after every server's closed load: its measurements come last.
     assert [m for m in run["servers"]["go"]["measurements"] if m.endswith("-r1")][-1] == "session-equal0.5-r1"

@@ -1,6 +1,6 @@
 """The experiments seam, from the outside: a new experiment — latency at three fixed offered rates — written
 here as one class and registered with one line, gets a command with the shared options, runs end to end
-against a real server on the one driver (build, Redis and the API service, verify, calibration, records), and
+against a real server on the one experiment runner (build, Redis and the API service, verify, calibration, records), and
 its results read like any other run's."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import MEASURING, Option, csv, resource_profile_of
 from mcpbench.results.model import RUN_FILE, SUMMARY_FILE, Run, Summary, validated
-from mcpbench.scenarios import OpenLoad
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads import OpenLoad
+from mcpbench.loads.timing import Timing
 
 pytestmark = pytest.mark.e2e
 
@@ -34,7 +34,7 @@ class LatencyAtRates(Experiment):
     name = "latency-at-rates"
     help = "All-calls latency of each server at a few fixed offered rates, on one start."
     options = (*MEASURING, Option("rates", str, "40,80,120", "Offered rates, tool calls/s."))
-    open_model_used = True  # judged against the harness's open-model capacity, which the driver calibrates
+    open_model_used = True  # judged against the harness's open-model capacity, which the runner calibrates
 
     def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
         self.rates = csv(values["rates"], float, "--rates")
@@ -62,7 +62,7 @@ class LatencyAtRates(Experiment):
                 summary = server.measure(started, load, label=load.label)
                 self.p99[rate] = summary["latency_ms"]["tool_call_all"]["p99"]
 
-    def conclude(self, driver) -> None:
+    def conclude(self, runner) -> None:
         self.console.print("p99 by rate: " + ", ".join(f"{r:g}/s {p:.1f} ms" for r, p in self.p99.items()))
 
 
@@ -87,14 +87,14 @@ def test_a_new_experiment_is_a_class_and_a_registry_line(tmp_path: Path, monkeyp
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     run = validated(Run, json.loads((run_dir / RUN_FILE).read_text()), run_dir)
     assert run["status"] == "complete" and run["servers"][SERVER]["status"] == "ok"
-    assert run["config"]["experiment"] == LatencyAtRates.name and run["config"]["executor"] == "open"
+    assert run["config"]["experiment"] == LatencyAtRates.name and run["config"]["kind"] == "open"
     assert run["config"]["rates"] == [40, 80, 120] and run["config"]["load_generator"]["instances"] == 2
-    # The driver calibrated the open model for it, and judged every measurement against that capacity.
+    # The runner calibrated the open model for it, and judged every measurement against that capacity.
     assert run["harness_capacity"]["session"]["status"] == "ok"
     assert run["servers"][SERVER]["measurements"] == ["session-rate40-r1", "session-rate80-r1", "session-rate120-r1"]
     assert json.loads((run_dir / SERVER / "verify.json").read_text())["status"] in ("pass", "warn")
     for name in run["servers"][SERVER]["measurements"]:
         summary = validated(Summary, json.loads((run_dir / SERVER / name / SUMMARY_FILE).read_text()), name)
-        assert summary["executor"] == "open" and summary["status"] == "ok"
+        assert summary["kind"] == "open" and summary["status"] == "ok"
         assert summary["limit"]["kind"] == "harness-capacity" and summary["limit"]["tool_calls_per_s"] > 0
         assert summary["throughput"]["tool_calls_per_s"] > 0.8 * summary["rate"]

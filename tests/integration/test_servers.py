@@ -98,8 +98,8 @@ def test_server_over_stdio_answers_every_call_correctly_under_limits(
     """The manifest's [stdio] command, prepared by the runtime (its cgroup) and driven by the load driver
     with calls in flight: every reply passes load.js's checks, nothing is left running."""
     from mcpbench.loadgen import LoadDriver
-    from mcpbench.scenarios import ClosedLoad
-    from mcpbench.scenarios.timing import Timing
+    from mcpbench.loads import ClosedLoad
+    from mcpbench.loads.timing import Timing
 
     runtime = _runtime_for(spec, builds, infra)
     infra.reset()

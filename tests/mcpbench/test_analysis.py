@@ -18,7 +18,7 @@ FAR_LIMIT = {"limit_kind": LOAD_MODEL, "limit_calls_per_s": 1e9}
 def summarize(samples, window, resources, harness_cores=1, limits_applied=True, rate=None, **context):
     """The analysis as the suite calls it, with a context like the one the old positional call implied."""
     context = {**FAR_LIMIT, **context}
-    ctx = MeasurementContext(mode=context.pop("mode", "session"), executor="open" if rate else "closed",
+    ctx = MeasurementContext(mode=context.pop("mode", "session"), kind="open" if rate else "closed",
                              vus=context.pop("vus", 1), rate=rate, think_time_s=0.05, request_timeout_s=30.0,
                              harness_cores=harness_cores, limits_applied=limits_applied, **context)
     return summarize_with(samples, window, resources, ctx)
@@ -374,7 +374,7 @@ def test_publishable_lists_every_cause() -> None:
 
 
 def test_the_context_survives_json_so_a_recorded_measurement_can_be_analysed_again() -> None:
-    ctx = MeasurementContext(mode="session", executor="closed", vus=4, rate=None, think_time_s=0.05,
+    ctx = MeasurementContext(mode="session", kind="closed", vus=4, rate=None, think_time_s=0.05,
                              request_timeout_s=30, harness_cores=1, limits_applied=True, limit_kind=LOAD_MODEL,
                              limit_calls_per_s=990.0,
                              loadgen_exit_code=105, loadgen_stopped_early=True,

@@ -12,7 +12,7 @@ WINDOW = (5.0, 7.0)  # every row of the trimmed files lies in it
 
 
 def context(**overrides) -> MeasurementContext:
-    fields = dict(mode="session", executor="closed", vus=4, rate=None, think_time_s=0.05, request_timeout_s=30.0,
+    fields = dict(mode="session", kind="closed", vus=4, rate=None, think_time_s=0.05, request_timeout_s=30.0,
                   harness_cores=1, limits_applied=True)
     return MeasurementContext(**{**fields, **overrides})
 

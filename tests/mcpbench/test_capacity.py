@@ -9,7 +9,7 @@ import pytest
 
 from mcpbench.results import model
 from mcpbench.analysis.capacity import Criterion, Plan, SloError, capacity_record, instances_for, judge, ladder_verdict, parse_slo
-from mcpbench.scenarios import OpenLoad
+from mcpbench.loads import OpenLoad
 from mcpbench.results.model import CAPACITY_FILE
 
 RECORDED = Path(__file__).parents[1] / "fixtures" / "results" / "20261123-161510-local"  # mcpbench capacity: rust, go

@@ -1,9 +1,9 @@
 import pytest
 
 from mcpbench.experiments.config import RunConfig
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.host.profile import resource_profile
-from mcpbench.scenarios import ClosedLoad, OpenLoad
+from mcpbench.loads import ClosedLoad, OpenLoad
 
 
 def test_the_v2_profile_is_kept_where_the_machine_has_room_for_k6_beside_it() -> None:
@@ -65,7 +65,7 @@ def test_closed_once_keeps_the_closed_model_to_round_one_and_needs_the_equal_loa
 
 def test_the_quick_profile_keeps_its_5_s_steady_span_through_the_options() -> None:
     from mcpbench.experiments.run import timing_of
-    from mcpbench.scenarios.timing import FULL_TIMING, QUICK_TIMING
+    from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING
 
     assert timing_of({"quick": True, "duration": "5"}).steady_span_s == QUICK_TIMING.steady_span_s == 5
     assert timing_of({}).steady_span_s == FULL_TIMING.steady_span_s == 10

@@ -6,7 +6,7 @@ import pytest
 
 from mcpbench.analysis.equal_load import DEFAULT_FRACTION, HARNESS_SHARE, choose_rate
 from mcpbench.experiments.config import RunConfig
-from mcpbench.scenarios import OpenLoad
+from mcpbench.loads import OpenLoad
 
 
 def test_the_slowest_server_sets_the_rate_when_the_harness_has_room() -> None:

@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from mcpbench.analysis import summary as analysis
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.loadgen import GENERATORS, LoadError, StdioLaunch, Tick, driver as driver_module
 from mcpbench.loadgen.driver import LoadDriver, ensure_built
 from mcpbench.catalog.manifest import discover
@@ -24,7 +24,7 @@ from mcpbench.results.model import COUNTS_FILE, LoadgenCounts
 from mcpbench.results.read import read_samples
 from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.runtime.local_infra import Infra
-from mcpbench.scenarios import ClosedLoad, OpenLoad
+from mcpbench.loads import ClosedLoad, OpenLoad
 from mcpbench.host.toolchain import which
 
 TOOLS = ("search_products", "get_user_cart", "checkout")
@@ -131,7 +131,7 @@ def _run_driver(driver: Path, out_dir: Path, server: list[str], *options: str, v
                 duration_s: float = 1.5, interrupt_after_s: float | None = None) -> tuple[int, str, dict, Path]:
     """The driver binary run directly: its exit code, stderr, counts, and the sample file."""
     samples, counts = out_dir / "samples.log", out_dir / "counts.json"
-    argv = [str(driver), "--mode", "stdio", "--executor", "closed", "--vus", str(vus), "--ramp-up-s", "0",
+    argv = [str(driver), "--mode", "stdio", "--kind", "closed", "--vus", str(vus), "--ramp-up-s", "0",
             "--hold-s", f"{duration_s:g}", "--ramp-down-s", "0", "--think-time-s", "0.01", "--timeout-s", "2",
             "--checks", "on", "--samples", str(samples), "--counts", str(counts),
             "--server-log", str(out_dir / "server.log"), *options, "--", *server]
@@ -279,7 +279,7 @@ def test_bad_arguments_exit_2(driver: Path, tmp_path: Path) -> None:
                        (["--vus", "1"], '--mode "": choose session, stateless, persistent, stateless-2026 or stdio'),
                        (["--mode", "session", "--vus", "1", "--hold-s", "1", "--samples", "s", "--counts", "c"],
                         "the HTTP modes need --target URL and no command"),
-                       (["--mode", "stateless", "--executor", "open", "--vus", "2", "--hold-s", "1"],
+                       (["--mode", "stateless", "--kind", "open", "--vus", "2", "--hold-s", "1"],
                         "the open model needs --rate > 0 and --max-vus >= --vus"),
                        (["--mode", "stateless", "--vus", "2", "--segment", "2/2"],
                         '--segment "2/2": give i/n with 0 <= i < n')):
@@ -319,7 +319,7 @@ def _launch(argv: list[str], tmp_path: Path, env: dict[str, str] | None = None) 
 
 def _context(load: ClosedLoad, run, timing: Timing) -> analysis.MeasurementContext:
     return analysis.MeasurementContext(
-        mode=load.mode, executor=load.kind, vus=load.vus, rate=None, think_time_s=timing.think_time_s,
+        mode=load.mode, kind=load.kind, vus=load.vus, rate=None, think_time_s=timing.think_time_s,
         request_timeout_s=timing.request_timeout_s, harness_cores=1, limits_applied=True,
         loadgen_exit_code=run.exit_code, loadgen_counts=run.counts, loadgen_run_s=run.run_s)
 
@@ -361,7 +361,7 @@ def test_usage_reader_counts_the_driver_not_its_server(driver: Path, tmp_path: P
     # A "server" that burns CPU: the driver's reading must not include it.
     spinner = tmp_path / "spin.py"
     spinner.write_text("import time\nend = time.time() + 30\nwhile time.time() < end:\n    pass\n")
-    process = subprocess.Popen([str(driver), "--mode", "stdio", "--executor", "closed", "--vus", "1", "--ramp-up-s",
+    process = subprocess.Popen([str(driver), "--mode", "stdio", "--kind", "closed", "--vus", "1", "--ramp-up-s",
                                 "0", "--hold-s", "30", "--ramp-down-s", "0", "--init-timeout-s", "3",
                                 "--samples", str(tmp_path / "s.log"), "--counts", str(tmp_path / "c.json"),
                                 "--server-log", str(tmp_path / "server.log"), "--", sys.executable, str(spinner)],

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench import loadgen
-from mcpbench.scenarios import ClosedLoad, OpenLoad
+from mcpbench.loads import ClosedLoad, OpenLoad
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.loadgen import LoadError, Tick
 from mcpbench.results.model import COUNTS_FILE, LoadgenCounts

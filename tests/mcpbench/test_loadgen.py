@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.loadgen.instances import compress_samples, parse_samples
 from mcpbench.loadgen.k6 import k6_env
-from mcpbench.scenarios import ClosedLoad, OpenLoad
+from mcpbench.loads import ClosedLoad, OpenLoad
 from mcpbench.results.read import read_samples
 
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from mcpbench.analysis import summary as analysis
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench import loadgen
 from mcpbench.loadgen.k6 import segments
 from mcpbench.runtime.local_infra import Infra
-from mcpbench.scenarios import ClosedLoad, OpenLoad
+from mcpbench.loads import ClosedLoad, OpenLoad
 
 TIMING = Timing(ramp_up_s=1, warmup_s=2, duration_s=6, ramp_down_s=1, warmup_cap_s=None)
 
@@ -23,7 +23,7 @@ def _summary(infra: Infra, load, instances: int, out: Path, generator: str) -> d
     out.mkdir()
     run = loadgen.create(generator, None, instances).run(f"{infra.api_url}/calibrate/mcp", load, TIMING, out)
     context = analysis.MeasurementContext(
-        mode=load.mode, executor=load.kind, vus=load.vus, rate=load.record()["rate"],
+        mode=load.mode, kind=load.kind, vus=load.vus, rate=load.record()["rate"],
         think_time_s=TIMING.think_time_s, request_timeout_s=TIMING.request_timeout_s, harness_cores=1,
         limits_applied=True, loadgen_exit_code=run.exit_code, loadgen_counts=run.counts, loadgen_run_s=run.run_s)
     summary = analysis.summarize(run.samples, TIMING.window, [], context)

@@ -14,7 +14,7 @@ from mcpbench.catalog import build
 from mcpbench.measure import calibration as calibrate
 from mcpbench.results import model
 from mcpbench.experiments.config import RunConfig
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.host.profile import resource_profile
 from mcpbench.workload.verify import Check, Verdict
 from mcpbench.analysis.summary import upgrade_summary
@@ -78,7 +78,7 @@ def test_schema2_is_upgraded_and_its_open_loads_lose_the_closed_models_ceiling()
     for name, summary in upgraded.items():
         assert "bound:ceiling" not in summary["flags"] and "k6" not in summary["resources"]
         assert "loadgen" in summary["resources"]
-        if summary["executor"] == "open":
+        if summary.get("kind", summary.get("executor")) == "open":
             assert summary["limit"]["kind"] is None and "limit-unknown" in summary["flags"]
             assert summary["publishable"] is False
         else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.analysis.warmup import STEADY_SPAN_S, LiveSamples, steady_start
 from mcpbench.workload.tools import TOOL_NAMES
 from mcpbench.results.read import read_samples
@@ -106,7 +106,7 @@ def test_the_live_tail_keeps_each_second_s_latencies(tmp_path: Path) -> None:
 
 
 def test_the_quick_profile_compares_5_s_spans_so_a_flat_server_is_warm_after_10_s() -> None:
-    from mcpbench.scenarios.timing import QUICK_TIMING
+    from mcpbench.loads.timing import QUICK_TIMING
 
     ramp = [0] * int(QUICK_TIMING.ramp_up_s)
     per_second = ramp + [500] * 40

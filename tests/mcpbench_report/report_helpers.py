@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mcpbench.analysis import summary as analysis
 from mcpbench.results.read import read_samples
-from mcpbench.scenarios import in_window
+from mcpbench.loads import in_window
 
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
@@ -43,7 +43,7 @@ def copy_with_manifest(tmp_path: Path, root: Path, server: str, **changes) -> Pa
 
 
 CONFIG = {  # run.json config as mcpbench writes it (mcpbench.model.Config)
-    "runtime": "local", "modes": ["session"], "vus": [10], "runs": 1, "shuffle": False, "executor": "closed",
+    "runtime": "local", "modes": ["session"], "vus": [10], "runs": 1, "shuffle": False, "kind": "closed",
     "rate_fractions": None, "calibrate": False, "ramp_up_s": 5, "warmup_s": 5, "warmup_cap_s": None,
     "warmup_adaptive": False, "duration_s": 10, "ramp_down_s": 1, "think_time_s": 0.05, "request_timeout_s": 30,
     "profile": {"cpus": 1.0, "memory_mb": 2048, "server_cpus": [1], "harness_cpus": [0], "cpuset": "1",
@@ -107,7 +107,7 @@ def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, 
                                        cfg["request_timeout_s"])   # the orchestrator's own definitions
             summary = {
                 "schema": 1, "server": name, "mode": "session", "vus": cfg["vus"][0], "run": run,
-                "executor": "closed", "rate": None, "status": "ok", "phase": None, "reason": None,
+                "kind": "closed", "rate": None, "status": "ok", "phase": None, "reason": None,
                 "window": {"start_s": float(start), "end_s": float(end), "seconds": float(end - start)},
                 "throughput": {"tool_calls_per_s": len(good) / (end - start), "successful_tool_calls": len(good),
                                "tool_calls": len(in_win), "v2_rps": 2 * len(in_win) / (end - start),

@@ -13,7 +13,7 @@ from mcpbench_report.decomposition import decomposition, paired_ratio
 from mcpbench_report.load import LoadKey
 
 from report_helpers import OVERHEADS, WHAT_IF
-from mcpbench.scenarios import in_window
+from mcpbench.loads import in_window
 
 
 def test_a_ratio_pairs_rounds_and_its_interval_is_a_t_interval_on_the_logs() -> None:
@@ -59,7 +59,7 @@ def test_the_session_overhead_is_the_whole_session_of_clean_measurements() -> No
     key = next(k for (server, k) in cons.groups if server == "go" and k.mode == "session")
     for server, row in rows.items():
         session = cons.groups[(server, key)]
-        stateless = cons.groups[(server, LoadKey("stateless", key.executor, key.load, key.basis))]
+        stateless = cons.groups[(server, LoadKey("stateless", key.kind_name, key.load, key.basis))]
         clean = lambda g: {r.round_id: _median_session_ms(r) for r in g.runs  # noqa: E731
                            if set(r.flags) <= {"bound:load-model"}}
         a, b = clean(session), clean(stateless)

@@ -9,7 +9,7 @@ import pytest
 
 from mcpbench_report import charts
 from mcpbench_report.load import LoadKey
-from mcpbench.scenarios import ClosedLoad
+from mcpbench.loads import ClosedLoad
 
 EIGHT = LoadKey("session", "closed", 8.0)   # the recorded ROUNDS fixture
 
@@ -62,7 +62,7 @@ def test_timeseries_and_distribution(tmp_path, consolidated):
 def test_concurrency_curve_has_slo(tmp_path, consolidated):
     curves = {}
     for key in consolidated.keys:
-        if key.executor == "closed":
+        if key.kind_name == "closed":
             for row in consolidated.rows[key]:
                 curves.setdefault(row["server"], []).append(row)
     path = tmp_path / "c.svg"

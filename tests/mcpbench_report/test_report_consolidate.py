@@ -17,7 +17,7 @@ from mcpbench_report.load import LoadKey, ResultsError
 
 from report_helpers import AGAIN, HALF_CPU, OPEN, ROUNDS, SCHEMA1, SWEEP, copy_with_manifest, steady, write_results
 from mcpbench.results.read import read_samples
-from mcpbench.scenarios import in_window
+from mcpbench.loads import in_window
 
 TEN = LoadKey("session", "closed", 10.0)   # the hand-made results
 EIGHT = LoadKey("session", "closed", 8.0)  # the recorded ones
@@ -273,7 +273,7 @@ def test_failures_are_listed_not_dropped(consolidated):
 def test_headline_and_sweeps(consolidated):
     assert consolidated.headline == EIGHT    # the load with the most servers
     assert sorted(consolidated.sweeps()) == [("session", "closed"), ("session", "open")]
-    fractions = sorted(k.load for k in consolidated.rows if k.executor == "open")
+    fractions = sorted(k.load for k in consolidated.rows if k.kind_name == "open")
     assert fractions == [0.5, 0.9, 1.5]
     recorded = json.loads((OPEN / "rust" / "session-open0.9-r1" / "summary.json").read_text())
     row = consolidated.rows[LoadKey("session", "open", 0.9, "fraction")][0]

@@ -15,7 +15,7 @@ from mcpbench.results import model
 
 from report_helpers import FIXTURES, OPEN, ROUNDS, SCHEMA1, SWEEP, write_results
 from mcpbench.results.read import http_durations, read_samples
-from mcpbench.scenarios import in_window
+from mcpbench.loads import in_window
 
 
 def test_expand_parent_directory():
@@ -52,7 +52,7 @@ def test_load_recorded_rounds():
 
 def test_load_keys_open_and_sweep():
     d = load.load_results_dir(OPEN)
-    assert sorted((m.key.executor, m.key.load) for m in d.measurements) == [
+    assert sorted((m.key.kind_name, m.key.load) for m in d.measurements) == [
         ("closed", 4.0), ("open", 0.5), ("open", 0.9), ("open", 1.5)]
     assert LoadKey("session", "open", 0.5, "fraction").label == "session · 50 % of round-1 max"
     sweep = load.load_results_dir(SWEEP)
@@ -90,7 +90,7 @@ def test_schema_is_checked(tmp_path):
 
 def test_open_model_keyed_by_rate_fraction(tmp_path):
     path = write_results(tmp_path, {"a": [[(12.0, "checkout", 1, 1.0)]]}, schema=2,
-                         summaries={"a": [{"executor": "open", "rate": 123.4, "rate_fraction": 0.5}]})
+                         summaries={"a": [{"kind": "open", "rate": 123.4, "rate_fraction": 0.5}]})
     key = load.load_results_dir(path).measurements[0].key
     assert key == LoadKey("session", "open", 0.5, "fraction")
     assert key.label == "session · 50 % of round-1 max" and key.slug == "session-50pct"

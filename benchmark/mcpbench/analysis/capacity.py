@@ -18,9 +18,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from mcpbench.analysis.summary import DROPPED_MAX_SHARE, LIMIT_FRACTION, harness_bound, is_bound
-from mcpbench.scenarios.timing import (CAPACITY_FIRST_WARMUP_FULL_S, CAPACITY_FIRST_WARMUP_QUICK_S, CAPACITY_STEP_FULL,
+from mcpbench.loads.timing import (CAPACITY_FIRST_WARMUP_FULL_S, CAPACITY_FIRST_WARMUP_QUICK_S, CAPACITY_STEP_FULL,
                                        CAPACITY_STEP_QUICK, Timing)
-from mcpbench.scenarios import OpenLoad
+from mcpbench.loads import OpenLoad
 
 # A step whose achieved rate falls this far below the offered one is the server saturating, whatever the
 # latency: the open model's arrivals are queueing somewhere.

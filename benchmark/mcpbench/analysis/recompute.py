@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mcpbench.analysis import summary as analysis
 from mcpbench.analysis import capacity
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.results import model
 from mcpbench.analysis import soak
 from mcpbench.results.write import write_checked
@@ -26,7 +26,7 @@ from mcpbench.results.layout import MeasurementDir, RunDir
 
 CALIBRATION_SERVER = "calibrate"  # calibrate.CalibrationTarget.name (not imported: it pulls in the runtimes)
 # summary.json fields the analysis does not compute: who, when and how the server started.
-RECORDED_ONLY = ("server", "run", "round_order", "mode", "executor", "vus", "rate", "rate_fraction", "equal_fraction", "repeated",
+RECORDED_ONLY = ("server", "run", "round_order", "mode", "kind", "vus", "rate", "rate_fraction", "equal_fraction", "repeated",
                  "startup_s",
                  "idle_mem_mb", "idle_rss_mb", "seed_s")
 

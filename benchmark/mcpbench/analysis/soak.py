@@ -36,7 +36,7 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from mcpbench.analysis.summary import all_calls_latency_ms
-from mcpbench.scenarios.timing import SOAK_WARMUP_FULL_S, SOAK_WARMUP_QUICK_S, Timing
+from mcpbench.loads.timing import SOAK_WARMUP_FULL_S, SOAK_WARMUP_QUICK_S, Timing
 from mcpbench.analysis.stats import latency_stats
 from mcpbench.workload.tools import TOOL_NAMES
 from mcpbench.results.read import read_json, read_processes, read_samples

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mcpbench import scenarios
+from mcpbench import loads as load_kinds
 from mcpbench.results import upgrades
 from mcpbench.results.layout import MeasurementDir, measurement_dir
 from mcpbench.results.model import SCHEMA, Sample, Summary, validated
@@ -113,7 +113,7 @@ class MeasurementContext:
     """What the analysis needs to know about how a measurement was taken, beside its samples."""
 
     mode: str                      # session | stateless | persistent
-    executor: str                  # the load's kind (scenarios.KINDS): closed | open
+    kind: str                      # the load's kind (load_kinds.KINDS): closed | open
     vus: int
     rate: float | None             # open model: offered tool calls/s
     think_time_s: float
@@ -145,10 +145,10 @@ class MeasurementContext:
         if "ceiling_calls_per_s" in data and "limit_kind" not in data:
             # Schema 2 recorded one closed-model calibration as "the ceiling" for every load: it is the closed
             # model's own limit, and no limit at all for an open-model load (issue 18).
-            closed = data.get("executor", "closed") == "closed" and data["ceiling_calls_per_s"] is not None
+            closed = data.get("kind", data.get("executor", "closed")) == "closed" and data["ceiling_calls_per_s"] is not None
             values["limit_kind"] = LOAD_MODEL if closed else None
             values["limit_calls_per_s"] = data["ceiling_calls_per_s"] if closed else None
-        for old, new in upgrades.LOADGEN_NAMES_3.items():  # schema 3's k6_ names of the generator's fields
+        for old, new in upgrades.LOADGEN_NAMES_3.items():  # schema 3's names: k6_ fields, executor
             if old in data and new in known:
                 values[new] = data[old]
         for name in ("server_cpus", "harness_cpus"):
@@ -156,7 +156,7 @@ class MeasurementContext:
         return cls(**values)
 
 
-in_window = scenarios.in_window  # the one window filter (also the report's)
+in_window = load_kinds.in_window  # the one window filter (also the report's)
 
 
 def _http_entries(column: pd.Series) -> pd.Series:
@@ -335,7 +335,7 @@ def littles_law(samples: pd.DataFrame, window: tuple[float, float], ctx: Measure
     seconds = window[1] - window[0]
     if samples.empty or seconds <= 0:
         return None
-    return scenarios.kind(ctx.executor).littles_law(samples, window, ctx.vus, ctx.think_time_s)
+    return load_kinds.kind(ctx.kind).littles_law(samples, window, ctx.vus, ctx.think_time_s)
 
 
 # HTTP requests a VU may have sent that no sample holds, per mode: a session cut short when k6 stopped
@@ -349,7 +349,7 @@ def count_allowance(theirs: int, ctx: MeasurementContext, per_vu: int) -> float:
     count, or what the VUs still in flight when k6 stopped can explain (per_vu each), whichever is larger.
     k6 counts only iterations that ran to their end, but counts every HTTP request sent; a sample is only
     written when its session ends."""
-    return max(COUNT_TOLERANCE * theirs, scenarios.kind(ctx.executor).max_vus(ctx.vus) * per_vu)
+    return max(COUNT_TOLERANCE * theirs, load_kinds.kind(ctx.kind).max_vus(ctx.vus) * per_vu)
 
 
 def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext,
@@ -371,7 +371,7 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
     empty = int((per_second == 0).sum())
     if empty:
         problems.append(f"{empty} second(s) of the window have no sample at all")
-    sample_iterations = scenarios.kind(ctx.executor).sample_iterations(samples)
+    sample_iterations = load_kinds.kind(ctx.kind).sample_iterations(samples)
     sample_http = int(_http_counts(samples["http_ms"]).sum()) if len(samples) else 0
     counts = ctx.loadgen_counts or {}
     theirs_iterations, theirs_http = counts.get("iterations"), counts.get("http_reqs")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.workload.tools import TOOL_NAMES
 
 STEADY_SPAN_S = 10  # the full profile's span (Timing.steady_span_s)

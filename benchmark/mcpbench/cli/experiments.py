@@ -1,6 +1,6 @@
 """A command for every registered experiment, built from its declared options (experiments/options.py): the
 command's parameters are the experiment's Options, its body the same for all — select the servers, configure
-the experiment (one line on a bad value), run it on the driver, let it conclude, exit as the run ended."""
+the experiment (one line on a bad value), run it on the runner, let it conclude, exit as the run ended."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from mcpbench import experiments
 from mcpbench.cli.options import annotation, console, fail, one_line, selected_servers, terminate_on_sigterm
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
-from mcpbench.experiments.driver import Driver, RunFailed
+from mcpbench.experiments.runner import Runner, RunFailed
 from mcpbench.experiments.options import Option
 
 
@@ -42,16 +42,16 @@ def run_experiment(cls: type[Experiment], values: dict[str, Any]) -> None:
     except ValueError as exc:
         raise fail(str(exc)) from exc
     resumed = values.get("resume")
-    driver = Driver(experiment, values["results_dir"], out, run_id=resumed.name if resumed else None,
+    runner = Runner(experiment, values["results_dir"], out, run_id=resumed.name if resumed else None,
                     resuming=resumed is not None)
     try:
-        record = driver.run()
+        record = runner.run()
     except RunFailed as exc:
-        experiment.conclude(driver)
+        experiment.conclude(runner)
         raise fail(str(exc), 1) from exc
     except Exception as exc:  # noqa: BLE001 - before the run could record anything: one line, no traceback
         raise fail(one_line(exc), 1) from exc
-    experiment.conclude(driver)
+    experiment.conclude(runner)
     statuses = {name: s["status"] for name, s in record.data["servers"].items()}
     if statuses:
         out.print(f"Run {record.data['run_id']} {record.data['status']}: "

@@ -1,5 +1,5 @@
 """The experiments by name: the one place a new one is registered (docs/architecture.md). Each is a module with
-an Experiment subclass (base.py); the CLI builds a command for each (`mcpbench <name>`), the driver runs it.
+an Experiment subclass (base.py); the CLI builds a command for each (`mcpbench <name>`), the runner runs it.
 
 Entries are import paths, imported when the command line is built or the experiment chosen."""
 

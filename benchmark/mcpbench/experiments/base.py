@@ -1,7 +1,7 @@
 """What an experiment is (docs/architecture.md): the fourth seam, beside runtimes, load generators and kinds of
 load. An experiment declares its options (experiments/options.py groups plus its own), turns their values into
 its configuration record, says what it measures per server and round, and judges what it measured. The one
-driver (driver.py) owns everything else: the results directory and run.json, builds, the infrastructure,
+runner (runner.py) owns everything else: the results directory and run.json, builds, the infrastructure,
 the load generators, calibration, rounds and their order, starting, verifying and stopping servers, and
 recording every measurement. A new experiment is a module and a line in the registry (experiments/__init__.py).
 """
@@ -18,11 +18,11 @@ from rich.console import Console
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import Option
-from mcpbench.scenarios.timing import (CALIBRATION_FULL, CALIBRATION_QUICK, FULL_TIMING, LADDER_STEP_FULL,
+from mcpbench.loads.timing import (CALIBRATION_FULL, CALIBRATION_QUICK, FULL_TIMING, LADDER_STEP_FULL,
                                        LADDER_STEP_QUICK, Timing)
 
-# The driver (driver.py) runs experiments and imports this module; the hooks below name its Driver and
-# ServerRound in annotations only (never imported here: an experiment sees the driver only through them).
+# The runner (runner.py) runs experiments and imports this module; the hooks below name its Runner and
+# ServerRound in annotations only (never imported here: an experiment sees the runner only through them).
 
 
 class Experiment(ABC):
@@ -53,7 +53,7 @@ class Experiment(ABC):
         """What run.json's config says besides the run configuration (e.g. the capacity plan)."""
         return {}
 
-    # -- what the driver asks (a subclass may answer with a plain class attribute) -----------------------------
+    # -- what the runner asks (a subclass may answer with a plain class attribute) -----------------------------
     @property
     def closed_model_used(self) -> bool:
         """Whether it measures closed-model loads over HTTP (calibrated: the closed model's own limit)."""
@@ -73,16 +73,16 @@ class Experiment(ABC):
         """One server's measurements in one round (server.started, server.measure); ServerFailed ends its part."""
         raise NotImplementedError(f"{self.name} measures no server")
 
-    def more_rounds(self, driver: Driver, round_index: int) -> bool:
+    def more_rounds(self, runner: Runner, round_index: int) -> bool:
         """After round `round_index` (its after_round done): whether to measure another. By default the
         configured number of rounds."""
         return round_index < self.config.runs
 
-    def after_round(self, driver: Driver, round_index: int) -> None:
-        """After every server's measurements of a round: a further pass over it (driver.each_server), e.g.
+    def after_round(self, runner: Runner, round_index: int) -> None:
+        """After every server's measurements of a round: a further pass over it (runner.each_server), e.g.
         a load whose level needed the whole round first."""
 
-    def measure_harness(self, driver: Driver) -> None:
+    def measure_harness(self, runner: Runner) -> None:
         """An experiment that measures no server: what it measures once the infrastructure is up."""
 
     @contextmanager
@@ -91,5 +91,5 @@ class Experiment(ABC):
         yield
 
     # -- its verdicts ------------------------------------------------------------------------------------------
-    def conclude(self, driver: Driver) -> None:
+    def conclude(self, runner: Runner) -> None:
         """After the run (complete, interrupted or failed): what the console says of it."""

@@ -1,4 +1,4 @@
-"""`mcpbench calibrate`: the harness's own limits and nothing else — the driver's calibration (the closed
+"""`mcpbench calibrate`: the harness's own limits and nothing else — the runner's calibration (the closed
 model's own limit at the VUs, the harness's open-model capacity) against the API service's canned endpoint,
 with no server (measure/calibration.py)."""
 
@@ -15,8 +15,8 @@ from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import LOAD, LOAD_SOURCE, QUICK, RESULTS, Option, csv, duration
 from mcpbench.host.profile import resource_profile
 from mcpbench.runtime import DEFAULT as DEFAULT_RUNTIME
-from mcpbench.scenarios import MODE_TRANSPORT
-from mcpbench.scenarios.timing import CALIBRATE_FULL, CALIBRATE_QUICK, LADDER_STEP_FULL, LADDER_STEP_QUICK, Timing
+from mcpbench.loads import MODE_TRANSPORT
+from mcpbench.loads.timing import CALIBRATE_FULL, CALIBRATE_QUICK, LADDER_STEP_FULL, LADDER_STEP_QUICK, Timing
 
 
 class CalibrateExperiment(Experiment):
@@ -45,10 +45,10 @@ class CalibrateExperiment(Experiment):
     def calibration_timing(self) -> tuple[Timing, Timing]:
         return self.timing, self.ladder
 
-    def conclude(self, driver) -> None:
-        if driver.record is None:
+    def conclude(self, runner) -> None:
+        if runner.record is None:
             return
-        data = driver.record.data
+        data = runner.record.data
         table = Table(title="the harness's limits (tool calls/s)")
         for column in ("mode", "closed-model limit", "VUs", "open-model capacity", "stopped by"):
             table.add_column(column)

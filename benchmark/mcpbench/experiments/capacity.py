@@ -17,8 +17,8 @@ from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, resource_profile_of
 from mcpbench.results.model import SCHEMA
 from mcpbench.results.write import write_checked
-from mcpbench.scenarios import MODE_TRANSPORT, OpenLoad
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads import MODE_TRANSPORT, OpenLoad
+from mcpbench.loads.timing import Timing
 
 
 class CapacityExperiment(Experiment):
@@ -82,7 +82,7 @@ class CapacityExperiment(Experiment):
         document = self.capacities.setdefault(server.name, {"schema": SCHEMA, "server": server.name,
                                                             "plan": self.plan.record(), "rounds": []})
         document["rounds"].append(entry)
-        write_checked(server.driver.run_dir.server(server.name).capacity_json, document)
+        write_checked(server.runner.run_dir.server(server.name).capacity_json, document)
         capacity = entry["capacity_calls_per_s"]
         self.console.print(f"  [bold]{server.name}[/] {mode} round {server.round}: capacity "
                            + (f"{'≥ ' if entry['lower_bound'] else ''}{capacity:g} calls/s" if capacity
@@ -99,7 +99,7 @@ class CapacityExperiment(Experiment):
             f"{ms(step.p50_ms)}/{ms(step.p95_ms)}/{ms(step.p99_ms)} ms, errors {step.error_rate or 0:.2%}, "
             f"dropped {step.dropped_iterations}, CPU {step.cpu_avg_pct or 0:.0f} % {mark}")
 
-    def conclude(self, driver) -> None:
+    def conclude(self, runner) -> None:
         """The capacities, per server and mode (the median over rounds), and the instances for --target-rate."""
         if not self.capacities:
             return

@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field
 from mcpbench import runtime as runtimes
 from mcpbench.experiments.options import kind_name
 from mcpbench.host.profile import ResourceProfile, resource_profile
-from mcpbench.scenarios import KINDS, MODE_TRANSPORT, MODES, ClosedLoad, Load, Mode, OpenLoad
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads import KINDS, MODE_TRANSPORT, MODES, ClosedLoad, Load, Mode, OpenLoad
+from mcpbench.loads.timing import Timing
 
 
 
@@ -27,7 +27,7 @@ class RunConfig:
     calibrate: bool = True   # measure the harness's limits before the first round and after every infrastructure restart
     load_generator: str = "driver"  # a name in loadgen.GENERATORS (stdio modes use one that speaks stdio)
     load_instances: int = 1  # >1: each HTTP test split across that many generator processes (segments)
-    kind: str = ClosedLoad.kind  # the kind of load measured at each level (scenarios.KINDS; --load)
+    kind: str = ClosedLoad.kind  # the kind of load measured at each level (loads.KINDS; --load)
     rates: tuple[float, ...] = ()  # the open model's offered rates, tool calls/s (--load open --rate)
     equal_fraction: float | None = None  # equal load at this fraction of the slowest server's round-1 rate
     equal_rates: tuple[float, ...] = ()  # equal load at these rates, tool calls/s (--equal-rate)
@@ -95,7 +95,7 @@ class RunConfig:
         return loads if round_index == 1 else [load for load in loads if not self.sizes_equal_load(load)]
 
     @property
-    def executor(self) -> str:
+    def kind_recorded(self) -> str:
         """What run.json says the loads were: open when any is open-model."""
         return OpenLoad.kind if self.rate_fractions or self.equal or self.kind == OpenLoad.kind else self.kind
 
@@ -111,7 +111,7 @@ class RunConfig:
         return {
             "runtime": self.runtime, "servers": list(self.servers), "modes": list(self.modes),
             "vus": list(self.vus), "runs": self.runs, "shuffle": self.shuffle,
-            "executor": self.executor,
+            "kind": self.kind_recorded,
             "rate_fractions": list(self.rate_fractions) or None, "rates": list(self.rates) or None,
             "rounds_auto": self.rounds_auto, "time_budget_s": self.time_budget_s,
             "equal_load": self.equal_fraction, "equal_rates": list(self.equal_rates) or None,

@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 from mcpbench import loadgen, runtime as runtimes
 from mcpbench.host.paths import RESULTS_DIR, SERVERS_DIR
 from mcpbench.host.profile import ResourceProfile
-from mcpbench.scenarios import KINDS, MODES
+from mcpbench.loads import KINDS, MODES
 
 
 @dataclass(frozen=True)
@@ -80,12 +80,12 @@ CALIBRATION = (Option("no_calibrate", bool, False, "Skip the harness limits meas
 LOAD_SOURCE = (
     Option("load_generator", str, loadgen.DEFAULT,
            "The load generator: driver (benchmark/load-driver, every mode) or k6 (only one you installed: on PATH "
-           "or K6=/path; stdio modes still use the driver).", ("--loadgen",), check=_generator),
+           "or K6=/path; stdio modes still use the load driver).", ("--loadgen",), check=_generator),
     Option("load_instances", int, 1, "Split each HTTP load test across this many load generator processes "
            "(segments of VUs or rate).", ("--load-instances", "--k6-instances"), minimum=1),
 )
 # What load: the same words in every experiment. --vus is the closed model's VUs (a list sweeps them); an
-# open-model load pre-allocates the largest of them (the driver may grow to 4x).
+# open-model load pre-allocates the largest of them (the load driver may grow to 4x).
 LOAD = (
     Option("mode", str, "session", f"Session mode(s), comma-separated: {', '.join(MODES)}."),
     Option("vus", str, "50", "VUs; a list (1,10,50,100,200) is a concurrency sweep; an open-model load "

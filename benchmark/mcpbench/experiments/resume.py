@@ -2,7 +2,7 @@
 
 The run goes on in its own directory with the options it was started with (run.json `config.options`): the
 rounds keep their recorded order, a measurement whose summary.json is there is kept and not measured again
-(driver.kept), one the stop cut short is set aside as `<dir>.incomplete` and measured again, and the harness
+(runner.kept), one the stop cut short is set aside as `<dir>.incomplete` and measured again, and the harness
 is calibrated again only when the host is not the one that ran it (its fingerprint) or no calibration had
 finished. run.json `resumes` records each continuation.
 """
@@ -97,7 +97,7 @@ def _set_aside_incomplete(record: RunRecord) -> list[str]:
 
 def begin(record: RunRecord, host: dict[str, Any]) -> dict[str, Any]:
     """Mark the run resumed (run.json `resumes`, status running in this process) and return the resume's
-    record, which the driver keeps current (kept, recalibrated)."""
+    record, which the runner keeps current (kept, recalibrated)."""
     environment = record.data["environment"]
     entry = {"at": now_iso(), "previous_status": record.data["status"], "kept": 0,
              "set_aside": _set_aside_incomplete(record),
@@ -116,8 +116,8 @@ def describe(entry: dict[str, Any]) -> str:
 
 
 def restore(record: RunRecord, states: dict[str, Any]) -> None:
-    """What the driver knew of each server before the stop: failed ones stay out, verified ones are not
-    verified again (the rest comes back as their measurements are kept: driver.kept)."""
+    """What the runner knew of each server before the stop: failed ones stay out, verified ones are not
+    verified again (the rest comes back as their measurements are kept: runner.kept)."""
     for name, state in states.items():
         server = record.data["servers"].get(name) or {}
         state.failed = server.get("status") in ("failed", "unavailable")

@@ -18,8 +18,8 @@ from mcpbench.experiments.stopping import Headline, StoppingRule
 from mcpbench.analysis.equal_load import DEFAULT_FRACTION, EqualRate, choose_rate
 from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, kind_name,
                                           resource_profile_of)
-from mcpbench.scenarios import KINDS, MODE_TRANSPORT, ClosedLoad, OpenLoad
-from mcpbench.scenarios.timing import FULL_TIMING, QUICK_TIMING, Timing
+from mcpbench.loads import KINDS, MODE_TRANSPORT, ClosedLoad, OpenLoad
+from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, Timing
 
 
 def warmup(value: str | None, base: Timing) -> tuple[float, float | None]:
@@ -74,7 +74,7 @@ class RunExperiment(Experiment):
                       "(seconds or 30m, 1.5h)."),
                Option("shuffle", bool, True, "A new random server order in every round.", ("--shuffle/--no-shuffle",)),
                Option("transport", str, "http", "http, or stdio: the servers' [stdio] commands driven by the load "
-                      "driver (same as --mode stdio; --mode stateless,stdio measures both side by side)."),
+                      "load driver (same as --mode stdio; --mode stateless,stdio measures both side by side)."),
                Option("load", str, ClosedLoad.kind, f"The kind of load at each level: {', '.join(KINDS)} (closed: "
                       "the levels are --vus; open: --rate).", check=kind_name),
                Option("rate", Optional[str], None, "With --load open: offered rates, tool calls/s (e.g. 200,400)."),
@@ -146,12 +146,12 @@ class RunExperiment(Experiment):
             return Headline(OpenLoad(mode, vus, rate).label, "cpu_ms_per_call", False)
         return Headline(ClosedLoad(mode, vus).label, "tool_calls_per_s", True)
 
-    def more_rounds(self, driver, round_index: int) -> bool:
+    def more_rounds(self, runner, round_index: int) -> bool:
         if self.stopping is None:
-            return super().more_rounds(driver, round_index)
-        more, line = self.stopping.more(round_index, driver.elapsed_s, driver.record.data.get("rounds") or [])
-        driver.record.data["rounds_auto"] = self.stopping.record
-        driver.record.save()
+            return super().more_rounds(runner, round_index)
+        more, line = self.stopping.more(round_index, runner.elapsed_s, runner.record.data.get("rounds") or [])
+        runner.record.data["rounds_auto"] = self.stopping.record
+        runner.record.save()
         if line:
             self.console.print(f"[bold]Rounds auto:[/] {line}")
         return more
@@ -208,27 +208,27 @@ class RunExperiment(Experiment):
                 load = OpenLoad(mode, max(self.config.vus), round(best * fraction, 1), fraction)
                 self._measure(server, load)
 
-    def after_round(self, driver, round_index: int) -> None:
+    def after_round(self, runner, round_index: int) -> None:
         """After round 1 (--equal-load): the equal rate of each HTTP mode, recorded, then round 1's pass of it
         (later rounds measure it with their other loads)."""
         fraction = self.config.equal_fraction
         if fraction is None or round_index != 1:
             return
         self.equal_rates = {}
-        recorded = driver.record.data.get("equal_load") or {}  # a resumed run keeps the rate it measured at
+        recorded = runner.record.data.get("equal_load") or {}  # a resumed run keeps the rate it measured at
         for mode in self.http_modes(self.config.modes):
             chosen = EqualRate(**recorded[mode]) if mode in recorded else \
-                choose_rate(fraction, driver.closed_rates(mode), driver.harness_capacity(mode))
+                choose_rate(fraction, runner.closed_rates(mode), runner.harness_capacity(mode))
             if chosen is None:
                 self.console.print(f"[yellow]Equal load ({mode}): no server has a round-1 closed rate; not measured[/]")
                 continue
             self.equal_rates[mode] = chosen
             self.console.print(f"[bold]Equal load ({mode}):[/] {chosen.text}")
-        driver.record.data["equal_load"] = {m: r.record() for m, r in self.equal_rates.items()} or None
-        driver.record.save()
+        runner.record.data["equal_load"] = {m: r.record() for m, r in self.equal_rates.items()} or None
+        runner.record.save()
         if self.equal_rates:
             self.console.print("[bold]Round 1, equal load:[/] every server at the same rate")
-            driver.each_server(1, self._measure_equal)
+            runner.each_server(1, self._measure_equal)
 
     def _measure_equal(self, server) -> None:
         for load in self.equal_loads(server.modes):

@@ -24,7 +24,7 @@ from mcpbench.results.model import SCHEMA, Capacity, ResultsError
 from mcpbench.results.read import read_json, read_processes, read_samples
 from mcpbench.results.upgrades import upgrade_document
 from mcpbench.results.write import write_checked
-from mcpbench.scenarios import MODE_TRANSPORT, MODES, OpenLoad
+from mcpbench.loads import MODE_TRANSPORT, MODES, OpenLoad
 
 
 def _capacity(run_dir: RunDir, server: str, mode: str) -> float | None:
@@ -117,7 +117,7 @@ class SoakExperiment(Experiment):
             if summary is None and out.summary.is_file():
                 summary = read_json(out.summary)
             if summary is not None:
-                self._record_soak(server.driver.run_dir, server.name, load, rate, source, summary, out,
+                self._record_soak(server.runner.run_dir, server.name, load, rate, source, summary, out,
                                   self._stop.is_set())
         if self._stop.is_set():
             raise KeyboardInterrupt
@@ -168,6 +168,6 @@ class SoakExperiment(Experiment):
             self.console.print(f"    RSS slope {slope['mb_per_h']:+.1f} MiB/h "
                                f"[{slope['ci_low']:+.1f}, {slope['ci_high']:+.1f}]")
 
-    def conclude(self, driver) -> None:
+    def conclude(self, runner) -> None:
         if self.results:
             self.console.print("soak verdicts: " + ", ".join(f"{s} {d['verdict']}" for s, d in self.results.items()))

@@ -1,4 +1,4 @@
-"""`mcpbench verify`: each server built, started and verified (workload/verify.py) with no load — the driver's
+"""`mcpbench verify`: each server built, started and verified (workload/verify.py) with no load — the runner's
 start of a server, once, and nothing measured."""
 
 from __future__ import annotations
@@ -41,13 +41,13 @@ class VerifyExperiment(Experiment):
 
     def measure_server(self, server) -> None:
         with server.started("verify"):
-            pass  # the driver verifies a server the first time it starts it (verify.json)
+            pass  # the runner verifies a server the first time it starts it (verify.json)
 
-    def verdicts(self, driver) -> dict[str, dict]:
+    def verdicts(self, runner) -> dict[str, dict]:
         """Each server's verify record: verify.json, or what stopped it before (the build, the start)."""
         verdicts: dict[str, dict] = {}
-        for name, entry in (driver.record.data["servers"] if driver.record else {}).items():
-            path = driver.run_dir.server(name).verify_json
+        for name, entry in (runner.record.data["servers"] if runner.record else {}).items():
+            path = runner.run_dir.server(name).verify_json
             if path.is_file():
                 verdicts[name] = read_json(path)
                 continue
@@ -56,8 +56,8 @@ class VerifyExperiment(Experiment):
                 {"name": entry.get("phase") or "start", "status": status, "reason": entry.get("reason") or ""}]}
         return verdicts
 
-    def conclude(self, driver) -> None:
-        verdicts = self.verdicts(driver)
+    def conclude(self, runner) -> None:
+        verdicts = self.verdicts(runner)
         table = Table(title="verify")
         for column in ("server", "check", "status", "reason"):
             table.add_column(column, overflow="fold")
@@ -68,5 +68,5 @@ class VerifyExperiment(Experiment):
         self.console.print(table)
         if self.values.get("as_json"):
             ok = all(v["status"] != "fail" for v in verdicts.values()) and bool(
-                driver.record and driver.record.data["status"] == "complete")
+                runner.record and runner.record.data["status"] == "complete")
             print(json.dumps({"ok": ok, "servers": verdicts}, indent=2, default=str))

@@ -18,8 +18,8 @@ from mcpbench.host.resources import UsageReader, process_group_reader
 from mcpbench.results.layout import MeasurementDir
 
 if TYPE_CHECKING:
-    from mcpbench.scenarios.timing import Timing
-    from mcpbench.scenarios import Load
+    from mcpbench.loads.timing import Timing
+    from mcpbench.loads import Load
 
 
 class LoadError(RuntimeError):

@@ -17,7 +17,7 @@ from mcpbench.host import processes
 from mcpbench.catalog.build import run_commands
 from mcpbench.host.paths import ROOT
 from mcpbench.host.resources import UsageReader, process_group_reader, process_reader
-from mcpbench.scenarios import MODE_PROTOCOL
+from mcpbench.loads import MODE_PROTOCOL
 from mcpbench.host.toolchain import MissingRequirement, environment_for
 from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
 from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
@@ -25,8 +25,8 @@ from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.model import GENERATOR_BUILD_LOG
 
 if TYPE_CHECKING:
-    from mcpbench.scenarios.timing import Timing
-    from mcpbench.scenarios import Load
+    from mcpbench.loads.timing import Timing
+    from mcpbench.loads import Load
 
 DRIVER_DIR = ROOT / "benchmark" / "load-driver"
 DRIVER_BIN = DRIVER_DIR / "bin" / "load-driver"

@@ -20,8 +20,8 @@ from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
 from mcpbench.results.layout import MeasurementDir
 
 if TYPE_CHECKING:
-    from mcpbench.scenarios.timing import Timing
-    from mcpbench.scenarios import Load
+    from mcpbench.loads.timing import Timing
+    from mcpbench.loads import Load
 
 NOT_INSTALLED = ("k6 is not installed: --loadgen k6 uses a k6 you installed yourself (on PATH, or K6=/path/to/k6); "
                  "mcpbench never fetches it (AGPL). The default load generator, the load driver, needs nothing.")

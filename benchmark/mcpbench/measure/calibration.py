@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from mcpbench.analysis import summary as analysis
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure
 from mcpbench.host.resources import Usage
 from mcpbench.results.write import SCHEMA, write_checked
 from mcpbench.runtime.base import InfraHandle, ServerBase
-from mcpbench.scenarios import ClosedLoad, Load, OpenLoad
+from mcpbench.loads import ClosedLoad, Load, OpenLoad
 from mcpbench.results.layout import CalibrationDir, MeasurementDir
 
 CALIBRATION_PATH = "/calibrate/mcp"

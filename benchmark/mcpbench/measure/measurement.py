@@ -26,14 +26,14 @@ from rich.progress import (
 from mcpbench.analysis import summary as analysis
 from mcpbench.host.speed_probe import HostView
 from mcpbench.host.profile import ResourceProfile
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads.timing import Timing
 from mcpbench.host.infrawatch import InfraWatch
 from mcpbench.loadgen import LiveView, LoadError, LoadGenerator, Tick
 from mcpbench.host.resources import Sampler, UsageReader, rebase
 from mcpbench.host.process_probe import ProcessProbe
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
-from mcpbench.scenarios import Load, in_window
+from mcpbench.loads import Load, in_window
 from mcpbench.workload.tools import TOOL_NAMES
 from mcpbench.measure.bench import Bench
 from mcpbench.analysis.warmup import WarmupDecision, per_second_cpu, steady_start
@@ -179,7 +179,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     if process_samples is not None:
         write_processes(out.processes, process_samples, start_epoch)
     context = analysis.MeasurementContext(
-        mode=load.mode, executor=load.kind, vus=load.vus, rate=load.record()["rate"],
+        mode=load.mode, kind=load.kind, vus=load.vus, rate=load.record()["rate"],
         think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
         harness_cores=host.harness_cores, limits_applied=target.limits_applied,
         limit_kind=limit.kind if limit else None, limit_calls_per_s=limit.calls_per_s if limit else None,

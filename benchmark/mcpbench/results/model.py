@@ -185,7 +185,7 @@ class Config(Closed, Pacing):
     vus: list[int] = described("closed-model VUs, one load each (a sweep when several)")
     runs: int = described("rounds: each measures every server once")
     shuffle: bool = described("a new random server order per round")
-    executor: str = described("`closed`, or `open` when any load was open-model (rate_fractions, --load open, "
+    kind: str = described("`closed`, or `open` when any load was open-model (rate_fractions, --load open, "
                               "capacity, soak; before 2026-11-25 capacity and soak runs said `closed`)")
     rate_fractions: list[float] | None = described("open model: fractions of round 1's closed maximum")
     rates: list[float] | None = described("open model at these offered rates, tool calls/s (`--load open`)", None)
@@ -609,7 +609,7 @@ class MeasuredLoad(Closed):
     """What summary.json and context.json both say about the load."""
 
     mode: str = described("`session`, `stateless`, `persistent`")
-    executor: str = described("the load's kind: `closed`, `open`")
+    kind: str = described("the load's kind (loads.KINDS): `closed`, `open`")
     vus: int = described("VUs (open model: pre-allocated VUs)")
     rate: float | None = described("open model: offered tool calls/s")
 

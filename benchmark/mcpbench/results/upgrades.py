@@ -138,28 +138,33 @@ def upgrade_flags_document(document: dict, run: dict | None = None) -> dict:
 
 
 # Schema 3's k6_ names of the load generator's fields, and schema 4's (summary checks, throughput, context).
-LOADGEN_NAMES_3 = {"k6_exit_code": "loadgen_exit_code", "k6_stopped_early_by_orchestrator": "loadgen_stopped_early",
+LOADGEN_NAMES_3 = {"executor": "kind", "k6_exit_code": "loadgen_exit_code", "k6_stopped_early_by_orchestrator": "loadgen_stopped_early",
                    "k6_stopped_by_orchestrator": "loadgen_stopped_early", "k6_iterations": "loadgen_iterations",
                    "k6_http_reqs": "loadgen_http_reqs", "k6_run_s": "loadgen_run_s", "k6_counts": "loadgen_counts"}
 
 
 def renamed_loadgen_fields(part: dict | None) -> dict | None:
-    """A summary's checks or throughput, or a context, with schema 4's names of the generator's fields."""
+    """A summary's checks or throughput, or a context, with schema 4's names (the generator's fields, the kind)."""
     if part is None:
         return None
     return {LOADGEN_NAMES_3.get(k, k): v for k, v in part.items()}
 
 
 def _upgrade_run_3(run: dict) -> dict:
-    """schema 3 -> 4: nothing of run.json changed but its schema."""
-    return dict(run, schema=4)
+    """schema 3 -> 4: the config's `executor` (k6's word) is the load's `kind`."""
+    config = dict(run.get("config") or {})
+    if "executor" in config:
+        config["kind"] = config.pop("executor")
+    return dict(run, schema=4, config=config)
 
 
 def _upgrade_summary_3(summary: dict, run: dict) -> dict:
-    """schema 3 -> 4: the load generator's fields are named for it, not for k6."""
+    """schema 3 -> 4: the load generator's fields are named for it, not for k6; `executor` is the load's `kind`."""
     s = dict(summary, schema=4)
     s["checks"] = renamed_loadgen_fields(s.get("checks"))
     s["throughput"] = renamed_loadgen_fields(s.get("throughput"))
+    if "executor" in s:
+        s["kind"] = s.pop("executor")
     return s
 
 

@@ -31,8 +31,8 @@ from mcpbench.runtime.swarm_cluster import Node, Swarm, Task, wait_for_task
 from mcpbench.runtime.swarm_stack import NETWORK, ROLE_LABEL
 
 if TYPE_CHECKING:
-    from mcpbench.scenarios import Load
-    from mcpbench.scenarios.timing import Timing
+    from mcpbench.loads import Load
+    from mcpbench.loads.timing import Timing
 
 BINARY = Path("/usr/local/bin/load-driver")
 COUNTS_IN_CONTAINER = "/tmp/loadgen-counts.json"

@@ -1,17 +1,18 @@
-"""The kinds of load by name (the `executor` recorded in results): the one place a new kind is registered."""
+"""The kinds of load by name (the `kind` recorded in results, `executor` before schema 4): the one place a new
+kind is registered."""
 
 from __future__ import annotations
 
-from mcpbench.scenarios.base import MODE_PROTOCOL, MODE_TRANSPORT, MODES, Load, Mode, in_window
-from mcpbench.scenarios.closed import ClosedLoad
-from mcpbench.scenarios.open import OpenLoad
+from mcpbench.loads.base import MODE_PROTOCOL, MODE_TRANSPORT, MODES, Load, Mode, in_window
+from mcpbench.loads.closed import ClosedLoad
+from mcpbench.loads.open import OpenLoad
 
 KINDS: dict[str, type[Load]] = {ClosedLoad.kind: ClosedLoad, OpenLoad.kind: OpenLoad}
 DEFAULT_KIND = ClosedLoad.kind
 
 
 def kind(name: str | None) -> type[Load]:
-    """The kind recorded as `executor` (results before kinds were recorded are closed)."""
+    """The kind recorded as `kind` (results before kinds were recorded are closed)."""
     try:
         return KINDS[name or DEFAULT_KIND]
     except KeyError:

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pandas as pd
 
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
-    from mcpbench.scenarios.timing import Timing
+    from mcpbench.loads.timing import Timing
 
-from mcpbench.scenarios.base import Load, Wording, in_window, ramp
+from mcpbench.loads.base import Load, Wording, in_window, ramp
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class ClosedLoad(Load):
         return f"{level:g}vu"
 
     def driver_arguments(self) -> list[str]:
-        return ["--executor", "closed", "--vus", str(self.vus)]
+        return ["--kind", "closed", "--vus", str(self.vus)]
 
     def k6_scenario(self, timing: Timing) -> dict[str, Any]:
         return {"executor": "ramping-vus", "exec": "closedIteration", "startVUs": 0,

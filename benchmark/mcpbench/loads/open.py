@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pandas as pd
 
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
-    from mcpbench.scenarios.timing import Timing
+    from mcpbench.loads.timing import Timing
 
-from mcpbench.scenarios.base import Load, Wording, in_window, ramp
+from mcpbench.loads.base import Load, Wording, in_window, ramp
 
 # The open model may grow to this many times its pre-allocated VUs (the driver's --max-vus, k6's maxVUs).
 MAX_VUS_FACTOR = 4
@@ -93,7 +93,7 @@ class OpenLoad(Load):
         return basis in ("abs", "equal")
 
     def driver_arguments(self) -> list[str]:
-        return ["--executor", "open", "--rate", f"{self.rate:g}", "--vus", str(self.vus),
+        return ["--kind", "open", "--rate", f"{self.rate:g}", "--vus", str(self.vus),
                 "--max-vus", str(self.max_vus(self.vus))]
 
     def k6_scenario(self, timing: Timing) -> dict[str, Any]:

@@ -5,24 +5,24 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mcpbench import scenarios
-from mcpbench.scenarios.timing import Timing
-from mcpbench.scenarios import ClosedLoad, OpenLoad
+from mcpbench import loads as load_kinds
+from mcpbench.loads.timing import Timing
+from mcpbench.loads import ClosedLoad, OpenLoad
 
 TIMING = Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2, warmup_cap_s=None)
 
 
 def test_every_kind_is_registered_under_the_name_results_record() -> None:
-    assert scenarios.KINDS == {"closed": ClosedLoad, "open": OpenLoad}
-    assert scenarios.kind(None) is ClosedLoad  # results written before kinds were recorded
+    assert load_kinds.KINDS == {"closed": ClosedLoad, "open": OpenLoad}
+    assert load_kinds.kind(None) is ClosedLoad  # results written before kinds were recorded
     with pytest.raises(ValueError, match="unknown load kind 'soak'"):
-        scenarios.kind("soak")
+        load_kinds.kind("soak")
 
 
 def test_a_kind_records_what_names_its_measurement() -> None:
-    assert ClosedLoad("session", 50).record() == {"mode": "session", "executor": "closed", "vus": 50, "rate": None,
+    assert ClosedLoad("session", 50).record() == {"mode": "session", "kind": "closed", "vus": 50, "rate": None,
                                                   "rate_fraction": None, "equal_fraction": None}
-    assert OpenLoad("stateless", 50, 120.5, 0.5).record() == {"mode": "stateless", "executor": "open", "vus": 50,
+    assert OpenLoad("stateless", 50, 120.5, 0.5).record() == {"mode": "stateless", "kind": "open", "vus": 50,
                                                               "rate": 120.5, "rate_fraction": 0.5,
                                                               "equal_fraction": None}
     assert (ClosedLoad("session", 50).level, OpenLoad("stateless", 50, 120.5).level,

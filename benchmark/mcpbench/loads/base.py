@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import pandas as pd
 
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
-    from mcpbench.scenarios.timing import Timing
+    from mcpbench.loads.timing import Timing
 
 
 Mode = Literal["session", "stateless", "persistent", "stateless-2026", "stdio"]
@@ -44,7 +44,7 @@ class Load(ABC):
     mode: Mode
     vus: int
 
-    kind: ClassVar[str]             # recorded as `executor` in summary.json and context.json
+    kind: ClassVar[str]             # recorded as `kind` in summary.json and context.json (`executor` before schema 4)
     level_option: ClassVar[str]     # the command-line option its levels come from (--vus, --rate)
     words: ClassVar[Wording]
     level_field: ClassVar[str]      # the summary field its level is (vus, rate)
@@ -71,7 +71,7 @@ class Load(ABC):
 
     def record(self) -> dict[str, Any]:
         """What summary.json says about the load."""
-        return {"mode": self.mode, "executor": self.kind, "vus": self.vus, "rate": None, "rate_fraction": None,
+        return {"mode": self.mode, "kind": self.kind, "vus": self.vus, "rate": None, "rate_fraction": None,
                 "equal_fraction": None}
 
     # -- the report: measurements of one kind pool by (mode, level, basis) -------------------------------

@@ -1,4 +1,4 @@
-"""The one experiment driver: the results directory and run.json, builds, the infrastructure, the load
+"""The one experiment runner: the results directory and run.json, builds, the infrastructure, the load
 generators, calibration, rounds in a new order each, and for each server and round reset → start → verify →
 the experiment's measurements → stop, every measurement recorded the same way. Experiments (base.py) say
 what to measure; nothing here knows which experiment runs."""
@@ -35,8 +35,8 @@ from mcpbench.results.model import SCHEMA
 from mcpbench.results import liveness
 from mcpbench.results.write import RunRecord, new_run_id, write_checked, write_json
 from mcpbench.runtime.base import RunningServer
-from mcpbench.scenarios import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
-from mcpbench.scenarios.timing import Timing
+from mcpbench.loads import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
+from mcpbench.loads.timing import Timing
 from mcpbench.workload import conformance
 from mcpbench.workload.tools import TOOL_NAMES
 from mcpbench.workload.verify import Check, Verdict, is_deployment_check, verify
@@ -61,7 +61,7 @@ class Started:
 
 @dataclass
 class ServerState:
-    """What the driver knows of a server across rounds."""
+    """What the runner knows of a server across rounds."""
 
     spec: ServerSpec
     verified: bool = False
@@ -71,14 +71,14 @@ class ServerState:
     invalid: list[tuple[str, str]] = field(default_factory=list)  # (phase, why) of measurements not to trust
 
 
-class Driver:
+class Runner:
     def __init__(self, experiment: Experiment, results_root: Path, console: Console | None = None,
                  run_id: str | None = None, resuming: bool = False):
         """`resuming`: continue the run `run_id` under results_root (`mcpbench run --resume`, experiments/resume.py)
         instead of starting a new one."""
         self.experiment = experiment
         # Absolute: the stdio load driver and the servers run in other working directories, and each is handed
-        # paths under it (a relative --results-dir once sent the driver looking for server.log in the server's).
+        # paths under it (a relative --results-dir once sent the load driver looking for server.log in the server's).
         self.results_root = results_root.resolve()
         self.resuming = resuming
         self.resume_record: dict[str, Any] | None = None  # run.json `resumes[-1]` while resuming
@@ -462,7 +462,7 @@ class Driver:
         except MeasurementFailed as exc:
             raise ServerFailed("load", str(exc)) from exc
         facts = dict(started.facts)
-        if started.server.stdio_launch:  # the driver timed the start: spawn to initialize answered
+        if started.server.stdio_launch:  # the load driver timed the start: spawn to initialize answered
             counts = loadgen.read_counts(out.counts) or {}
             facts["startup_s"] = counts.get("startup_s")
         summary.update({"server": spec.name, **load.record(), "run": round_index, "round_order": position,
@@ -587,9 +587,9 @@ class Driver:
 @dataclass(frozen=True)
 class ServerRound:
     """What an experiment sees of one server in one round: the modes it can be measured in, and the
-    driver's start and measurement, already bound to the server and the round."""
+    runner's start and measurement, already bound to the server and the round."""
 
-    driver: Driver
+    runner: Runner
     state: ServerState
     round: int
     position: int
@@ -605,14 +605,14 @@ class ServerRound:
     @property
     def modes(self) -> list[str]:
         """The run's modes this server can be measured in."""
-        return [m for m in self.driver.config.modes if m not in self.state.unsupported]
+        return [m for m in self.runner.config.modes if m not in self.state.unsupported]
 
     def directory(self, label: str) -> MeasurementDir:
         """A measurement's directory: <server>/<label>-r<round>."""
-        return self.driver.run_dir.server(self.name).measurement(label, self.round)
+        return self.runner.run_dir.server(self.name).measurement(label, self.round)
 
     def started(self, label: str, transport: str = "http") -> AbstractContextManager[Started]:
-        return self.driver.started(self.state, self.directory(label), transport)
+        return self.runner.started(self.state, self.directory(label), transport)
 
     def measure(self, started: Started, load: Load, timing: Timing | None = None, label: str | None = None,
                 probe_processes: bool = False, stop_requested: Callable[[], bool] | None = None,
@@ -620,10 +620,10 @@ class ServerRound:
         """One recorded measurement (in the started server's directory, or <label>-r<round>), after `prewarm_s`
         seconds of the closed model at its VUs when given (measure.prewarm)."""
         out = self.directory(label) if label else started.out
-        summary = self.driver.measure(self.state, started, load, self.round, self.position, timing, out,
+        summary = self.runner.measure(self.state, started, load, self.round, self.position, timing, out,
                                       probe_processes, stop_requested, prewarm_s)
         if summary["status"] == "ok" and not quiet:
-            self.driver.print_summary(self.name, out.name, summary)
+            self.runner.print_summary(self.name, out.name, summary)
         return summary
 
     def measure_load(self, load: Load, timing: Timing | None = None, prewarm_s: float | None = None) -> dict[str, Any]:
@@ -631,7 +631,7 @@ class ServerRound:
         unstable host: analysis.HOST_FLAGS, nothing the server did) is set aside — kept as <dir>.disturbed,
         marked `repeated` — and measured once more on another fresh start, so one slow spell of a shared
         machine does not take a server out of the ranking. A second disturbed one stands, flagged."""
-        kept = self.driver.kept(self.state, self.directory(load.label), load, self.round)
+        kept = self.runner.kept(self.state, self.directory(load.label), load, self.round)
         if kept is not None:
             return kept
         transport = MODE_TRANSPORT[load.mode]
@@ -639,7 +639,7 @@ class ServerRound:
             summary = self.measure(started, load, timing, prewarm_s=prewarm_s)
         if not analysis.host_disturbed(summary):
             return summary
-        self.driver.set_aside(self.state, self.directory(load.label), summary)
+        self.runner.set_aside(self.state, self.directory(load.label), summary)
         with self.started(load.label, transport) as started:
             return self.measure(started, load, timing, prewarm_s=prewarm_s)
 
@@ -648,4 +648,4 @@ class ServerRound:
         return self.state.best_rate.get(mode)
 
     def harness_capacity(self, mode: str) -> float | None:
-        return self.driver.harness_capacity(mode)
+        return self.runner.harness_capacity(mode)
