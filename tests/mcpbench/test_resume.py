@@ -45,10 +45,10 @@ def a_run(tmp_path: Path) -> RunRecord:
 def test_the_running_orchestrator_is_alive_and_a_dead_or_reused_pid_is_not() -> None:
     me = liveness.this_orchestrator()
     assert liveness.orchestrator_alive(me) is True
-    assert liveness.orchestrator_alive({**me, "pid": dead_pid()}) is False
-    assert liveness.orchestrator_alive({**me, "started_epoch": me["started_epoch"] - 100}) is False  # pid reused
-    assert liveness.orchestrator_alive({**me, "boot_id": "another-boot"}) is False  # rebooted since
-    assert liveness.orchestrator_alive({**me, "hostname": "elsewhere"}) is None  # cannot be told from here
+    assert liveness.orchestrator_alive(me.model_copy(update={"pid": dead_pid()})) is False
+    assert liveness.orchestrator_alive(me.model_copy(update={"started_epoch": me.started_epoch - 100})) is False
+    assert liveness.orchestrator_alive(me.model_copy(update={"boot_id": "another-boot"})) is False  # rebooted since
+    assert liveness.orchestrator_alive(me.model_copy(update={"hostname": "elsewhere"})) is None  # not from here
     assert liveness.orchestrator_alive(None) is None  # recorded before it was recorded
 
 
@@ -59,8 +59,8 @@ def test_a_running_run_whose_orchestrator_died_is_found_and_marked_abandoned_at_
     for name in ("session-5vu-r1", "session-5vu-r2"):
         (record.directory / "go" / name).mkdir(parents=True)
         (record.directory / "go" / name / SUMMARY_FILE).write_text("{}")
-        record.server("go")["measurements"].append(name)
-    record.data["orchestrator"]["pid"] = dead_pid()
+        record.server("go").measurements.append(name)
+    record.run.orchestrator.pid = dead_pid()
     record.save()
     assert liveness.abandoned_runs(tmp_path) == [record.directory]
     RunRecord.reopen(record.directory).abandon()
@@ -85,7 +85,7 @@ def test_resume_takes_the_recorded_options_and_exactly_the_recorded_servers(tmp_
 ])
 def test_resume_refuses_in_one_sentence(tmp_path: Path, status: str, given: dict, message: str) -> None:
     record = a_run(tmp_path)
-    record.data["status"] = status
+    record.run.status = status
     record.save()
     with pytest.raises(ValueError, match=message):
         resume.resumed_values(RUN.options, defaults(resume=record.directory, **given))
@@ -105,12 +105,12 @@ def test_a_measurement_the_stop_cut_short_is_set_aside_and_the_elapsed_time_carr
     (cut / "samples.log").write_text("S,0.1")
     record.finish("interrupted")
     entry = resume.begin(RunRecord.reopen(record.directory), fingerprint(cgroups.Support(None, False, "test")))
-    assert entry["previous_status"] == "interrupted" and entry["set_aside"] == ["go/session-5vu-r2.incomplete"]
+    assert entry.previous_status == "interrupted" and entry.set_aside == ["go/session-5vu-r2.incomplete"]
     assert done.is_dir() and not cut.exists() and (cut.parent / "session-5vu-r2.incomplete" / "samples.log").exists()
-    assert entry["host_changed"] == [] and entry["elapsed_before_s"] >= 0
+    assert entry.host_changed == [] and entry.elapsed_before_s >= 0
     data = json.loads((record.directory / RUN_FILE).read_text())
-    assert data["status"] == "running" and data["resumes"] == [entry]
-    assert data["orchestrator"]["pid"] == liveness.this_orchestrator()["pid"]
+    assert data["status"] == "running" and data["resumes"] == [entry.model_dump()]
+    assert data["orchestrator"]["pid"] == liveness.this_orchestrator().pid
 
 
 def test_the_time_before_a_resume_ends_at_the_last_finished_measurement_not_at_the_abandonment(
@@ -122,8 +122,8 @@ def test_the_time_before_a_resume_ends_at_the_last_finished_measurement_not_at_t
     done = record.directory / "go" / "session-5vu-r1"
     done.mkdir(parents=True)
     (done / SUMMARY_FILE).write_text("{}")
-    started = dt.datetime.fromisoformat(record.data["started_at"]).timestamp()
+    started = dt.datetime.fromisoformat(record.run.started_at).timestamp()
     os.utime(done / SUMMARY_FILE, (started + 30, started + 30))
     record.abandon()  # found much later: run.json written now
     entry = resume.begin(RunRecord.reopen(record.directory), fingerprint(cgroups.Support(None, False, "test")))
-    assert entry["previous_status"] == "abandoned" and entry["elapsed_before_s"] == 30.0
+    assert entry.previous_status == "abandoned" and entry.elapsed_before_s == 30.0

@@ -52,17 +52,16 @@ def run_experiment(cls: type[Experiment], values: dict[str, Any]) -> None:
     except Exception as exc:  # noqa: BLE001 - before the run could record anything: one line, no traceback
         raise fail(one_line(exc), 1) from exc
     experiment.conclude(runner)
-    statuses = {name: s["status"] for name, s in record.data["servers"].items()}
-    if statuses:
-        out.print(f"Run {record.data['run_id']} {record.data['status']}: "
-                  + ", ".join(f"{n} {s}" for n, s in statuses.items()))
-    for name, server in record.data["servers"].items():
-        if server["status"] == "unavailable":
-            out.print(f"[yellow]{name} is unavailable on this machine:[/] {server['reason']}")
+    run = record.run
+    if run.servers:
+        out.print(f"Run {run.run_id} {run.status}: " + ", ".join(f"{n} {s.status}" for n, s in run.servers.items()))
+    for name, server in run.servers.items():
+        if server.status == "unavailable":
+            out.print(f"[yellow]{name} is unavailable on this machine:[/] {server.reason}")
     out.print(f"Results in {record.directory}")
-    if record.data["status"] != "complete":
+    if run.status != "complete":
         raise typer.Exit(130)
-    if any(server["status"] not in ("ok", "unavailable") for server in record.data["servers"].values()):
+    if any(server.status not in ("ok", "unavailable") for server in run.servers.values()):
         raise typer.Exit(1)
 
 

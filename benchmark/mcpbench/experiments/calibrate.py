@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
+from mcpbench.results.model import Calibration, HarnessCapacity
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
@@ -48,18 +49,20 @@ class CalibrateExperiment(Experiment):
     def conclude(self, runner) -> None:
         if runner.record is None:
             return
-        data = runner.record.data
+        run = runner.record.run
         table = Table(title="the harness's limits (tool calls/s)")
         for column in ("mode", "closed-model limit", "VUs", "open-model capacity", "stopped by"):
             table.add_column(column)
         for mode in self.config.modes:
-            limit = (data.get("calibration") or {}).get(mode) or {}
-            capacity = (data.get("harness_capacity") or {}).get(mode) or {}
-            table.add_row(mode, _rate(limit), str(limit.get("vus", "—")), _rate(capacity),
-                          str(capacity.get("stopped_by") or capacity.get("reason") or "—"))
+            limit = (run.calibration or {}).get(mode)
+            capacity = (run.harness_capacity or {}).get(mode)
+            table.add_row(mode, _rate(limit), str(limit.vus if limit else "—"), _rate(capacity),
+                          str((capacity.stopped_by if capacity else None) or "—"))
         self.console.print(table)
 
 
-def _rate(part: dict) -> str:
-    value = part.get("tool_calls_per_s")
-    return f"{value:.0f}" if part.get("status") == "ok" and value else f"— ({part.get('status', 'not measured')})"
+def _rate(part: Calibration | HarnessCapacity | None) -> str:
+    if part is None:
+        return "— (not measured)"
+    value = part.tool_calls_per_s
+    return f"{value:.0f}" if part.status == "ok" and value else f"— ({part.status})"

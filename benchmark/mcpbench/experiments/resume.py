@@ -15,6 +15,7 @@ from typing import Any
 
 from mcpbench.results import liveness
 from mcpbench.results.layout import INCOMPLETE, RunDir
+from mcpbench.results.model import Resume, document
 from mcpbench.results.write import RunRecord, now_iso
 
 # The fingerprint fields that make another host (or other code): a resume on one calibrates the harness again.
@@ -44,14 +45,13 @@ def resumed_values(options: tuple, values: dict[str, Any]) -> dict[str, Any]:
              and values.get(o.name, o.default) not in (o.default, *([[], ()] if o.default is None else []))]
     if given:
         raise ValueError(f"--resume continues the run with the options it was started with: leave out {', '.join(given)}")
-    data = RunRecord.reopen(run_dir).data
-    status = data["status"]
-    if status == "complete":
+    run = RunRecord.reopen(run_dir).run
+    if run.status == "complete":
         raise ValueError(f"{run_dir}: the run is complete; nothing to resume")
-    if status == "running" and liveness.orchestrator_alive(data.get("orchestrator")) is not False:
-        pid = (data.get("orchestrator") or {}).get("pid", "?")
+    if run.status == "running" and liveness.orchestrator_alive(run.orchestrator) is not False:
+        pid = run.orchestrator.pid if run.orchestrator else "?"
         raise ValueError(f"{run_dir}: still running (orchestrator pid {pid}, or on another machine); stop it first")
-    recorded = data["config"].get("options")
+    recorded = run.config.options
     if recorded is None:
         raise ValueError(f"{run_dir}: recorded before --resume existed (no config.options in "
                          f"{RunDir(run_dir).run_json.name})")
@@ -63,7 +63,7 @@ def resumed_values(options: tuple, values: dict[str, Any]) -> dict[str, Any]:
             if option.name == "servers_dir" and not value.is_dir():
                 value = option.default  # the checkout moved: this one's servers
         restored[option.name] = value
-    restored["servers"] = list(data["config"]["servers"])  # exactly what it measured, not what is found now
+    restored["servers"] = list(run.config.servers)  # exactly what it measured, not what is found now
     restored["results_dir"] = run_dir.parent
     restored["resume"] = run_dir
     return restored
@@ -73,19 +73,19 @@ def _elapsed_before(record: RunRecord) -> float:
     """The run's measuring time so far: every earlier part, from its start to its last sign of life (the
     stop it recorded, else its newest summary.json; not run.json's last write, which marking it abandoned
     moved). The gaps between parts are not the run's."""
-    previous = (record.data.get("resumes") or [None])[-1]
-    start = dt.datetime.fromisoformat(previous["at"] if previous else record.data["started_at"]).timestamp()
+    previous = (record.run.resumes or [None])[-1]
+    start = dt.datetime.fromisoformat(previous.at if previous else record.run.started_at).timestamp()
     signs = [path.stat().st_mtime for path in record.run_dir.summaries()]
-    if record.data.get("finished_at"):
-        signs.append(dt.datetime.fromisoformat(record.data["finished_at"]).timestamp())
+    if record.run.finished_at:
+        signs.append(dt.datetime.fromisoformat(record.run.finished_at).timestamp())
     part = max(0.0, max(signs, default=start) - start)
-    return round((previous["elapsed_before_s"] if previous else 0.0) + part, 1)
+    return round((previous.elapsed_before_s if previous else 0.0) + part, 1)
 
 
 def _set_aside_incomplete(record: RunRecord) -> list[str]:
     """Measurement directories without a summary (the stop came during them): renamed <dir>.incomplete."""
     moved = []
-    for name in record.data["config"]["servers"]:
+    for name in record.run.config.servers:
         for measurement in record.run_dir.server(name).measurements(include_set_aside=True):
             if measurement.set_aside or measurement.summary.exists():
                 continue
@@ -95,23 +95,22 @@ def _set_aside_incomplete(record: RunRecord) -> list[str]:
     return moved
 
 
-def begin(record: RunRecord, host: dict[str, Any]) -> dict[str, Any]:
+def begin(record: RunRecord, host: dict[str, Any]) -> Resume:
     """Mark the run resumed (run.json `resumes`, status running in this process) and return the resume's
     record, which the runner keeps current (kept, recalibrated)."""
-    environment = record.data["environment"]
-    entry = {"at": now_iso(), "previous_status": record.data["status"], "kept": 0,
-             "set_aside": _set_aside_incomplete(record),
-             "host_changed": [key for key in HOST_KEYS if environment.get(key) != host.get(key)],
-             "recalibrated": False, "elapsed_before_s": _elapsed_before(record)}
+    environment = document(record.run.environment)
+    entry = Resume(at=now_iso(), previous_status=record.run.status, kept=0, set_aside=_set_aside_incomplete(record),
+                   host_changed=[key for key in HOST_KEYS if environment.get(key) != host.get(key)],
+                   recalibrated=False, elapsed_before_s=_elapsed_before(record))
     record.resume(entry)
     return entry
 
 
-def describe(entry: dict[str, Any]) -> str:
-    parts = [f"{len(entry['set_aside'])} measurement(s) cut short set aside" if entry["set_aside"] else
+def describe(entry: Resume) -> str:
+    parts = [f"{len(entry.set_aside)} measurement(s) cut short set aside" if entry.set_aside else
              "no measurement was cut short"]
-    parts.append(f"the host differs ({', '.join(entry['host_changed'])}): calibrating again"
-                 if entry["host_changed"] else "the same host")
+    parts.append(f"the host differs ({', '.join(entry.host_changed)}): calibrating again"
+                 if entry.host_changed else "the same host")
     return "; ".join(parts)
 
 
@@ -119,13 +118,13 @@ def restore(record: RunRecord, states: dict[str, Any]) -> None:
     """What the runner knew of each server before the stop: failed ones stay out, verified ones are not
     verified again (the rest comes back as their measurements are kept: runner.kept)."""
     for name, state in states.items():
-        server = record.data["servers"].get(name) or {}
-        state.failed = server.get("status") in ("failed", "unavailable")
+        server = record.run.servers.get(name)
+        state.failed = server is not None and server.status in ("failed", "unavailable")
         state.verified = record.run_dir.server(name).verify_json.is_file()
 
 
-def needs_calibration(record: RunRecord, entry: dict[str, Any]) -> bool:
+def needs_calibration(record: RunRecord, entry: Resume) -> bool:
     """Calibrate again: another host, or no calibration had finished before the stop."""
-    entry["recalibrated"] = bool(entry["host_changed"]) or not record.data.get("calibrations")
+    entry.recalibrated = bool(entry.host_changed) or not record.run.calibrations
     record.save()
-    return entry["recalibrated"]
+    return entry.recalibrated

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
+from mcpbench.results.model import document
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.analysis import sequential
@@ -149,9 +150,8 @@ class RunExperiment(Experiment):
     def more_rounds(self, runner, round_index: int) -> bool:
         if self.stopping is None:
             return super().more_rounds(runner, round_index)
-        more, line = self.stopping.more(round_index, runner.elapsed_s, runner.record.data.get("rounds") or [])
-        runner.record.data["rounds_auto"] = self.stopping.record
-        runner.record.save()
+        more, line = self.stopping.more(round_index, runner.elapsed_s, runner.record.run.rounds or [])
+        runner.record.set_rounds_auto(self.stopping.record)
         if line:
             self.console.print(f"[bold]Rounds auto:[/] {line}")
         return more
@@ -215,17 +215,16 @@ class RunExperiment(Experiment):
         if fraction is None or round_index != 1:
             return
         self.equal_rates = {}
-        recorded = runner.record.data.get("equal_load") or {}  # a resumed run keeps the rate it measured at
+        recorded = runner.record.run.equal_load or {}  # a resumed run keeps the rate it measured at
         for mode in self.http_modes(self.config.modes):
-            chosen = EqualRate(**recorded[mode]) if mode in recorded else \
+            chosen = EqualRate(**document(recorded[mode])) if mode in recorded else \
                 choose_rate(fraction, runner.closed_rates(mode), runner.harness_capacity(mode))
             if chosen is None:
                 self.console.print(f"[yellow]Equal load ({mode}): no server has a round-1 closed rate; not measured[/]")
                 continue
             self.equal_rates[mode] = chosen
             self.console.print(f"[bold]Equal load ({mode}):[/] {chosen.text}")
-        runner.record.data["equal_load"] = {m: r.record() for m, r in self.equal_rates.items()} or None
-        runner.record.save()
+        runner.record.set_equal_load({m: r.record() for m, r in self.equal_rates.items()})
         if self.equal_rates:
             self.console.print("[bold]Round 1, equal load:[/] every server at the same rate")
             runner.each_server(1, self._measure_equal)

@@ -31,7 +31,7 @@ from mcpbench.measure import calibration as calibrate
 from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, prewarm
 from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
-from mcpbench.results.model import SCHEMA
+from mcpbench.results.model import SCHEMA, Resume
 from mcpbench.results import liveness
 from mcpbench.results.write import RunRecord, new_run_id, write_checked, write_json
 from mcpbench.runtime.base import RunningServer
@@ -81,7 +81,7 @@ class Runner:
         # paths under it (a relative --results-dir once sent the load driver looking for server.log in the server's).
         self.results_root = results_root.resolve()
         self.resuming = resuming
-        self.resume_record: dict[str, Any] | None = None  # run.json `resumes[-1]` while resuming
+        self.resume_record: Resume | None = None  # run.json `resumes[-1]` while resuming
         self.config = experiment.config
         self.specs = experiment.specs
         self.console = console or experiment.console
@@ -106,8 +106,8 @@ class Runner:
         if self.resuming:
             self.record = RunRecord.reopen(self.directory)
             self.resume_record = resume.begin(self.record, fingerprint(unknown))
-            self.started_at -= self.resume_record["elapsed_before_s"]  # the time budget counts every part
-            self.console.print(f"Resuming: [bold]{self.directory}[/] ({self.resume_record['previous_status']}; "
+            self.started_at -= self.resume_record.elapsed_before_s  # the time budget counts every part
+            self.console.print(f"Resuming: [bold]{self.directory}[/] ({self.resume_record.previous_status}; "
                                f"{resume.describe(self.resume_record)})")
         else:
             self.directory.mkdir(parents=True, exist_ok=False)
@@ -145,7 +145,7 @@ class Runner:
                 self.console.print(f"[yellow]{exc}[/]")
                 continue
             record.abandon()
-            last = record.data["abandoned"]["last_measurement"] or "none"
+            last = (record.run.abandoned.last_measurement if record.run.abandoned else None) or "none"
             self.console.print(f"[yellow]{directory}: its orchestrator is gone; marked abandoned (last finished "
                                f"measurement: {last}). `mcpbench run --resume {directory}` continues it.[/]")
 
@@ -159,13 +159,11 @@ class Runner:
         runtime = self.bench.runtime
         self.bench.host  # noqa: B018 - made now: a swarm's node agents also measure the network it records
         support = runtime.limits_support()
-        environment = self.record.data["environment"]
-        environment["cgroup"] = limits_record(support)
-        environment["runtime_description"] = runtimes.description(runtime.name)  # what the report says it ran as
         extra = runtime.environment()
-        if extra:  # docker: engine, compose, base image
-            environment[runtime.name] = extra
-        self.record.save()
+        self.record.set_environment(
+            cgroup=limits_record(support),
+            runtime_description=runtimes.description(runtime.name),  # what the report says it ran as
+            **({runtime.name: extra} if extra else {}))  # docker: engine, compose, base image
         if not support.usable:
             self.console.print(
                 f"[bold red]WARNING: CPU/memory limits cannot be applied ({support.reason}). The servers run "
@@ -200,7 +198,7 @@ class Runner:
         if not self.experiment.measures_servers:
             self.experiment.measure_harness(self)
             return
-        recorded = list(self.record.data.get("rounds") or []) if self.resume_record is not None else []
+        recorded = list(self.record.run.rounds or []) if self.resume_record is not None else []
         rounds: list[list[str]] = []
         round_index = 0
         while round_index == 0 or self.experiment.more_rounds(self, round_index):
@@ -214,7 +212,7 @@ class Runner:
                     random.shuffle(order)  # a new order every round: a slow spell of the host hits no server twice
                 names = [state.spec.name for state in order]
             rounds.append(names)
-            self.record.data["rounds"] = rounds
+            self.record.set_rounds(rounds)
             if self.config.runs > 1:
                 of = f"at most {self.config.runs}" if self.config.rounds_auto else f"{self.config.runs}"
                 self.console.print(f"[bold]Round {round_index} ({of}):[/] " + ", ".join(rounds[-1]))
@@ -222,7 +220,7 @@ class Runner:
                 self._guarded(state, lambda: self._measure_server(state, round_index, position))
             self.experiment.after_round(self, round_index)
         for state in self.states.values():
-            if not state.failed and self.record.server(state.spec.name)["status"] == "running":
+            if not state.failed and self.record.server(state.spec.name).status == "running":
                 if state.invalid:
                     self.record.update_server(state.spec.name, status="invalid", phase=state.invalid[0][0],
                                               reason="; ".join(why for _, why in state.invalid))
@@ -245,7 +243,7 @@ class Runner:
         """A further pass over a round (after_round): `measure` for every server still in the run, in the
         round's order, each as a ServerRound of that round."""
         assert self.record is not None
-        names = (self.record.data.get("rounds") or [[]])[round_index - 1]
+        names = (self.record.run.rounds or [[]])[round_index - 1]
         for position, name in enumerate(names, start=1):
             state = self.states[name]
             if not state.failed:
@@ -275,9 +273,8 @@ class Runner:
             self.harnesses[transport] = Harness(self.bench, generator, self.console)
         self.harness = self.harnesses["http"]
         assert self.record is not None
-        self.record.data["config"]["load_generator"]["by_transport"] = {
-            transport: harness.generator.describe() for transport, harness in self.harnesses.items()}
-        self.record.save()
+        self.record.set_generators({transport: harness.generator.describe()
+                                    for transport, harness in self.harnesses.items()})
 
     # -- the harness's limits ----------------------------------------------------------------------------------
     def calibrate(self, reason: str = "before the first round") -> None:
@@ -289,7 +286,7 @@ class Runner:
         assert self.record is not None and self.harness is not None and self.bench is not None
         self.console.print(f"[bold]Calibrating the harness[/] ({reason})")
         timing, ladder = self.experiment.calibration_timing()
-        index = len(self.record.data.get("calibrations") or [])
+        index = len(self.record.run.calibrations or [])
         limits: dict[str, dict[str, Any]] = {}
         capacities: dict[str, dict[str, Any]] = {}
         for mode in (m for m in self.config.modes if MODE_TRANSPORT[m] == "http"):
@@ -309,13 +306,8 @@ class Runner:
                     self.console.print("  [yellow]the calibration was not valid; restarting the infrastructure "
                                        "and measuring again[/]")
                     self.bench.restart_infra()
-        self.record.data["calibration"] = limits or None
-        self.record.data["harness_capacity"] = capacities or None
-        self.record.data.setdefault("calibrations", []).append(
-            {"reason": reason, "infra_start": self.bench.infra_starts, "calibration": limits or None,
-             "harness_capacity": capacities or None})
+        self.record.add_calibration(reason, self.bench.infra_starts, limits, capacities)
         self._calibrated_at = self.bench.infra_starts
-        self.record.save()
 
     def _recalibrate_if_restarted(self) -> None:
         """A restarted infrastructure is a new harness: its limits are measured before the next measurement
@@ -336,11 +328,11 @@ class Runner:
                 return analysis.Limit(analysis.LOAD_MODEL, load.vus * len(TOOL_NAMES) / think)
             return None
         if isinstance(load, ClosedLoad):
-            limit = (self.record.data.get("calibration") or {}).get(load.mode) or {}
-            if limit.get("status") == "ok" and limit.get("tool_calls_per_s"):
+            limit = (self.record.run.calibration or {}).get(load.mode)
+            if limit is not None and limit.status == "ok" and limit.tool_calls_per_s:
                 # Calibrated at the run's largest VUs; fewer VUs allow proportionally less (a little more in
                 # truth: their round trips are shorter, so this errs towards flagging).
-                return analysis.Limit(analysis.LOAD_MODEL, limit["tool_calls_per_s"] * load.vus / limit["vus"])
+                return analysis.Limit(analysis.LOAD_MODEL, limit.tool_calls_per_s * load.vus / limit.vus)
             return None
         capacity = self.harness_capacity(load.mode)
         return analysis.Limit(analysis.HARNESS_CAPACITY, capacity) if capacity else None
@@ -348,8 +340,8 @@ class Runner:
     def harness_capacity(self, mode: str) -> float | None:
         """This run's harness open-model capacity for the mode (None: not calibrated, or it failed)."""
         assert self.record is not None
-        capacity = (self.record.data.get("harness_capacity") or {}).get(mode) or {}
-        return capacity.get("tool_calls_per_s") if capacity.get("status") == "ok" else None
+        capacity = (self.record.run.harness_capacity or {}).get(mode)
+        return capacity.tool_calls_per_s if capacity is not None and capacity.status == "ok" else None
 
     def _build_all(self) -> None:
         assert self.record is not None and self.bench is not None
@@ -469,8 +461,7 @@ class Runner:
                         **facts, "prewarm": warmed, "schema": SCHEMA})
         summary["publishable"], summary["unpublishable_reasons"] = analysis.publishable(summary)
         write_checked(out.summary, summary)
-        self.record.server(spec.name)["measurements"].append(out.name)
-        self.record.save()
+        self.record.list_measurement(spec.name, out.name)
         self._count(state, out, load, round_index, summary)
         if summary["status"] == "invalid":
             self.console.print(f"  [bold red]{spec.name} {out.name} invalid[/] ({summary['phase']}): "
@@ -500,11 +491,8 @@ class Runner:
             return None
         assert self.record is not None
         summary = json.loads(out.summary.read_text(encoding="utf-8"))
-        listed = self.record.server(state.spec.name)["measurements"]
-        if out.name not in listed:  # stopped between writing the summary and listing it
-            listed.append(out.name)
-        self.resume_record["kept"] += 1
-        self.record.save()
+        self.resume_record.kept += 1
+        self.record.list_measurement(state.spec.name, out.name)  # stopped between writing and listing it
         self.console.print(f"  [dim]{state.spec.name} {out.name}: kept (measured before the resume)[/]")
         self._count(state, out, load, round_index, summary)
         return summary
@@ -518,9 +506,7 @@ class Runner:
         why = ", ".join(f for f in summary["flags"] if f in analysis.HOST_FLAGS)
         summary["repeated"] = f"{why}: measured again in {out.name}"
         write_checked(target.summary, summary)
-        listed = self.record.server(state.spec.name)["measurements"]
-        listed[listed.index(out.name)] = target.name
-        self.record.save()
+        self.record.list_measurement(state.spec.name, target.name, replaces=out.name)
         self.console.print(f"  [yellow]{state.spec.name} {out.name}: the host was disturbed ({why}); "
                            "measured again on a fresh start[/]")
 

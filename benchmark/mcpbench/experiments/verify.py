@@ -46,14 +46,14 @@ class VerifyExperiment(Experiment):
     def verdicts(self, runner) -> dict[str, dict]:
         """Each server's verify record: verify.json, or what stopped it before (the build, the start)."""
         verdicts: dict[str, dict] = {}
-        for name, entry in (runner.record.data["servers"] if runner.record else {}).items():
+        for name, entry in (runner.record.run.servers if runner.record else {}).items():
             path = runner.run_dir.server(name).verify_json
             if path.is_file():
                 verdicts[name] = read_json(path)
                 continue
-            status = "unavailable" if entry["status"] == "unavailable" else "fail"
+            status = "unavailable" if entry.status == "unavailable" else "fail"
             verdicts[name] = {"status": status, "checks": [
-                {"name": entry.get("phase") or "start", "status": status, "reason": entry.get("reason") or ""}]}
+                {"name": entry.phase or "start", "status": status, "reason": entry.reason or ""}]}
         return verdicts
 
     def conclude(self, runner) -> None:
@@ -68,5 +68,5 @@ class VerifyExperiment(Experiment):
         self.console.print(table)
         if self.values.get("as_json"):
             ok = all(v["status"] != "fail" for v in verdicts.values()) and bool(
-                runner.record and runner.record.data["status"] == "complete")
+                runner.record and runner.record.run.status == "complete")
             print(json.dumps({"ok": ok, "servers": verdicts}, indent=2, default=str))

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import socket
 from pathlib import Path
-from typing import Any
 
 import psutil
 
 from mcpbench.results.layout import RunDir, runs_under
+from mcpbench.results.model import Orchestrator, Run
 
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 # psutil's create_time comes from /proc's start ticks: the same process reads back within a tick or two.
@@ -30,31 +30,31 @@ def _boot_id() -> str | None:
         return None
 
 
-def this_orchestrator() -> dict[str, Any]:
+def this_orchestrator() -> Orchestrator:
     """run.json `orchestrator` for the running process."""
-    return {"pid": psutil.Process().pid, "started_epoch": round(psutil.Process().create_time(), 3),
-            "boot_id": _boot_id(), "hostname": socket.gethostname()}
+    return Orchestrator(pid=psutil.Process().pid, started_epoch=round(psutil.Process().create_time(), 3),
+                        boot_id=_boot_id(), hostname=socket.gethostname())
 
 
-def orchestrator_alive(record: dict[str, Any] | None) -> bool | None:
+def orchestrator_alive(record: Orchestrator | None) -> bool | None:
     """Whether the recorded orchestrator still runs: None when that cannot be told from here (another
     machine, or a run from before the orchestrator was recorded)."""
-    if not record or record.get("hostname") != socket.gethostname():
+    if record is None or record.hostname != socket.gethostname():
         return None
-    if record.get("boot_id") and record["boot_id"] != _boot_id():
+    if record.boot_id and record.boot_id != _boot_id():
         return False  # rebooted since
     try:
-        process = psutil.Process(record["pid"])
-        return abs(process.create_time() - record["started_epoch"]) <= START_TOLERANCE_S
+        process = psutil.Process(record.pid)
+        return abs(process.create_time() - record.started_epoch) <= START_TOLERANCE_S
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return False
 
 
-def last_measurement(run_dir: RunDir, data: dict[str, Any]) -> str | None:
+def last_measurement(run_dir: RunDir, run: Run) -> str | None:
     """`<server>/<measurement>` of the newest summary among the run's listed measurements."""
     newest: tuple[float, str] | None = None
-    for name, server in (data.get("servers") or {}).items():
-        for measurement in server.get("measurements") or []:
+    for name, server in run.servers.items():
+        for measurement in server.measurements:
             path = run_dir.server(name).named(measurement).summary
             if path.is_file():
                 mtime = path.stat().st_mtime
@@ -69,8 +69,9 @@ def abandoned_runs(results_root: Path) -> list[Path]:
     for run_dir in runs_under(results_root):
         try:
             data = json.loads(run_dir.run_json.read_text())
-        except (OSError, ValueError):
+            orchestrator = Orchestrator.model_validate(data["orchestrator"]) if data.get("orchestrator") else None
+        except (OSError, ValueError, KeyError):
             continue
-        if data.get("status") == "running" and orchestrator_alive(data.get("orchestrator")) is False:
+        if data.get("status") == "running" and orchestrator_alive(orchestrator) is False:
             found.append(run_dir.path)
     return found

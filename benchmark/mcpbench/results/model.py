@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -829,13 +829,27 @@ FILES: dict[str, type[BaseModel]] = {
 }
 
 
-def validated(model: type[BaseModel], data: Any, where: Path | str) -> dict[str, Any]:
-    """`data` checked against `model`, back as a plain dict with every field the model names (defaults
-    filled, extra keys of open parts kept). A mismatch is a ResultsError naming the file and the field."""
+M = TypeVar("M", bound=BaseModel)
+
+
+def parsed(model: type[M], data: Any, where: Path | str) -> M:
+    """`data` as the object `model` describes: the typed record the code carries. A mismatch is a ResultsError
+    naming the file and the field."""
     try:
-        return model.model_validate(data).model_dump(by_alias=True)
+        return model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "(the file)"
         more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise ResultsError(f"{where}: {field}: {first['msg']}{more}") from None
+
+
+def document(record: BaseModel) -> dict[str, Any]:
+    """A typed record as its file holds it (aliases, extra keys of open parts kept)."""
+    return record.model_dump(by_alias=True)
+
+
+def validated(model: type[BaseModel], data: Any, where: Path | str) -> dict[str, Any]:
+    """`data` checked against `model`, back as a plain dict with every field the model names (defaults
+    filled, extra keys of open parts kept). A mismatch is a ResultsError naming the file and the field."""
+    return document(parsed(model, data, where))

@@ -68,16 +68,18 @@ def write_processes(path: Path, samples: list[ProcessSample], start_epoch_s: flo
 
 
 class RunRecord:
-    """run.json, kept current as servers finish, so an interrupted suite still describes itself."""
+    """run.json as the object the code carries (model.Run), written whole on every change, so an interrupted
+    suite still describes itself. What an experiment adds to it has a method here: its calibration, its rounds,
+    the equal load's rate, `--rounds auto`'s looks, the generators each transport used."""
 
     def __init__(self, directory: Path, run_id: str, config: dict[str, Any], environment: dict[str, Any]):
         self.run_dir = RunDir(directory)
-        self.data: dict[str, Any] = {
+        self.run: model.Run = model.parsed(model.Run, {
             "schema": SCHEMA, "run_id": run_id, "status": "running", "started_at": now_iso(),
             "finished_at": None, "error": None, "config": config, "environment": environment,
             "calibration": None, "harness_capacity": None, "calibrations": [], "rounds": [], "servers": {},
-            "orchestrator": liveness.this_orchestrator(),
-        }
+            "orchestrator": model.document(liveness.this_orchestrator()),
+        }, self.run_dir.run_json)
         self.save()
 
     @classmethod
@@ -93,25 +95,9 @@ class RunRecord:
         if data.get("schema") != SCHEMA:
             raise ValueError(f"{path}: results format {data.get('schema')}, not {SCHEMA}: it was written by an "
                              "older mcpbench")
-        model.validated(model.Run, data, path)
         record = cls.__new__(cls)
-        record.run_dir, record.data = run_dir, data
+        record.run_dir, record.run = run_dir, model.parsed(model.Run, data, path)
         return record
-
-    def abandon(self) -> None:
-        """Status `abandoned`: its orchestrator is gone (liveness.abandoned_runs)."""
-        self.data["status"] = "abandoned"
-        self.data["abandoned"] = {"detected_at": now_iso(),
-                                  "last_measurement": liveness.last_measurement(self.run_dir, self.data)}
-        self.save()
-
-    def resume(self, resume: dict[str, Any]) -> None:
-        """Running again, in this process (`mcpbench run --resume`), the resume recorded."""
-        self.data.setdefault("resumes", None)
-        self.data["resumes"] = [*(self.data["resumes"] or []), resume]
-        self.data.update(status="running", finished_at=None, error=None, abandoned=None,
-                         orchestrator=liveness.this_orchestrator())
-        self.save()
 
     @property
     def directory(self) -> Path:
@@ -121,20 +107,82 @@ class RunRecord:
     def path(self) -> Path:
         return self.run_dir.run_json
 
-    def server(self, name: str) -> dict[str, Any]:
-        return self.data["servers"].setdefault(
-            name, {"status": "pending", "phase": None, "reason": None, "measurements": [],
-                   "startup_s": None, "idle_mem_mb": None})
+    def save(self) -> None:
+        write_checked(self.path, model.document(self.run))
 
-    def update_server(self, name: str, **fields: Any) -> None:
-        self.server(name).update(fields)
+    # -- the run's life ----------------------------------------------------------------------------------
+    def abandon(self) -> None:
+        """Status `abandoned`: its orchestrator is gone (liveness.abandoned_runs)."""
+        self.run.status = "abandoned"
+        self.run.abandoned = model.Abandoned(detected_at=now_iso(),
+                                             last_measurement=liveness.last_measurement(self.run_dir, self.run))
+        self.save()
+
+    def resume(self, resume: model.Resume) -> None:
+        """Running again, in this process (`mcpbench run --resume`), the resume recorded."""
+        self.run.resumes = [*(self.run.resumes or []), resume]
+        self.run.status, self.run.finished_at, self.run.error, self.run.abandoned = "running", None, None, None
+        self.run.orchestrator = liveness.this_orchestrator()
         self.save()
 
     def finish(self, status: str, error: str | None = None) -> None:
-        self.data["status"] = status
-        self.data["error"] = error
-        self.data["finished_at"] = now_iso()
+        self.run.status = status  # type: ignore[assignment] - checked on save
+        self.run.error = error
+        self.run.finished_at = now_iso()
         self.save()
 
-    def save(self) -> None:
-        write_checked(self.path, self.data)
+    # -- servers ------------------------------------------------------------------------------------------
+    def server(self, name: str) -> model.ServerStatus:
+        if name not in self.run.servers:
+            self.run.servers[name] = model.ServerStatus(status="pending", phase=None, reason=None, measurements=[])
+        return self.run.servers[name]
+
+    def update_server(self, name: str, **fields: Any) -> None:
+        server = self.server(name)
+        for key, value in fields.items():
+            setattr(server, key, value)
+        self.save()
+
+    def list_measurement(self, server: str, name: str, replaces: str | None = None) -> None:
+        """A measurement's directory name in the server's list (in place of `replaces`: set aside, renamed)."""
+        listed = self.server(server).measurements
+        if replaces is not None and replaces in listed:
+            listed[listed.index(replaces)] = name
+        elif name not in listed:
+            listed.append(name)
+        self.save()
+
+    # -- what experiments add -----------------------------------------------------------------------------
+    def set_environment(self, **fields: Any) -> None:
+        """Facts the runtime adds once it has started (cgroup, its description, its own section)."""
+        for key, value in fields.items():
+            setattr(self.run.environment, key, value)
+        self.save()
+
+    def set_generators(self, by_transport: dict[str, dict[str, Any]]) -> None:
+        """The generator each transport used, as it describes itself."""
+        assert self.run.config.load_generator is not None
+        self.run.config.load_generator.by_transport = by_transport
+        self.save()
+
+    def add_calibration(self, reason: str, infra_start: int, limits: dict[str, dict[str, Any]],
+                        capacities: dict[str, dict[str, Any]]) -> None:
+        """A calibration of the harness: the limits now in force, and its entry in the run's list."""
+        self.run.calibration = {m: model.Calibration(**v) for m, v in limits.items()} or None
+        self.run.harness_capacity = {m: model.HarnessCapacity(**v) for m, v in capacities.items()} or None
+        self.run.calibrations = [*(self.run.calibrations or []), model.CalibrationRecord(
+            reason=reason, infra_start=infra_start, calibration=self.run.calibration,
+            harness_capacity=self.run.harness_capacity)]
+        self.save()
+
+    def set_rounds(self, rounds: list[list[str]]) -> None:
+        self.run.rounds = [list(r) for r in rounds]
+        self.save()
+
+    def set_equal_load(self, by_mode: dict[str, dict[str, Any]]) -> None:
+        self.run.equal_load = {m: model.EqualRate(**v) for m, v in by_mode.items()} or None
+        self.save()
+
+    def set_rounds_auto(self, record: dict[str, Any]) -> None:
+        self.run.rounds_auto = model.RoundsAuto(**record)
+        self.save()
