@@ -60,7 +60,7 @@ class LatencyAtRates(Experiment):
             for rate in self.rates:
                 load = OpenLoad("session", 10, rate)
                 summary = server.measure(started, load, label=load.label)
-                self.p99[rate] = summary["latency_ms"]["tool_call_all"]["p99"]
+                self.p99[rate] = summary.latency_ms.tool_call_all.p99
 
     def conclude(self, runner) -> None:
         self.console.print("p99 by rate: " + ", ".join(f"{r:g}/s {p:.1f} ms" for r, p in self.p99.items()))

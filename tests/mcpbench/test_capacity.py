@@ -47,20 +47,20 @@ def test_sizing_rounds_instances_up() -> None:
     assert instances_for(1000, None) is None
 
 
-def _ladder(server: str) -> list[dict]:
+def _ladder(server: str) -> list[model.Summary]:
     """The recorded ladder's step summaries, in order (real k6 runs through the real analysis)."""
     capacity = json.loads((RECORDED / server / CAPACITY_FILE).read_text())
     names = [step["measurement"] for step in capacity["rounds"][0]["steps"]]
-    return [json.loads((RECORDED / server / name / "summary.json").read_text()) for name in names]
+    paths = [RECORDED / server / name / "summary.json" for name in names]
+    return [model.parsed(model.Summary, json.loads(path.read_text()), path) for path in paths]
 
 
-def _rejudge(summaries: list[dict], slo: str, ceiling: float | None = None) -> dict:
+def _rejudge(summaries: list[model.Summary], slo: str, ceiling: float | None = None) -> dict:
     """The ladder judged again under another SLO, stopping where the suite would have stopped."""
-    plan = Plan(parse_slo(slo), start_rate=summaries[0]["rate"], factor=1.5)
+    plan = Plan(parse_slo(slo), start_rate=summaries[0].rate, factor=1.5)
     steps = []
     for summary in summaries:
-        verdict = judge(summary, OpenLoad(summary["mode"], summary["vus"], summary["rate"]), plan.slo, ceiling,
-                        "step")
+        verdict = judge(summary, OpenLoad(summary.mode, summary.vus, summary.rate), plan.slo, ceiling, "step")
         steps.append(verdict)
         if verdict.stop:
             break
@@ -69,13 +69,13 @@ def _rejudge(summaries: list[dict], slo: str, ceiling: float | None = None) -> d
 
 def test_a_p99_crossing_the_slo_at_step_k_gives_the_capacity_of_step_k_minus_1() -> None:
     summaries = _ladder("go")
-    p99s = [s["latency_ms"]["tool_call_all"]["p99"] for s in summaries]
+    p99s = [s.latency_ms.tool_call_all.p99 for s in summaries]
     # the last step whose p99 is above every step's before it: an SLO between them breaks exactly there
     k = max(i for i in range(1, len(p99s)) if p99s[i] > max(p99s[:i]))
     limit = (max(p99s[:k]) + p99s[k]) / 2
     record = _rejudge(summaries, f"p99<{limit:.3f}ms")
-    assert record["capacity_calls_per_s"] == summaries[k - 1]["rate"]
-    assert record["steps"][-1]["rate_offered"] == summaries[k]["rate"]
+    assert record["capacity_calls_per_s"] == summaries[k - 1].rate
+    assert record["steps"][-1]["rate_offered"] == summaries[k].rate
     assert record["stopped_by"].startswith("slo broken: p99<")
     # an SLO even the first step breaks: below the first step, not a capacity of 0
     first = _rejudge(summaries, f"p99<{p99s[0] / 2:.3f}ms")
@@ -84,9 +84,9 @@ def test_a_p99_crossing_the_slo_at_step_k_gives_the_capacity_of_step_k_minus_1()
 
 def test_the_harness_capacity_stops_the_ladder_with_a_lower_bound() -> None:
     summaries = _ladder("rust")
-    capacity = summaries[1]["rate"] / 0.8  # step 1 offers 80 % of it: nothing beyond is the server's
+    capacity = summaries[1].rate / 0.8  # step 1 offers 80 % of it: nothing beyond is the server's
     record = _rejudge(summaries, "p99<10000ms", ceiling=capacity)
-    assert record["capacity_calls_per_s"] == summaries[1]["rate"]
+    assert record["capacity_calls_per_s"] == summaries[1].rate
     assert record["stopped_by"].startswith("harness capacity") and record["stop_kind"] == "harness-capacity"
     # the harness ended the ladder, not the server: a lower bound with no step the server failed
     assert record["lower_bound"] and record["next_step_calls_per_s"] is None
@@ -106,23 +106,23 @@ def test_an_invalid_step_is_not_the_server_s_limit() -> None:
     """A step the harness made invalid ends the ladder, but the capacity below it is only a lower bound and
     cannot be trusted (before: it counted as the server's limit)."""
     summaries = _ladder("go")[:3]
-    summaries[2] = {**summaries[2], "status": "invalid", "reason": "the load generator failed"}
+    summaries[2] = summaries[2].model_copy(update={"status": "invalid", "reason": "the load generator failed"})
     record = _rejudge(summaries, "p99<10000ms")
-    assert record["capacity_calls_per_s"] == summaries[1]["rate"]
+    assert record["capacity_calls_per_s"] == summaries[1].rate
     assert record["stop_kind"] == "invalid" and record["lower_bound"]
     assert not record["trustworthy"] and "invalid step" in record["doubts"]
 
 
 def test_a_server_outside_its_cgroup_is_not_a_trustworthy_capacity() -> None:
     summaries = _ladder("go")[:3]
-    summaries[1] = {**summaries[1], "flags": [*summaries[1]["flags"], "cgroup-not-applied"]}
+    summaries[1] = summaries[1].model_copy(update={"flags": [*summaries[1].flags, "cgroup-not-applied"]})
     record = _rejudge(summaries, "p99<10000ms")
     assert not record["trustworthy"] and "cgroup-not-applied" in record["doubts"]
 
 
 def test_an_slo_break_is_the_server_s_limit_with_the_step_it_failed() -> None:
     summaries = _ladder("go")
-    p99s = [s["latency_ms"]["tool_call_all"]["p99"] for s in summaries]
+    p99s = [s.latency_ms.tool_call_all.p99 for s in summaries]
     record = _rejudge(summaries, f"p99<{(p99s[0] + max(p99s)) / 2:.3f}ms")
     assert record["stop_kind"] == "slo" and not record["lower_bound"]
     assert record["next_step_calls_per_s"] == record["steps"][-1]["rate_offered"]

@@ -3,6 +3,8 @@ whose answer is known, and its false-ordering rate when two servers are equal.""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -46,28 +48,34 @@ def test_spending_keeps_false_orderings_of_equal_servers_at_the_nominal_level() 
     assert spent.interval()[1] < sequential.ALPHA + 0.01 and spent.rate <= sequential.ALPHA
 
 
+def _summary(rate: float = 0.0, cpu: float | None = None, reasons: tuple[str, ...] = ()) -> SimpleNamespace:
+    """The parts of a summary (results.model.Summary) the stopping rule reads."""
+    return SimpleNamespace(status="ok", unpublishable_reasons=list(reasons),
+                           throughput=SimpleNamespace(tool_calls_per_s=rate),
+                           efficiency=SimpleNamespace(cpu_ms_per_call=cpu))
+
+
 def test_the_rule_stops_when_resolved_and_records_why() -> None:
     rule = StoppingRule(Headline("session-50vu", "tool_calls_per_s", True), max_rounds=6, time_budget_s=None)
-    ok = {"status": "ok", "unpublishable_reasons": []}
     for r, (fast, slow) in enumerate([(2400, 400), (2300, 380), (2450, 410)], start=1):
-        rule.note("rust", "session-50vu", r, {**ok, "throughput": {"tool_calls_per_s": fast}})
-        rule.note("python", "session-50vu", r, {**ok, "throughput": {"tool_calls_per_s": slow}})
-        rule.note("python", "session-rate100", r, {**ok, "throughput": {"tool_calls_per_s": 1.0}})  # not the headline
+        rule.note("rust", "session-50vu", r, _summary(fast))
+        rule.note("python", "session-50vu", r, _summary(slow))
+        rule.note("python", "session-rate100", r, _summary(1.0))  # not the headline
         more, line = rule.more(r, 60.0 * r, [["rust", "python"]] * r)
         assert more is (r < 3)
     assert "ordered or equivalent" in line
-    assert rule.record["stopped_by"] == "resolved" and rule.record["rounds"] == 3
-    assert rule.record["rounds_by_server"] == {"python": 3, "rust": 3}
-    assert [look["round"] for look in rule.record["looks"]] == [3]
+    assert rule.record.stopped_by == "resolved" and rule.record.rounds == 3
+    assert rule.record.rounds_by_server == {"python": 3, "rust": 3}
+    assert [look.round for look in rule.record.looks] == [3]
 
 
 def test_the_caps_stop_the_rounds_and_unpublishable_figures_take_no_part() -> None:
     headline = Headline("session-equal0.7", "cpu_ms_per_call", False)
-    bound = {"status": "ok", "unpublishable_reasons": ["flag: bound:load-model"], "efficiency": {"cpu_ms_per_call": 0.3}}
-    noisy = {"status": "ok", "unpublishable_reasons": ["flag: errors"], "efficiency": {"cpu_ms_per_call": 0.3}}
+    bound = _summary(cpu=0.3, reasons=("flag: bound:load-model",))
+    noisy = _summary(cpu=0.3, reasons=("flag: errors",))
     assert headline.figure(bound) == 0.3 and headline.figure(noisy) is None
     rule = StoppingRule(headline, max_rounds=4, time_budget_s=100.0)
     assert rule.more(1, 150.0, [["a"]]) == (False, "no further round: the time budget (2 min) is spent")
-    assert rule.record["stopped_by"] == "time-budget"
+    assert rule.record.stopped_by == "time-budget"
     rule = StoppingRule(headline, max_rounds=4, time_budget_s=None)
-    assert rule.more(4, 10.0, [["a"]] * 4)[0] is False and rule.record["stopped_by"] == "max-rounds"
+    assert rule.more(4, 10.0, [["a"]] * 4)[0] is False and rule.record.stopped_by == "max-rounds"

@@ -21,6 +21,7 @@ from mcpbench.analysis.summary import DROPPED_MAX_SHARE, LIMIT_FRACTION, harness
 from mcpbench.loads.timing import (CAPACITY_FIRST_WARMUP_FULL_S, CAPACITY_FIRST_WARMUP_QUICK_S, CAPACITY_STEP_FULL,
                                        CAPACITY_STEP_QUICK, Timing)
 from mcpbench.loads import OpenLoad
+from mcpbench.results.model import Summary
 
 # A step whose achieved rate falls this far below the offered one is the server saturating, whatever the
 # latency: the open model's arrivals are queueing somewhere.
@@ -57,10 +58,11 @@ class Criterion:
     def text(self) -> str:
         return f"errors<{self.limit * 100:g}%" if self.metric == "errors" else f"{self.metric}<{self.limit:g}ms"
 
-    def value(self, summary: dict[str, Any]) -> float | None:
+    def value(self, summary: Summary) -> float | None:
         if self.metric == "errors":
-            return summary["errors"]["rate"]
-        return summary["latency_ms"]["tool_call_all"][self.metric]
+            return summary.errors.rate
+        all_calls = summary.latency_ms.tool_call_all
+        return getattr(all_calls, self.metric) if all_calls is not None else None
 
     def holds(self, value: float | None) -> bool:
         return value is not None and value < self.limit
@@ -144,27 +146,27 @@ class StepVerdict:
         return asdict(self)
 
 
-def judge(summary: dict[str, Any], load: OpenLoad, slo: tuple[Criterion, ...], harness_capacity: float | None,
+def judge(summary: Summary, load: OpenLoad, slo: tuple[Criterion, ...], harness_capacity: float | None,
           measurement: str) -> StepVerdict:
     """One step against the SLO, and whether the ladder stops: the SLO broken, the server saturated (calls
     dropped, or the achieved rate short of the offered), or the next step beyond what the harness can
     offer (at LIMIT_FRACTION of its calibrated open-model capacity a rate is the harness's, not the
     server's)."""
-    thr = summary["throughput"]
-    seconds = summary["window"]["seconds"]
+    thr = summary.throughput
+    seconds = summary.window.seconds
     criteria = {c.text: c.holds(c.value(summary)) for c in slo}
-    dropped = int(thr.get("dropped_iterations") or 0)
-    achieved = float(thr["tool_calls_per_s"])
+    dropped = int(thr.dropped_iterations or 0)
+    achieved = float(thr.tool_calls_per_s)
     saturated = (dropped > DROPPED_MAX_SHARE * load.rate * seconds
                  or achieved < ACHIEVED_MIN_SHARE * load.rate)
-    valid = summary["status"] == "ok"
-    bound = harness_bound(summary["flags"])
+    valid = summary.status == "ok"
+    bound = harness_bound(summary.flags)
     passed = valid and all(criteria.values()) and not saturated and not bound
     stop = kind = None
     if not valid:
-        stop, kind = f"measurement {summary['status']}: {summary.get('reason')}", STOP_INVALID
+        stop, kind = f"measurement {summary.status}: {summary.reason}", STOP_INVALID
     elif bound:
-        stop = "harness limited: " + ", ".join(f for f in summary["flags"] if is_bound(f))
+        stop = "harness limited: " + ", ".join(f for f in summary.flags if is_bound(f))
         kind = STOP_HARNESS_BOUND
     elif not all(criteria.values()):
         stop = "slo broken: " + ", ".join(text for text, held in criteria.items() if not held)
@@ -177,14 +179,16 @@ def judge(summary: dict[str, Any], load: OpenLoad, slo: tuple[Criterion, ...], h
         stop = (f"harness capacity: {load.rate:g} calls/s is {load.rate / harness_capacity:.0%} of the harness's "
                 f"calibrated open-model capacity, {harness_capacity:.0f}")
         kind = STOP_HARNESS_CAPACITY
-    unsteady = [f for f in summary["flags"] if f in HOST_FLAGS]
+    unsteady = [f for f in summary.flags if f in HOST_FLAGS]
     if stop and unsteady:  # what broke may be the host's doing, not the server's
         stop += f" (on an unsteady host: {', '.join(unsteady)})"
-    server = summary["resources"].get("server") or {}
-    all_calls = summary["latency_ms"]["tool_call_all"]
-    return StepVerdict(load.rate, achieved, all_calls["p50"], all_calls["p95"], all_calls["p99"],
-                       summary["errors"]["rate"], dropped, server.get("cpu_avg_pct"), server.get("mem_peak_mb"),
-                       criteria, list(summary["flags"]), passed, stop, measurement, kind)
+    server = summary.resources.get("server")
+    all_calls = summary.latency_ms.tool_call_all
+    return StepVerdict(load.rate, achieved, all_calls.p50 if all_calls else None,
+                       all_calls.p95 if all_calls else None, all_calls.p99 if all_calls else None,
+                       summary.errors.rate, dropped, server.cpu_avg_pct if server else None,
+                       server.mem_peak_mb if server else None, criteria, list(summary.flags), passed, stop, measurement,
+                       kind)
 
 
 # capacity.json files written before stop_kind was recorded say it in their stop text's first words.

@@ -84,8 +84,9 @@ UNSTABLE_HOST = "unstable-host"
 HOST_FLAGS = (NOISY_HOST, UNSTABLE_HOST)
 
 
-def host_disturbed(summary: dict) -> bool:
-    return summary.get("status") == "ok" and any(flag in HOST_FLAGS for flag in summary.get("flags") or [])
+def host_disturbed(status: str | None, flags: list[str] | None) -> bool:
+    """An ok measurement the host disturbed (noisy or unstable): measured again, nothing the server did."""
+    return status == "ok" and any(flag in HOST_FLAGS for flag in flags or [])
 
 
 def is_bound(flag: str) -> bool:

@@ -31,7 +31,7 @@ from mcpbench.measure import calibration as calibrate
 from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, prewarm
 from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
-from mcpbench.results.model import SCHEMA, Resume
+from mcpbench.results.model import SCHEMA, Resume, Summary, document, parsed
 from mcpbench.results import liveness
 from mcpbench.results.write import RunRecord, new_run_id, write_checked, write_json
 from mcpbench.runtime.base import RunningServer
@@ -435,7 +435,7 @@ class Runner:
 
     def measure(self, state: ServerState, started: Started, load: Load, round_index: int, position: int,
                 timing: Timing | None = None, out: MeasurementDir | None = None, probe_processes: bool = False,
-                stop_requested: Callable[[], bool] | None = None, prewarm_s: float | None = None) -> dict[str, Any]:
+                stop_requested: Callable[[], bool] | None = None, prewarm_s: float | None = None) -> Summary:
         """One measurement of a started server, recorded: summary.json written with who, when and how the
         server started, run.json listing it. A dead server ends its part of the run (ServerFailed); an
         invalid measurement is kept and said (and the infrastructure restarted when it was the cause)."""
@@ -460,52 +460,52 @@ class Runner:
         summary.update({"server": spec.name, **load.record(), "run": round_index, "round_order": position,
                         **facts, "prewarm": warmed, "schema": SCHEMA})
         summary["publishable"], summary["unpublishable_reasons"] = analysis.publishable(summary)
-        write_checked(out.summary, summary)
+        record = parsed(Summary, summary, out.summary)
+        write_checked(out.summary, document(record))
         self.record.list_measurement(spec.name, out.name)
-        self._count(state, out, load, round_index, summary)
-        if summary["status"] == "invalid":
-            self.console.print(f"  [bold red]{spec.name} {out.name} invalid[/] ({summary['phase']}): "
-                               f"{summary['reason']}")
-            if summary["phase"] == "infra":
+        self._count(state, out, load, round_index, record)
+        if record.status == "invalid":
+            self.console.print(f"  [bold red]{spec.name} {out.name} invalid[/] ({record.phase}): {record.reason}")
+            if record.phase == "infra":
                 self.bench.restart_infra()
                 self.console.print("  [yellow]infrastructure restarted and re-seeded; going on[/]")
-        return summary
+        return record
 
     @staticmethod
-    def _count(state: ServerState, out: MeasurementDir, load: Load, round_index: int, summary: dict[str, Any]) -> None:
+    def _count(state: ServerState, out: MeasurementDir, load: Load, round_index: int, summary: Summary) -> None:
         """What a measurement, just made or kept by a resume, means for its server: a failed one ends its part
         (ServerFailed), an invalid one is noted for its status, round 1's closed rate is what equal loads and
         --open fractions are sized from."""
-        if summary["status"] == "failed":
-            raise ServerFailed(summary["phase"], summary["reason"])
-        if summary["status"] == "invalid":
-            state.invalid.append((summary["phase"], f"{out.name}: {summary['phase']}: {summary['reason']}"))
+        if summary.status == "failed":
+            raise ServerFailed(summary.phase or "load", summary.reason or "")
+        if summary.status == "invalid":
+            state.invalid.append((summary.phase or "", f"{out.name}: {summary.phase}: {summary.reason}"))
         elif isinstance(load, ClosedLoad) and round_index == 1:
-            rate = summary["throughput"]["tool_calls_per_s"]
+            rate = summary.throughput.tool_calls_per_s
             state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
 
-    def kept(self, state: ServerState, out: MeasurementDir, load: Load, round_index: int) -> dict[str, Any] | None:
+    def kept(self, state: ServerState, out: MeasurementDir, load: Load, round_index: int) -> Summary | None:
         """A resumed run's measurement finished before the stop (its summary is there): kept, not measured
         again, and counted as if just measured (round 1's closed rate, an invalid one said again)."""
         if self.resume_record is None or not out.summary.is_file():
             return None
         assert self.record is not None
-        summary = json.loads(out.summary.read_text(encoding="utf-8"))
+        summary = parsed(Summary, json.loads(out.summary.read_text(encoding="utf-8")), out.summary)
         self.resume_record.kept += 1
         self.record.list_measurement(state.spec.name, out.name)  # stopped between writing and listing it
         self.console.print(f"  [dim]{state.spec.name} {out.name}: kept (measured before the resume)[/]")
         self._count(state, out, load, round_index, summary)
         return summary
 
-    def set_aside(self, state: ServerState, out: MeasurementDir, summary: dict[str, Any]) -> None:
+    def set_aside(self, state: ServerState, out: MeasurementDir, summary: Summary) -> None:
         """A host-disturbed measurement kept beside the one that replaces it: renamed <dir>.disturbed (a number
         added when that exists), its summary marked `repeated`, run.json listing it under its new name."""
         assert self.record is not None
         target = out.aside(DISTURBED)
         out.path.rename(target.path)
-        why = ", ".join(f for f in summary["flags"] if f in analysis.HOST_FLAGS)
-        summary["repeated"] = f"{why}: measured again in {out.name}"
-        write_checked(target.summary, summary)
+        why = ", ".join(f for f in summary.flags if f in analysis.HOST_FLAGS)
+        summary.repeated = f"{why}: measured again in {out.name}"
+        write_checked(target.summary, document(summary))
         self.record.list_measurement(state.spec.name, target.name, replaces=out.name)
         self.console.print(f"  [yellow]{state.spec.name} {out.name}: the host was disturbed ({why}); "
                            "measured again on a fresh start[/]")
@@ -556,18 +556,17 @@ class Runner:
         self.console.print(f"  conformance: {suite.passed}/{suite.applicable} applicable scenarios pass")
         return suite
 
-    def print_summary(self, name: str, measurement: str, summary: dict[str, Any]) -> None:
-        thr = summary["throughput"]
-        lat = summary["latency_ms"]["tool_call"]
-        res = summary["resources"].get("server", {})
-        err = summary["errors"]
-        flags = ", ".join(summary["flags"]) or "-"
-        p50 = lat["p50"] if lat["p50"] is not None else float("nan")
-        p99 = lat["p99"] if lat["p99"] is not None else float("nan")
+    def print_summary(self, name: str, measurement: str, summary: Summary) -> None:
+        lat = summary.latency_ms.tool_call
+        res = summary.resources.get("server")
+        flags = ", ".join(summary.flags) or "-"
+        p50 = lat.p50 if lat.p50 is not None else float("nan")
+        p99 = lat.p99 if lat.p99 is not None else float("nan")
         self.console.print(
-            f"  [bold]{name}[/] {measurement}: {thr['tool_calls_per_s']:.1f} tool calls/s, "
-            f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, errors {err['rate'] or 0:.2%}, "
-            f"CPU {res.get('cpu_avg_pct') or 0:.0f} %, peak mem {res.get('mem_peak_mb') or 0:.1f} MiB, flags {flags}")
+            f"  [bold]{name}[/] {measurement}: {summary.throughput.tool_calls_per_s:.1f} tool calls/s, "
+            f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, errors {summary.errors.rate or 0:.2%}, "
+            f"CPU {(res.cpu_avg_pct if res else None) or 0:.0f} %, "
+            f"peak mem {(res.mem_peak_mb if res else None) or 0:.1f} MiB, flags {flags}")
 
 
 @dataclass(frozen=True)
@@ -602,17 +601,17 @@ class ServerRound:
 
     def measure(self, started: Started, load: Load, timing: Timing | None = None, label: str | None = None,
                 probe_processes: bool = False, stop_requested: Callable[[], bool] | None = None,
-                quiet: bool = False, prewarm_s: float | None = None) -> dict[str, Any]:
+                quiet: bool = False, prewarm_s: float | None = None) -> Summary:
         """One recorded measurement (in the started server's directory, or <label>-r<round>), after `prewarm_s`
         seconds of the closed model at its VUs when given (measure.prewarm)."""
         out = self.directory(label) if label else started.out
         summary = self.runner.measure(self.state, started, load, self.round, self.position, timing, out,
                                       probe_processes, stop_requested, prewarm_s)
-        if summary["status"] == "ok" and not quiet:
+        if summary.status == "ok" and not quiet:
             self.runner.print_summary(self.name, out.name, summary)
         return summary
 
-    def measure_load(self, load: Load, timing: Timing | None = None, prewarm_s: float | None = None) -> dict[str, Any]:
+    def measure_load(self, load: Load, timing: Timing | None = None, prewarm_s: float | None = None) -> Summary:
         """The load on a fresh start of the server, recorded. A measurement the host disturbed (a noisy or
         unstable host: analysis.HOST_FLAGS, nothing the server did) is set aside — kept as <dir>.disturbed,
         marked `repeated` — and measured once more on another fresh start, so one slow spell of a shared
@@ -623,7 +622,7 @@ class ServerRound:
         transport = MODE_TRANSPORT[load.mode]
         with self.started(load.label, transport) as started:
             summary = self.measure(started, load, timing, prewarm_s=prewarm_s)
-        if not analysis.host_disturbed(summary):
+        if not analysis.host_disturbed(summary.status, summary.flags):
             return summary
         self.runner.set_aside(self.state, self.directory(load.label), summary)
         with self.started(load.label, transport) as started:

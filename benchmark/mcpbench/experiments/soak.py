@@ -20,7 +20,7 @@ from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import LOAD, MEASURING, QUICK, Option, csv, duration, resource_profile_of
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
-from mcpbench.results.model import SCHEMA, Capacity, ResultsError
+from mcpbench.results.model import SCHEMA, Capacity, ResultsError, Summary, parsed
 from mcpbench.results.read import read_json, read_processes, read_samples
 from mcpbench.results.upgrades import upgrade_document
 from mcpbench.results.write import write_checked
@@ -106,7 +106,7 @@ class SoakExperiment(Experiment):
         self.console.print(f"[cyan]{server.name}[/] soak: {rate:g} calls/s ({source}) for "
                            f"{self.plan.duration_s / 60:g} min after a {self.plan.warmup_s:g} s warm-up "
                            "(Ctrl-C ends it early and keeps what was measured)")
-        summary: dict[str, Any] | None = None
+        summary: Summary | None = None
         label = f"soak-{load.label}"
         try:
             with server.started(label) as started:
@@ -115,7 +115,7 @@ class SoakExperiment(Experiment):
             # Judged whatever happened to the measurement: a leak that killed the server is the finding.
             out = server.directory(label)
             if summary is None and out.summary.is_file():
-                summary = read_json(out.summary)
+                summary = parsed(Summary, read_json(out.summary), out.summary)
             if summary is not None:
                 self._record_soak(server.runner.run_dir, server.name, load, rate, source, summary, out,
                                   self._stop.is_set())
@@ -143,17 +143,17 @@ class SoakExperiment(Experiment):
             signal.signal(signal.SIGINT, previous)
 
     def _record_soak(self, run_dir: RunDir, server: str, load: OpenLoad, rate: float, source: str,
-                     summary: dict[str, Any], out: MeasurementDir, interrupted: bool) -> None:
+                     summary: Summary, out: MeasurementDir, interrupted: bool) -> None:
         processes = read_processes(out.processes)
         if not out.samples.is_file():
             return
         samples = read_samples(out.samples)
-        window = (summary["window"]["start_s"], summary["window"]["end_s"])
+        window = (summary.window.start_s, summary.window.end_s)
         verdict = judge(processes, samples, window, self.plan.errors_max, self.plan.timing.request_timeout_s,
-                        status=summary["status"], reason=summary.get("reason"))
+                        status=summary.status, reason=summary.reason)
         document = {"schema": SCHEMA, "server": server, "mode": load.mode, "rate": rate, "rate_from": source,
-                    "measurement": out.name, "status": summary["status"], "interrupted": interrupted,
-                    "doubts": [f for f in summary.get("flags", []) if f in SOAK_DOUBTS or is_bound(f)],
+                    "measurement": out.name, "status": summary.status, "interrupted": interrupted,
+                    "doubts": [f for f in summary.flags if f in SOAK_DOUBTS or is_bound(f)],
                     **verdict}
         write_checked(run_dir.server(server).soak_json, document)
         self.results[server] = document

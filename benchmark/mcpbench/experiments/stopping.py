@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from mcpbench.analysis import sequential
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX
+from mcpbench.results.model import Look, PairLook, RoundsAuto, Summary
 
 
 @dataclass(frozen=True)
@@ -20,17 +20,17 @@ class Headline:
     metric: str           # "tool_calls_per_s" | "cpu_ms_per_call"
     higher_better: bool
 
-    def figure(self, summary: dict[str, Any]) -> float | None:
+    def figure(self, summary: Summary) -> float | None:
         """The measurement's figure when it may take part: the report's rule (throughput only from publishable
         measurements; CPU per call also from harness-limited ones, the efficiency ranking's rule)."""
-        if summary.get("status") != "ok":
+        if summary.status != "ok":
             return None
-        reasons = summary.get("unpublishable_reasons") or []
+        reasons = summary.unpublishable_reasons or []
         if self.metric == "cpu_ms_per_call":
             if any(not r.startswith(f"flag: {HARNESS_BOUND_PREFIX}") for r in reasons):
                 return None
-            return (summary.get("efficiency") or {}).get("cpu_ms_per_call")
-        return None if reasons else summary["throughput"]["tool_calls_per_s"]
+            return summary.efficiency.cpu_ms_per_call if summary.efficiency else None
+        return None if reasons else summary.throughput.tool_calls_per_s
 
 
 class StoppingRule:
@@ -40,13 +40,12 @@ class StoppingRule:
         self.time_budget_s = time_budget_s
         self.alpha = sequential.look_alpha(max_rounds)
         self.figures: dict[str, dict[int, float]] = {}
-        self.record: dict[str, Any] = {
-            "procedure": sequential.PROCEDURE, "alpha": self.alpha, "margin": sequential.MARGIN,
-            "max_rounds": max_rounds, "time_budget_s": time_budget_s,
-            "headline": f"{headline.label} {headline.metric}", "looks": [], "stopped_by": None, "rounds": None,
-            "rounds_by_server": None}
+        self.record = RoundsAuto(procedure=sequential.PROCEDURE, alpha=self.alpha, margin=sequential.MARGIN,
+                                 max_rounds=max_rounds, time_budget_s=time_budget_s,
+                                 headline=f"{headline.label} {headline.metric}", looks=[], stopped_by=None,
+                                 rounds=None, rounds_by_server=None)
 
-    def note(self, server: str, label: str, round_index: int, summary: dict[str, Any]) -> None:
+    def note(self, server: str, label: str, round_index: int, summary: Summary) -> None:
         if label == self.headline.label:
             value = self.headline.figure(summary)
             if value:
@@ -55,14 +54,14 @@ class StoppingRule:
     def more(self, round_index: int, elapsed_s: float, measured: list[list[str]]) -> tuple[bool, str]:
         """Whether to measure another round, and a line for the console. From MIN_ROUNDS on every round is a
         look (recorded, the last one too); then the caps."""
-        self.record["rounds"] = round_index
-        self.record["rounds_by_server"] = dict(sorted(Counter(n for names in measured for n in names).items()))
+        self.record.rounds = round_index
+        self.record.rounds_by_server = dict(sorted(Counter(n for names in measured for n in names).items()))
         line = ""
         if round_index >= sequential.MIN_ROUNDS and len(self.figures) >= 2:
             pairs = sequential.judge(self.figures, self.headline.higher_better, self.alpha)
             resolved = sequential.resolved(pairs)
-            self.record["looks"].append({"round": round_index, "seconds": round(elapsed_s, 1),
-                                         "pairs": [p.record() for p in pairs], "resolved": resolved})
+            self.record.looks.append(Look(round=round_index, seconds=round(elapsed_s, 1),
+                                          pairs=[PairLook(**p.record()) for p in pairs], resolved=resolved))
             if resolved:
                 return self._stop("resolved", f"every adjacent pair is ordered or equivalent after round {round_index}")
             open_pairs = [f"{p.better}/{p.worse}" for p in pairs if p.state == "open"]
@@ -77,5 +76,5 @@ class StoppingRule:
         return True, line
 
     def _stop(self, why: str, text: str) -> tuple[bool, str]:
-        self.record["stopped_by"] = why
+        self.record.stopped_by = why  # type: ignore[assignment] - one of RoundsAuto's causes
         return False, f"no further round: {text}"

@@ -183,6 +183,6 @@ class RunRecord:
         self.run.equal_load = {m: model.EqualRate(**v) for m, v in by_mode.items()} or None
         self.save()
 
-    def set_rounds_auto(self, record: dict[str, Any]) -> None:
-        self.run.rounds_auto = model.RoundsAuto(**record)
+    def set_rounds_auto(self, record: model.RoundsAuto) -> None:
+        self.run.rounds_auto = record
         self.save()
