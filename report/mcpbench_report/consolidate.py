@@ -55,8 +55,9 @@ def dotted(data: dict, path: str) -> Any:
     return data
 
 
-def fingerprint(results: ResultsDir) -> dict[str, Any]:
-    fp: dict[str, Any] = {f"config.{k}": dotted(results.config, k) for k in CONFIG_FINGERPRINT}
+def fingerprint(results: ResultsDir) -> dict[str, object]:
+    """What must be equal for results to be merged: the fingerprint's dotted keys and their values."""
+    fp: dict[str, object] = {f"config.{k}": dotted(results.config, k) for k in CONFIG_FINGERPRINT}
     for k in ENVIRONMENT_FINGERPRINT:
         value = dotted(results.environment, k)
         if k == "memory_gb" and isinstance(value, (int, float)):

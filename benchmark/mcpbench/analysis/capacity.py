@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from mcpbench.analysis.summary import DROPPED_MAX_SHARE, LIMIT_FRACTION, harness_bound, is_bound
 from mcpbench.loads.timing import (CAPACITY_FIRST_WARMUP_FULL_S, CAPACITY_FIRST_WARMUP_QUICK_S, CAPACITY_STEP_FULL,
                                        CAPACITY_STEP_QUICK, Timing)
 from mcpbench.loads import OpenLoad
 from mcpbench.results.model import Summary
+from mcpbench.results.model import Record
 
 # A step whose achieved rate falls this far below the offered one is the server saturating, whatever the
 # latency: the open model's arrivals are queueing somewhere.
@@ -119,7 +119,7 @@ class Plan:
         return Timing(self.step.ramp_up_s, self.first_warmup_s, self.step.duration_s, self.step.ramp_down_s,
                       self.step.think_time_s, self.step.request_timeout_s, None)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         return {"slo": [c.text for c in self.slo], "start_rate": self.start_rate, "factor": self.factor,
                 "max_steps": self.max_steps, "step_s": self.step.duration_s, "first_warmup_s": self.first_warmup_s}
 
@@ -142,7 +142,7 @@ class StepVerdict:
     measurement: str
     stop_kind: str | None = None     # STOP_*: what ended it — the server's limit or something else
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         return asdict(self)
 
 
@@ -197,14 +197,14 @@ _STOP_PREFIXES = (("measurement ", STOP_INVALID), ("harness limited", STOP_HARNE
                   ("slo broken", STOP_SLO), ("server saturated", STOP_SATURATED))
 
 
-def stop_kind(step: dict[str, Any]) -> str | None:
+def stop_kind(step: Record) -> str | None:
     """What ended the ladder at this step (a step record), None when it went on."""
     if step.get("stop_kind") or not step.get("stop"):
         return step.get("stop_kind")
     return next((kind for prefix, kind in _STOP_PREFIXES if step["stop"].startswith(prefix)), STOP_INVALID)
 
 
-def ladder_verdict(steps: list[dict[str, Any]], max_steps: int, stopped_by: str | None = None) -> dict[str, Any]:
+def ladder_verdict(steps: list[Record], max_steps: int, stopped_by: str | None = None) -> Record:
     """One round's ladder summed up from its step records — the one definition of a capacity, used when the
     suite writes capacity.json and again when the report reads it (so a file written by older code is judged
     by today's rules): the highest step that passed with every step below it passing; whether that is the
@@ -241,7 +241,7 @@ def ladder_verdict(steps: list[dict[str, Any]], max_steps: int, stopped_by: str 
             "next_step_calls_per_s": next_step, "stopped_by": stopped_by, "stop_kind": kind}
 
 
-def capacity_record(steps: list[StepVerdict], plan: Plan) -> dict[str, Any]:
+def capacity_record(steps: list[StepVerdict], plan: Plan) -> Record:
     """capacity.json's entry for one round: the ladder's verdict and its steps."""
     records = [step.record() for step in steps]
     return {**ladder_verdict(records, plan.max_steps), "steps": records}
@@ -254,7 +254,7 @@ def instances_for(target_rate: float, capacity: float | None) -> int | None:
     return max(1, math.ceil(target_rate / capacity))
 
 
-def rejudged(document: dict[str, Any]) -> dict[str, Any]:
+def rejudged(document: Record) -> Record:
     """capacity.json with every round judged again from its steps (ladder_verdict), its stopped_by kept."""
     max_steps = document["plan"]["max_steps"]
     return {**document, "rounds": [{**entry, **ladder_verdict(entry["steps"], max_steps, entry.get("stopped_by"))}

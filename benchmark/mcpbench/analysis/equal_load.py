@@ -10,7 +10,7 @@ Every round measures it, round 1 in a pass after its closed loads (experiments/r
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from mcpbench.results.model import Record
 
 # The default fraction of the slowest server's round-1 closed rate.
 DEFAULT_FRACTION = 0.7
@@ -30,7 +30,7 @@ class EqualRate:
     harness_cap: float | None
     set_by: str   # "slowest-server" | "harness-capacity"
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         return asdict(self)
 
     @property

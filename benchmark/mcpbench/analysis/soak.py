@@ -29,7 +29,6 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,6 +40,7 @@ from mcpbench.analysis.stats import latency_stats
 from mcpbench.workload.tools import TOOL_NAMES
 from mcpbench.results.read import read_json, read_processes, read_samples
 from mcpbench.results.layout import MeasurementDir, measurement_dir
+from mcpbench.results.model import Record
 
 
 
@@ -97,12 +97,12 @@ class SoakPlan:
         return Timing(ramp_up_s=2, warmup_s=self.warmup_s, duration_s=self.duration_s, ramp_down_s=0,
                       warmup_cap_s=None)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         return {"duration_s": self.duration_s, "warmup_s": self.warmup_s, "rate": self.rate, "share": self.share,
                 "errors_max": self.errors_max, "criteria": criteria_record(self.errors_max)}
 
 
-def criteria_record(errors_max: float) -> dict[str, Any]:
+def criteria_record(errors_max: float) -> Record:
     """The named constants, as soak.json and the report show them."""
     return {"rss_growth_max": RSS_GROWTH_MAX, "fd_slack": list(FD_SLACK), "thread_slack": list(THREAD_SLACK),
             "p99_drift_max": P99_DRIFT_MAX, "errors_max": errors_max}
@@ -143,13 +143,13 @@ def slope_per_hour(frame: pd.DataFrame, column: str, start: float, end: float) -
             "ci_high": round(float(fit.slope + half), 2), "lag1": round(r1, 3), "n_eff": round(n_eff, 1)}
 
 
-def _criterion(value: float | None, limit: float, passed: bool | None, text: str) -> dict[str, Any]:
+def _criterion(value: float | None, limit: float, passed: bool | None, text: str) -> Record:
     return {"value": None if value is None else round(value, 4), "limit": round(limit, 4),
             "verdict": "not measured" if passed is None else "pass" if passed else "fail", "detail": text}
 
 
 def _new_highs(name: str, frame: pd.DataFrame, column: str, start: float, end: float,
-               slack: tuple[int, float]) -> dict[str, Any]:
+               slack: tuple[int, float]) -> Record:
     """The end stretch's median against the first half's peak: how far the count rose past what the
     pools had reached early on."""
     values = frame[(frame["t_s"] >= start) & (frame["t_s"] < end)][["t_s", column]].dropna()
@@ -164,7 +164,7 @@ def _new_highs(name: str, frame: pd.DataFrame, column: str, start: float, end: f
                                                       f"(median of the last stretch; may exceed the peak by {allowed:g})")
 
 
-def _fd_leak(frame: pd.DataFrame, start: float, end: float) -> dict[str, Any]:
+def _fd_leak(frame: pd.DataFrame, start: float, end: float) -> Record:
     """A slow FD leak stays under the slack of a short soak (about 17 an hour passed 30 minutes on go): the
     second half's slope, once the pools have opened, fails when its interval lies above 0 and it is at
     least FD_LEAK_MIN_PER_H."""
@@ -176,7 +176,7 @@ def _fd_leak(frame: pd.DataFrame, start: float, end: float) -> dict[str, Any]:
                       f"second half {slope['mb_per_h']:+.1f} FDs/h [{slope['ci_low']:+.1f}, {slope['ci_high']:+.1f}]")
 
 
-def _worse(new_highs: dict[str, Any], leak: dict[str, Any]) -> dict[str, Any]:
+def _worse(new_highs: Record, leak: Record) -> Record:
     """The FD criterion: new highs past the slack, or else a proven slow rise (whichever failed, with both said)."""
     if leak["verdict"] == "fail":
         return {**leak, "detail": f"{leak['detail']}; {new_highs['detail']}"}
@@ -184,7 +184,7 @@ def _worse(new_highs: dict[str, Any], leak: dict[str, Any]) -> dict[str, Any]:
 
 
 def p99_buckets(samples: pd.DataFrame, start: float, end: float,
-                request_timeout_s: float) -> tuple[float, list[dict[str, Any]]]:
+                request_timeout_s: float) -> tuple[float, list[Record]]:
     """All-calls p99 (failures included, as the summary's and the capacity SLO's) per bucket of the window:
     a minute, shorter for a short soak."""
     bucket_s = min(BUCKET_S, (end - start) / MIN_BUCKETS)  # so a quick soak still has EDGE_BUCKETS at each end
@@ -203,7 +203,7 @@ def p99_buckets(samples: pd.DataFrame, start: float, end: float,
     return bucket_s, rows
 
 
-def _p99_drift(buckets: list[dict[str, Any]]) -> dict[str, Any]:
+def _p99_drift(buckets: list[Record]) -> Record:
     """Medians of EDGE_BUCKETS buckets at each end (one bucket against one was a coin toss on a quick soak)."""
     edge = EDGE_BUCKETS
     if len(buckets) < 2 * edge:
@@ -221,7 +221,7 @@ def _p99_drift(buckets: list[dict[str, Any]]) -> dict[str, Any]:
 
 def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, float],
           errors_max: float, request_timeout_s: float, status: str = "ok",
-          reason: str | None = None) -> dict[str, Any]:
+          reason: str | None = None) -> Record:
     """The verdict per criterion, the series the report charts, and the memory slopes, from the 1 Hz
     process readings and the call samples of one soak (both counted from the scenario start), and the
     measurement's status (a server that died fails). The window ends where the data ends if the soak was
@@ -236,7 +236,7 @@ def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, f
     end = min(ends)
     measured_s = max(0.0, end - start)
     rss = _edges(processes, "rss_mb", start, end)
-    criteria: dict[str, dict[str, Any]] = {}
+    criteria: dict[str, Record] = {}
     criteria["alive"] = _criterion(None, 0, status == "ok",
                                    "ran to its end" if status == "ok" else f"measurement {status}: {reason or 'no reason'}")
     if rss[0] is None or rss[1] is None:
@@ -274,8 +274,8 @@ def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, f
     }
 
 
-def rejudge(document: dict[str, Any], where: MeasurementDir | Path,
-            request_timeout_s: float) -> tuple[dict[str, Any], pd.DataFrame]:
+def rejudge(document: Record, where: MeasurementDir | Path,
+            request_timeout_s: float) -> tuple[Record, pd.DataFrame]:
     """A soak.json judged again by today's rules from its measurement directory's files (the report reads
     soaks this way, and `mcpbench upgrade` writes the result), keeping what only the suite knew when it ran;
     and the 1 Hz process readings it was judged on (the report charts them)."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from mcpbench.results.model import Record
 
 MANIFEST_NAME = "mcpbench.toml"
 ProtocolRevision = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]  # an MCP revision: 2025-06-18
@@ -139,7 +140,7 @@ class ServerSpec:
     run_env: dict[str, str]
     ready_timeout_s: float
     variant_of: str | None
-    docker: dict[str, Any]
+    docker: Record
     stdio_command: tuple[str, ...] | None = None  # None: no stdio transport
     stdio_env: dict[str, str] | None = None
     what_if: str | None = None  # a variant that is a configuration point of its base stack (Variant.what_if)
@@ -151,7 +152,7 @@ class ServerSpec:
     def serves_stdio(self) -> bool:
         return self.stdio_command is not None
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> Record:
         """What results and the report record about this server."""
         return {
             "name": self.name,
@@ -183,7 +184,7 @@ def _format_validation(error: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _stdio(section: StdioSection | None, run_env: dict[str, str]) -> dict[str, Any]:
+def _stdio(section: StdioSection | None, run_env: dict[str, str]) -> Record:
     if section is None:
         return {}
     return {"stdio_command": tuple(section.command), "stdio_env": {**run_env, **section.env}}

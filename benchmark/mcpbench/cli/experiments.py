@@ -16,6 +16,7 @@ from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.runner import Runner, RunFailed
 from mcpbench.experiments.options import Option
+from mcpbench.experiments.options import Values
 
 
 def _parameter(option: Option) -> inspect.Parameter:
@@ -23,7 +24,7 @@ def _parameter(option: Option) -> inspect.Parameter:
                              annotation=annotation(option))
 
 
-def run_experiment(cls: type[Experiment], values: dict[str, Any]) -> None:
+def run_experiment(cls: type[Experiment], values: Values) -> None:
     """Select, configure, drive, conclude; the exit code says how it ended (130 interrupted, 1 a server failed
     or the run could not go on, 2 a bad value)."""
     terminate_on_sigterm()

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from mcpbench.catalog.manifest import ServerSpec, discover
 from mcpbench.catalog.selection import SelectionError, aa_twins, select, what_if_twins
-from mcpbench.experiments.options import PLACEMENT, RESULTS, SELECTION, Option
+from mcpbench.experiments.options import PLACEMENT, RESULTS, SELECTION, Option, Values
 from mcpbench.host import processes
 
 console = Console()
@@ -28,7 +28,7 @@ def annotation(option: Option) -> Any:
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
 
-    extra: dict[str, Any] = {"help": option.help, "callback": check if option.check else None}
+    extra: Values = {"help": option.help, "callback": check if option.check else None}  # typer.Option's
     if option.argument:
         return Annotated[option.type, typer.Argument(**extra)]
     if option.minimum is not None:
@@ -38,7 +38,7 @@ def annotation(option: Option) -> Any:
     return Annotated[option.type, typer.Option(*(option.flags or (f"--{option.name.replace('_', '-')}",)), **extra)]
 
 
-def _named(group: tuple[Option, ...]) -> dict[str, Any]:
+def _named(group: tuple[Option, ...]) -> dict[str, object]:
     return {option.name: annotation(option) for option in group}
 
 

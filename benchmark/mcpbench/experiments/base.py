@@ -11,18 +11,21 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import ClassVar, TYPE_CHECKING
 
 from rich.console import Console
 
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import Option
+from mcpbench.experiments.options import Option, Values
 from mcpbench.loads.timing import (CALIBRATION_FULL, CALIBRATION_QUICK, FULL_TIMING, LADDER_STEP_FULL,
-                                       LADDER_STEP_QUICK, Timing)
+                                   LADDER_STEP_QUICK, Timing)
+from mcpbench.results.model import Record
 
-# The runner (runner.py) runs experiments and imports this module; the hooks below name its Runner and
-# ServerRound in annotations only (never imported here: an experiment sees the runner only through them).
+if TYPE_CHECKING:
+    # The runner (runner.py) runs experiments and imports this module; the hooks below name its Runner and
+    # ServerRound in annotations only (an experiment sees the runner only through them).
+    from mcpbench.experiments.runner import Runner, ServerRound
 
 
 class Experiment(ABC):
@@ -37,7 +40,7 @@ class Experiment(ABC):
     # The option that makes it print one JSON document on stdout (its progress then goes to stderr).
     json_option: ClassVar[str | None] = None
 
-    def __init__(self, values: dict[str, Any], specs: list[ServerSpec], console: Console | None = None):
+    def __init__(self, values: Values, specs: list[ServerSpec], console: Console | None = None):
         """`values` by option name (defaults filled by the caller); ValueError (one sentence) on a bad one."""
         self.values = values
         self.specs = specs
@@ -46,10 +49,10 @@ class Experiment(ABC):
 
     # -- what it is --------------------------------------------------------------------------------------------
     @abstractmethod
-    def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
+    def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         """The run configuration (validated: ValueError on a bad value); keep what else it needs on self."""
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         """What run.json's config says besides the run configuration (e.g. the capacity plan)."""
         return {}
 

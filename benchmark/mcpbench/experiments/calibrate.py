@@ -5,7 +5,6 @@ with no server (measure/calibration.py)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from rich.table import Table
 
@@ -18,6 +17,7 @@ from mcpbench.host.profile import resource_profile
 from mcpbench.runtime import DEFAULT as DEFAULT_RUNTIME
 from mcpbench.loads import MODE_TRANSPORT
 from mcpbench.loads.timing import CALIBRATE_FULL, CALIBRATE_QUICK, LADDER_STEP_FULL, LADDER_STEP_QUICK, Timing
+from mcpbench.experiments.options import Values
 
 
 class CalibrateExperiment(Experiment):
@@ -32,7 +32,7 @@ class CalibrateExperiment(Experiment):
     closed_model_used = True  # what it is for: both limits
     open_model_used = True
 
-    def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
+    def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         modes = csv(values["mode"], str, "--mode")
         if any(MODE_TRANSPORT.get(m) != "http" for m in modes):
             raise ValueError("--mode: the harness is calibrated over HTTP; choose HTTP modes")

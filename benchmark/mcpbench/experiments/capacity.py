@@ -5,7 +5,7 @@ the harness's open-model capacity (analysis/capacity.py has the ladder, the SLO 
 from __future__ import annotations
 
 from statistics import median
-from typing import Any, Optional
+from typing import Optional
 
 from rich.table import Table
 
@@ -19,6 +19,8 @@ from mcpbench.results.model import SCHEMA
 from mcpbench.results.write import write_checked
 from mcpbench.loads import MODE_TRANSPORT, OpenLoad
 from mcpbench.loads.timing import Timing
+from mcpbench.experiments.options import Values
+from mcpbench.results.model import Record
 
 
 class CapacityExperiment(Experiment):
@@ -37,7 +39,7 @@ class CapacityExperiment(Experiment):
                Option("runs", int, 1, "Rounds: a ladder per server each, in a new order."))
     open_model_used = True  # every step is open-model: judged against the harness's open-model capacity
 
-    def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
+    def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         quick = values.get("quick", False)
         base = QUICK_STEP if quick else FULL_STEP
         step = Timing(base.ramp_up_s, base.warmup_s, duration(values.get("step_duration"), "--step-duration")
@@ -51,14 +53,14 @@ class CapacityExperiment(Experiment):
         modes = csv(values["mode"], str, "--mode")
         if any(MODE_TRANSPORT.get(m) == "stdio" for m in modes):
             raise ValueError("--mode stdio: a capacity ladder is measured over HTTP; use `mcpbench run --transport stdio`")
-        self.capacities: dict[str, dict[str, Any]] = {}  # server -> capacity.json
+        self.capacities: dict[str, Record] = {}  # server -> capacity.json
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
                          vus=csv(values["vus"], int, "--vus"), runs=values.get("runs", 1), timing=step,
                          profile=resource_profile_of(values), registry=values.get("registry"), build=not values["no_build"],
                          calibrate=not values.get("no_calibrate"), load_generator=values["load_generator"],
                          load_instances=values["load_instances"], kind=OpenLoad.kind)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         return {"capacity": self.plan.record()}
 
     def measure_server(self, server) -> None:

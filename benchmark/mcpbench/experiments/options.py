@@ -19,6 +19,11 @@ from mcpbench.host.profile import ResourceProfile
 from mcpbench.loads import KINDS, MODES
 
 
+# A command's option values by name (Option.name): what the CLI parsed, what an experiment configures itself from,
+# what run.json's config.options keeps (experiments/resume.py).
+Values = dict[str, Any]
+
+
 @dataclass(frozen=True)
 class Option:
     """One command-line parameter: `--name` (underscores as dashes) unless `flags` says otherwise."""
@@ -131,7 +136,7 @@ def kind_name(value: str) -> str:
     return value
 
 
-def resource_profile_of(values: dict[str, Any]) -> ResourceProfile:
+def resource_profile_of(values: Values) -> ResourceProfile:
     """The server's limits from the PLACEMENT options, as the chosen runtime places them."""
     return runtimes.runtime_class(values.get("runtime") or runtimes.DEFAULT).resource_profile(
         values.get("cpus", 2.0), values.get("memory_mb", 2048))

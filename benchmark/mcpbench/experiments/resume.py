@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcpbench.results import liveness
 from mcpbench.results.layout import INCOMPLETE, RunDir
-from mcpbench.results.model import Resume, document
+from mcpbench.results.model import Record, Resume, document
 from mcpbench.results.write import RunRecord, now_iso
+
+if TYPE_CHECKING:  # the runner imports this module
+    from mcpbench.experiments.runner import ServerState
+from mcpbench.experiments.options import Values
 
 # The fingerprint fields that make another host (or other code): a resume on one calibrates the harness again.
 HOST_KEYS = ("hostname", "cpu_model", "cores", "memory_gb", "kernel", "os", "tools", "git")
 
 
-def recordable(values: dict[str, Any]) -> dict[str, Any]:
+def recordable(values: Values) -> Values:
     """The option values as run.json keeps them (paths as text), less --resume itself."""
     return {name: str(value) if isinstance(value, Path) else value
             for name, value in values.items() if name != "resume"}
@@ -35,7 +39,7 @@ def _flag(option) -> str:
     return option.flags[0].split("/")[0] if option.flags else f"--{option.name.replace('_', '-')}"
 
 
-def resumed_values(options: tuple, values: dict[str, Any]) -> dict[str, Any]:
+def resumed_values(options: tuple, values: Values) -> Values:
     """The option values to continue values["resume"] with: the recorded ones, the servers it measured.
     ValueError (one sentence) when the run cannot be continued or other options were given with --resume."""
     run_dir: Path = values["resume"]
@@ -55,7 +59,7 @@ def resumed_values(options: tuple, values: dict[str, Any]) -> dict[str, Any]:
     if recorded is None:
         raise ValueError(f"{run_dir}: recorded before --resume existed (no config.options in "
                          f"{RunDir(run_dir).run_json.name})")
-    restored: dict[str, Any] = {}
+    restored: Values = {}
     for option in options:
         value = recorded.get(option.name, option.default)
         if option.type is Path and value is not None:
@@ -95,7 +99,7 @@ def _set_aside_incomplete(record: RunRecord) -> list[str]:
     return moved
 
 
-def begin(record: RunRecord, host: dict[str, Any]) -> Resume:
+def begin(record: RunRecord, host: Record) -> Resume:
     """Mark the run resumed (run.json `resumes`, status running in this process) and return the resume's
     record, which the runner keeps current (kept, recalibrated)."""
     environment = document(record.run.environment)
@@ -114,7 +118,7 @@ def describe(entry: Resume) -> str:
     return "; ".join(parts)
 
 
-def restore(record: RunRecord, states: dict[str, Any]) -> None:
+def restore(record: RunRecord, states: dict[str, ServerState]) -> None:
     """What the runner knew of each server before the stop: failed ones stay out, verified ones are not
     verified again (the rest comes back as their measurements are kept: runner.kept)."""
     for name, state in states.items():

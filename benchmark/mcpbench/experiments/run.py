@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 from mcpbench.results.model import document
 from mcpbench.catalog.manifest import ServerSpec
@@ -21,6 +21,7 @@ from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, O
                                           resource_profile_of)
 from mcpbench.loads import KINDS, MODE_TRANSPORT, ClosedLoad, OpenLoad
 from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, Timing
+from mcpbench.experiments.options import Values
 
 
 def warmup(value: str | None, base: Timing) -> tuple[float, float | None]:
@@ -44,7 +45,7 @@ TIMING = (
 )
 
 
-def timing_of(values: dict[str, Any]) -> Timing:
+def timing_of(values: Values) -> Timing:
     """The load's timeline from the TIMING and QUICK options."""
     base = QUICK_TIMING if values.get("quick") else FULL_TIMING
     warmup_s, warmup_cap_s = warmup(values.get("warmup"), base)
@@ -98,7 +99,7 @@ class RunExperiment(Experiment):
                       "options it was started with: finished measurements are kept, the rounds keep their order "
                       "(experiments/resume.py)."))
 
-    def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
+    def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         transport = values.get("transport", "http")
         if transport not in ("http", "stdio"):
             raise ValueError(f"--transport {transport!r}: choose http or stdio")

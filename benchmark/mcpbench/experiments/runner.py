@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -31,7 +30,7 @@ from mcpbench.measure import calibration as calibrate
 from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, prewarm
 from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
-from mcpbench.results.model import SCHEMA, Resume, Summary, document, parsed
+from mcpbench.results.model import SCHEMA, Record, Resume, Summary, document, parsed
 from mcpbench.results import liveness
 from mcpbench.results.write import RunRecord, new_run_id, write_checked, write_json
 from mcpbench.runtime.base import RunningServer
@@ -56,7 +55,7 @@ class Started:
 
     server: RunningServer
     out: MeasurementDir
-    facts: dict[str, Any]  # startup_s, idle_mem_mb, idle_rss_mb, seed_s
+    facts: Record  # startup_s, idle_mem_mb, idle_rss_mb, seed_s
 
 
 @dataclass
@@ -149,7 +148,7 @@ class Runner:
             self.console.print(f"[yellow]{directory}: its orchestrator is gone; marked abandoned (last finished "
                                f"measurement: {last}). `mcpbench run --resume {directory}` continues it.[/]")
 
-    def _config_record(self) -> dict[str, Any]:
+    def _config_record(self) -> Record:
         """run.json's config: the run configuration and what the experiment adds to it."""
         return {**self.config.record(), "experiment": self.experiment.name, **self.experiment.record(),
                 "options": resume.recordable(self.experiment.values)}
@@ -287,8 +286,8 @@ class Runner:
         self.console.print(f"[bold]Calibrating the harness[/] ({reason})")
         timing, ladder = self.experiment.calibration_timing()
         index = len(self.record.run.calibrations or [])
-        limits: dict[str, dict[str, Any]] = {}
-        capacities: dict[str, dict[str, Any]] = {}
+        limits: dict[str, Record] = {}
+        capacities: dict[str, Record] = {}
         for mode in (m for m in self.config.modes if MODE_TRANSPORT[m] == "http"):
             for attempt in range(CALIBRATION_TRIES):
                 starts = self.bench.infra_starts

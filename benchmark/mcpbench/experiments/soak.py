@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from statistics import median
-from typing import Any, Optional
+from typing import Optional
 
 from mcpbench.analysis.capacity import DOUBT_FLAGS as SOAK_DOUBTS
 from mcpbench.analysis.summary import is_bound
@@ -25,6 +25,8 @@ from mcpbench.results.read import read_json, read_processes, read_samples
 from mcpbench.results.upgrades import upgrade_document
 from mcpbench.results.write import write_checked
 from mcpbench.loads import MODE_TRANSPORT, MODES, OpenLoad
+from mcpbench.experiments.options import Values
+from mcpbench.results.model import Record
 
 
 def _capacity(run_dir: RunDir, server: str, mode: str) -> float | None:
@@ -71,7 +73,7 @@ class SoakExperiment(Experiment):
                       "The `mcpbench capacity` run to take capacities from (default: the newest that has one)."),
                Option("max_errors", str, "1%", "The error SLO: failed tool calls over the window."))
 
-    def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
+    def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         self.plan = SoakPlan(duration(values.get("duration", "30m")),
                              QUICK_WARMUP_S if values.get("quick") else FULL_WARMUP_S, values.get("rate"),
                              values.get("share", DEFAULT_SHARE), parse_percentage(values.get("max_errors", "1%"),
@@ -88,7 +90,7 @@ class SoakExperiment(Experiment):
                 raise SoakError(f"--capacity-from {capacity_from}: no such directory")
             runs = [RunDir(Path(capacity_from))] if capacity_from else runs_under(Path(results_dir))[::-1]
             self.rates = capacity_rates(runs, [s.name for s in specs], modes[0], self.plan.share)
-        self.results: dict[str, dict[str, Any]] = {}  # server -> soak.json
+        self.results: dict[str, Record] = {}  # server -> soak.json
         self._stop = threading.Event()
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
                          vus=csv(values["vus"], int, "--vus"), runs=1, timing=self.plan.timing,
@@ -96,7 +98,7 @@ class SoakExperiment(Experiment):
                          load_generator=values["load_generator"], load_instances=values["load_instances"],
                          kind=OpenLoad.kind)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         return {"soak": self.plan.record()}
 
     def measure_server(self, server) -> None:

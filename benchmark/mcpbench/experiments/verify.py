@@ -4,7 +4,6 @@ start of a server, once, and nothing measured."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from rich.table import Table
 
@@ -13,6 +12,7 @@ from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import BUILDING, PLACEMENT, RESULTS, SELECTION, Option, resource_profile_of
 from mcpbench.results.read import read_json
+from mcpbench.experiments.options import Values
 
 
 # verify's own: the official MCP conformance suite beside the workload's checks (workload/conformance.py).
@@ -32,7 +32,7 @@ class VerifyExperiment(Experiment):
     directory_suffix = "-verify"
     json_option = "as_json"
 
-    def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
+    def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         # Every mode's protocol is checked by verify itself: the run's one mode only decides whether a server
         # can be started at all (any HTTP server can).
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=("session",),

@@ -9,13 +9,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import pandas as pd
 
 from mcpbench.analysis.summary import LOADGEN
 from mcpbench.host.resources import UsageReader, process_group_reader
 from mcpbench.results.layout import MeasurementDir
+from mcpbench.results.model import Record
 
 if TYPE_CHECKING:
     from mcpbench.loads.timing import Timing
@@ -80,7 +81,7 @@ class LoadGenerator(ABC):
     name: ClassVar[str]
 
     @abstractmethod
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> Record:
         """What run.json records of the generator (config.load_generator)."""
 
     # The transports it speaks: "http" (a URL) and/or "stdio" (a StdioLaunch it starts itself).

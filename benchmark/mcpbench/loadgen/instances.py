@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import pandas as pd
 
@@ -19,6 +19,7 @@ from mcpbench.results.model import SAMPLE_COLUMNS
 from mcpbench.analysis.warmup import LiveSamples
 from mcpbench.loadgen.base import LoadError, LoadGenerator, OnStart, OnTick, Tick
 from mcpbench.loadgen.merge import MergedLive, merge_counts, merge_samples
+from mcpbench.results.model import Record
 
 # Beyond the test's own length, how long a generator may take before it is called stuck.
 OVERRUN_S = 120
@@ -150,7 +151,7 @@ class LocalInstances(LoadGenerator):
         self.cpus = cpus
         self.instances = instances
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> Record:
         return {"name": self.name, "where": "local", "instances": self.instances}
 
     def run_instances(self, count: int, spawn: Spawn, out: MeasurementDir, limit_s: float, who: str,

@@ -25,6 +25,11 @@ MODE_PROTOCOL: dict[str, str] = {"session": "2024-11-05", "stateless": "2024-11-
 # the server for (the manifest's [stdio] command; the load driver keeps the calls in flight on it).
 MODE_TRANSPORT: dict[str, str] = {mode: "http" for mode in MODE_PROTOCOL} | {"stdio": "stdio"}
 
+# What a load records of itself in summary.json (mode, kind, vus, rate, rate_fraction, equal_fraction) and what a
+# kind reads its level back from; and k6's scenario object (options.scenarios.load), k6's own structure.
+LoadFields = dict[str, Any]
+K6Scenario = dict[str, Any]
+
 
 @dataclass(frozen=True)
 class Wording:
@@ -69,14 +74,14 @@ class Load(ABC):
         """This kind of load at a level of its option (`--load <kind>`): VUs for the closed model, an
         offered rate for the open one (which pre-allocates `vus`)."""
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> LoadFields:
         """What summary.json says about the load."""
         return {"mode": self.mode, "kind": self.kind, "vus": self.vus, "rate": None, "rate_fraction": None,
                 "equal_fraction": None}
 
     # -- the report: measurements of one kind pool by (mode, level, basis) -------------------------------
     @classmethod
-    def level_of(cls, record: dict[str, Any]) -> tuple[float, str] | None:
+    def level_of(cls, record: LoadFields) -> tuple[float, str] | None:
         """A summary's level and its basis ("abs", or "fraction" of round 1's closed rate); None when the
         summary lacks it."""
         value = record.get(cls.level_field)
@@ -107,7 +112,7 @@ class Load(ABC):
         the stages (ramp-up, hold, ramp-down) come from the timing, the same for every kind."""
 
     @abstractmethod
-    def k6_scenario(self, timing: Timing) -> dict[str, Any]:
+    def k6_scenario(self, timing: Timing) -> K6Scenario:
         """The k6 scenario object (options.scenarios.load), `exec` naming load.js's iteration function
         (only for a user who runs k6 they installed: --loadgen k6)."""
 
@@ -136,7 +141,7 @@ def in_window(samples: pd.DataFrame, window: tuple[float, float]) -> pd.DataFram
     return samples[(samples["t_s"] >= start) & (samples["t_s"] < end)]
 
 
-def ramp(timing: Timing, target: float) -> list[dict[str, Any]]:
+def ramp(timing: Timing, target: float) -> list[K6Scenario]:
     """The stages: ramp up to `target`, hold it for warm-up + window, ramp down."""
     return [{"duration": f"{timing.ramp_up_s:g}s", "target": target},
             {"duration": f"{timing.hold_s:g}s", "target": target},

@@ -4,14 +4,14 @@ tools/list, then the think time) when its last one ended. The v2 study's load.""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import pandas as pd
 
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
     from mcpbench.loads.timing import Timing
 
-from mcpbench.loads.base import Load, Wording, in_window, ramp
+from mcpbench.loads.base import K6Scenario, Load, Wording, in_window, ramp
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class ClosedLoad(Load):
     def driver_arguments(self) -> list[str]:
         return ["--kind", "closed", "--vus", str(self.vus)]
 
-    def k6_scenario(self, timing: Timing) -> dict[str, Any]:
+    def k6_scenario(self, timing: Timing) -> K6Scenario:
         return {"executor": "ramping-vus", "exec": "closedIteration", "startVUs": 0,
                 "stages": ramp(timing, self.vus), "gracefulRampDown": "5s", "gracefulStop": "5s"}
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import pandas as pd
 
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
     from mcpbench.loads.timing import Timing
 
-from mcpbench.loads.base import Load, Wording, in_window, ramp
+from mcpbench.loads.base import K6Scenario, Load, LoadFields, Wording, in_window, ramp
 
 # The open model may grow to this many times its pre-allocated VUs (the driver's --max-vus, k6's maxVUs).
 MAX_VUS_FACTOR = 4
@@ -57,12 +57,12 @@ class OpenLoad(Load):
             load = f"rate{self.rate:g}"
         return f"{self.mode}-{load}"
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> LoadFields:
         return {**super().record(), "rate": self.rate, "rate_fraction": self.rate_fraction,
                 "equal_fraction": self.equal_fraction}
 
     @classmethod
-    def level_of(cls, record: dict[str, Any]) -> tuple[float, str] | None:
+    def level_of(cls, record: LoadFields) -> tuple[float, str] | None:
         # Rates set from a fraction of round 1's closed maximum pool by that fraction (they differ a little
         # between runs), an equal load by its fraction of the slowest server's; a rate given directly is its
         # own level.
@@ -96,7 +96,7 @@ class OpenLoad(Load):
         return ["--kind", "open", "--rate", f"{self.rate:g}", "--vus", str(self.vus),
                 "--max-vus", str(self.max_vus(self.vus))]
 
-    def k6_scenario(self, timing: Timing) -> dict[str, Any]:
+    def k6_scenario(self, timing: Timing) -> K6Scenario:
         # k6 wants whole-number targets: iterations per 10 s give the rate a 0.1/s resolution.
         return {"executor": "ramping-arrival-rate", "exec": "openIteration", "startRate": 0, "timeUnit": "10s",
                 "preAllocatedVUs": self.vus, "maxVUs": self.max_vus(self.vus),

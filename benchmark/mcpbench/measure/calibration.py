@@ -15,8 +15,6 @@ and at the start of every suite). Two limits, because the two kinds of load meet
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from mcpbench.analysis import summary as analysis
 from mcpbench.loads.timing import Timing
@@ -26,6 +24,7 @@ from mcpbench.results.write import SCHEMA, write_checked
 from mcpbench.runtime.base import InfraHandle, ServerBase
 from mcpbench.loads import ClosedLoad, Load, OpenLoad
 from mcpbench.results.layout import CalibrationDir, MeasurementDir
+from mcpbench.results.model import Record
 
 CALIBRATION_PATH = "/calibrate/mcp"
 
@@ -66,7 +65,7 @@ class CalibrationTarget(ServerBase):
         pass
 
 
-def _measure_target(harness: Harness, load: Load, timing: Timing, out: MeasurementDir) -> dict[str, Any]:
+def _measure_target(harness: Harness, load: Load, timing: Timing, out: MeasurementDir) -> Record:
     """One measurement against the infra's canned endpoint; its summary is written."""
     out.mkdir()
     summary = measure(harness, CalibrationTarget(harness.infra), load, out, timing, calibration=True)
@@ -75,12 +74,12 @@ def _measure_target(harness: Harness, load: Load, timing: Timing, out: Measureme
     return summary
 
 
-def _cpu(summary: dict[str, Any], component: str) -> float | None:
+def _cpu(summary: Record, component: str) -> float | None:
     return (summary["resources"].get(component) or {}).get("cpu_avg_pct")
 
 
 def measure_load_model_limit(harness: Harness, load: ClosedLoad, timing: Timing,
-                             where: CalibrationDir) -> dict[str, Any]:
+                             where: CalibrationDir) -> Record:
     """The closed model's own limit at the load's VUs (run.json `calibration[mode]`)."""
     with harness.console.status(f"calibrating the closed model's limit: {load.label} for {timing.total_s:g} s…"):
         summary = _measure_target(harness, load, timing, where.measurement(load.label))
@@ -92,7 +91,7 @@ def measure_load_model_limit(harness: Harness, load: ClosedLoad, timing: Timing,
     return record
 
 
-def load_model_record(summary: dict[str, Any], think_time_s: float) -> dict[str, Any]:
+def load_model_record(summary: Record, think_time_s: float) -> Record:
     """What run.json keeps of a closed-model calibration (model.Calibration)."""
     return {"tool_calls_per_s": summary["throughput"]["tool_calls_per_s"], "vus": summary["vus"],
             "think_time_s": think_time_s, "loadgen_cpu_pct": _cpu(summary, analysis.LOADGEN),
@@ -102,7 +101,7 @@ def load_model_record(summary: dict[str, Any], think_time_s: float) -> dict[str,
 @dataclass(frozen=True)
 class LadderStep:
     rate: float
-    summary: dict[str, Any]
+    summary: Record
     first_p50_ms: float | None
 
     @property
@@ -128,7 +127,7 @@ class LadderStep:
             return f"p50 {latency['p50']:.2f} ms > {LATENCY_RISE:g} x the first step's {self.first_p50_ms:.2f} ms"
         return None
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         s = self.summary
         latency = s["latency_ms"]["tool_call_all"]
         return {"rate": self.rate, "achieved": s["throughput"]["tool_calls_per_s"], "p50_ms": latency["p50"],
@@ -138,7 +137,7 @@ class LadderStep:
 
 
 def measure_harness_capacity(harness: Harness, mode: str, vus: int, step_timing: Timing,
-                             where: CalibrationDir) -> dict[str, Any]:
+                             where: CalibrationDir) -> Record:
     """The harness's open-model capacity for a mode (run.json `harness_capacity[mode]`): the ladder's
     highest passing step, or None when even the first failed."""
     steps: list[LadderStep] = []

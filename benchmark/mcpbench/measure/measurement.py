@@ -11,8 +11,6 @@ import time
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -38,6 +36,7 @@ from mcpbench.workload.tools import TOOL_NAMES
 from mcpbench.measure.bench import Bench
 from mcpbench.analysis.warmup import WarmupDecision, per_second_cpu, steady_start
 from mcpbench.results.layout import MeasurementDir
+from mcpbench.results.model import Record
 
 
 
@@ -74,7 +73,7 @@ PREWARM_DIR = ".prewarm"   # the pre-warm load's own files, removed once it ends
 
 
 def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float, out: MeasurementDir,
-            think_time_s: float) -> dict[str, Any]:
+            think_time_s: float) -> Record:
     """Work before a measurement, on the same start: `load` (the closed model) for `seconds` after a 1 s ramp,
     nothing of it kept but the rate it reached (summary `prewarm`). A JIT compiles with work, not with time: at
     an equal load of 153 calls/s the JVMs' CPU per call was still falling a minute in (docs/first-run-profile.md);
@@ -100,7 +99,7 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
 
 def measure(harness: Harness, target: RunningServer, load: Load, out: MeasurementDir, timing: Timing,
             limit: analysis.Limit | None = None, calibration: bool = False, probe_processes: bool = False,
-            stop_requested: Callable[[], bool] | None = None) -> dict[str, Any]:
+            stop_requested: Callable[[], bool] | None = None) -> Record:
     """The measurement's summary (not yet written: the caller adds who and when). A target that died
     during the test makes it `failed`, dead infrastructure `invalid`. With `probe_processes` the server's
     process tree is read at 1 Hz too (processes.csv: RSS, FDs, threads; the soak's series). When

@@ -47,6 +47,12 @@ TWIN_WHAT_IF = f"{TWIN_KEY}={TWIN_VALUE}"
 TWIN_SUFFIX = "twin"
 
 
+# A results file's JSON content, or a part of it, as it is written and read: the model below that names the file
+# says its fields. Writers assemble it (a verdict's record(), a runtime's environment()) and write_checked validates
+# it against that model before it is written.
+Record = dict[str, Any]
+
+
 # Every file of a results directory, by name: the one place a name is spelled (docs/results-format.md).
 RUN_FILE = "run.json"
 ERROR_LOG = "error.log"            # the traceback of a run that failed

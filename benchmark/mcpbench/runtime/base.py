@@ -9,7 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
 import httpx
 import redis as redis_lib
@@ -22,6 +22,7 @@ from mcpbench.loadgen.base import LoadGenerator, StdioLaunch
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.workload.mcp_client import McpClient
 from mcpbench.host.resources import Usage, UsageReader
+from mcpbench.results.model import Record
 
 
 class StartError(RuntimeError):
@@ -39,7 +40,7 @@ class RunningServer(Protocol):
     limits_applied: bool
     # What the runtime knows of the server beyond the process (docker: image, its size, cold start);
     # recorded in run.json and image.json. None: nothing to add.
-    details: dict[str, Any] | None
+    details: Record | None
     # Set for a stdio server: not running yet, the load generator starts it from this (url unused).
     stdio_launch: StdioLaunch | None
 
@@ -103,7 +104,7 @@ class Runtime(ABC):
         """Whether CPU/memory limits can be applied here (run.json environment.cgroup)."""
         return cgroups.Support(None, True, None)
 
-    def environment(self) -> dict[str, Any]:
+    def environment(self) -> Record:
         """Runtime-specific facts for run.json's environment (engine, base image…); {} when none."""
         return {}
 
@@ -159,7 +160,7 @@ class Runtime(ABC):
 class ServerBase:
     """The defaults of a RunningServer: nothing beyond the process, no tree view, no freezer."""
 
-    details: dict[str, Any] | None = None
+    details: Record | None = None
     stdio_launch: StdioLaunch | None = None
 
     def process_tree_usage(self) -> Usage | None:

@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import psutil
 import redis as redis_lib
@@ -42,6 +41,7 @@ from mcpbench.runtime.docker_compose import (API_IMAGE, API_URL_IN_NETWORK, BASE
 from mcpbench.runtime.docker_engine import DockerError, Engine, compose_command, compose_version
 from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, infra_not_ready, wait_until_ready
 from mcpbench.results.model import IMAGE_FILE
+from mcpbench.results.model import Record
 
 PROJECT_PREFIX = "mcpbench-"
 PROJECT_LABEL = "com.docker.compose.project"
@@ -107,7 +107,7 @@ def _remove_network(engine: Engine, project: str) -> None:
         pass
 
 
-def image_details(engine: Engine, tag: str) -> dict[str, Any]:
+def image_details(engine: Engine, tag: str) -> Record:
     image = engine.image(tag) or {}
     base = engine.image(BASE_IMAGE) or {}
     size = int(image.get("Size") or 0)
@@ -267,7 +267,7 @@ class ContainerServer(ServerBase):
         self.url = ""
         self.startup_s = 0.0
         self.limits_applied = False
-        self.details: dict[str, Any] = {}
+        self.details: Record = {}
         self._engine = container.engine  # the sampler thread uses it too: one pooled connection per thread
         self._usage = container.stats.reader(container.id)
         self._memory_mb = memory_mb
@@ -465,7 +465,7 @@ class DockerRuntime(Runtime):
         return cgroups.Support(None, self.limits_supported, None if self.limits_supported else
                                "; ".join(self.limit_warnings) or "the engine cannot enforce CPU/memory limits")
 
-    def environment(self) -> dict[str, Any]:
+    def environment(self) -> Record:
         described = self.engine.describe()
         base = self.engine.image(BASE_IMAGE) or {}
         described.update({"compose": compose_version(), "project": self.project, "base_image": BASE_IMAGE,
@@ -643,7 +643,7 @@ def _base_override() -> dict[str, str]:
     return {"BASE_IMAGE": base} if base else {}
 
 
-def _write_image_record(path: Path, data: dict[str, Any]) -> None:
+def _write_image_record(path: Path, data: Record) -> None:
     from mcpbench.results.write import write_json
 
     write_json(path, data)

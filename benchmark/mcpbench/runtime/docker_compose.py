@@ -37,6 +37,9 @@ from mcpbench.catalog.manifest import ServerSpec, _format_validation
 from mcpbench.host.paths import API_SERVICE_DIR, ROOT
 from mcpbench.host.ports import allowed_hosts
 
+# A part of a Compose file (services, a service, its build): the compose-spec's own structure.
+ComposeDoc = dict[str, Any]
+
 CONTAINER_PORT = 8080
 # Inside a container a server listens on every interface of its own network namespace: the compose network and
 # the port published on the host's 127.0.0.1 (below) are how anything reaches it.
@@ -235,10 +238,10 @@ def _relative(path: Path, root: Path) -> str:
         return path.resolve().as_posix()
 
 
-def document(specs: list[ServerSpec], root: Path = ROOT) -> tuple[dict[str, Any], list[Excluded]]:
+def document(specs: list[ServerSpec], root: Path = ROOT) -> tuple[ComposeDoc, list[Excluded]]:
     """The compose document (a dict) for these servers, and the servers left out with why."""
     server_plans, excluded = plans(specs)
-    services: dict[str, Any] = {
+    services: ComposeDoc = {
         "redis": {
             "image": REDIS_IMAGE,
             "build": {"context": _relative(DOCKER_DIR / "redis", root)},
@@ -261,14 +264,14 @@ def document(specs: list[ServerSpec], root: Path = ROOT) -> tuple[dict[str, Any]
         },
     }
     for plan in sorted(server_plans, key=lambda p: p.name):
-        build: dict[str, Any] = {"context": _relative(plan.context, root)}
+        build: ComposeDoc = {"context": _relative(plan.context, root)}
         if plan.dockerfile != "Dockerfile":
             build["dockerfile"] = plan.dockerfile
         if plan.target:
             build["target"] = plan.target
         if plan.build_args:
             build["args"] = dict(sorted(plan.build_args.items()))
-        service: dict[str, Any] = {
+        service: ComposeDoc = {
             "image": plan.image,
             "build": build,
             "profiles": [plan.name],

@@ -25,6 +25,10 @@ from docker.errors import APIError, DockerException
 
 from mcpbench.host.resources import Usage
 
+# A document of the Docker Engine API (version, inspect, stats, a swarm node or task) as docker-py returns it: the
+# engine's own structure, read where used.
+EngineDoc = dict[str, Any]
+
 SETUP_HINT = "docker/setup-engine.sh installs docker.io, starts dockerd and builds compose v2"
 MIN_API = (1, 41)  # Docker 20.10: one-shot stats, the oldest engine this runtime is tested on
 
@@ -33,7 +37,7 @@ class DockerError(RuntimeError):
     """Anything the Docker engine or compose refused, with a message a user can act on."""
 
 
-def memory_usage(memory_stats: dict[str, Any]) -> int | None:
+def memory_usage(memory_stats: EngineDoc) -> int | None:
     """Memory in use as `docker stats` computes it: usage minus inactive file cache (cgroup v1 and v2).
 
     docker/cli: v1 subtracts `total_inactive_file`, v2 `inactive_file`, each only when smaller than usage.
@@ -49,7 +53,7 @@ def memory_usage(memory_stats: dict[str, Any]) -> int | None:
     return int(usage)
 
 
-def usage_from_stats(stats: dict[str, Any]) -> Usage | None:
+def usage_from_stats(stats: EngineDoc) -> Usage | None:
     """Cumulative CPU time (ns, all CPUs) and current memory from one one-shot stats reading.
 
     CPU % is deliberately not computed from the reading itself. Docker documents two formulas, both over
@@ -120,7 +124,7 @@ class Engine:
         else:
             self._connect_local(timeout_s)
         self.base_url = base_url or "unix:///var/run/docker.sock"
-        self.server_version: dict[str, Any] = self._call("docker version", self.client.version)
+        self.server_version: EngineDoc = self._call("docker version", self.client.version)
         api = tuple(int(p) for p in str(self.server_version.get("ApiVersion", "0.0")).split("."))
         if api < MIN_API:
             self.close()
@@ -162,10 +166,10 @@ class Engine:
         self.client.close()
 
     # -- the daemon ----------------------------------------------------------------------------------------
-    def info(self) -> dict[str, Any]:
+    def info(self) -> EngineDoc:
         return self._call("docker info", self.client.info)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> EngineDoc:
         """What run.json records about the engine."""
         info = self.info()
         return {"engine": self.server_version.get("Version"), "api": self.server_version.get("ApiVersion"),
@@ -174,10 +178,10 @@ class Engine:
                 "cpus": info.get("NCPU"), "memory_gb": round((info.get("MemTotal") or 0) / 2**30, 1)}
 
     # -- containers ----------------------------------------------------------------------------------------
-    def container(self, ref: str) -> dict[str, Any] | None:
+    def container(self, ref: str) -> EngineDoc | None:
         return self._call(f"docker inspect {ref}", self.api.inspect_container, ref, absent=(404,))
 
-    def containers(self, labels: dict[str, str] | None = None, all_: bool = True) -> list[dict[str, Any]]:
+    def containers(self, labels: dict[str, str] | None = None, all_: bool = True) -> list[EngineDoc]:
         filters = {"label": [f"{k}={v}" if v else k for k, v in (labels or {}).items()]}
         return self._call("docker ps", self.api.containers, all=all_, filters=filters)
 
@@ -198,7 +202,7 @@ class Engine:
         """Force-remove with its anonymous volumes; gone already or being removed is fine."""
         self._call(f"docker rm {ref}", self.api.remove_container, ref, force=True, v=True, absent=(404, 409))
 
-    def stats(self, ref: str) -> dict[str, Any]:
+    def stats(self, ref: str) -> EngineDoc:
         """One reading, without the daemon's wait for a second sample (one-shot, API 1.41+). It still waits
         for the daemon's next publication (≤ 1 s): see usage_from_stats for what that reading holds."""
         return self._call(f"docker stats {ref}", self.api.stats, ref, stream=False, one_shot=True)
@@ -248,24 +252,24 @@ class Engine:
             return handle.read() if handle else None
 
     # -- swarm mode (on a manager) ---------------------------------------------------------------------------
-    def nodes(self) -> list[dict[str, Any]]:
+    def nodes(self) -> list[EngineDoc]:
         return self._call("docker node ls", self.api.nodes)
 
-    def services(self, labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    def services(self, labels: dict[str, str] | None = None) -> list[EngineDoc]:
         filters = {"label": [f"{k}={v}" if v else k for k, v in (labels or {}).items()]} if labels else None
         return self._call("docker service ls", self.api.services, filters=filters)
 
-    def tasks(self, service: str) -> list[dict[str, Any]]:
+    def tasks(self, service: str) -> list[EngineDoc]:
         return self._call(f"docker service ps {service}", self.api.tasks, filters={"service": service}) or []
 
     def remove_service(self, ref: str) -> None:
         self._call(f"docker service rm {ref}", self.api.remove_service, ref, absent=(404,))
 
-    def networks(self, labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    def networks(self, labels: dict[str, str] | None = None) -> list[EngineDoc]:
         filters = {"label": [f"{k}={v}" if v else k for k, v in (labels or {}).items()]} if labels else None
         return self._call("docker network ls", self.api.networks, filters=filters)
 
-    def configs_and_secrets(self, labels: dict[str, str]) -> list[dict[str, Any]]:
+    def configs_and_secrets(self, labels: dict[str, str]) -> list[EngineDoc]:
         filters = {"label": [f"{k}={v}" if v else k for k, v in labels.items()]}
         return [*self._call("docker config ls", self.api.configs, filters=filters),
                 *self._call("docker secret ls", self.api.secrets, filters=filters)]
@@ -275,7 +279,7 @@ class Engine:
         return str(self.info().get("SystemTime"))
 
     # -- images ----------------------------------------------------------------------------------------------
-    def image(self, ref: str) -> dict[str, Any] | None:
+    def image(self, ref: str) -> EngineDoc | None:
         return self._call(f"docker image inspect {ref}", self.api.inspect_image, ref, absent=(404,))
 
     def save(self, ref: str):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import atexit
 import time
 from pathlib import Path
-from typing import Any
 
 
 from mcpbench.catalog.build import BuildOutcome
@@ -31,6 +30,7 @@ from mcpbench.runtime.swarm_cluster import (SWARM_FILE, TASK_START_S, Swarm, Swa
 from mcpbench.runtime.swarm_load import SwarmDriver
 from mcpbench.runtime.swarm_nodes import NodeAgents
 from mcpbench.runtime.swarm_stack import container_port, swarm_service
+from mcpbench.results.model import Record
 
 
 class SwarmRuntime(Runtime):
@@ -61,7 +61,7 @@ class SwarmRuntime(Runtime):
                                None if usable else f"the server node {self.swarm.server_node.name}'s engine cannot "
                                                    "enforce CPU/memory limits")
 
-    def environment(self) -> dict[str, Any]:
+    def environment(self) -> Record:
         return {"swarm": self.swarm.topology.name, "manager": self.swarm.topology.manager,
                 "stack": self.swarm.stack,
                 "images_moved_by": f"registry {self.swarm.registry}" if self.swarm.registry else "docker save/load",

@@ -21,14 +21,16 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import psutil
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mcpbench.catalog.manifest import _format_validation
 from mcpbench.runtime.docker import StatsHub
-from mcpbench.runtime.docker_engine import DockerError, Engine
+from mcpbench.results.model import Record
+from mcpbench.runtime.docker_compose import ComposeDoc
+from mcpbench.runtime.docker_engine import DockerError, Engine, EngineDoc
 from mcpbench.runtime.swarm_stack import ROLE_LABEL, STACK_LABEL, stack_document
 
 SWARM_FILE = Path(os.environ.get("MCPBENCH_SWARM_FILE") or "/etc/mcpbench/swarm.json")
@@ -93,7 +95,7 @@ class Node:
     entry: NodeEntry
     engine: Engine
     node_id: str
-    facts: dict[str, Any]
+    facts: EngineDoc
     stats: StatsHub = field(init=False)
 
     def __post_init__(self) -> None:
@@ -205,7 +207,7 @@ def wait_for_task(manager: Engine, service: str, nodes: dict[str, Node], timeout
     raise SwarmError(f"the task of {service} did not start within {timeout_s:g} s ({last})")
 
 
-def _log_tail(task: dict[str, Any], nodes: dict[str, Node]) -> str:
+def _log_tail(task: EngineDoc, nodes: dict[str, Node]) -> str:
     """The last lines a task's container wrote, from its node's engine ("" when there are none to read)."""
     container = ((task.get("Status") or {}).get("ContainerStatus") or {}).get("ContainerID")
     node = nodes.get(task.get("NodeID", ""))
@@ -234,7 +236,7 @@ class Swarm:
         self.infra_node = self.role_nodes("infra")[0]
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self.stack = f"{STACK_PREFIX}{socket.gethostname()}-{os.getpid()}".lower()
-        self.shipped: dict[str, dict[str, Any]] = {}  # tag -> {"image_id", "reference"?, "nodes": [...]}
+        self.shipped: dict[str, Record] = {}  # tag -> run.json's image record: {"image_id", "reference"?, "nodes": [...]}
         self.network_urls: dict[str, str] = {}  # an orchestrator-side base URL -> the same service in the network
         self.stack_dir: Path | None = None  # where the stack files are kept (the infrastructure's log directory)
         sweep_stale_stacks(self.manager)
@@ -282,7 +284,7 @@ class Swarm:
         digest = self.local.push(repository, version)
         return f"{repository}@{digest}"
 
-    def deploy(self, services: dict[str, dict[str, Any]], what: str) -> None:
+    def deploy(self, services: dict[str, ComposeDoc], what: str) -> None:
         """Add these services to the stack (`docker stack deploy` on the manager, no pruning). The stack file
         goes in on stdin and is kept beside the infrastructure's logs (stack-<what>.json) once they exist."""
         for service in services.values():

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcpbench.analysis.summary import LOADGEN
 from mcpbench.host.resources import Usage, UsageReader
@@ -29,6 +29,7 @@ from mcpbench.runtime.docker_compose import LOAD_DRIVER_IMAGE
 from mcpbench.runtime.docker_engine import DockerError, Engine
 from mcpbench.runtime.swarm_cluster import Node, Swarm, Task, wait_for_task
 from mcpbench.runtime.swarm_stack import NETWORK, ROLE_LABEL
+from mcpbench.results.model import Record
 
 if TYPE_CHECKING:
     from mcpbench.loads import Load
@@ -187,7 +188,7 @@ class SwarmDriver(LocalInstances):
         self.image_id: str | None = None
         self._tests = 0
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> Record:
         return {"name": self.name, "where": "swarm", "instances": self.instances,
                 "nodes": [self.node_of(i).name for i in range(self.instances)], "image": LOAD_DRIVER_IMAGE,
                 "image_id": self.image_id}

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mcpbench.runtime.docker_compose import ComposeDoc
+
 ROLE_LABEL = "mcpbench.role"
 STACK_LABEL = "com.docker.stack.namespace"  # what `docker stack deploy` labels everything of a stack with
 ROLES = ("server", "infra", "load")
@@ -46,10 +48,10 @@ def container_port(compose_ports: list[str]) -> int:
     return int(str(compose_ports[0]).rsplit(":", 1)[1])
 
 
-def swarm_service(compose_service: dict[str, Any], variables: dict[str, str], *, image: str, role: str,
+def swarm_service(compose_service: ComposeDoc, variables: dict[str, str], *, image: str, role: str,
                   node_id: str | None = None, cpus: float | None = None, memory_mb: int | None = None,
                   environment: dict[str, str] | None = None, command: list[str] | None = None,
-                  publish: bool = True, labels: dict[str, str] | None = None) -> dict[str, Any]:
+                  publish: bool = True, labels: dict[str, str] | None = None) -> ComposeDoc:
     """One compose service as a swarm service: placed on a node of `role` (that very node with node_id),
     limited to cpus/memory_mb (reserved too, so the scheduler never shares the node's share)."""
     if role not in ROLES:
@@ -67,7 +69,7 @@ def swarm_service(compose_service: dict[str, Any], variables: dict[str, str], *,
     constraints = [f"node.labels.{ROLE_LABEL}=={role}"]
     if node_id:
         constraints.append(f"node.id=={node_id}")
-    deploy: dict[str, Any] = {
+    deploy: ComposeDoc = {
         "mode": "replicated", "replicas": 1, "endpoint_mode": "dnsrr",
         "restart_policy": {"condition": "none"},
         "placement": {"constraints": constraints},
@@ -81,7 +83,7 @@ def swarm_service(compose_service: dict[str, Any], variables: dict[str, str], *,
     return service
 
 
-def stack_document(services: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def stack_document(services: dict[str, ComposeDoc]) -> ComposeDoc:
     """A stack file (compose format 3.9) of these swarm services on the stack's overlay network. The network
     is attachable so a one-off container (a probe) can join it."""
     return {"version": STACK_VERSION, "services": services,

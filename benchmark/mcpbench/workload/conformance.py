@@ -20,11 +20,10 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 
-from mcpbench.workload.mcp_client import McpClient
+from mcpbench.workload.mcp_client import McpClient, JsonRpc
 from mcpbench.workload.verify import Check, Status
 
 PACKAGE = "@modelcontextprotocol/conformance"
@@ -103,7 +102,7 @@ class ScenarioResult:
         return "; ".join(["all checks pass" if not self.warnings else "passed with warnings", *self.warnings]) \
             + f" ({self.checks} check{'s' if self.checks != 1 else ''})"
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JsonRpc:
         return {"passed": self.passed, "checks": self.checks, "failures": self.failures, "warnings": self.warnings}
 
 
@@ -131,14 +130,14 @@ class Conformance:
                   for name, result in self.scenarios.items()),
                 Check("conformance", "warn" if failed else "pass", summary)]
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JsonRpc:
         """verify.json's `conformance` object."""
         return {"suite": SUITE, "passed": self.passed, "applicable": self.applicable,
                 "scenarios": {name: result.record() for name, result in self.scenarios.items()},
                 "not_applicable": dict(self.not_applicable)}
 
 
-def applicable(capabilities: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+def applicable(capabilities: JsonRpc) -> tuple[list[str], dict[str, str]]:
     """The scenarios that apply to a server with these capabilities (its initialize result's), and why each
     other one does not."""
     scenarios = list(APPLICABLE)
@@ -150,9 +149,9 @@ def applicable(capabilities: dict[str, Any]) -> tuple[list[str], dict[str, str]]
     return scenarios, not_applicable
 
 
-def judge(scenario: str, checks: list[dict[str, Any]]) -> ScenarioResult:
+def judge(scenario: str, checks: list[JsonRpc]) -> ScenarioResult:
     """One scenario's verdict from the suite's checks.json (a list of {id, name, status, errorMessage, …})."""
-    def said(check: dict[str, Any]) -> str:
+    def said(check: JsonRpc) -> str:
         message = check.get("errorMessage") or (check.get("details") or {}).get("message") \
             or check.get("description") or ""
         return f"{check.get('name') or check.get('id')}: {message}"
@@ -164,7 +163,7 @@ def judge(scenario: str, checks: list[dict[str, Any]]) -> ScenarioResult:
     return ScenarioResult(scenario, passed, len(checks), failures, warnings)
 
 
-def server_capabilities(url: str) -> dict[str, Any]:
+def server_capabilities(url: str) -> JsonRpc:
     """The capabilities a server's initialize result advertises, asked at the suite's revision ({} when the
     reply has none: the scenarios that need a capability are then not applicable)."""
     with McpClient(url) as client:
@@ -242,7 +241,7 @@ def suite_scenarios(directory: Path) -> list[str]:
     return [line.strip()[2:].split(" ")[0] for line in done.stdout.splitlines() if line.strip().startswith("- ")]
 
 
-def run(url: str, directory: Path, capabilities: dict[str, Any] | None = None) -> Conformance:
+def run(url: str, directory: Path, capabilities: JsonRpc | None = None) -> Conformance:
     """The pinned suite's applicable scenarios against the MCP endpoint `url`, one after another. `capabilities`:
     the server's (asked with an initialize when not given). SuiteUnavailable when the suite cannot run here."""
     install(directory)

@@ -9,6 +9,9 @@ from typing import Any
 
 import httpx
 
+# A JSON-RPC message of MCP, or a part of one (params, result, error, a tool's arguments or payload).
+JsonRpc = dict[str, Any]
+
 ACCEPT = "application/json, text/event-stream"
 PROTOCOL_VERSION = "2024-11-05"
 # The 2026-07-28 revision: no initialize, no session; each request names its revision and client in
@@ -26,7 +29,7 @@ class Reply:
     status: int
     content_type: str
     session_id: str | None
-    message: dict[str, Any] | None  # the JSON-RPC response, from a JSON body or an SSE data line
+    message: JsonRpc | None  # the JSON-RPC response, from a JSON body or an SSE data line
     body: str
 
     @property
@@ -36,15 +39,15 @@ class Reply:
         return "json" if self.body.strip() else "empty"
 
     @property
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> JsonRpc | None:
         return (self.message or {}).get("result")
 
     @property
-    def error(self) -> dict[str, Any] | None:
+    def error(self) -> JsonRpc | None:
         return (self.message or {}).get("error")
 
 
-def parse_message(content_type: str, body: str) -> dict[str, Any] | None:
+def parse_message(content_type: str, body: str) -> JsonRpc | None:
     """The JSON-RPC response in a body, whether framed as JSON or as a server-sent event stream."""
     if not body.strip():
         return None
@@ -91,9 +94,9 @@ class McpClient:
         return Reply(response.status_code, content_type, response.headers.get("mcp-session-id"),
                      message, response.text)
 
-    def request(self, method: str, params: dict[str, Any] | None = None,
+    def request(self, method: str, params: JsonRpc | None = None,
                 headers: dict[str, str] | None = None) -> Reply:
-        payload: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
+        payload: JsonRpc = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
         if params is not None:
             payload["params"] = params
         return self.post_raw(json.dumps(payload).encode(), headers)
@@ -110,10 +113,10 @@ class McpClient:
             self.session_id = reply.session_id
         return reply
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> Reply:
+    def call_tool(self, name: str, arguments: JsonRpc) -> Reply:
         return self.request("tools/call", {"name": name, "arguments": arguments})
 
-    def call_tool_2026(self, name: str, arguments: dict[str, Any]) -> Reply:
+    def call_tool_2026(self, name: str, arguments: JsonRpc) -> Reply:
         """tools/call as a 2026-07-28 request: self-contained, no session."""
         payload = {"jsonrpc": "2.0", "id": next(self._ids), "method": "tools/call",
                    "params": {"name": name, "arguments": arguments, "_meta": META_2026}}
@@ -125,7 +128,7 @@ class McpClient:
         return self._http.delete(self.url, headers=headers).status_code
 
 
-def tool_payload(reply: Reply) -> dict[str, Any]:
+def tool_payload(reply: Reply) -> JsonRpc:
     """The JSON object a workload tool returns in its (first) text content item."""
     result = reply.result or {}
     for item in result.get("content") or []:

@@ -7,12 +7,13 @@ tests keep them in step.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+from mcpbench.workload.mcp_client import JsonRpc
 
 TOOL_NAMES = ("search_products", "get_user_cart", "checkout")
 VERIFY_USER = "user-00042"
 
-DEFAULT_ARGUMENTS: dict[str, dict[str, Any]] = {
+DEFAULT_ARGUMENTS: dict[str, JsonRpc] = {
     "search_products": {"category": "Electronics", "min_price": 50.0, "max_price": 500.0, "limit": 10},
     "get_user_cart": {"user_id": VERIFY_USER},
     "checkout": {"user_id": VERIFY_USER,
@@ -20,7 +21,7 @@ DEFAULT_ARGUMENTS: dict[str, dict[str, Any]] = {
 }
 
 
-def _check_search(data: dict[str, Any]) -> list[str]:
+def _check_search(data: JsonRpc) -> list[str]:
     problems = []
     if data.get("total_found") != 2251:
         problems.append(f"total_found is {data.get('total_found')!r}, expected 2251")
@@ -36,7 +37,7 @@ def _check_search(data: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _check_cart(data: dict[str, Any]) -> list[str]:
+def _check_cart(data: JsonRpc) -> list[str]:
     problems = []
     cart = data.get("cart") or {}
     if len(cart.get("items") or []) < 1:
@@ -51,7 +52,7 @@ def _check_cart(data: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _check_checkout(data: dict[str, Any]) -> list[str]:
+def _check_checkout(data: JsonRpc) -> list[str]:
     problems = []
     if data.get("status") != "confirmed":
         problems.append(f"status is {data.get('status')!r}, expected 'confirmed'")
@@ -67,7 +68,7 @@ def _check_checkout(data: dict[str, Any]) -> list[str]:
     return problems
 
 
-CHECKS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
+CHECKS: dict[str, Callable[[JsonRpc], list[str]]] = {
     "search_products": _check_search,
     "get_user_cart": _check_cart,
     "checkout": _check_checkout,
