@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import ClassVar, TYPE_CHECKING
+from typing import ClassVar
 
 from rich.console import Console
 
@@ -22,10 +22,8 @@ from mcpbench.loads.timing import (CALIBRATION_FULL, CALIBRATION_QUICK, FULL_TIM
                                    LADDER_STEP_QUICK, Timing)
 from mcpbench.results.model import Record
 
-if TYPE_CHECKING:
-    # The runner (runner.py) runs experiments and imports this module; the hooks below name its Runner and
-    # ServerRound in annotations only (an experiment sees the runner only through them).
-    from mcpbench.experiments.runner import Runner, ServerRound
+# The runner (runner.py) runs experiments and imports this module; the hooks below name its Runner and
+# ServerRound in annotations only (never imported here: an experiment sees the runner only through them).
 
 
 class Experiment(ABC):

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from mcpbench.results import liveness
 from mcpbench.results.layout import INCOMPLETE, RunDir
 from mcpbench.results.model import Record, Resume, document
 from mcpbench.results.write import RunRecord, now_iso
 
-if TYPE_CHECKING:  # the runner imports this module
-    from mcpbench.experiments.runner import ServerState
+
+class Restorable(Protocol):
+    """What a resume restores of a server's state (the runner's ServerState)."""
+
+    failed: bool
+    verified: bool
 from mcpbench.experiments.options import Values
 
 # The fingerprint fields that make another host (or other code): a resume on one calibrates the harness again.
@@ -118,7 +122,7 @@ def describe(entry: Resume) -> str:
     return "; ".join(parts)
 
 
-def restore(record: RunRecord, states: dict[str, ServerState]) -> None:
+def restore(record: RunRecord, states: dict[str, Restorable]) -> None:
     """What the runner knew of each server before the stop: failed ones stay out, verified ones are not
     verified again (the rest comes back as their measurements are kept: runner.kept)."""
     for name, state in states.items():
