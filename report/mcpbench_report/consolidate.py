@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 from mcpbench.analysis import summary as analysis
 from mcpbench.loads.timing import Timing
-from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST, TWIN_WHAT_IF
+from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST, TWIN_WHAT_IF, Summary, document
+from pydantic import BaseModel
 from mcpbench.loads import Load
 from mcpbench.analysis.stats import latency_stats
 
@@ -47,7 +48,9 @@ class MixedResultsError(ResultsError):
                          "\n(pass --allow-mixed to merge them anyway; the report will list these differences)")
 
 
-def dotted(data: dict, path: str) -> Any:
+def dotted(data: dict | BaseModel, path: str) -> Any:
+    if isinstance(data, BaseModel):
+        data = document(data)
     for part in path.split("."):
         if not isinstance(data, dict):
             return None
@@ -128,7 +131,7 @@ class RunData:
         return self.measurement.mid
 
     @property
-    def summary(self) -> dict:
+    def summary(self) -> Summary:
         return self.measurement.summary
 
     @property
@@ -145,31 +148,31 @@ class RunData:
 
     @property
     def publishable(self) -> bool | None:
-        return self.summary.get("publishable")
+        return self.summary.publishable
 
     @property
     def reasons(self) -> list[str]:
-        return list(self.summary.get("unpublishable_reasons") or [])
+        return list(self.summary.unpublishable_reasons)
 
     @property
     def cpu_ms_per_call(self) -> float | None:
-        return (self.summary.get("efficiency") or {}).get("cpu_ms_per_call")
+        return self.summary.efficiency.cpu_ms_per_call if self.summary.efficiency else None
 
     @property
     def startup_s(self) -> float | None:
         """This measurement's own start: process start to its first answered initialize."""
-        return self.summary.get("startup_s")
+        return self.summary.startup_s
 
     @property
     def idle_mem_mb(self) -> float | None:
         """The server's memory (cgroup) after its start, before the load."""
-        return self.summary.get("idle_mem_mb")
+        return self.summary.idle_mem_mb
 
     @property
     def mem_peak_mb(self) -> float | None:
-        eff = (self.summary.get("efficiency") or {}).get("mem_peak_mb")
-        return eff if eff is not None else ((self.summary.get("resources") or {}).get("server") or {}).get(
-            "mem_peak_mb")
+        eff = self.summary.efficiency.mem_peak_mb if self.summary.efficiency else None
+        server = self.summary.resources.get("server")
+        return eff if eff is not None else (server.mem_peak_mb if server else None)
 
 
 def _timeseries(t_s: np.ndarray, call_ms: np.ndarray, resources: pd.DataFrame) -> pd.DataFrame:
@@ -204,7 +207,7 @@ def _timeseries(t_s: np.ndarray, call_ms: np.ndarray, resources: pd.DataFrame) -
 
 def request_timeout_s(results: ResultsDir) -> float:
     """run.json config.request_timeout_s; results that do not record it ran with the default."""
-    value = results.config.get("request_timeout_s")
+    value = results.config.request_timeout_s
     return float(value) if value is not None else float(Timing().request_timeout_s)
 
 
@@ -216,11 +219,11 @@ def read_run(m: Measurement) -> RunData:
     good = calls[calls["ok"] == 1]
     everything = df[(df["tool"] != TOOL_LIST) & (df["ok"] == 1)]
     seconds = window[1] - window[0]
-    throughput = m.summary.get("throughput") or {}
-    tps = throughput.get("tool_calls_per_s")
+    throughput = m.summary.throughput
+    tps = throughput.tool_calls_per_s
     if tps is None:
         tps = len(good) / seconds if seconds > 0 else 0.0
-    v2 = throughput.get("v2_rps")
+    v2 = throughput.v2_rps
     if v2 is None and seconds > 0:   # schema 1: recounted from the samples with the orchestrator's definition
         v2 = analysis.v2_requests(win, m.key.mode) / seconds
     latency = good["call_ms"].to_numpy(dtype=float)
@@ -329,7 +332,7 @@ class Group:
         runs = self.runs
         tput = stats.throughput_interval(self.throughputs, self.per_second)
         v2 = stats.mean_interval([r.v2_rps for r in runs if r.v2_rps is not None])
-        whole = [(r.summary.get("throughput") or {}).get("v2_rps_whole_run") for r in runs]
+        whole = [r.summary.throughput.v2_rps_whole_run for r in runs]
         latency = latency_stats(self.pooled_latency)
         latency_all = latency_stats(self.pooled_latency_all)
         v2_call = latency_stats(np.concatenate([r.v2_call for r in runs]) if runs else np.array([]))
@@ -338,14 +341,14 @@ class Group:
         http = latency_stats(np.concatenate([r.http for r in runs])) if runs else latency_stats([])
         tool_calls = sum(r.tool_calls for r in runs)
         failed: Counter = sum((r.failed for r in runs), Counter())
-        res = [((r.summary.get("resources") or {}).get("server") or {}) for r in runs]
+        res = [r.summary.resources.get("server") for r in runs]
 
         def avg(key):
-            vals = [x[key] for x in res if x.get(key) is not None]
+            vals = [getattr(x, key) for x in res if x is not None and getattr(x, key) is not None]
             return float(np.mean(vals)) if vals else None
 
         def peak(key):
-            vals = [x[key] for x in res if x.get(key) is not None]
+            vals = [getattr(x, key) for x in res if x is not None and getattr(x, key) is not None]
             return float(max(vals)) if vals else None
 
         cpu_avg, mem_avg = avg("cpu_avg_pct"), avg("mem_avg_mb")
@@ -356,8 +359,8 @@ class Group:
         # The figure shown is the p99 of every round's samples pooled; its ×/÷ factor is the spread of each round's
         # own all-calls p99 (what the p99 ranking's paired test rests on).
         p99_low, p99_high = around(latency_all["p99"], stats.geo_interval([r.p99_all for r in runs]))
-        rates = [r.summary.get("rate") for r in runs if r.summary.get("rate") is not None]
-        fractions = [f for f in ((r.summary.get("limit") or {}).get("fraction") for r in runs) if f is not None]
+        rates = [r.summary.rate for r in runs if r.summary.rate is not None]
+        fractions = [r.summary.limit.fraction for r in runs if r.summary.limit.fraction is not None]
         publishable = self.publishable
         return {
             "server": self.server, "mode": self.key.mode, "kind": self.key.kind_name,
@@ -368,7 +371,7 @@ class Group:
             "runs": len(runs), "run_ids": sorted({r.run_id for r in runs}),
             "rounds": [f"{r.run_id}#{r.measurement.run}" for r in runs],
             "measurements": [f"{r.run_id}/{self.server}/{r.mid}" for r in runs],
-            "schemas_read": sorted({int(r.summary.get("schema_read") or 2) for r in runs}),
+            "schemas_read": sorted({r.measurement.schema_read for r in runs}),
             "tool_calls_per_s": tput.mean, "tool_calls_per_s_sd": tput.std, "cv": tput.cv,
             "ci_low": tput.low, "ci_high": tput.high, "ci_method": tput.method,
             "per_run_tool_calls_per_s": self.throughputs,
@@ -395,8 +398,7 @@ class Group:
             "p99_all_round_ci_low": p99_low, "p99_all_round_ci_high": p99_high,
             "mem_peak_mb_mean": mem_peaks.mean, "mem_peak_mb_ci_low": mem_peaks.low,
             "mem_peak_mb_ci_high": mem_peaks.high, "per_run_mem_peak_mb": [r.mem_peak_mb for r in runs],
-            "dropped_iterations": sum(int((r.summary.get("throughput") or {}).get("dropped_iterations") or 0)
-                                      for r in runs),
+            "dropped_iterations": sum(int(r.summary.throughput.dropped_iterations or 0) for r in runs),
             "flags": _count_text(flags, len(runs)),
             "flag_names": sorted(set(flags)),
             "harness_bound": self.harness_bound,
@@ -885,8 +887,8 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
                     label = m.key.label
                 except ResultsError:
                     label = None
-                failures.append(Failure(m.server, d.run_id, "measurement", m.status, m.summary.get("phase"),
-                                        m.summary.get("reason"), m.mid, m.run, label))
+                failures.append(Failure(m.server, d.run_id, "measurement", m.status, m.summary.phase,
+                                        m.summary.reason, m.mid, m.run, label))
                 continue
             by_key.setdefault((m.server, m.key), []).append(m)
     groups: dict[tuple[str, LoadKey], Group] = {}
@@ -894,7 +896,7 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
         ms.sort(key=lambda m: (m.results.run_id, m.run))
         runs = [read_run(m) for m in ms]
         for r in runs:
-            recorded = (r.summary.get("throughput") or {}).get("successful_tool_calls")
+            recorded = r.summary.throughput.successful_tool_calls
             if recorded is not None and recorded != len(r.latency):
                 warnings.append(f"{r.run_id}/{server}/{r.mid}: summary.json counts {recorded} successful tool "
                                 f"calls in the window, samples.csv.gz has {len(r.latency)}")

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from mcpbench.results import model
 from mcpbench import loads as load_kinds
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
-from mcpbench.results.model import ResultsError, SCHEMA
+from mcpbench.results.model import SCHEMA, Config, Environment, ResultsError, Run, Summary, document, parsed
 from mcpbench.loads import Load
 from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.results.read import read_json, read_resources, read_samples
@@ -85,11 +85,12 @@ class Measurement:
     server: str
     mid: str
     path: Path
-    summary: dict
+    summary: Summary
+    schema_read: int = SCHEMA     # the schema its summary.json was written in (read as the current one)
 
     @property
     def status(self) -> str:
-        return self.summary.get("status", "ok")
+        return self.summary.status
 
     @property
     def ok(self) -> bool:
@@ -97,7 +98,7 @@ class Measurement:
 
     @property
     def run(self) -> int:
-        return int(self.summary.get("run") or 1)
+        return int(self.summary.run or 1)
 
     @property
     def round_id(self) -> tuple[str, int]:
@@ -106,27 +107,24 @@ class Measurement:
 
     @property
     def flags(self) -> list[str]:
-        return list(self.summary.get("flags") or [])
+        return list(self.summary.flags)
 
     @property
     def key(self) -> LoadKey:
         s = self.summary
+        where = self.directory.summary
         try:
-            kind = load_kinds.kind(s.get("kind"))
+            kind = load_kinds.kind(s.kind)
         except ValueError as exc:
-            raise ResultsError(f"{self.path / 'summary.json'}: {exc}") from None
-        level = kind.level_of(s)
+            raise ResultsError(f"{where}: {exc}") from None
+        level = kind.level_of(document(s))
         if level is None:
-            raise ResultsError(f"{self.path / 'summary.json'}: no {kind.level_field}")
-        return LoadKey(str(s.get("mode") or "session"), kind.kind, *level)
+            raise ResultsError(f"{where}: no {kind.level_field}")
+        return LoadKey(str(s.mode or "session"), kind.kind, *level)
 
     @property
     def window(self) -> tuple[float, float]:
-        w = self.summary.get("window") or {}
-        try:
-            return float(w["start_s"]), float(w["end_s"])
-        except (KeyError, TypeError, ValueError):
-            raise ResultsError(f"{self.path / 'summary.json'}: no measured window") from None
+        return float(self.summary.window.start_s), float(self.summary.window.end_s)
 
     @property
     def directory(self) -> MeasurementDir:
@@ -176,41 +174,38 @@ class ServerRecord:
 @dataclass
 class ResultsDir:
     path: Path
-    run: dict
+    run: Run
+    schema_read: int = SCHEMA     # the schema its run.json was written in (read as the current one)
     servers: dict[str, ServerRecord] = field(default_factory=dict)
     measurements: list[Measurement] = field(default_factory=list)
     set_aside: list[str] = field(default_factory=list)  # host-disturbed measurements measured again: why, where
 
     @property
     def run_id(self) -> str:
-        return str(self.run.get("run_id") or self.path.name)
+        return str(self.run.run_id or self.path.name)
 
     @property
-    def config(self) -> dict:
-        return self.run.get("config") or {}
+    def config(self) -> Config:
+        return self.run.config
 
     @property
-    def environment(self) -> dict:
-        return self.run.get("environment") or {}
+    def environment(self) -> Environment:
+        return self.run.environment
 
     @property
     def status(self) -> str:
-        return str(self.run.get("status") or "unknown")
-
-    @property
-    def schema_read(self) -> int:
-        return int(self.run.get("schema_read") or SCHEMA)
+        return str(self.run.status or "unknown")
 
     @property
     def ranking_alpha(self) -> float | None:
         """The level a run with `--rounds auto` spent on each look: its rankings are tested at it (None: fixed
         rounds, the report's ALPHA)."""
-        return (self.run.get("rounds_auto") or {}).get("alpha")
+        return self.run.rounds_auto.alpha if self.run.rounds_auto else None
 
     @property
     def rounds(self) -> int:
         """How many rounds the run was meant to have (run.json rounds, else config runs)."""
-        return max(len(self.run.get("rounds") or []), int(self.config.get("runs") or 1))
+        return max(len(self.run.rounds or []), int(self.config.runs or 1))
 
     @cached_property
     def failed_measurements(self) -> list[Measurement]:
@@ -239,20 +234,22 @@ def expand(paths: list[Path]) -> list[Path]:
 
 def load_results_dir(path: Path) -> ResultsDir:
     run_dir = RunDir(path)
-    run = upgrade_run(read_json(run_dir.run_json), run_dir.run_json)
-    results = ResultsDir(path=path, run=run)
-    declared = run.get("servers") or {}
+    upgraded = upgrade_run(read_json(run_dir.run_json), run_dir.run_json)
+    schema_read = int(upgraded.pop("schema_read"))
+    run = parsed(Run, upgraded, run_dir.run_json)
+    results = ResultsDir(path=path, run=run, schema_read=schema_read)
+    declared = run.servers
     # _infra, _calibration…: the orchestrator's own directories, not servers (the harness's limits are
     # read from run.json's `calibration` and `harness_capacity`).
     found = {server.name: server for server in run_dir.servers()
              if server.server_json.is_file() or server.recorded()}
     for name in sorted(set(declared) | set(found)):
         server = found.get(name) or run_dir.server(name)
-        info = declared.get(name) or {}
+        info = declared.get(name)
         record = ServerRecord(
-            name=name, results=results, status=str(info.get("status") or "ok"), phase=info.get("phase"),
-            reason=info.get("reason"), startup_s=info.get("startup_s"), idle_mem_mb=info.get("idle_mem_mb"),
-            runtime_version=info.get("runtime_version"),
+            name=name, results=results, status=str(info.status if info else "ok"), phase=info.phase if info else None,
+            reason=info.reason if info else None, startup_s=info.startup_s if info else None,
+            idle_mem_mb=info.idle_mem_mb if info else None, runtime_version=info.runtime_version if info else None,
             manifest=read_optional(server.server_json, model.Server) or {},
             build=read_optional(server.build_json, model.Build),
             verify=read_optional(server.verify_json, model.Verify),
@@ -260,15 +257,18 @@ def load_results_dir(path: Path) -> ResultsDir:
             capacity=read_optional(server.capacity_json, model.Capacity),
             soak=read_optional(server.soak_json, model.SoakResult),
         )
-        if name not in declared and run.get("status") == "complete":
+        if name not in declared and run.status == "complete":
             record.reason = f"not listed in {run_dir.run_json.name}"
         results.servers[name] = record
         for measurement in server.recorded():
-            summary = upgrade_summary(read_json(measurement.summary), run, measurement.summary)
-            if summary.get("repeated"):  # the host disturbed it and it was measured again: not a round of its own
-                results.set_aside.append(f"{name}/{measurement.name}: {summary['repeated']}")
+            summary = upgrade_summary(read_json(measurement.summary), {**document(run), "schema_read": schema_read},
+                                      measurement.summary)
+            read_as = int(summary.pop("schema_read"))
+            typed = parsed(Summary, summary, measurement.summary)
+            if typed.repeated:  # the host disturbed it and it was measured again: not a round of its own
+                results.set_aside.append(f"{name}/{measurement.name}: {typed.repeated}")
                 continue
-            results.measurements.append(Measurement(results, name, measurement.name, measurement.path, summary))
+            results.measurements.append(Measurement(results, name, measurement.name, measurement.path, typed, read_as))
     return results
 
 

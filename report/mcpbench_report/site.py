@@ -27,7 +27,7 @@ from mcpbench.analysis import summary as analysis
 from mcpbench import loads as load_kinds
 from mcpbench.analysis.capacity import parse_slo
 from mcpbench.loads import OpenLoad
-from mcpbench.results.model import SCHEMA
+from mcpbench.results.model import SCHEMA, document
 from mcpbench.analysis.stats import latency_stats
 
 from . import capacity, charts, decision, decomposition, history as history_mod, soak, stats, v2
@@ -203,7 +203,7 @@ def _show(value) -> str:
 def merged_settings(dirs: list, section: str) -> list[dict]:
     """Every key of run.json's config or environment across results directories: one value where all agree,
     else each value with the results it comes from (and `differs` set)."""
-    flats = [(d.run_id, _flatten(getattr(d, section))) for d in dirs]
+    flats = [(d.run_id, _flatten(document(getattr(d, section)))) for d in dirs]
     keys = list(dict.fromkeys(k for _, flat in flats for k in flat))
     rows = []
     for key in keys:
@@ -223,7 +223,7 @@ def _environment() -> Environment:
     # StrictUndefined: a field the results model does not have is an error, never an empty cell.
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(num=num, pct=pct, short=short, sortval=sortval, slug=slug)
+    env.filters.update(num=num, pct=pct, short=short, sortval=sortval, slug=slug, doc=document)
     env.globals.update(href=href, flag_help=FLAG_HELP, stats=stats,
                        sections=dict(
         bound=BOUND, ranked=RANKED, not_assessed=NOT_ASSESSED, unpublishable=UNPUBLISHABLE))
@@ -348,10 +348,10 @@ class SiteBuilder:
         (data / "results.csv").write_text(buf.getvalue())
         doc = {
             "schema": SCHEMA, "generator": "mcpbench report",
-            "results": [{"run_id": d.run_id, "status": d.status, "schema_read": d.schema_read, "config": d.config,
-                         "environment": d.environment, "calibration": d.run.get("calibration"),
-                         "equal_load": d.run.get("equal_load"), "rounds_auto": d.run.get("rounds_auto"),
-                         "rounds": d.run.get("rounds")} for d in self.cons.dirs],
+            "results": [{"run_id": d.run_id, "status": d.status, "schema_read": d.schema_read,
+                         **{k: v for k, v in document(d.run).items()
+                            if k in ("config", "environment", "calibration", "equal_load", "rounds_auto", "rounds")}}
+                        for d in self.cons.dirs],
             "differences": self.cons.differences, "slo_p99_ms": self.slo,
             "rules": rules(),
             "rows": rows,
@@ -432,17 +432,17 @@ class SiteBuilder:
             for r, ratio in zip(group.runs, row["per_run_round_ratio"]):
                 s = r.summary
                 lat = latency_stats(r.latency_all)
-                server = s["resources"].get("server") or {}   # a component the sampler may have missed
+                server = s.resources.get("server")   # a component the sampler may have missed
                 runs.append({
                     "run_id": r.run_id, "mid": r.mid, "run": r.measurement.run,
-                    "round_order": s["round_order"], "round_ratio": ratio,
+                    "round_order": s.round_order, "round_ratio": ratio,
                     "tool_calls_per_s": r.tool_calls_per_s, "v2_rps": r.v2_rps,
                     "p50": lat["p50"], "p95": lat["p95"], "p99": lat["p99"], "p99_ok": r.p99,
-                    "error_rate": s["errors"]["rate"], "cpu_avg": server.get("cpu_avg_pct"),
-                    "mem_avg": server.get("mem_avg_mb"), "cpu_ms_per_call": r.cpu_ms_per_call,
-                    "dropped": s["throughput"]["dropped_iterations"],
-                    "flags": s["flags"], "publishable": r.publishable, "reasons": r.reasons,
-                    "warmup": s["warmup"], "host": s["host"], "limit": s["limit"],
+                    "error_rate": s.errors.rate, "cpu_avg": server.cpu_avg_pct if server else None,
+                    "mem_avg": server.mem_avg_mb if server else None, "cpu_ms_per_call": r.cpu_ms_per_call,
+                    "dropped": s.throughput.dropped_iterations,
+                    "flags": s.flags, "publishable": r.publishable, "reasons": r.reasons,
+                    "warmup": s.warmup, "host": s.host, "limit": s.limit,
                     "files": self.raw_links(r.measurement.files(), r.run_id, name, r.mid),
                 })
             loads.append({"key": key, "row": row, "timeseries": ts_rel, "runs": runs})
@@ -518,7 +518,7 @@ class SiteBuilder:
         by_mode = capacity.capacity_rows(self.cons)
         if not by_mode:
             return
-        plans = [d.config["capacity"] for d in self.cons.dirs if d.config.get("capacity")]
+        plans = [document(d.config.capacity) for d in self.cons.dirs if d.config.capacity]
         slo = plans[0]["slo"] if plans else []
         p99_limit = next((c.limit for c in parse_slo(",".join(slo)) if c.metric == "p99"), self.slo) if slo else self.slo
         sections = []
@@ -539,7 +539,7 @@ class SiteBuilder:
         for row in self.soaks:
             row.chart = self.chart(f"soak-{slug(row.server)}", charts.soak_series, row.processes, row.document,
                                    title=f"{row.display_name}: soak at {row.document['rate']:g} calls/s")
-        plans = [d.config["soak"] for d in self.cons.dirs if d.config.get("soak")]
+        plans = [document(d.config.soak) for d in self.cons.dirs if d.config.soak]
         self.render("soak.html", "soak.html", rows=self.soaks, plans=plans, criteria=soak.CRITERIA_TEXT, **common)
 
     def history_page(self, common: dict) -> None:

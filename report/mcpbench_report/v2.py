@@ -49,8 +49,8 @@ def profile_differences(dirs: Sequence) -> list[str]:
     8-vCPU host): run.json config.profile.cpus and environment.cores of each results directory."""
     out = []
     for d in dirs:
-        cpus = ((d.config.get("profile") or {}).get("cpus"))
-        cores = d.environment.get("cores")
+        cpus = d.config.profile.cpus if d.config.profile else None
+        cores = d.environment.cores
         parts = []
         if cpus != PUBLISHED_CPUS_PER_SERVER:
             parts.append(f"{cpus if cpus is not None else '?'} CPU per server (study: {PUBLISHED_CPUS_PER_SERVER:g})")
