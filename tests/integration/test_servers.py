@@ -100,13 +100,14 @@ def test_server_over_stdio_answers_every_call_correctly_under_limits(
     from mcpbench.loadgen import LoadDriver
     from mcpbench.loads import ClosedLoad
     from mcpbench.loads.timing import Timing
+    from mcpbench.results.layout import MeasurementDir
 
     runtime = _runtime_for(spec, builds, infra)
     infra.reset()
     server = runtime.stdio_server(spec, infra, tmp_path / "server.log")
     timing = Timing(ramp_up_s=0, warmup_s=1, duration_s=3, ramp_down_s=0, think_time_s=0.01, warmup_cap_s=None)
     try:
-        run = LoadDriver(None).run("", ClosedLoad("stdio", 8), timing, tmp_path, launch=server.stdio_launch)
+        run = LoadDriver(None).run("", ClosedLoad("stdio", 8), timing, MeasurementDir(tmp_path), launch=server.stdio_launch)
     finally:
         server.stop()
     failed = run.samples[run.samples["ok"] == 0]

@@ -20,6 +20,7 @@ from mcpbench.loads.timing import Timing
 from mcpbench.loadgen import GENERATORS, LoadError, StdioLaunch, Tick, driver as driver_module
 from mcpbench.loadgen.driver import LoadDriver, ensure_built
 from mcpbench.catalog.manifest import discover
+from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.model import COUNTS_FILE, LoadgenCounts
 from mcpbench.results.read import read_samples
 from mcpbench.host.paths import SERVERS_DIR
@@ -344,7 +345,7 @@ def test_the_driver_runs_a_stdio_test_that_the_analysis_accepts(driver: Path, st
         pids.extend(started)
         readings.append(LoadDriver(None).usage_reader(started))
 
-    run = LoadDriver(None).run("", load, TIMING, out, on_start=on_start, launch=_launch(_server(stand_in), tmp_path))
+    run = LoadDriver(None).run("", load, TIMING, MeasurementDir(out), on_start=on_start, launch=_launch(_server(stand_in), tmp_path))
     assert run.exit_code == 0 and not run.stopped_early
     assert run.samples["ok"].all() and set(run.samples["tool"]) == {*TOOLS, "tools/list"}
     assert run.counts is not None and run.counts["calls"] == len(run.samples)
@@ -390,7 +391,7 @@ def test_on_tick_stop_ends_the_test_as_a_normal_end(driver: Path, stand_in: Path
         return Tick.STOP if elapsed > 2.5 else Tick.GO_ON
 
     started = time.monotonic()
-    run = LoadDriver(None).run("", ClosedLoad("stdio", 2), long, out, on_tick=on_tick,
+    run = LoadDriver(None).run("", ClosedLoad("stdio", 2), long, MeasurementDir(out), on_tick=on_tick,
                                 launch=_launch(_server(stand_in), tmp_path))
     assert time.monotonic() - started < 15
     assert run.stopped_early and run.exit_code == 0 and run.counts["error"] is None
@@ -402,7 +403,7 @@ def test_a_driver_without_samples_fails_with_one_line(driver: Path, stand_in: Pa
     out = tmp_path / "out"
     out.mkdir()
     with pytest.raises(LoadError) as failure:
-        LoadDriver(None).run("", ClosedLoad("stdio", 1), TIMING, out,
+        LoadDriver(None).run("", ClosedLoad("stdio", 1), TIMING, MeasurementDir(out),
                               launch=_launch(_server(stand_in, init="exit"), tmp_path))
     message = str(failure.value)
     assert "\n" not in message
@@ -432,7 +433,7 @@ def test_the_go_server_over_stdio_passes_every_check(driver: Path, infra: Infra,
     out.mkdir()
     load = ClosedLoad("stdio", 2)
     timing = Timing(ramp_up_s=0, warmup_s=1, duration_s=2, ramp_down_s=0, warmup_cap_s=None)
-    run = LoadDriver(None).run("", load, timing, out, launch=launch)
+    run = LoadDriver(None).run("", load, timing, MeasurementDir(out), launch=launch)
     failed = run.samples[run.samples["ok"] == 0]
     assert failed.empty, failed["error_kind"].value_counts().to_dict()
     assert set(run.samples["tool"]) == {*TOOLS, "tools/list"}

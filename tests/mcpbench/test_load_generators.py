@@ -18,6 +18,7 @@ from mcpbench import loadgen
 from mcpbench.loads import ClosedLoad, OpenLoad
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.loadgen import LoadError, Tick
+from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.model import COUNTS_FILE, LoadgenCounts
 from mcpbench.results.read import read_samples
 
@@ -31,7 +32,7 @@ CLIENT_NAME = {"driver": "mcpbench-load-driver", "k6": "mcpbench-k6"}
 
 def run_load(generator: str, url: str, load, timing: Timing, out_dir: Path, cpus=None, **hooks):
     """One local generator process, as the suite runs it."""
-    return loadgen.create(generator, cpus).run(url, load, timing, out_dir, **hooks)
+    return loadgen.create(generator, cpus).run(url, load, timing, MeasurementDir(out_dir), **hooks)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from mcpbench.analysis import summary as analysis
 from mcpbench.loads.timing import Timing
 from mcpbench import loadgen
 from mcpbench.loadgen.k6 import segments
+from mcpbench.results.layout import MeasurementDir
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.loads import ClosedLoad, OpenLoad
 
@@ -21,7 +22,7 @@ TIMING = Timing(ramp_up_s=1, warmup_s=2, duration_s=6, ramp_down_s=1, warmup_cap
 
 def _summary(infra: Infra, load, instances: int, out: Path, generator: str) -> dict:
     out.mkdir()
-    run = loadgen.create(generator, None, instances).run(f"{infra.api_url}/calibrate/mcp", load, TIMING, out)
+    run = loadgen.create(generator, None, instances).run(f"{infra.api_url}/calibrate/mcp", load, TIMING, MeasurementDir(out))
     context = analysis.MeasurementContext(
         mode=load.mode, kind=load.kind, vus=load.vus, rate=load.record()["rate"],
         think_time_s=TIMING.think_time_s, request_timeout_s=TIMING.request_timeout_s, harness_cores=1,

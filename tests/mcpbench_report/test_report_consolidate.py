@@ -241,16 +241,16 @@ def test_schema1_upgrade_is_honest():
     """SCHEMA1 was written by mcpbench before schema 2 (recorded with commit 584cd9c): read, upgraded, and
     never called publishable — the checks it lacks were not made."""
     d = load.load_results_dir(SCHEMA1)
-    assert d.schema_read == 1 and d.run["schema"] == model.SCHEMA and d.run["calibration"] is None
+    assert d.schema_read == 1 and d.run.schema_ == model.SCHEMA and d.run.calibration is None
     m = next(m for m in d.measurements if m.server == "rust" and m.run == 1)
     s = m.summary
     raw = json.loads((m.path / "summary.json").read_text())
     assert raw["schema"] == 1 and not (m.path / "context.json").exists()
-    assert s["schema_read"] == 1 and s["publishable"] is None and s["unpublishable_reasons"] == [model.NOT_ASSESSED]
-    assert s["throughput"]["http_rps"] == raw["throughput"]["v2_rps"] and s["throughput"]["v2_rps"] is None
-    assert s["host"] is None and s["warmup"]["steady"] is None and s["limit"]["fraction"] is None
+    assert m.schema_read == 1 and s.publishable is None and s.unpublishable_reasons == [model.NOT_ASSESSED]
+    assert s.throughput.http_rps == raw["throughput"]["v2_rps"] and s.throughput.v2_rps is None
+    assert s.host is None and s.warmup.steady is None and s.limit.fraction is None
     res = raw["resources"]["server"]
-    assert s["efficiency"]["cpu_ms_per_call"] == pytest.approx(
+    assert s.efficiency.cpu_ms_per_call == pytest.approx(
         res["cpu_avg_pct"] / 100 * 1000 / raw["throughput"]["tool_calls_per_s"])
     rows = consolidate([d]).rows[EIGHT]
     assert {r["section"] for r in rows} == {"not-assessed"} and all(r["publishable"] is None for r in rows)

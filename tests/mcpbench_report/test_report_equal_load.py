@@ -22,11 +22,11 @@ def test_the_equal_load_is_one_key_ranked_on_cpu_with_latency_beside() -> None:
     cons = consolidate(load.load([EQUAL]))
     key = cons.equal_headline
     assert key is not None and key.basis == "equal" and key.load == 0.5 and key.equal_load
-    plan = cons.dirs[0].run["equal_load"]["session"]
+    plan = cons.dirs[0].run.equal_load["session"]
     rows = cons.equal_rows(key)
     assert {r["server"] for r in rows} == {"baseline", "go"}
-    assert all(r["rate"] == plan["rate"] for r in rows)            # one rate for every server
-    assert cons.equal_rate(key) == plan["rate"]
+    assert all(r["rate"] == plan.rate for r in rows)            # one rate for every server
+    assert cons.equal_rate(key) == plan.rate
     ranked = [r for r in rows if r["cpu_rank"]]
     for row in ranked:
         assert row["cpu_ms_per_call_runs"] == 3 and row["p50_all_runs"] == 3 and row["p99_all_runs"] == 3
@@ -59,9 +59,9 @@ def test_the_index_page_leads_with_it_and_names_the_rate(tmp_path) -> None:
     cons = consolidate(load.load([EQUAL]))
     build_site(cons, tmp_path / "site")
     index = (tmp_path / "site" / "index.html").read_text()
-    plan = cons.dirs[0].run["equal_load"]["session"]
+    plan = cons.dirs[0].run.equal_load["session"]
     assert "Why this ranking leads" in index
     assert index.index('id="equal-session-50equal"') < index.index('id="load-session-5vu"')
-    assert f"{plan['slowest']}, " in index and "Rank (CPU)" in index
+    assert f"{plan.slowest}, " in index and "Rank (CPU)" in index
     data = json.loads((tmp_path / "site" / "data" / "results.json").read_text())
-    assert data["results"][0]["equal_load"]["session"]["rate"] == plan["rate"]
+    assert data["results"][0]["equal_load"]["session"]["rate"] == plan.rate

@@ -80,7 +80,7 @@ def test_schema_is_checked(tmp_path):
     assert load.load_results_dir(path).schema_read == 1
     two = write_results(tmp_path / "two", {"a": [[(12.0, "checkout", 1, 1.0)]]}, schema=2)
     d = load.load_results_dir(two)
-    assert d.schema_read == 2 and d.measurements[0].summary["publishable"] is True
+    assert d.schema_read == 2 and d.measurements[0].summary.publishable is True
     run = json.loads((path / "run.json").read_text())
     run["schema"] = model.SCHEMA + 1
     (path / "run.json").write_text(json.dumps(run))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
+from mcpbench.results import model
 from mcpbench_report import v2
 
 
@@ -48,9 +51,11 @@ def test_reference_fallback():
 
 
 def test_profile_differences_are_said():
-    class D:
+    class D:  # the three fields of a ResultsDir the sentence reads, typed as run.json is
         def __init__(self, cpus, cores):
-            self.run_id, self.config, self.environment = "r", {"profile": {"cpus": cpus}}, {"cores": cores}
+            self.run_id = "r"
+            self.config = SimpleNamespace(profile=model.Profile.model_construct(cpus=cpus))
+            self.environment = SimpleNamespace(cores=cores)
 
     assert v2.profile_differences([D(2.0, 8)]) == []
     (note,) = v2.profile_differences([D(1.0, 2)])
