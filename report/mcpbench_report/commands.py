@@ -1,14 +1,14 @@
-"""The two CLI commands, as plain Typer-compatible functions (the main CLI registers them):
-
-    app.command("report")(mcpbench_report.commands.report)
-    app.command("compare")(mcpbench_report.commands.compare)
-"""
+"""The report's two CLI commands, `mcpbench report` and `mcpbench compare`. The report package registers them
+with the orchestrator's CLI through the `mcpbench.commands` entry point (pyproject.toml → `register`): the CLI
+loads what is registered and never imports this package (import-linter's contract), so the arrow between the
+two packages runs one way only — the report reads the orchestrator's results, never the other way round."""
 
 from __future__ import annotations
 
+import inspect
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -33,12 +33,8 @@ def report(
     allow_mixed: Annotated[bool, typer.Option(
         "--allow-mixed", help="Merge results whose config or environment differ (the site lists the "
                               "differences).")] = False,
-    reference: Annotated[str, typer.Option(help="Server the v2 comparison divides by.")] = "rust",
     slo_p99_ms: Annotated[float, typer.Option(
         "--slo-p99-ms", help="p99 SLO (ms) for the peak-load figure of a concurrency sweep.")] = 100.0,
-    target_rate: Annotated[Optional[list[float]], typer.Option(
-        "--target-rate", help="Capacity page: size a deployment for this many tool calls/s (repeatable; "
-                              "default 1000 and 10000).")] = None,
     wide: Annotated[bool, typer.Option(
         "--wide", help="Every column of the console ranking (a terminal of 140 columns or more shows them anyway).")]
     = False,
@@ -46,38 +42,19 @@ def report(
         "--history", help="The RESULTS are the same servers over time (SDK upgrades): each directory is one point; "
                           "history.html shows each server's figures per point with the significant changes "
                           "(compare's rules); the other pages show the newest directory.")] = False,
-    budget_mb: Annotated[float, typer.Option(
-        "--budget-mb", help="Decision page: the memory budget per instance (MiB) a stack must stay within in every "
-                            "round.")] = 256.0,
-    budget_p99_ms: Annotated[Optional[float], typer.Option(
-        "--budget-p99-ms", help="Decision page: the latency budget (all-calls p99 at equal load, ms; default: "
-                                "--slo-p99-ms).", show_default=False)] = None,
-    price_vcpu_hour: Annotated[Optional[float], typer.Option(
-        "--price-vcpu-hour", help="Decision page: your price of a vCPU-hour (default: an example price, labelled "
-                                  "so).", show_default=False)] = None,
-    price_gib_hour: Annotated[Optional[float], typer.Option(
-        "--price-gib-hour", help="Decision page: your price of a GiB-hour of memory (default: an example price, "
-                                 "labelled so).", show_default=False)] = None,
+    **page_options: Any,
 ) -> None:
     """Build the static report site (ranking, charts, server pages, methodology, downloads) from results."""
-    from .capacity import DEFAULT_TARGETS
     from .consolidate import consolidate
     from .load import load
     from .console import print_rankings
-    from .site import DecisionSettings, build_site
+    from .build import build_site, site_options
 
     started = time.perf_counter()
     try:
         if slo_p99_ms <= 0:
             raise ResultsError("--slo-p99-ms must be positive")
-        if target_rate and any(t <= 0 for t in target_rate):
-            raise ResultsError("--target-rate must be positive")
-        for name, value in (("--budget-mb", budget_mb), ("--budget-p99-ms", budget_p99_ms),
-                            ("--price-vcpu-hour", price_vcpu_hour), ("--price-gib-hour", price_gib_hour)):
-            if value is not None and value <= 0:
-                raise ResultsError(f"{name} must be positive")
-        if (price_vcpu_hour is None) != (price_gib_hour is None):
-            raise ResultsError("give both --price-vcpu-hour and --price-gib-hour, or neither (example prices)")
+        site_options(page_options)   # a bad value is one line before anything is read
         dirs = load(results)
         timeline = None
         if history:
@@ -87,10 +64,7 @@ def report(
             timeline = history_of(dirs)
         # The other pages show the newest directory, which the history has consolidated already.
         cons = timeline.newest if timeline else consolidate(dirs, allow_mixed=allow_mixed)
-        settings = DecisionSettings(budget_mb, budget_p99_ms, price_vcpu_hour, price_gib_hour)
-        info = build_site(cons, out, reference=reference, slo_p99_ms=slo_p99_ms,
-                          target_rates=tuple(target_rate) if target_rate else DEFAULT_TARGETS, settings=settings,
-                          history=timeline)
+        info = build_site(cons, out, options=page_options, slo_p99_ms=slo_p99_ms, history=timeline)
     except ResultsError as exc:
         raise _fail(exc) from None
     elapsed = time.perf_counter() - started
@@ -110,6 +84,23 @@ def report(
     console.print(f"wrote {info.out}/index.html: {info.pages} pages, {info.charts} charts, "
                   f"{info.pages_bytes / 1e6:.2f} MB of pages and charts + raw files = {info.total_bytes / 1e6:.2f} MB, "
                   f"in {elapsed:.1f} s", highlight=False)
+
+
+def _with_page_options(command):
+    """The report command's signature: its own parameters, then every page's options (pages/*.py) — a page
+    that adds an option adds it here without touching this module. Typer reads __signature__."""
+    from . import pages
+
+    own = [p for p in inspect.signature(command).parameters.values() if p.kind is not p.VAR_KEYWORD]
+    extra = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default,
+                               annotation=Annotated[o.annotation, typer.Option(o.flag, help=o.help,
+                                                                               show_default=o.default is not None)])
+             for o in pages.options()]
+    command.__signature__ = inspect.Signature(own + extra)
+    return command
+
+
+report = _with_page_options(report)
 
 
 def compare(
@@ -151,3 +142,9 @@ def compare(
         console.print(f"wrote {html}", highlight=False)
     if fail_on_regression and result.regressions:
         raise typer.Exit(code=1)
+
+
+def register(app: typer.Typer) -> None:
+    """The `mcpbench.commands` entry point: add this package's commands to the `mcpbench` CLI."""
+    app.command("report")(report)
+    app.command("compare")(compare)

@@ -156,8 +156,18 @@ class ServerRecord:
     manifest: dict = field(default_factory=dict)
     build: dict | None = None
     verify: dict | None = None
-    capacity: dict | None = None  # `mcpbench capacity`: capacity.json (its ladders, a round each)
-    soak: dict | None = None      # `mcpbench soak`: soak.json (verdicts, buckets, slopes)
+    # every experiment result file the server has (model.EXPERIMENT_RESULTS), upgraded and validated
+    results_of: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def capacity(self) -> dict | None:
+        """`mcpbench capacity`: capacity.json (its ladders, a round each)."""
+        return self.results_of.get(model.CAPACITY_FILE)
+
+    @property
+    def soak(self) -> dict | None:
+        """`mcpbench soak`: soak.json (verdicts, buckets, slopes)."""
+        return self.results_of.get(model.SOAK_FILE)
 
     @property
     def path(self) -> Path:
@@ -254,8 +264,8 @@ def load_results_dir(path: Path) -> ResultsDir:
             build=read_optional(server.build_json, model.Build),
             verify=read_optional(server.verify_json, model.Verify),
             image=read_optional(server.image_json, model.Image),
-            capacity=read_optional(server.capacity_json, model.Capacity),
-            soak=read_optional(server.soak_json, model.SoakResult),
+            results_of={file: read_optional(path, model.EXPERIMENT_RESULTS[file])
+                        for file, path in server.results().items()},
         )
         if name not in declared and run.status == "complete":
             record.reason = f"not listed in {run_dir.run_json.name}"

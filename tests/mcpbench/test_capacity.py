@@ -129,5 +129,8 @@ def test_an_slo_break_is_the_server_s_limit_with_the_step_it_failed() -> None:
 
 
 def test_the_recorded_capacity_files_are_what_the_model_says() -> None:
-    for path in RECORDED.glob(f"*/{CAPACITY_FILE}"):
-        model.validated(model.Capacity, json.loads(path.read_text()), path)
+    paths = sorted(RECORDED.glob(f"*/{CAPACITY_FILE}"))
+    assert paths, f"no {CAPACITY_FILE} under {RECORDED}: the recorded capacity run is missing"
+    for path in paths:
+        document = model.parsed(model.Capacity, json.loads(path.read_text()), path)
+        assert document.rounds and all(entry.steps for entry in document.rounds)

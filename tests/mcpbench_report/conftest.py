@@ -25,7 +25,7 @@ def consolidated(fixture_dirs):
 @pytest.fixture(scope="session")
 def site(tmp_path_factory, consolidated):
     """The report of the recorded fixtures (rounds + sweep + open), built once per session."""
-    from mcpbench_report.site import build_site
+    from mcpbench_report.build import build_site
 
     out = tmp_path_factory.mktemp("report") / "site"
     info = build_site(consolidated, out)

@@ -16,7 +16,7 @@ from mcpbench_report import decision, stats
 from mcpbench_report.consolidate import consolidate
 from mcpbench_report.history import history
 from mcpbench_report.load import load
-from mcpbench_report.site import DecisionSettings, build_site
+from mcpbench_report.build import build_site
 
 from report_helpers import AGAIN, HALF_CPU, ROUNDS, WHAT_IF
 
@@ -115,7 +115,7 @@ def test_cost_per_million_calls_from_the_servers_own_figures():
 
 def test_the_decision_page_and_its_json(tmp_path):
     out = tmp_path / "site"
-    build_site(consolidate(load([ROUNDS])), out, settings=DecisionSettings(budget_mb=64))
+    build_site(consolidate(load([ROUNDS])), out, options={"budget_mb": 64})
     page = (out / "decision.html").read_text()
     assert "Which stack for me" in page and "example prices" in page and "within 64 MiB" in page
     doc = json.loads((out / "data" / "decision.json").read_text())

@@ -13,7 +13,7 @@ from rich.console import Console
 from mcpbench_report import load
 from mcpbench_report.console import print_rankings
 from mcpbench_report.consolidate import consolidate
-from mcpbench_report.site import build_site
+from mcpbench_report.build import build_site
 
 from report_helpers import EQUAL
 

@@ -18,7 +18,8 @@ from mcpbench_report import load
 from mcpbench_report.consolidate import consolidate
 from mcpbench_report.load import ResultsError
 from mcpbench_report import capacity as capacity_page
-from mcpbench_report.site import MARKER, build_site
+from mcpbench_report.build import build_site
+from mcpbench_report.site import MARKER
 
 from report_helpers import (CAPACITY, HALF_CPU, OVERHEADS, ROUNDS, SCHEMA1, SOAK, SWEEP, copy_with_manifest, steady,
                             write_results)
@@ -77,8 +78,10 @@ def test_every_link_is_relative_and_resolves(site):
 
 
 def test_no_network_fetch_at_view_time(site):
-    for path in list(site.out.glob("*.html")) + list(site.out.glob("servers/*.html")) + list(
-            site.out.glob("charts/*.svg")):
+    pages = list(site.out.glob("*.html")) + list(site.out.glob("servers/*.html"))
+    charts = list(site.out.glob("charts/*.svg"))
+    assert len(pages) == site.pages and len(charts) == site.charts and site.charts > 0   # every file is read
+    for path in pages + charts:
         text = path.read_text()
         assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text), path
         assert "@import" not in text and "url(http" not in text
@@ -205,10 +208,9 @@ def test_untrusted_text_is_escaped(tmp_path):
     path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)]},
                          manifests={"srv": {"display_name": evil, "description": "<img src=x onerror=alert(1)>"}})
     info = build_site(consolidate(load.load([path])), tmp_path / "site")
-    for page in ("index.html", "servers/srv.html"):
-        html = (info.out / page).read_text()
-        assert evil not in html and "&lt;script&gt;" in html
-        assert "<img src=x" not in html
+    index, server = ((info.out / page).read_text() for page in ("index.html", "servers/srv.html"))
+    assert evil not in index and "&lt;script&gt;" in index and "<img src=x" not in index
+    assert evil not in server and "&lt;script&gt;" in server and "<img src=x" not in server
 
 
 def test_refuses_to_overwrite_a_foreign_directory(tmp_path, consolidated):
@@ -347,7 +349,7 @@ def test_the_protocol_matrix_shows_what_each_sdk_accepts(tmp_path):
 
 def test_the_capacity_page_orders_capacities_and_sizes_a_deployment(tmp_path):
     # a recorded `mcpbench capacity` run (rust and go, one ladder each)
-    info = build_site(consolidate(load.load([CAPACITY])), tmp_path / "site", target_rates=(1000.0,))
+    info = build_site(consolidate(load.load([CAPACITY])), tmp_path / "site", options={"target_rate": [1000.0]})
     index = (info.out / "index.html").read_text()
     assert 'href="capacity.html"' in index
     page = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (info.out / "capacity.html").read_text())))

@@ -20,8 +20,10 @@ from mcpbench.analysis.summary import DROPPED_MAX_SHARE, LIMIT_FRACTION, harness
 from mcpbench.loads.timing import (CAPACITY_FIRST_WARMUP_FULL_S, CAPACITY_FIRST_WARMUP_QUICK_S, CAPACITY_STEP_FULL,
                                        CAPACITY_STEP_QUICK, Timing)
 from mcpbench.loads import OpenLoad
-from mcpbench.results.model import Summary
-from mcpbench.results.model import Record
+from mcpbench.results.layout import ServerDir
+from mcpbench.results.model import CAPACITY_FILE, Record, Summary
+
+RESULT_FILE = CAPACITY_FILE   # the experiment result this module judges (analysis/recompute.py)
 
 # A step whose achieved rate falls this far below the offered one is the server saturating, whatever the
 # latency: the open model's arrivals are queueing somewhere.
@@ -252,6 +254,11 @@ def instances_for(target_rate: float, capacity: float | None) -> int | None:
     if not capacity or capacity <= 0:
         return None
     return max(1, math.ceil(target_rate / capacity))
+
+
+def rejudge_result(document: Record, server: ServerDir, request_timeout_s: float) -> Record:
+    """`mcpbench upgrade`'s re-judgement of a capacity.json (RESULT_FILE): rejudged."""
+    return rejudged(document)
 
 
 def rejudged(document: Record) -> Record:

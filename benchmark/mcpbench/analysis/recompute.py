@@ -13,16 +13,19 @@ import dataclasses
 import json
 from pathlib import Path
 
+import importlib
+import pkgutil
+from collections.abc import Callable
+
+from mcpbench import analysis as analysis_package
 from mcpbench.analysis import summary as analysis
-from mcpbench.analysis import capacity
 from mcpbench.loads.timing import Timing
 from mcpbench.results import model
-from mcpbench.analysis import soak
 from mcpbench.results.write import write_checked
 from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.results.read import read_json
 from mcpbench.results.upgrades import upgrade_document, upgrade_run
-from mcpbench.results.layout import MeasurementDir, RunDir
+from mcpbench.results.layout import MeasurementDir, RunDir, ServerDir
 
 CALIBRATION_SERVER = "calibrate"  # calibrate.CalibrationTarget.name (not imported: it pulls in the runtimes)
 # summary.json fields the analysis does not compute: who, when and how the server started.
@@ -58,6 +61,18 @@ def upgrade_measurement(measurement: MeasurementDir, run: dict) -> bool:
     return True
 
 
+def result_judges() -> dict[str, Callable[[dict, ServerDir, float], dict]]:
+    """Per experiment result file (model.EXPERIMENT_RESULTS), the rule that judges it again from its data: the
+    `rejudge_result` of the analysis module whose RESULT_FILE it is (analysis/capacity.py, analysis/soak.py) —
+    found here, so an experiment's judgement is its own module and nothing else names it."""
+    judges = {}
+    for info in pkgutil.iter_modules(analysis_package.__path__):
+        module = importlib.import_module(f"{analysis_package.__name__}.{info.name}")
+        if hasattr(module, "RESULT_FILE"):
+            judges[module.RESULT_FILE] = module.rejudge_result
+    return judges
+
+
 def upgrade_results(directory: Path) -> dict[str, int]:
     """Every file of one results directory in the current schema; counts of what was rewritten."""
     run_dir = RunDir(directory)
@@ -69,14 +84,13 @@ def upgrade_results(directory: Path) -> dict[str, int]:
         recomputed = upgrade_measurement(MeasurementDir(summary_path.parent), run)
         counts["measurements" if recomputed else "summaries_only"] += 1
     timeout_s = float(run["config"].get("request_timeout_s") or Timing().request_timeout_s)
+    judges = result_judges()
     for server in run_dir.servers():
-        if server.capacity_json.is_file():
-            document = upgrade_document(model.Capacity, read_json(server.capacity_json), server.capacity_json)
-            write_checked(server.capacity_json, capacity.rejudged(document))
-            counts["documents"] += 1
-        if server.soak_json.is_file():
-            document = upgrade_document(model.SoakResult, read_json(server.soak_json), server.soak_json)
-            write_checked(server.soak_json, soak.rejudge(document, server.named(document["measurement"]), timeout_s)[0])
+        for file, path in server.results().items():
+            document = upgrade_document(model.EXPERIMENT_RESULTS[file], read_json(path), path)
+            if file in judges:
+                document = judges[file](document, server, timeout_s)
+            write_checked(path, document)
             counts["documents"] += 1
     write_checked(run_path, run_data)
     return counts

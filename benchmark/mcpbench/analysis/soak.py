@@ -39,8 +39,10 @@ from mcpbench.loads.timing import SOAK_WARMUP_FULL_S, SOAK_WARMUP_QUICK_S, Timin
 from mcpbench.analysis.stats import latency_stats
 from mcpbench.workload.tools import TOOL_NAMES
 from mcpbench.results.read import read_json, read_processes, read_samples
-from mcpbench.results.layout import MeasurementDir, measurement_dir
-from mcpbench.results.model import Record
+from mcpbench.results.layout import MeasurementDir, ServerDir, measurement_dir
+from mcpbench.results.model import SOAK_FILE, Record
+
+RESULT_FILE = SOAK_FILE   # the experiment result this module judges (analysis/recompute.py)
 
 
 
@@ -272,6 +274,11 @@ def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, f
                    "fds": slope_per_hour(processes, "fds", start, end)},
         "bucket_s": round(bucket_s, 3), "buckets": buckets,
     }
+
+
+def rejudge_result(document: Record, server: ServerDir, request_timeout_s: float) -> Record:
+    """`mcpbench upgrade`'s re-judgement of a soak.json (RESULT_FILE): rejudge, from its measurement."""
+    return rejudge(document, server.named(document["measurement"]), request_timeout_s)[0]
 
 
 def rejudge(document: Record, where: MeasurementDir | Path,

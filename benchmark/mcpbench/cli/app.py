@@ -1,10 +1,12 @@
 """The `mcpbench` command line: the experiments' commands (built from the experiments registry: verify, run,
-capacity, soak, calibrate), the tools around them (list, build, serve, upgrade), the report's (report,
-compare) and the runtimes' own (images, compose)."""
+capacity, soak, calibrate), the tools around them (list, build, serve, upgrade), the runtimes' own (images,
+compose) and what other packages register under the `mcpbench.commands` entry point (the report's report and
+compare)."""
 
 from __future__ import annotations
 
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Annotated
 
@@ -22,6 +24,8 @@ from mcpbench.host import processes
 from mcpbench.host.paths import RESULTS_DIR, SERVERS_DIR
 from mcpbench.results.model import SERVER_LOG
 from mcpbench.results.write import new_run_id
+
+COMMANDS_ENTRY_POINT = "mcpbench.commands"   # pyproject.toml [project.entry-points."mcpbench.commands"]
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Reproducible performance benchmark for MCP servers.")
@@ -140,16 +144,14 @@ def serve(
         raise fail(one_line(exc), 1) from exc
 
 
-def _register_report_commands() -> None:
-    try:
-        from mcpbench_report.commands import compare, report
-    except ImportError:  # the report package is optional at import time; its own tests cover it
-        return
-    app.command("report")(report)
-    app.command("compare")(compare)
+def _register_plugin_commands() -> None:
+    """Commands other packages register under the `mcpbench.commands` entry point (the report's `report` and
+    `compare`): the orchestrator never imports them (pyproject.toml's import contract)."""
+    for entry in entry_points(group=COMMANDS_ENTRY_POINT):
+        entry.load()(app)
 
 
-_register_report_commands()
+_register_plugin_commands()
 docker_commands.register(app)  # the docker runtime's own: `mcpbench images …`, `mcpbench compose …`
 
 

@@ -3,7 +3,8 @@ load. An experiment declares its options (experiments/options.py groups plus its
 its configuration record, says what it measures per server and round, and judges what it measured. The one
 runner (runner.py) owns everything else: the results directory and run.json, builds, the infrastructure,
 the load generators, calibration, rounds and their order, starting, verifying and stopping servers, and
-recording every measurement. A new experiment is a module and a line in the registry (experiments/__init__.py).
+recording every measurement. A new experiment is a module of this package holding `EXPERIMENT = <its class>`
+(experiments/__init__.py finds it).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Experiment(ABC):
     (or, for one that measures no server, measure_harness)."""
 
     name: ClassVar[str]                 # the command: `mcpbench <name>`
+    order: ClassVar[int] = 100          # its place among the commands (experiments/__init__.py)
     help: ClassVar[str]                 # its --help
     options: ClassVar[tuple[Option, ...]]
     measures_servers: ClassVar[bool] = True

@@ -22,6 +22,7 @@ from mcpbench.experiments.options import Values
 
 class CalibrateExperiment(Experiment):
     name = "calibrate"
+    order = 50
     help = "Measure the harness's own limits: the load generator + infra against a trivial MCP endpoint with no I/O."
     options = (*LOAD_SOURCE, *RESULTS, *QUICK,
                LOAD[0].but(default="session,stateless"),
@@ -66,3 +67,6 @@ def _rate(part: Calibration | HarnessCapacity | None) -> str:
         return "— (not measured)"
     value = part.tool_calls_per_s
     return f"{value:.0f}" if part.status == "ok" and value else f"— ({part.status})"
+
+
+EXPERIMENT = CalibrateExperiment

@@ -15,7 +15,7 @@ from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, resource_profile_of
-from mcpbench.results.model import SCHEMA
+from mcpbench.results.model import CAPACITY_FILE, SCHEMA
 from mcpbench.results.write import write_checked
 from mcpbench.loads import MODE_TRANSPORT, OpenLoad
 from mcpbench.loads.timing import Timing
@@ -25,6 +25,7 @@ from mcpbench.results.model import Record
 
 class CapacityExperiment(Experiment):
     name = "capacity"
+    order = 30
     help = ("Capacity under an SLO: an open-model step test per server, raised until the SLO breaks, the server "
             "saturates or the offered rate nears the harness's open-model capacity (a lower bound then); the "
             "highest passing step is its capacity.")
@@ -84,7 +85,7 @@ class CapacityExperiment(Experiment):
         document = self.capacities.setdefault(server.name, {"schema": SCHEMA, "server": server.name,
                                                             "plan": self.plan.record(), "rounds": []})
         document["rounds"].append(entry)
-        write_checked(server.runner.run_dir.server(server.name).capacity_json, document)
+        write_checked(server.runner.run_dir.server(server.name).result(CAPACITY_FILE), document)
         capacity = entry["capacity_calls_per_s"]
         self.console.print(f"  [bold]{server.name}[/] {mode} round {server.round}: capacity "
                            + (f"{'≥ ' if entry['lower_bound'] else ''}{capacity:g} calls/s" if capacity
@@ -122,3 +123,6 @@ class CapacityExperiment(Experiment):
                     row.append("—" if needed is None else str(needed))
                 table.add_row(*row)
         self.console.print(table)
+
+
+EXPERIMENT = CapacityExperiment

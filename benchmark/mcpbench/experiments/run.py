@@ -62,6 +62,7 @@ def timing_of(values: Values) -> Timing:
 
 class RunExperiment(Experiment):
     name = "run"
+    order = 20
     help = ("Measure servers in interleaved rounds: for each, reset Redis, start, verify, warm up, measure, "
             "stop, record.")
     options = (*MEASURING, *CALIBRATION, *LOAD, *QUICK, *TIMING,
@@ -235,3 +236,6 @@ class RunExperiment(Experiment):
             if load.equal_fraction is None:
                 continue  # a given --equal-rate was measured with round 1's other loads
             self._measure(server, load)
+
+
+EXPERIMENT = RunExperiment

@@ -20,7 +20,7 @@ from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import LOAD, MEASURING, QUICK, Option, csv, duration, resource_profile_of
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
-from mcpbench.results.model import SCHEMA, Capacity, ResultsError, Summary, parsed
+from mcpbench.results.model import CAPACITY_FILE, SCHEMA, SOAK_FILE, Capacity, ResultsError, Summary, parsed
 from mcpbench.results.read import read_json, read_processes, read_samples
 from mcpbench.results.upgrades import upgrade_document
 from mcpbench.results.write import write_checked
@@ -31,7 +31,7 @@ from mcpbench.results.model import Record
 
 def _capacity(run_dir: RunDir, server: str, mode: str) -> float | None:
     """The server's median capacity over a capacity run's rounds in `mode` (None: it has none)."""
-    path = run_dir.server(server).capacity_json
+    path = run_dir.server(server).result(CAPACITY_FILE)
     if not path.is_file():
         return None
     try:
@@ -62,6 +62,7 @@ def capacity_rates(runs: list[RunDir], servers: list[str], mode: str, share: flo
 
 class SoakExperiment(Experiment):
     name = "soak"
+    order = 40
     help = ("Soak: a constant load held for a long time while the server's process tree is read at 1 Hz; judged "
             "on RSS growth, file descriptors, threads, p99 drift and errors (soak.json, the report's soak page).")
     options = (*MEASURING, *LOAD, *QUICK,
@@ -157,7 +158,7 @@ class SoakExperiment(Experiment):
                     "measurement": out.name, "status": summary.status, "interrupted": interrupted,
                     "doubts": [f for f in summary.flags if f in SOAK_DOUBTS or is_bound(f)],
                     **verdict}
-        write_checked(run_dir.server(server).soak_json, document)
+        write_checked(run_dir.server(server).result(SOAK_FILE), document)
         self.results[server] = document
         colour = {"pass": "green", "fail": "red"}.get(verdict["verdict"], "yellow")
         doubts = f" (on {', '.join(document['doubts'])})" if document["doubts"] else ""
@@ -173,3 +174,6 @@ class SoakExperiment(Experiment):
     def conclude(self, runner) -> None:
         if self.results:
             self.console.print("soak verdicts: " + ", ".join(f"{s} {d['verdict']}" for s, d in self.results.items()))
+
+
+EXPERIMENT = SoakExperiment

@@ -26,6 +26,7 @@ CONFORMANCE = (
 
 class VerifyExperiment(Experiment):
     name = "verify"
+    order = 10
     help = "Start infra and each server, and check protocol, the three tools and bad input. Exit 1 on any fail."
     options = (*SELECTION, *PLACEMENT, *BUILDING, *RESULTS, *CONFORMANCE,
                Option("as_json", bool, False, "Machine-readable: one JSON document on stdout.", ("--json",)))
@@ -70,3 +71,6 @@ class VerifyExperiment(Experiment):
             ok = all(v["status"] != "fail" for v in verdicts.values()) and bool(
                 runner.record and runner.record.run.status == "complete")
             print(json.dumps({"ok": ok, "servers": verdicts}, indent=2, default=str))
+
+
+EXPERIMENT = VerifyExperiment

@@ -190,13 +190,15 @@ class ServerDir:
     def image_json(self) -> Path:
         return self.path / model.IMAGE_FILE
 
-    @property
-    def capacity_json(self) -> Path:
-        return self.path / model.CAPACITY_FILE
+    def result(self, file: str) -> Path:
+        """An experiment's own result file (model.EXPERIMENT_RESULTS: capacity.json, soak.json)."""
+        if file not in model.EXPERIMENT_RESULTS:
+            raise ValueError(f"{file} is not an experiment's result file (results/model.py EXPERIMENT_RESULTS)")
+        return self.path / file
 
-    @property
-    def soak_json(self) -> Path:
-        return self.path / model.SOAK_FILE
+    def results(self) -> dict[str, Path]:
+        """The experiment result files this server has, by file name."""
+        return {file: self.path / file for file in model.EXPERIMENT_RESULTS if (self.path / file).is_file()}
 
     def files(self) -> list[Path]:
         return sorted(p for p in self.path.iterdir() if p.is_file()) if self.path.is_dir() else []

@@ -828,6 +828,12 @@ class SoakResult(Closed):
     buckets: list[SoakBucket] = described("per bucket: calls, errors, p50, p99")
 
 
+# The result files an experiment writes per server beside its measurements, each with its model: the report
+# reads every one into its ServerRecord.results, `mcpbench upgrade` upgrades each and judges it again through
+# the analysis module that declares it (RESULT_FILE + rejudge_result, analysis/recompute.py). A new experiment
+# with a file of its own adds its model and one entry here.
+EXPERIMENT_RESULTS: dict[str, type[BaseModel]] = {CAPACITY_FILE: Capacity, SOAK_FILE: SoakResult}
+
 FILES: dict[str, type[BaseModel]] = {
     RUN_FILE: Run, SERVER_FILE: Server, BUILD_FILE: Build, VERIFY_FILE: Verify, IMAGE_FILE: Image,
     SUMMARY_FILE: Summary, CONTEXT_FILE: Context, COUNTS_FILE: LoadgenCounts, CAPACITY_FILE: Capacity,

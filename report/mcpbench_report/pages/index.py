@@ -1,0 +1,89 @@
+"""index.html: the first screen — the ranking the run leads with, its charts, the other loads, the sweeps."""
+
+from __future__ import annotations
+
+from mcpbench import loads as load_kinds
+
+from .. import charts, stats
+from ..load import LoadKey
+from ..site import Site, slug
+from . import Page
+
+
+class IndexPage(Page):
+    file = "index.html"
+    template = "index.html"
+    nav = (("Ranking", "#ranking"), ("Charts", "#charts"), ("Servers", "#servers"), ("Downloads", "#downloads"))
+    order = 20
+
+    def build(self, site: Site) -> None:
+        index_charts = headline_charts(site, site.cons.headline)
+        sweeps = sweep_sections(site)
+        site.render(self.template, self.file, charts=index_charts, sweeps=sweeps, summary=site.summary)
+        site.index_charts = list(dict.fromkeys(index_charts.values())) + [s["chart"] for s in sweeps]
+
+
+def headline_charts(site: Site, key: LoadKey) -> dict[str, str]:
+    cons = site.cons
+    rows = cons.rows[key]
+    s = key.slug
+    out = {
+        "throughput": site.chart(f"{s}-throughput", charts.throughput_bars, rows,
+                                 title=f"Throughput — {key.label}", colour_of=site.colour),
+        "latency": site.chart(f"{s}-latency", charts.latency_percentiles, rows,
+                              title=f"Tool-call latency percentiles — {key.label}"),
+        "per_tool": site.chart(f"{s}-per-tool", charts.per_tool_latency, rows,
+                               title=f"Latency per tool (p50 dark, p99 light) — {key.label}"),
+        "efficiency": site.chart(f"{s}-efficiency", charts.efficiency_scatter, rows,
+                                 title=f"Throughput against resources used — {key.label}", colour_of=site.colour),
+    }
+    series = {}
+    colour = {}
+    for row in rows:
+        group = cons.groups[(row["server"], key)]
+        series[row["display_name"]] = group.pooled_latency
+        colour[row["display_name"]] = site.colour[row["server"]]
+    if cons.leads_with_equal_load:
+        equal = cons.equal_headline
+        out["lead"] = site.chart(f"{equal.slug}-cpu", charts.cpu_bars, cons.equal_rows(equal),
+                                 title=f"Server CPU per call at the equal load ({equal.mode})", colour_of=site.colour)
+    else:
+        out["lead"] = out["throughput"]
+    out["distribution"] = site.chart(f"{s}-distribution", charts.latency_distribution, series,
+                                     title=f"Latency distribution, all runs pooled — {key.label}", colour_of=colour)
+    return out
+
+
+def sweep_sections(site: Site) -> list[dict]:
+    """Per mode and kind of load measured at several levels: the curves and each server's SLO peak."""
+    cons = site.cons
+    sections = []
+    for mode, kind_name in cons.sweeps():
+        curves: dict[str, list[dict]] = {}
+        for key in cons.keys:
+            if (key.mode, key.kind_name) != (mode, kind_name):
+                continue
+            for row in cons.rows[key]:
+                curves.setdefault(row["server"], []).append(row)
+        curves = {s: rows for s, rows in curves.items() if len(rows) > 1}
+        if not curves:
+            continue
+        kind = load_kinds.kind(kind_name)
+        rel = site.chart(f"sweep-{slug(mode)}-{kind_name}", charts.concurrency, curves,
+                         title=f"Throughput and p99 against {kind.words.sweep_what} — {mode}", kind=kind,
+                         slo_p99_ms=site.slo, colour_of=site.colour)
+        slo_rows = []
+        for server, rows in sorted(curves.items()):
+            levels = [{"load": r["load"], "p99": r["latency_all_p99_ms"], "error_rate": r["error_rate"],
+                       "dropped_iterations": r["dropped_iterations"], "throughput": r["tool_calls_per_s"]}
+                      for r in rows]
+            best = stats.slo_peak(levels, site.slo)
+            slo_rows.append({"server": server, "display_name": cons.servers[server].display_name,
+                             "best": best, "levels": sorted(levels, key=lambda lv: lv["load"])})
+        slo_rows.sort(key=lambda r: -(r["best"]["throughput"] if r["best"] else -1))
+        sections.append({"mode": mode, "kind": kind, "chart": rel, "slo_rows": slo_rows,
+                         "unit": kind.words.level_unit})
+    return sections
+
+
+PAGE = IndexPage()

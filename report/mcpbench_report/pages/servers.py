@@ -1,0 +1,101 @@
+"""servers/<name>.html: one page per server — its builds and checks, each load's runs with their raw files,
+time series, latency distribution, sweeps and what-if variants."""
+
+from __future__ import annotations
+
+from mcpbench import loads as load_kinds
+from mcpbench.analysis.stats import latency_stats
+
+from .. import charts, decomposition
+from ..consolidate import Consolidated, Group
+from ..load import LoadKey
+from ..site import Site, slug
+from . import Page
+
+
+class ServerPages(Page):
+    file = "servers/"
+    template = "server.html"
+    order = 90
+
+    def build(self, site: Site) -> None:
+        for name in site.cons.servers:
+            self.server_page(site, name)
+
+    def server_page(self, site: Site, name: str) -> None:
+        cons = site.cons
+        view = cons.servers[name]
+        loads = []
+        for key, row in group_rows(cons, name):
+            group: Group = cons.groups[(name, key)]
+            ts_rel = site.chart(f"server-{slug(name)}-{key.slug}-timeseries", charts.timeseries,
+                                [(run_label(r, group), r.timeseries) for r in group.runs],
+                                group.runs[0].window, title=f"{view.display_name} — {key.label}")
+            runs = []
+            for r, ratio in zip(group.runs, row["per_run_round_ratio"]):
+                s = r.summary
+                lat = latency_stats(r.latency_all)
+                server = s.resources.get("server")   # a component the sampler may have missed
+                runs.append({
+                    "run_id": r.run_id, "mid": r.mid, "run": r.measurement.run,
+                    "round_order": s.round_order, "round_ratio": ratio,
+                    "tool_calls_per_s": r.tool_calls_per_s, "v2_rps": r.v2_rps,
+                    "p50": lat["p50"], "p95": lat["p95"], "p99": lat["p99"], "p99_ok": r.p99,
+                    "error_rate": s.errors.rate, "cpu_avg": server.cpu_avg_pct if server else None,
+                    "mem_avg": server.mem_avg_mb if server else None, "cpu_ms_per_call": r.cpu_ms_per_call,
+                    "dropped": s.throughput.dropped_iterations,
+                    "flags": s.flags, "publishable": r.publishable, "reasons": r.reasons,
+                    "warmup": s.warmup, "host": s.host, "limit": s.limit,
+                    "files": site.raw_links(r.measurement.files(), r.run_id, name, r.mid),
+                })
+            loads.append({"key": key, "row": row, "timeseries": ts_rel, "runs": runs})
+        distribution = None
+        if len(view.groups) > 1:
+            series = {g.key.label: g.pooled_latency for g in view.groups}
+            title = f"{view.display_name} — latency distribution per load (runs pooled)"
+        elif view.groups:
+            series = {run_label(r, view.groups[0]): r.latency for r in view.groups[0].runs}
+            title = f"{view.display_name} — latency distribution per run ({view.groups[0].key.label})"
+        if view.groups:
+            distribution = site.chart(f"server-{slug(name)}-distribution", charts.latency_distribution, series,
+                                      title=title)
+        per_tool = None
+        if view.groups:
+            rows = [dict(row, display_name=key.label, rank="") for key, row in group_rows(cons, name)]
+            per_tool = site.chart(f"server-{slug(name)}-per-tool", charts.per_tool_latency, rows,
+                                  title=f"{view.display_name} — latency per tool (p50 dark, p99 light)")
+        sweeps = []
+        for mode, kind_name in cons.sweeps():
+            rows = [row for key, row in group_rows(cons, name) if (key.mode, key.kind_name) == (mode, kind_name)]
+            if len(rows) > 1:
+                sweeps.append(site.chart(f"server-{slug(name)}-sweep-{slug(mode)}-{kind_name}", charts.concurrency,
+                                         {name: rows}, title=f"{view.display_name} — {mode}",
+                                         kind=load_kinds.kind(kind_name), slo_p99_ms=site.slo,
+                                         colour_of=site.colour))
+        records = [{"record": record, "files": site.raw_links(record.files(), record.results.run_id, name)}
+                   for record in view.records]
+        site.render(self.template, f"servers/{slug(name)}.html", view=view, loads=loads, records=records,
+                    distribution=distribution, per_tool=per_tool, sweeps=sweeps, manifests=site.manifests,
+                    what_ifs=decomposition.what_ifs_of(site.decomposition, name, site.manifests),
+                    finding=decomposition.beyond, finding_margin=decomposition.FINDING_MARGIN,
+                    failures=[f for f in cons.failures if f.server == name])
+
+
+def run_label(run, group: Group) -> str:
+    """'r2', or 'r2 · 20261121-201500' when the group pools runs of several results directories."""
+    if len({r.run_id for r in group.runs}) > 1:
+        return f"r{run.measurement.run} · {run.run_id.rsplit('-', 1)[0] if run.run_id.count('-') >= 2 else run.run_id}"
+    return f"r{run.measurement.run}"
+
+
+def group_rows(cons: Consolidated, server: str) -> list[tuple[LoadKey, dict]]:
+    """(load, row) of one server, the headline load first."""
+    out = []
+    for key in sorted(cons.keys, key=lambda k: k != cons.headline):
+        for row in cons.rows.get(key, []):
+            if row["server"] == server:
+                out.append((key, row))
+    return out
+
+
+PAGE = ServerPages()
