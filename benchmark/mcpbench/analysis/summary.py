@@ -78,7 +78,7 @@ LIMITED_BY = {
 
 # The flags that say the host, not the server, disturbed a measurement (foreign programs' CPU, or the fixed-work
 # probe changing between before and after): such a measurement is measured again once on a fresh start
-# (experiments/driver.py ServerRound.measure_load).
+# (experiments/runner.py ServerRound.measure_load).
 NOISY_HOST = "noisy-host"
 UNSTABLE_HOST = "unstable-host"
 HOST_FLAGS = (NOISY_HOST, UNSTABLE_HOST)

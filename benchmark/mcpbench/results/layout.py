@@ -12,7 +12,7 @@
         _calibration[/<N>]/<mode>-ladder/<label>/   the open-model capacity ladder's steps
         _infra[-restart-N]/                 Redis + API service logs of each infrastructure start
 
-Writers (the experiment driver, resume, calibration) and readers (liveness, recompute, the report's loader,
+Writers (the experiment runner, resume, calibration) and readers (liveness, recompute, the report's loader,
 the analysis scripts) walk the directory through these objects; a file name is spelled in model.py only.
 """
 

@@ -836,8 +836,7 @@ EXPERIMENT_RESULTS: dict[str, type[BaseModel]] = {CAPACITY_FILE: Capacity, SOAK_
 
 FILES: dict[str, type[BaseModel]] = {
     RUN_FILE: Run, SERVER_FILE: Server, BUILD_FILE: Build, VERIFY_FILE: Verify, IMAGE_FILE: Image,
-    SUMMARY_FILE: Summary, CONTEXT_FILE: Context, COUNTS_FILE: LoadgenCounts, CAPACITY_FILE: Capacity,
-    SOAK_FILE: SoakResult,
+    SUMMARY_FILE: Summary, CONTEXT_FILE: Context, COUNTS_FILE: LoadgenCounts, **EXPERIMENT_RESULTS,
 }
 
 
