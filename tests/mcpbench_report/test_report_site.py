@@ -55,7 +55,8 @@ def test_site_layout(site, consolidated):
     assert {"broken", "exotic"} <= set(consolidated.servers)
     assert (out / "raw" / ROUNDS.name / "run.json").is_file()
     assert (out / "raw" / ROUNDS.name / "rust" / "session-8vu-r1" / "samples.csv.gz").is_file()
-    assert site.pages == 4 + len(consolidated.servers)   # index, decision, methodology, v2 + one per server
+    # index, decision, methodology, v2, precision + one per server
+    assert site.pages == 5 + len(consolidated.servers)
     assert site.charts == len(list((out / "charts").glob("*.svg")))
 
 
@@ -403,3 +404,17 @@ def test_the_decomposition_page_pairs_rounds_and_says_what_was_not_measured(tmp_
     # a results set without a baseline, a second mode or stdio has no such page
     plain = build_site(consolidate(load.load([CAPACITY])), tmp_path / "plain")
     assert not (plain.out / "decomposition.html").exists() and not (plain.out / "soak.html").exists()
+
+
+def test_precision_page_from_the_registry(site, consolidated):
+    """The page added after the registry (pages/precision.py + its template, nothing else): in the nav of every
+    page, with the ratio each ranking needs and every ranked server's spread."""
+    from mcpbench_report import pages
+    assert [p.file for p in pages.registry()].count("precision.html") == 1
+    assert ("a", "href", "precision.html") in parse(site.out / "index.html").links
+    main = (site.out / "precision.html").read_text().split("<main", 1)[1].split("</main>", 1)[0]
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", main))
+    assert "How precise this run is" in text and "a pair of typical noise must differ by about ×" in text
+    ranked = [r["server"] for key in consolidated.keys for r in consolidated.rows[key] if r["cpu_rank"]]
+    assert ranked and all(consolidated.servers[name].display_name in text for name in ranked)
+    assert "×/÷ " in text and not re.search(r"(?<![\w.])-\d", text)   # no negative figure or bound
