@@ -154,9 +154,11 @@ class RunRecord:
 
     # -- what experiments add -----------------------------------------------------------------------------
     def set_environment(self, **fields: Any) -> None:
-        """Facts the runtime adds once it has started (cgroup, its description, its own section)."""
-        for key, value in fields.items():
-            setattr(self.run.environment, key, value)
+        """Facts the runtime adds once it has started (cgroup, its description, its own section), validated into
+        the environment's model (a plain dict set on a typed field would be saved unchecked)."""
+        environment = self.run.environment
+        self.run.environment = type(environment).model_validate(
+            {**environment.model_dump(mode="json"), **fields})
         self.save()
 
     def set_generators(self, by_transport: dict[str, dict[str, Any]]) -> None:
