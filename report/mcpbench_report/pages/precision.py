@@ -34,7 +34,9 @@ class PrecisionPage(Page):
         out = []
         for key in site.ordered_keys:
             for prefix, ranking in site.cons.rankings.get(key, {}).items():
-                if not ranking.power:
+                # At an equal load the throughput is the rate offered: nothing to tell apart (compare does not
+                # test it either).
+                if not ranking.power or (key.equal_load and prefix == ""):
                     continue
                 spreads = sorted(((name, iv) for name, iv in ranking.intervals.items() if iv.factor),
                                  key=lambda item: item[1].factor)
