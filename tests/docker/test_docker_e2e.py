@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from mcpbench.host.paths import ROOT, SERVERS_DIR
+from mcpbench.results.model import LOADGEN_LOG
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(3600)]
 
@@ -198,7 +199,7 @@ def test_ctrl_c_stops_every_container(engine, images, tmp_path: Path) -> None:
     project = None
     while time.monotonic() < deadline and proc.poll() is None:
         runs = [p for p in tmp_path.iterdir() if p.is_dir()] if tmp_path.exists() else []
-        if runs and list(runs[0].glob(f"{SERVERS[0]}/session-5vu-r1/k6*")):
+        if runs and (runs[0] / SERVERS[0] / "session-5vu-r1" / LOADGEN_LOG).exists():  # the load generator runs
             project = json.loads((runs[0] / "run.json").read_text())["environment"]["docker"]["project"]
             break
         time.sleep(0.5)
