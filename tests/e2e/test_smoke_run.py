@@ -17,6 +17,7 @@ import pytest
 from mcpbench.analysis import summary as analysis
 from mcpbench.host import cgroups
 from mcpbench.host.paths import SERVERS_DIR
+from mcpbench.results.model import SCHEMA
 
 pytestmark = pytest.mark.e2e
 
@@ -69,7 +70,7 @@ def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> No
     summary = json.loads((measurement / "summary.json").read_text())
     assert summary["window"] == {"start_s": 3.0, "end_s": 9.0, "seconds": 6.0}
     assert summary["warmup"] == {"used_s": 2.0, "min_s": 2.0, "cap_s": 2.0, "steady": None}  # fixed: not assessed
-    assert summary["run"] == 1 and summary["round_order"] == 1 and summary["schema"] == 3
+    assert summary["run"] == 1 and summary["round_order"] == 1 and summary["schema"] == SCHEMA
     assert set(summary["host"]["probe"]) == {str(c) for c in sorted(os.sched_getaffinity(0))}
     assert all(p["before_s"] > 0 and p["after_s"] > 0 for p in summary["host"]["probe"].values())
     # the probe timed the machine with the server frozen (cgroup freezer) — not the server's own work
