@@ -91,7 +91,9 @@ def _with_page_options(command):
     that adds an option adds it here without touching this module. Typer reads __signature__."""
     from . import pages
 
-    own = [p for p in inspect.signature(command).parameters.values() if p.kind is not p.VAR_KEYWORD]
+    # eval_str: the module's annotations are strings (postponed), and Typer reads flags like "-o" from them
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
+           if p.kind is not p.VAR_KEYWORD]
     extra = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default,
                                annotation=Annotated[o.annotation, typer.Option(o.flag, help=o.help,
                                                                                show_default=o.default is not None)])
