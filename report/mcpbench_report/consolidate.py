@@ -735,6 +735,11 @@ class Consolidated:
                 if view.manifest.get("what_if") == TWIN_WHAT_IF and view.manifest.get("variant_of") in self.servers}
 
     def self_checks(self) -> list[SelfCheck]:
+        """The run's A/A self-checks (_self_checks)."""
+        return list(self._self_checks)
+
+    @cached_property
+    def _self_checks(self) -> tuple[SelfCheck, ...]:
         """Each twin against its original in every ranking of the loads both were measured at: the run's A/A
         check of itself and of the statistics (a separated twin is a false separation). Where the published
         rankings leave the twin or its original out (a flagged measurement, a server that fell behind), the check
@@ -749,7 +754,7 @@ class Consolidated:
                     if verdict is not None and verdict.tested:
                         mine.append(SelfCheck(twin, original, key, RANKING_FIGURES.get(prefix, prefix), verdict))
             out += mine or self._measured_checks(twin, original)
-        return out
+        return tuple(out)   # made once: the console, the index and the precision page each read them
 
     def _measured_checks(self, twin: str, original: str) -> list[SelfCheck]:
         """The twin against its original in a ranking of every measurement at each load both have (flagged ones
