@@ -111,15 +111,16 @@ class ResultsError(Exception):
 
 
 class Closed(BaseModel):
-    """A part one writer owns whole: an unknown key is drift."""
+    """A part one writer owns whole: an unknown key is drift. A value set on a record is checked as it is set
+    (validate_assignment), so a typed record is valid whenever it is saved, without a round trip through a dict."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 class Open(BaseModel):
     """A part a runtime or a manifest may add its own keys to."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
 
 
 def described(text: str, default: Any = ...) -> Any:
@@ -853,6 +854,16 @@ def parsed(model: type[M], data: Any, where: Path | str) -> M:
         field = ".".join(str(p) for p in first["loc"]) or "(the file)"
         more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise ResultsError(f"{where}: {field}: {first['msg']}{more}") from None
+
+
+def assign(record: BaseModel, where: str, **fields: Any) -> None:
+    """Values set on a typed record, each checked as it is set (validate_assignment); a mismatch is a
+    ResultsError naming `where` (the file and the record's place in it) and the field."""
+    for name, value in fields.items():
+        try:
+            setattr(record, name, value)
+        except ValidationError as exc:
+            raise ResultsError(f"{where}.{name}: {exc.errors()[0]['msg']}") from None
 
 
 def document(record: BaseModel) -> dict[str, Any]:

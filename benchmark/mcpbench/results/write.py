@@ -108,7 +108,8 @@ class RunRecord:
         return self.run_dir.run_json
 
     def save(self) -> None:
-        write_checked(self.path, model.document(self.run))
+        """The typed run as run.json holds it: every value was checked as it was set (model.Closed)."""
+        write_json(self.path, model.document(self.run))
 
     # -- the run's life ----------------------------------------------------------------------------------
     def abandon(self) -> None:
@@ -138,9 +139,7 @@ class RunRecord:
         return self.run.servers[name]
 
     def update_server(self, name: str, **fields: Any) -> None:
-        server = self.server(name)
-        for key, value in fields.items():
-            setattr(server, key, value)
+        model.assign(self.server(name), f"{self.path}: servers.{name}", **fields)
         self.save()
 
     def list_measurement(self, server: str, name: str, replaces: str | None = None) -> None:
