@@ -21,13 +21,15 @@ type outcome struct {
 	httpMs    []float64
 }
 
-// caller is one VU's connection to the target; do makes one call (an index into calls). ok is false
-// when the target is gone and nothing more may be issued.
+// caller is one VU's connection to the target; do makes one call (an index into the plan's calls) at an
+// iteration ({iteration} in its arguments). ok is false when the target is gone and nothing more may be
+// issued.
 type caller interface {
-	do(call int) (o outcome, ok bool)
+	do(call int, iteration int64) (o outcome, ok bool)
 }
 
 type load struct {
+	plan     *plan
 	samples  *sampleFile
 	newVU    func(globalVU int) caller // VU numbers are 0-based; the id written (and users) is number + 1
 	stages   stages
@@ -56,7 +58,7 @@ func (l *load) record(scratch []byte, vu, call int, o outcome, ok bool) ([]byte,
 		l.gone.Store(true)
 		return scratch, false
 	}
-	return l.samples.record(scratch, vu+1, call, o), true
+	return l.samples.record(scratch, vu+1, l.plan.Calls[call].Name, o), true
 }
 
 // closed runs the closed model until the stages end or the load is stopped; wg counts its VUs.
@@ -83,19 +85,20 @@ func (l *load) closed(vus int, start time.Time, wg *sync.WaitGroup) {
 	}
 }
 
-// closedVU is load.js's closedIteration, again and again, while the stages keep this VU running: the three
-// tools, tools/list, the think time. A VU the ramp-down leaves out finishes its iteration first.
+// closedVU is load.js's closedIteration, again and again, while the stages keep this VU running: the
+// plan's calls in order (the lineup's: the three tools, tools/list), the think time. A VU the ramp-down
+// leaves out finishes its iteration first.
 func (l *load) closedVU(global, vus int, start time.Time) {
 	c := l.newVU(global)
 	scratch := make([]byte, 0, 160)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	for l.stages.activeVUs(vus, time.Since(start)) > global && !l.stopping.Load() {
-		for call := range calls {
+	for iteration := int64(0); l.stages.activeVUs(vus, time.Since(start)) > global && !l.stopping.Load(); iteration++ {
+		for _, call := range l.plan.closed {
 			if l.stopping.Load() {
 				return
 			}
-			o, ok := c.do(call)
+			o, ok := c.do(call, iteration)
 			var alive bool
 			if scratch, alive = l.record(scratch, global, call, o, ok); !alive {
 				return
@@ -188,8 +191,8 @@ func (l *load) openVU(v *openVU, idle chan<- *openVU) {
 	scratch := make([]byte, 0, 160)
 	for j := range v.jobs {
 		lag := float64(time.Since(j.due).Nanoseconds()) / 1e6
-		call := int(j.iteration % int64(toolsList)) // the three tools in turn; never tools/list
-		o, ok := v.c.do(call)
+		call := l.plan.open[j.iteration%int64(len(l.plan.open))] // the tool calls in turn; never tools/list
+		o, ok := v.c.do(call, j.iteration)
 		var alive bool
 		scratch, alive = l.record(scratch, v.global, call, o, ok)
 		if alive {

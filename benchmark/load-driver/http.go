@@ -29,6 +29,7 @@ const (
 
 // httpTarget is what every HTTP VU shares.
 type httpTarget struct {
+	plan     *plan
 	url      string
 	mode     string
 	protocol string
@@ -38,16 +39,17 @@ type httpTarget struct {
 }
 
 type httpVU struct {
-	t        *httpTarget
-	client   *http.Client
-	prefixes [len(calls)][]byte
-	init     []byte
-	rpcID    uint64
-	session  *string // persistent mode: the open session's id ("" when the server issued none); nil: none open
-	lastOpen float64 // persistent mode: the duration of the request that failed the last opening
-	gotConn  time.Time
-	trace    *httptrace.ClientTrace
-	buf      bytes.Buffer
+	t         *httpTarget
+	client    *http.Client
+	prefixes  prefixes
+	iteration int64 // the call's ({iteration} in its arguments)
+	init      []byte
+	rpcID     uint64
+	session   *string // persistent mode: the open session's id ("" when the server issued none); nil: none open
+	lastOpen  float64 // persistent mode: the duration of the request that failed the last opening
+	gotConn   time.Time
+	trace     *httptrace.ClientTrace
+	buf       bytes.Buffer
 }
 
 func newHTTPVU(t *httpTarget, global int) *httpVU {
@@ -62,7 +64,7 @@ func newHTTPVU(t *httpTarget, global int) *httpVU {
 		meta = meta2026
 	}
 	v := &httpVU{t: t, client: &http.Client{Transport: transport, Timeout: t.timeout},
-		prefixes: requestPrefixes(global+1, meta), init: initializePrefix(t.protocol)}
+		prefixes: t.plan.prefixes(global+1, meta), init: initializePrefix(t.protocol)}
 	v.trace = &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { v.gotConn = time.Now() }}
 	return v
 }
@@ -102,11 +104,10 @@ func (v *httpVU) send(method string, payload []byte, session *string, call int) 
 	}
 	if v.t.mode == "stateless-2026" && call >= 0 {
 		req.Header["Mcp-Protocol-Version"] = []string{revision2026}
-		if call == toolsList {
-			req.Header["Mcp-Method"] = []string{"tools/list"}
-		} else {
-			req.Header["Mcp-Method"] = []string{"tools/call"}
-			req.Header["Mcp-Name"] = []string{calls[call]}
+		c := v.t.plan.Calls[call]
+		req.Header["Mcp-Method"] = []string{c.Method}
+		if c.Method == toolsCall {
+			req.Header["Mcp-Name"] = []string{c.Tool}
 		}
 	}
 	v.gotConn = time.Time{}
@@ -193,7 +194,7 @@ func (v *httpVU) judgeCall(r httpReply, call int) string {
 	if !ok {
 		return "bad_response"
 	}
-	return judge(call, line, v.t.checks)
+	return judge(v.t.plan.Calls[call], line, v.t.checks)
 }
 
 func (v *httpVU) judgeInit(r httpReply) string {
@@ -217,12 +218,13 @@ func (v *httpVU) initialize() httpReply {
 }
 
 func (v *httpVU) callRequest(call int, session *string) httpReply {
-	return v.post(body(v.prefixes[call], v.nextID(), 0), session, call)
+	return v.post(body(v.prefixes.of(call, v.iteration), v.nextID(), 0), session, call)
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
 
-func (v *httpVU) do(call int) (outcome, bool) {
+func (v *httpVU) do(call int, iteration int64) (outcome, bool) {
+	v.iteration = iteration
 	switch v.t.mode {
 	case "session":
 		return v.sessionCall(call), true

@@ -50,6 +50,7 @@ type options struct {
 	timeout     time.Duration
 	initTimeout time.Duration
 	checks      bool
+	plan        *plan
 	protocol    string
 	seg         segment
 	samplesPath string
@@ -103,7 +104,7 @@ func parseOptions(args []string) (options, error) {
 	fs.SetOutput(os.Stderr)
 	var o options
 	var rampUp, hold, rampDown, think, timeout, initTimeout float64
-	var checks, seg string
+	var checks, seg, workload string
 	fs.StringVar(&o.mode, "mode", "", "session | stateless | persistent | stateless-2026 | stdio")
 	fs.StringVar(&o.kind, "kind", "closed", "closed (VUs) | open (arrival rate)")
 	fs.StringVar(&o.target, "target", "", "the MCP endpoint's URL (HTTP modes)")
@@ -117,6 +118,7 @@ func parseOptions(args []string) (options, error) {
 	fs.Float64Var(&timeout, "timeout-s", 30, "a request without a reply after this long is a timeout, seconds")
 	fs.Float64Var(&initTimeout, "init-timeout-s", 60, "stdio: how long the server may take to answer initialize")
 	fs.StringVar(&checks, "checks", "on", "check the tools' results (on|off)")
+	fs.StringVar(&workload, "workload", "", "the calls, their arguments and checks: the compiled workload's JSON")
 	fs.StringVar(&o.protocol, "protocol", "2024-11-05", "initialize's protocolVersion")
 	fs.StringVar(&seg, "segment", "0/1", "this instance's share of a test split over n: i/n")
 	fs.StringVar(&o.samplesPath, "samples", "", "the raw sample file to write")
@@ -156,6 +158,11 @@ func parseOptions(args []string) (options, error) {
 		return o, errors.New("mode stdio runs as one instance: a stdio server has one client")
 	case o.mode != "stdio" && (o.target == "" || len(o.argv) > 0):
 		return o, errors.New("the HTTP modes need --target URL and no command")
+	case workload == "":
+		return o, errors.New("--workload is required (the orchestrator compiles it from a workload file)")
+	}
+	if o.plan, err = parsePlan(workload); err != nil {
+		return o, err
 	}
 	o.stages = stages{rampUp: seconds(rampUp), hold: seconds(hold), rampDown: seconds(rampDown)}
 	o.think, o.timeout, o.initTimeout = seconds(think), seconds(timeout), seconds(initTimeout)
@@ -205,7 +212,7 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 		return exitFailed, fmt.Sprintf("cannot create the sample file: %v", err)
 	}
 	defer samples.close()
-	l := &load{samples: samples, stages: o.stages, seg: o.seg, think: o.think, stop: make(chan struct{})}
+	l := &load{plan: o.plan, samples: samples, stages: o.stages, seg: o.seg, think: o.think, stop: make(chan struct{})}
 	var srv *server
 	var targetGone <-chan struct{}
 	if o.mode == "stdio" {
@@ -228,10 +235,10 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 		}
 		startup := time.Since(spawned).Seconds()
 		c.StartupS = &startup
-		l.newVU = func(global int) caller { return newStdioVU(srv, global, o.timeout, o.checks, o.protocol) }
+		l.newVU = func(global int) caller { return newStdioVU(srv, o.plan, global, o.timeout, o.checks) }
 		targetGone = srv.eof
 	} else {
-		target := &httpTarget{url: o.target, mode: o.mode, protocol: o.protocol, timeout: o.timeout, checks: o.checks}
+		target := &httpTarget{plan: o.plan, url: o.target, mode: o.mode, protocol: o.protocol, timeout: o.timeout, checks: o.checks}
 		l.newVU = func(global int) caller { return newHTTPVU(target, global) }
 		defer func() { c.HTTPReqs = target.requests.Load() }()
 	}

@@ -2,8 +2,34 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 )
+
+// The lineup's workload as the orchestrator compiles it (workload/lineup.toml; a Python test keeps this
+// file equal to the compilation). Its calls by index: the three tools, then tools/list.
+const toolsListCall = 3
+
+func lineup(t testing.TB) *plan {
+	text, err := os.ReadFile("testdata/lineup.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := parsePlan(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func requestPrefixes(t testing.TB, vu int, meta string) []([]byte) {
+	p := lineup(t)
+	out := make([][]byte, len(p.Calls))
+	for i := range p.Calls {
+		out[i] = p.prefixes(vu, meta).of(i, 0)
+	}
+	return out
+}
 
 func TestClassifyFindsTheTopLevelIDOnly(t *testing.T) {
 	cases := []struct {
@@ -37,6 +63,7 @@ func toolReply(payload string) string {
 }
 
 func TestJudgeGivesLoadJsVerdicts(t *testing.T) {
+	p := lineup(t)
 	search := `{"total_found":2251,"products":[1,2,3,4,5,6,7,8,9,null],"top10_popular_ids":[1,2,3,4,5,6,7,8,9,10]}`
 	cases := []struct {
 		call   int
@@ -63,25 +90,25 @@ func TestJudgeGivesLoadJsVerdicts(t *testing.T) {
 		{2, `{"id":1,"result":"text"}`, true, "check_failed"},
 		{2, `{"id":1,"result":{"content":[{"text":5}]}}`, true, "check_failed"},
 		{2, `{"id":1,"result":{"content":[{"te`, true, "bad_response"},
-		{toolsList, `{"id":1,"result":{"tools":[{},{},{}]}}`, true, ""},
-		{toolsList, `{"id":1,"result":{"tools":[{},{}]}}`, false, "check_failed"},
-		{toolsList, `{"id":1,"result":{"tools":[{},{},{}],"isError":true}}`, true, ""},
+		{toolsListCall, `{"id":1,"result":{"tools":[{},{},{}]}}`, true, ""},
+		{toolsListCall, `{"id":1,"result":{"tools":[{},{}]}}`, false, "check_failed"},
+		{toolsListCall, `{"id":1,"result":{"tools":[{},{},{}],"isError":true}}`, true, ""},
 	}
 	for _, c := range cases {
-		if got := judge(c.call, []byte(c.line), c.checks); got != c.want {
-			t.Errorf("judge(%s, %s, checks=%v) = %q; want %q", calls[c.call], c.line, c.checks, got, c.want)
+		if got := judge(p.Calls[c.call], []byte(c.line), c.checks); got != c.want {
+			t.Errorf("judge(%s, %s, checks=%v) = %q; want %q", p.Calls[c.call].Name, c.line, c.checks, got, c.want)
 		}
 	}
 }
 
 func TestRequestBodiesAreLoadJsBytes(t *testing.T) {
-	p := requestPrefixes(1000, "")
+	p := requestPrefixes(t, 1000, "")
 	want := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"checkout","arguments":{"user_id":"user-01000",` +
 		`"items":[{"product_id":42,"quantity":2},{"product_id":1337,"quantity":1}]}},"id":17}` + "\n"
 	if got := string(body(p[2], 17, '\n')); got != want {
 		t.Errorf("checkout body %s; want %s", got, want)
 	}
-	if got := string(body(requestPrefixes(1, "")[toolsList], 3, '\n')); got != `{"jsonrpc":"2.0","method":"tools/list","params":{},"id":3}`+"\n" {
+	if got := string(body(requestPrefixes(t, 1, "")[toolsListCall], 3, '\n')); got != `{"jsonrpc":"2.0","method":"tools/list","params":{},"id":3}`+"\n" {
 		t.Errorf("tools/list body %s", got)
 	}
 }
@@ -93,20 +120,21 @@ func BenchmarkJudgeSearch(b *testing.B) {
 	}
 	line := []byte(toolReply(`{"category":"Electronics","total_found":2251,"products":` + products +
 		`],"top10_popular_ids":[1,2,3,4,5,6,7,8,9,10],"server_type":"go"}`))
+	search := lineup(b).Calls[0]
 	for b.Loop() {
 		classify(line)
-		if judge(0, line, true) != "" {
+		if judge(search, line, true) != "" {
 			b.Fatal("check failed")
 		}
 	}
 }
 
 func TestTheStateless2026BodiesCarryTheirMeta(t *testing.T) {
-	p := requestPrefixes(1, meta2026)
+	p := requestPrefixes(t, 1, meta2026)
 	want := `{"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":` +
 		`"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":` +
 		`{"name":"mcpbench-load-driver","version":"1"}}},"id":4}`
-	if got := string(body(p[toolsList], 4, 0)); got != want {
+	if got := string(body(p[toolsListCall], 4, 0)); got != want {
 		t.Errorf("tools/list body %s; want %s", got, want)
 	}
 }
@@ -134,10 +162,10 @@ func TestSSERepliesGiveTheMessageWithAnID(t *testing.T) {
 func TestInitializeVerdicts(t *testing.T) {
 	for line, want := range map[string]string{
 		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05"}}`: "",
-		`{"jsonrpc":"2.0","id":1,"error":{"code":-32603}}`:                 "jsonrpc_-32603",
-		`{"jsonrpc":"2.0","id":1}`:                                         "bad_response",
-		`["not","a","reply"]`:                                              "bad_response",
-		`{"id":1,"result":`:                                                "bad_response",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32603}}`:                   "jsonrpc_-32603",
+		`{"jsonrpc":"2.0","id":1}`:                                           "bad_response",
+		`["not","a","reply"]`:                                                "bad_response",
+		`{"id":1,"result":`:                                                  "bad_response",
 	} {
 		if got := judgeInitialize([]byte(line)); got != want {
 			t.Errorf("judgeInitialize(%s) = %q; want %q", line, got, want)

@@ -18,13 +18,13 @@ import (
 const flushEvery = 100 * time.Millisecond
 
 type sampleFile struct {
-	mu         sync.Mutex
-	file       *os.File
-	w          *bufio.Writer
-	start      time.Time
-	closed     bool
-	calls      int64
-	done       chan struct{}
+	mu     sync.Mutex
+	file   *os.File
+	w      *bufio.Writer
+	start  time.Time
+	closed bool
+	calls  int64
+	done   chan struct{}
 }
 
 func createSamples(path string) (*sampleFile, error) {
@@ -63,14 +63,14 @@ func (s *sampleFile) begin(start time.Time) {
 // record formats one sample into scratch (the VU's own buffer, returned for reuse) and writes it, as
 // load.js's record(): t_s with 3 decimals, ok 1/0, call_ms empty when the call was never sent, session_ms,
 // and http_ms joined by ';' (empty over stdio).
-func (s *sampleFile) record(scratch []byte, vu int, call int, o outcome) []byte {
+func (s *sampleFile) record(scratch []byte, vu int, call string, o outcome) []byte {
 	b := append(scratch[:0], 'S', ',')
 	at := time.Since(s.start).Seconds()
 	b = strconv.AppendFloat(b, at, 'f', 3, 64)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(vu), 10)
 	b = append(b, ',')
-	b = append(b, calls[call]...)
+	b = append(b, call...)
 	if o.kind == "" {
 		b = append(b, ",1,,"...)
 	} else {

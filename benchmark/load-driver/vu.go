@@ -11,23 +11,24 @@ type stdioVU struct {
 	srv      *server
 	timeout  time.Duration
 	checks   bool
-	prefixes [len(calls)][]byte
+	plan     *plan
+	prefixes prefixes
 	replies  chan answer // buffered: the reader never waits for this VU
 	timer    *time.Timer // the call's timeout
 }
 
-func newStdioVU(srv *server, global int, timeout time.Duration, checks bool, protocol string) *stdioVU {
+func newStdioVU(srv *server, p *plan, global int, timeout time.Duration, checks bool) *stdioVU {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &stdioVU{srv: srv, timeout: timeout, checks: checks, prefixes: requestPrefixes(global+1, ""),
+	return &stdioVU{srv: srv, timeout: timeout, checks: checks, plan: p, prefixes: p.prefixes(global+1, ""),
 		replies: make(chan answer, 1), timer: t}
 }
 
 // do sends one request and waits for its reply or its timeout; ok is false when the server's stdout had
 // already closed (nothing is issued then). A call is one sample: its duration is the sample's.
-func (v *stdioVU) do(call int) (outcome, bool) {
+func (v *stdioVU) do(call int, iteration int64) (outcome, bool) {
 	id := v.srv.ids.Add(1)
-	line := body(v.prefixes[call], id, '\n')
+	line := body(v.prefixes.of(call, iteration), id, '\n')
 	if !v.srv.register(id, v.replies) {
 		return outcome{}, false
 	}
@@ -47,7 +48,7 @@ func (v *stdioVU) do(call int) (outcome, bool) {
 	if a.gone {
 		return outcome{kind: "server_exited", callMs: ms, sessionMs: ms}, true
 	}
-	return outcome{kind: judge(call, a.line, v.checks), callMs: ms, sessionMs: ms}, true
+	return outcome{kind: judge(v.plan.Calls[call], a.line, v.checks), callMs: ms, sessionMs: ms}, true
 }
 
 func (v *stdioVU) timedOut(id uint64, sent time.Time) outcome {

@@ -1,31 +1,14 @@
 package main
 
-// What the VUs send and how a reply is judged: benchmark/mcpbench/k6/load.js's closed iteration, byte for
-// byte where the server can see it (the same JSON-RPC bodies) and verdict for verdict where the samples
-// record it (the same error kinds). A change to load.js's TOOLS, toolArguments, checkResult or judgeCall
-// must be made here too.
+// How a reply is judged, and the protocol's own messages (initialize, its notification, the 2026 _meta).
+// What the VUs call is the workload (plan.go), given as data; for the lineup's workload the bodies are
+// benchmark/mcpbench/k6/load.js's byte for byte and the verdicts its error kinds.
 
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 )
-
-// The iteration's calls, in order: the three tools, then tools/list (load.js closedIteration).
-var calls = [...]string{"search_products", "get_user_cart", "checkout", "tools/list"}
-
-const toolsList = 3 // index of tools/list in calls
-
-// userFor is load.js's userFor: VU N uses user-{N % 1000}, but 1000 for N = 1000, 2000… (user-00000 has
-// no cart).
-func userFor(vu int) string {
-	n := vu % 1000
-	if n == 0 {
-		n = 1000
-	}
-	return fmt.Sprintf("user-%05d", n)
-}
 
 // clientName is the driver's clientInfo name (initialize, and params._meta of the 2026-07-28 revision).
 const clientName = "mcpbench-load-driver"
@@ -37,39 +20,6 @@ const revision2026 = "2026-07-28"
 const meta2026 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + revision2026 + `",` +
 	`"io.modelcontextprotocol/clientCapabilities":{},` +
 	`"io.modelcontextprotocol/clientInfo":{"name":"` + clientName + `","version":"1"}}`
-
-// requestPrefixes are one VU's request bodies without their id: JSON.stringify({jsonrpc, method,
-// params}) minus its '}' plus `,"id":`, as load.js's bodyPrefix builds them (JS prints 50.0 as 50). A
-// body is prefix + id + "}" (and a newline over stdio, the transport's message delimiter). meta, when
-// not empty, is a member appended to every params object (mode stateless-2026).
-func requestPrefixes(vu int, meta string) [len(calls)][]byte {
-	user := userFor(vu)
-	arguments := [len(calls)]string{
-		`"name":"search_products","arguments":{"category":"Electronics","min_price":50,"max_price":500,"limit":10}`,
-		`"name":"get_user_cart","arguments":{"user_id":"` + user + `"}`,
-		`"name":"checkout","arguments":{"user_id":"` + user + `","items":[{"product_id":42,"quantity":2},{"product_id":1337,"quantity":1}]}`,
-		``,
-	}
-	var params [len(calls)]string
-	for i, members := range arguments {
-		if meta != "" {
-			if members != "" {
-				members += ","
-			}
-			members += meta
-		}
-		params[i] = "{" + members + "}"
-	}
-	var prefixes [len(calls)][]byte
-	for i, p := range params {
-		method := "tools/call"
-		if i == toolsList {
-			method = "tools/list"
-		}
-		prefixes[i] = []byte(`{"jsonrpc":"2.0","method":"` + method + `","params":` + p + `,"id":`)
-	}
-	return prefixes
-}
 
 // initializePrefix is initialize's body without its id, for a protocol revision.
 func initializePrefix(protocol string) []byte {
@@ -129,34 +79,28 @@ type result struct {
 	Content []struct {
 		Text *string `json:"text"`
 	} `json:"content"`
-	IsError json.RawMessage `json:"isError"`
-	Tools   []skip          `json:"tools"`
+	IsError           json.RawMessage `json:"isError"`
+	StructuredContent present         `json:"structuredContent"`
 }
 
-// The tools' payloads, only the fields checkResult reads. A missing field stays zero and fails its check,
-// as undefined does in load.js.
-type searchPayload struct {
-	TotalFound float64 `json:"total_found"`
-	Products   []skip  `json:"products"`
-	Top10      []skip  `json:"top10_popular_ids"`
+// present marks a value that is there, without copying it (read again from the line when it is used).
+type present bool
+
+func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
+
+// resultOf is the reply's result object itself (a method call's checks, or the structured content).
+func resultOf(line []byte) []byte {
+	var r struct {
+		Result json.RawMessage `json:"result"`
+	}
+	_ = json.Unmarshal(line, &r)
+	return r.Result
 }
 
-type cartPayload struct {
-	Cart *struct {
-		Items []skip `json:"items"`
-	} `json:"cart"`
-	RecentHistory []skip `json:"recent_history"`
-}
-
-type checkoutPayload struct {
-	Status     string  `json:"status"`
-	Total      float64 `json:"total"`
-	ItemsCount float64 `json:"items_count"`
-}
-
-// judge is load.js's replyResult + judgeCall for one reply line: "" when the call succeeded, else its
-// error kind.
-func judge(call int, line []byte, checks bool) string {
+// judge is load.js's replyResult + judgeCall for one reply line to call c: "" when the call succeeded,
+// else its error kind. A method call's checks (tools/list's count) are the protocol's and always made;
+// `--checks off` leaves out a tool result's.
+func judge(c *call, line []byte, checks bool) string {
 	var r reply
 	if err := json.Unmarshal(line, &r); err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -182,41 +126,28 @@ func judge(call int, line []byte, checks bool) string {
 	if r.Result == nil {
 		return "bad_response"
 	}
-	if call == toolsList {
-		if len(r.Result.Tools) >= 3 {
-			return ""
-		}
-		return "check_failed"
+	if c.Method != toolsCall {
+		return c.judgeResult(resultOf(line))
 	}
 	if truthy(r.Result.IsError) {
 		return "tool_error"
 	}
-	if !checks {
+	if !checks || len(c.Checks) == 0 {
 		return ""
 	}
-	if len(r.Result.Content) == 0 || r.Result.Content[0].Text == nil {
-		return "check_failed"
+	// The checks read the first text content as JSON (text that is no JSON as a string: every lineup
+	// check on it fails, as JSON.parse throwing does), or the structured content of a result without text.
+	if len(r.Result.Content) > 0 && r.Result.Content[0].Text != nil {
+		return c.judgeResult([]byte(*r.Result.Content[0].Text))
 	}
-	return checkResult(call, []byte(*r.Result.Content[0].Text))
-}
-
-// checkResult is load.js's checkResult on the tool's JSON text (docs/workload.md §3); text that is no
-// JSON fails it, as JSON.parse throwing does.
-func checkResult(call int, text []byte) string {
-	ok := false
-	switch calls[call] {
-	case "search_products":
-		var d searchPayload
-		ok = json.Unmarshal(text, &d) == nil && d.TotalFound == 2251 && len(d.Products) == 10 && len(d.Top10) == 10
-	case "get_user_cart":
-		var d cartPayload
-		ok = json.Unmarshal(text, &d) == nil && d.Cart != nil && len(d.Cart.Items) >= 1 && len(d.RecentHistory) == 5
-	case "checkout":
-		var d checkoutPayload
-		ok = json.Unmarshal(text, &d) == nil && d.Status == "confirmed" && d.Total > 0 && d.ItemsCount == 2
-	}
-	if ok {
-		return ""
+	if r.Result.StructuredContent {
+		var s struct {
+			Result struct {
+				StructuredContent json.RawMessage `json:"structuredContent"`
+			} `json:"result"`
+		}
+		_ = json.Unmarshal(line, &s)
+		return c.judgeResult(s.Result.StructuredContent)
 	}
 	return "check_failed"
 }

@@ -27,6 +27,7 @@ from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.loads import ClosedLoad, OpenLoad
 from mcpbench.host.toolchain import which
+from mcpbench.workload.file import Workload, lineup
 
 TOOLS = ("search_products", "get_user_cart", "checkout")
 
@@ -129,10 +130,13 @@ def _alive(marker: str) -> list[psutil.Process]:
 
 
 def _run_driver(driver: Path, out_dir: Path, server: list[str], *options: str, vus: int = 2,
-                duration_s: float = 1.5, interrupt_after_s: float | None = None) -> tuple[int, str, dict, Path]:
-    """The driver binary run directly: its exit code, stderr, counts, and the sample file."""
+                duration_s: float = 1.5, interrupt_after_s: float | None = None,
+                workload: Workload | None = None) -> tuple[int, str, dict, Path]:
+    """The driver binary run directly (the lineup's workload unless given): its exit code, stderr, counts, and
+    the sample file."""
     samples, counts = out_dir / "samples.log", out_dir / "counts.json"
     argv = [str(driver), "--mode", "stdio", "--kind", "closed", "--vus", str(vus), "--ramp-up-s", "0",
+            "--workload", (workload or lineup()).driver_json(),
             "--hold-s", f"{duration_s:g}", "--ramp-down-s", "0", "--think-time-s", "0.01", "--timeout-s", "2",
             "--checks", "on", "--samples", str(samples), "--counts", str(counts),
             "--server-log", str(out_dir / "server.log"), *options, "--", *server]
@@ -283,7 +287,12 @@ def test_bad_arguments_exit_2(driver: Path, tmp_path: Path) -> None:
                        (["--mode", "stateless", "--kind", "open", "--vus", "2", "--hold-s", "1"],
                         "the open model needs --rate > 0 and --max-vus >= --vus"),
                        (["--mode", "stateless", "--vus", "2", "--segment", "2/2"],
-                        '--segment "2/2": give i/n with 0 <= i < n')):
+                        '--segment "2/2": give i/n with 0 <= i < n'),
+                       (["--mode", "stateless", "--vus", "1", "--hold-s", "1", "--samples", "s", "--counts", "c",
+                         "--target", "http://127.0.0.1:9/mcp"],
+                        "--workload is required (the orchestrator compiles it from a workload file)"),
+                       (["--mode", "stateless", "--vus", "1", "--hold-s", "1", "--samples", "s", "--counts", "c",
+                         "--target", "http://127.0.0.1:9/mcp", "--workload", '{"calls":[]}'], "--workload: no calls")):
         done = subprocess.run([str(driver), *argv], capture_output=True, text=True, timeout=10, check=False)
         assert done.returncode == 2 and done.stderr.strip() == said, (argv, done.stderr)
 
@@ -363,7 +372,7 @@ def test_usage_reader_counts_the_driver_not_its_server(driver: Path, tmp_path: P
     spinner = tmp_path / "spin.py"
     spinner.write_text("import time\nend = time.time() + 30\nwhile time.time() < end:\n    pass\n")
     process = subprocess.Popen([str(driver), "--mode", "stdio", "--kind", "closed", "--vus", "1", "--ramp-up-s",
-                                "0", "--hold-s", "30", "--ramp-down-s", "0", "--init-timeout-s", "3",
+                                "0", "--hold-s", "30", "--workload", lineup().driver_json(), "--ramp-down-s", "0", "--init-timeout-s", "3",
                                 "--samples", str(tmp_path / "s.log"), "--counts", str(tmp_path / "c.json"),
                                 "--server-log", str(tmp_path / "server.log"), "--", sys.executable, str(spinner)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -442,3 +451,29 @@ def test_the_go_server_over_stdio_passes_every_check(driver: Path, infra: Infra,
     assert summary["checks"]["problems"] == [], summary["checks"]
     assert summary["checks"]["loadgen_iterations"] == summary["checks"]["sample_iterations"]
     assert not _alive(str(tmp_path))
+
+
+def test_a_workload_file_is_what_the_driver_sends(driver: Path, stand_in: Path, tmp_path: Path) -> None:
+    """Another workload than the lineup's: its calls in the file's order, each `weight` times, the
+    placeholders put in per VU and per iteration, its checks made on the reply (here a failing one)."""
+    spec = tmp_path / "mine.toml"
+    spec.write_text('[[call]]\ntool = "checkout"\nname = "buy"\nweight = 2\n'
+                    'arguments = { user_id = "vu-{vu}", note = "it {iteration%2}" }\n'
+                    '[[call.check]]\npointer = "/items_count"\nequals = 2\n\n'
+                    '[[call]]\ntool = "get_user_cart"\narguments = { user_id = "u{vu%2:03}" }\n'
+                    '[[call.check]]\npointer = "/cart/items/0/product_id"\nequals = 7\n')
+    record = tmp_path / "requests.log"
+    code, stderr, _, samples = _run_driver(driver, tmp_path, _server(stand_in, record=str(record)), vus=3,
+                                           workload=Workload.read(spec))
+    assert code == 0, stderr
+    rows = _lines(samples)
+    first_vu = [row[3] for row in rows if row[2] == "1"]
+    assert first_vu[:6] == ["buy", "buy", "get_user_cart"] * 2
+    verdicts = {(row[3], row[4], row[5]) for row in rows}
+    assert verdicts == {("buy", "1", ""), ("get_user_cart", "0", "check_failed")}  # product 1, not 7
+    sent = [json.loads(line) for line in record.read_text().splitlines() if '"tools/call"' in line]
+    arguments = {(m["params"]["name"], json.dumps(m["params"]["arguments"], sort_keys=True)) for m in sent}
+    assert ("checkout", json.dumps({"note": "it 0", "user_id": "vu-3"}, sort_keys=True)) in arguments
+    assert ("checkout", json.dumps({"note": "it 1", "user_id": "vu-3"}, sort_keys=True)) in arguments
+    assert ("get_user_cart", json.dumps({"user_id": "u001"}, sort_keys=True)) in arguments  # VU 3: (3-1)%2+1
+    assert ("get_user_cart", json.dumps({"user_id": "u002"}, sort_keys=True)) in arguments  # VU 2

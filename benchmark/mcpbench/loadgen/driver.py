@@ -23,6 +23,7 @@ from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaun
 from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
 from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.model import GENERATOR_BUILD_LOG
+from mcpbench.workload.file import Workload, lineup
 
 if TYPE_CHECKING:
     from mcpbench.loads.timing import Timing
@@ -63,9 +64,12 @@ def ensure_built(log_path: Path) -> Path:
 
 
 def driver_argv(binary: Path, url: str, load: Load, timing: Timing, checks: bool, samples_log: Path,
-                counts_path: Path, segment: tuple[int, int] = (0, 1), launch: StdioLaunch | None = None) -> list[str]:
-    """The driver's command line (its contract: benchmark/load-driver/README.md)."""
+                counts_path: Path, segment: tuple[int, int] = (0, 1), launch: StdioLaunch | None = None,
+                workload: Workload | None = None) -> list[str]:
+    """The driver's command line (its contract: benchmark/load-driver/README.md); the calls are the workload
+    file's (the lineup's unless another is given)."""
     argv = [str(binary), "--mode", load.mode, *load.driver_arguments(),
+            "--workload", (workload or lineup()).driver_json(),
             "--ramp-up-s", f"{timing.ramp_up_s:g}", "--hold-s", f"{timing.hold_s:g}",
             "--ramp-down-s", f"{timing.ramp_down_s:g}", "--think-time-s", f"{timing.think_time_s:g}",
             "--timeout-s", f"{timing.request_timeout_s:g}", "--checks", "on" if checks else "off",

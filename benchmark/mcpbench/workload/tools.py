@@ -1,7 +1,7 @@
 """The three workload tools: their default arguments and the spec's checks (docs/workload.md §3).
 
-The load driver (benchmark/load-driver/workload.go) and k6/load.js carry the same checks for the load phase;
-tests keep them in step.
+The load phase makes the same checks from the lineup's workload file (workload/lineup.toml, which the load
+driver is given) and k6/load.js; tests keep them in step.
 """
 
 from __future__ import annotations

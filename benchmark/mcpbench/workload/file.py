@@ -1,0 +1,252 @@
+"""A workload file (docs/workload-file.md): the calls a load makes — each a tool with its arguments and a
+weight, the checks on its reply — read at the edge into typed objects, a mistake in it one line naming the
+file, the line and the field; and compiled for the load driver (its --workload), which makes those calls.
+The lineup's own workload is one such file (lineup.toml): compiled, its bodies are load.js's byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
+
+LINEUP = Path(__file__).with_name("lineup.toml")
+
+# {vu} / {iteration}, optionally %N (cycled through N values) and :0W (zero-padded to W digits); the load
+# driver's placeholder (benchmark/load-driver/plan.go) is the same expression.
+PLACEHOLDER = re.compile(r"\{(vu|iteration)(?:%([1-9][0-9]*))?(?::0([1-9][0-9]?))?\}")
+# Anything that looks meant as one: `{vu%0}`, `{iteration:5}` would otherwise go out as literal text.
+_PLACEHOLDER_LIKE = re.compile(r"\{(?:vu|iteration)\b[^{}]*\}")
+
+TOOLS_CALL = "tools/call"
+
+
+class WorkloadError(ValueError):
+    """A workload file that cannot be used; the message is one line: file, line, field, what is wrong."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Check(_Strict):
+    """A check on a reply: the value at `pointer` (RFC 6901) in the tool result's first text content parsed
+    as JSON (or its structured content), or in a method's result; with nothing else, that it exists."""
+
+    pointer: str = ""
+    equals: JsonValue = None
+    exists: bool = True
+    length: int | None = Field(default=None, ge=0)
+    min_length: int | None = Field(default=None, ge=0)
+    above: float | None = None
+
+    @field_validator("pointer")
+    @classmethod
+    def _pointer(cls, value: str) -> str:
+        if value and not value.startswith("/"):
+            raise ValueError(f"{value!r} is no JSON pointer: it starts with / (\"\" is the whole result)")
+        return value
+
+    @model_validator(mode="after")
+    def _absent_alone(self) -> Check:
+        if not self.exists and (self.equals is not None or self.length is not None or self.min_length is not None
+                                or self.above is not None):
+            raise ValueError("exists = false cannot be combined with equals, length, min_length or above")
+        return self
+
+    def compiled(self) -> dict[str, JsonValue]:
+        out: dict[str, JsonValue] = {"pointer": self.pointer}
+        if not self.exists:
+            out["absent"] = True
+        for name in ("length", "min_length", "above"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        if self.equals is not None:
+            out["equals"] = self.equals
+        return out
+
+
+class Call(_Strict):
+    """One request of the workload: a tool with its arguments, or a method without any (tools/list)."""
+
+    tool: str | None = None
+    method: Literal["tools/call", "tools/list"] = TOOLS_CALL
+    name: str | None = Field(default=None, description="what its samples are called (default: the tool)")
+    arguments: dict[str, JsonValue] = Field(default_factory=dict)
+    weight: int = Field(default=1, ge=1)
+    check: list[Check] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _tool_or_method(self) -> Call:
+        if self.method == TOOLS_CALL and not self.tool:
+            raise ValueError("a call names its `tool` (or `method = \"tools/list\"`)")
+        if self.method != TOOLS_CALL and (self.tool or self.arguments):
+            raise ValueError(f"{self.method} takes no tool and no arguments")
+        for text in _strings(self.arguments):
+            for meant in _PLACEHOLDER_LIKE.findall(text):
+                if not PLACEHOLDER.fullmatch(meant):
+                    raise ValueError(f"{meant}: a placeholder is {{vu}} or {{iteration}}, with %N and :0W "
+                                     "optional (for instance {vu%1000:05})")
+        return self
+
+    @property
+    def label(self) -> str:
+        return self.name or self.tool or self.method
+
+    def params(self) -> str:
+        """params' members as JSON text without braces, as JSON.stringify writes them (no spaces, keys in
+        the file's order, 50.0 as 50)."""
+        if self.method != TOOLS_CALL:
+            return ""
+        return f'"name":{_json(self.tool)},"arguments":{_json(self.arguments)}'
+
+
+class WorkloadFile(_Strict):
+    """What a workload file holds."""
+
+    description: str | None = None
+    call: list[Call] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _labels(self) -> WorkloadFile:
+        labels = [c.label for c in self.call]
+        twice = sorted({label for label in labels if labels.count(label) > 1})
+        if twice:
+            raise ValueError(f"two calls are called {twice[0]!r}: give one a `name` (its samples are by name)")
+        if not any(c.method == TOOLS_CALL for c in self.call):
+            raise ValueError("no tool call (the open model's arrivals are tool calls)")
+        return self
+
+
+class Workload:
+    """A read workload file: its calls, and the load driver's --workload made from them."""
+
+    def __init__(self, path: Path, spec: WorkloadFile):
+        self.path = path
+        self.spec = spec
+
+    @classmethod
+    def read(cls, path: Path) -> Workload:
+        """The file, checked; WorkloadError (one line: file, line, field) when it cannot be used."""
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise WorkloadError(f"{path}: cannot read it ({exc})") from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise WorkloadError(f"{path}: not TOML: {exc}") from None
+        try:
+            return cls(path, WorkloadFile.model_validate(data))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = [part for part in first["loc"] if not (isinstance(part, str) and part.startswith(("function-", "json-")))]
+            field = "".join(f"{'.' if i else ''}{p}" for i, p in enumerate(loc))
+            line = _line_of(text, loc)
+            where = f"{path}:{line}" if line else str(path)
+            message = first["msg"].removeprefix("Value error, ")
+            raise WorkloadError(f"{where}: {field + ': ' if field else ''}{message}") from None
+
+    @cached_property
+    def calls(self) -> tuple[Call, ...]:
+        return tuple(self.spec.call)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The calls' sample names, in the file's order."""
+        return tuple(c.label for c in self.calls)
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(c.label for c in self.calls if c.method == TOOLS_CALL)
+
+    def driver_json(self) -> str:
+        """The load driver's --workload (benchmark/load-driver/plan.go)."""
+        return _json({"calls": [{"name": c.label, "method": c.method, "tool": c.tool or "", "params": c.params(),
+                                 "weight": c.weight, "checks": [k.compiled() for k in c.check]}
+                                for c in self.calls]})
+
+
+@cache
+def lineup() -> Workload:
+    """The lineup's workload (docs/workload.md): the three tools and tools/list."""
+    return Workload.read(LINEUP)
+
+
+def _json(value: JsonValue) -> str:
+    return json.dumps(_as_js(value), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _as_js(value: JsonValue) -> JsonValue:
+    """A value as JavaScript holds it: one kind of number, so 50.0 is written 50 (JSON.stringify)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _as_js(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_js(v) for v in value]
+    return value
+
+
+def _strings(value: JsonValue):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _line_of(text: str, loc: list) -> int | None:
+    """The line a validation error's location points at: the n-th [[call]] (and its n-th [[call.check]])
+    table, then the first line in it that sets the field; None when it cannot be told."""
+    lines = text.splitlines()
+    start, end = 0, len(lines)
+
+    def nth_table(header: str, n: int, lo: int, hi: int) -> int | None:
+        seen = -1
+        for i in range(lo, hi):
+            if lines[i].strip().startswith(header):
+                seen += 1
+                if seen == n:
+                    return i
+        return None
+
+    def table_end(lo: int) -> int:
+        for i in range(lo + 1, len(lines)):
+            if lines[i].strip().startswith("["):
+                return i
+        return len(lines)
+
+    parts = list(loc)
+    if len(parts) >= 2 and parts[0] == "call" and isinstance(parts[1], int):
+        found = nth_table("[[call]]", parts[1], 0, len(lines))
+        if found is None:
+            return None
+        start, end = found, table_end(found)
+        parts = parts[2:]
+        if len(parts) >= 2 and parts[0] == "check" and isinstance(parts[1], int):
+            check_end = len(lines)
+            for i in range(found + 1, len(lines)):
+                if lines[i].strip() == "[[call]]":
+                    check_end = i
+                    break
+            nested = nth_table("[[call.check]]", parts[1], found + 1, check_end)
+            if nested is None:
+                return start + 1
+            start, end = nested, table_end(nested)
+            parts = parts[2:]
+    key = next((p for p in parts if isinstance(p, str)), None)
+    if key is not None:
+        pattern = re.compile(rf"^\s*{re.escape(key)}\s*[=.]")
+        for i in range(start, end):
+            if pattern.match(lines[i]):
+                return i + 1
+    return start + 1 if loc else None

@@ -1,0 +1,57 @@
+"""Workload files (docs/workload-file.md): the lineup's own is one, compiled to exactly what the load
+driver's tests hold; a mistake in one is a single line naming the file, the line and the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcpbench.workload.file import Workload, WorkloadError, lineup
+from mcpbench.workload.tools import TOOL_NAMES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_lineup_workload_is_the_drivers_testdata() -> None:
+    # The Go tests check load.js's bytes and verdicts on this file: the compilation must be it exactly.
+    assert lineup().driver_json() + "\n" == (ROOT / "benchmark/load-driver/testdata/lineup.json").read_text()
+    assert lineup().tool_names == TOOL_NAMES
+    assert lineup().names == (*TOOL_NAMES, "tools/list")
+
+
+def test_the_documented_example_reads(tmp_path: Path) -> None:
+    example = ROOT / "docs/examples/everything.toml"
+    workload = Workload.read(example)
+    assert workload.tool_names and workload.driver_json().startswith('{"calls":[')
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('[[call]]\ntool = "echo"\nweigth = 2\n', "mine.toml:3: call.0.weigth: Extra inputs are not permitted"),
+    ('[[call]]\ntool = "echo"\n\n[[call]]\ntool = "add"\nweight = 0\n',
+     "mine.toml:6: call.1.weight: Input should be greater than or equal to 1"),
+    ('[[call]]\ntool = "echo"\n[[call.check]]\npointer = "/a"\n[[call.check]]\npointer = "b"\n',
+     "mine.toml:6: call.0.check.1.pointer: 'b' is no JSON pointer"),
+    ('[[call]]\ntool = "echo"\narguments = { m = "{vu%0}" }\n', "mine.toml:1: call.0: {vu%0}: a placeholder is"),
+    ('[[call]]\narguments = { m = 1 }\n', "mine.toml:1: call.0: a call names its `tool`"),
+    ('[[call]]\nmethod = "tools/list"\n', "mine.toml: no tool call"),
+    ('[[call]]\ntool = "echo"\n[[call]]\ntool = "echo"\n', "two calls are called 'echo'"),
+    ('[[call]]\ntool = "echo"\nsession = "persistent"\n', "mine.toml:3: call.0.session: Extra inputs"),
+    ('setup = "./reset.sh"\n[[call]]\ntool = "echo"\n', "mine.toml:1: setup: Extra inputs"),
+    ('[[call]\ntool = "echo"\n', "mine.toml: not TOML: "),
+    ('', "mine.toml:"),
+])
+def test_a_broken_workload_file_is_one_line(tmp_path: Path, text: str, said: str) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text(text)
+    with pytest.raises(WorkloadError) as caught:
+        Workload.read(path)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(str(tmp_path)), message
+    assert said in message, message
+
+
+def test_numbers_are_written_as_javascript_writes_them(tmp_path: Path) -> None:
+    path = tmp_path / "w.toml"
+    path.write_text('[[call]]\ntool = "t"\narguments = { a = 50.0, b = 0.5, c = "é" }\n')
+    assert Workload.read(path).calls[0].params() == '"name":"t","arguments":{"a":50,"b":0.5,"c":"é"}'
