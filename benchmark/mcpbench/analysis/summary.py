@@ -21,7 +21,7 @@ from mcpbench.results.layout import MeasurementDir, measurement_dir
 from mcpbench.results.model import SCHEMA, Sample, Summary, validated
 from mcpbench.results.read import http_durations
 from mcpbench.analysis.stats import latency_stats
-from mcpbench.workload.tools import TOOL_NAMES
+from mcpbench.workload.file import tool_calls
 from mcpbench.results.read import read_samples, resource_samples
 
 # A harness component is called saturated when its mean CPU over the window reaches this share of what
@@ -193,7 +193,7 @@ def throughput(window_samples: pd.DataFrame, seconds: float, mode: str) -> dict[
     v2_rps / v2_requests = the v2 study's request count (v2_requests), over the window only;
     http_rps / http_requests = every HTTP request of every sample (the figure v2_rps used to be);
     iterations_per_s = tools/list samples / s (closed model: one per iteration)."""
-    calls = window_samples[window_samples["tool"].isin(TOOL_NAMES)]
+    calls = tool_calls(window_samples)
     ok_calls = int(calls["ok"].sum())
     http_requests = int(_http_counts(window_samples["http_ms"]).sum())
     v2 = v2_requests(window_samples, mode)
@@ -221,14 +221,14 @@ def latency(window_samples: pd.DataFrame, request_timeout_s: float) -> dict[str,
     """One population per figure: tool_call, per_tool, session and http_request are successful samples
     only; tool_call_all is every tool call; v2_tools_call is every tools/call request sent (the v2 study
     averaged per-tool percentiles of it, which we never do: samples are pooled)."""
-    calls = window_samples[window_samples["tool"].isin(TOOL_NAMES)]
+    calls = tool_calls(window_samples)
     ok_calls = calls[calls["ok"] == 1]
     ok_samples = window_samples[window_samples["ok"] == 1]
     return {
         "tool_call": latency_stats(ok_calls["call_ms"].dropna().to_numpy()),
         "tool_call_all": latency_stats(all_calls_latency_ms(calls, request_timeout_s)),
         "per_tool": {tool: latency_stats(ok_calls.loc[ok_calls["tool"] == tool, "call_ms"].dropna().to_numpy())
-                     for tool in TOOL_NAMES},
+                     for tool in calls["tool"].unique()},  # the workload's tools, as first called
         "session": latency_stats(ok_calls["session_ms"].dropna().to_numpy()),
         "http_request": latency_stats(http_durations(ok_samples).to_numpy(dtype=float)),
         "v2_tools_call": latency_stats(calls["call_ms"].dropna().to_numpy()),
@@ -238,7 +238,7 @@ def latency(window_samples: pd.DataFrame, request_timeout_s: float) -> dict[str,
 def errors(window_samples: pd.DataFrame) -> dict[str, object]:
     """count = failed samples (tools/list included), failed_tool_calls, rate = failed tool calls / tool
     calls, kinds = failed samples per error_kind."""
-    calls = window_samples[window_samples["tool"].isin(TOOL_NAMES)]
+    calls = tool_calls(window_samples)
     failed = window_samples[window_samples["ok"] == 0]
     failed_calls = int((calls["ok"] == 0).sum())
     return {
@@ -444,7 +444,7 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
         flags.append("cgroup-not-applied")
     if ctx.rate:
         # The open model's shortfall: calls the arrival rate asked for in the window but never finished.
-        started = int(inside["tool"].isin(TOOL_NAMES).sum())
+        started = len(tool_calls(inside))
         dropped = max(0, round(ctx.rate * seconds) - started)
         thr["dropped_iterations"] = dropped
         if dropped > DROPPED_MAX_SHARE * ctx.rate * seconds:

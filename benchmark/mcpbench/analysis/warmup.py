@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from mcpbench.loads.timing import Timing
-from mcpbench.workload.tools import TOOL_NAMES
+from mcpbench.workload.file import METHODS
 
 STEADY_SPAN_S = 10  # the full profile's span (Timing.steady_span_s)
 STEADY_TOLERANCE = 0.03
@@ -168,7 +168,7 @@ class LiveSamples:
             except (IndexError, ValueError):
                 continue
             self.latest_s = max(self.latest_s, t)
-            if parts[4] == "1" and parts[3] in TOOL_NAMES:
+            if parts[4] == "1" and parts[3] not in METHODS:
                 second = int(t)
                 if second >= len(self.per_second):
                     self.per_second.extend([0] * (second + 1 - len(self.per_second)))

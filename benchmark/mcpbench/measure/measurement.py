@@ -32,7 +32,7 @@ from mcpbench.host.process_probe import ProcessProbe
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
 from mcpbench.loads import Load, in_window
-from mcpbench.workload.tools import TOOL_NAMES
+from mcpbench.workload.file import tool_calls
 from mcpbench.measure.bench import Bench
 from mcpbench.analysis.warmup import WarmupDecision, per_second_cpu, steady_start
 from mcpbench.results.layout import MeasurementDir
@@ -93,7 +93,7 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
     if not target.alive() or result.target_died:
         raise MeasurementFailed("the server exited during its pre-warm load:\n" + target.log_tail())
     window = in_window(result.samples, timing.window)
-    calls = window[(window["ok"] == 1) & (window["tool"].isin(TOOL_NAMES))]
+    calls = tool_calls(window[window["ok"] == 1])
     return {"seconds": seconds, "vus": int(load.vus), "calls_per_s": round(len(calls) / seconds, 1)}
 
 

@@ -13,6 +13,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
 
+import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
 LINEUP = Path(__file__).with_name("lineup.toml")
@@ -24,6 +25,14 @@ PLACEHOLDER = re.compile(r"\{(vu|iteration)(?:%([1-9][0-9]*))?(?::0([1-9][0-9]?)
 _PLACEHOLDER_LIKE = re.compile(r"\{(?:vu|iteration)\b[^{}]*\}")
 
 TOOLS_CALL = "tools/call"
+# The methods a workload may call besides tools (samples named so are no tool calls: the analysis counts tool
+# calls as every other sample, whatever the workload's tools are called).
+METHODS = ("tools/list",)
+
+
+def tool_calls(samples: pd.DataFrame) -> pd.DataFrame:
+    """The samples that are tool calls (not a method such as the closed iteration's tools/list)."""
+    return samples[~samples["tool"].isin(METHODS)]
 
 
 class WorkloadError(ValueError):
@@ -115,6 +124,9 @@ class WorkloadFile(_Strict):
     @model_validator(mode="after")
     def _labels(self) -> WorkloadFile:
         labels = [c.label for c in self.call]
+        taken = [c.label for c in self.call if c.method == TOOLS_CALL and c.label in METHODS]
+        if taken:
+            raise ValueError(f"a tool call cannot be called {taken[0]!r}: that names a method's samples")
         twice = sorted({label for label in labels if labels.count(label) > 1})
         if twice:
             raise ValueError(f"two calls are called {twice[0]!r}: give one a `name` (its samples are by name)")
