@@ -39,6 +39,15 @@ fi
 for tool in go cargo node npm mvn; do
   command -v "$tool" >/dev/null || log "WARNING: $tool is not installed; servers that need it will be skipped"
 done
+# MCP servers nobody on this project wrote, pinned (package-lock.json): what the tests and the README's "Your own
+# server" measure as targets given on the command line.
+for dir in benchmark/third-party/*/; do
+  [ -f "$dir/package-lock.json" ] && command -v npm >/dev/null || continue
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    log "installing $dir (npm ci)"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || log "WARNING: npm ci failed in $dir"
+  fi
+done
 ls /usr/lib/jvm/*/release 2>/dev/null | xargs -r grep -l 'JAVA_VERSION="2[1-9]' >/dev/null \
   || log "WARNING: no JDK 21+ in /usr/lib/jvm; the Java servers will be skipped"
 log "ready: $(redis-server --version | cut -d' ' -f3), .venv/bin/mcpbench"

@@ -21,7 +21,7 @@ def test_the_lineup_workload_is_the_drivers_testdata() -> None:
 
 
 def test_the_documented_example_reads(tmp_path: Path) -> None:
-    example = ROOT / "docs/examples/everything.toml"
+    example = ROOT / "benchmark/third-party/server-everything/workload.toml"
     workload = Workload.read(example)
     assert workload.tool_names and workload.driver_json().startswith('{"calls":[')
 

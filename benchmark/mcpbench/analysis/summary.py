@@ -135,6 +135,8 @@ class MeasurementContext:
     warmup: dict | None = None                 # {"used_s","min_s","cap_s","steady"}
     # Generator instances on other hosts (the swarm): [{"node","clock_offset_ms","clock_rtt_ms","exit_code"}]
     load_instances: list | None = None
+    # The closed model's iteration, its samples' names in order (None: the lineup's, which ends with tools/list).
+    iteration: tuple[str, ...] | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -154,6 +156,8 @@ class MeasurementContext:
                 values[new] = data[old]
         for name in ("server_cpus", "harness_cpus"):
             values[name] = tuple(values.get(name) or ())
+        if values.get("iteration") is not None:
+            values["iteration"] = tuple(values["iteration"])
         return cls(**values)
 
 
@@ -187,12 +191,14 @@ def v2_requests(samples: pd.DataFrame, mode: str) -> int:
     return int((counts >= 1).sum())
 
 
-def throughput(window_samples: pd.DataFrame, seconds: float, mode: str) -> dict[str, float | int]:
+def throughput(window_samples: pd.DataFrame, seconds: float, mode: str,
+               iteration: tuple[str, ...] | None = None) -> dict[str, float | int]:
     """Throughput over the measured window (`summarize` adds the whole-run v2 figures):
     tool_calls_per_s = successful tool calls / s (the primary figure; tools/list is no tool call);
     v2_rps / v2_requests = the v2 study's request count (v2_requests), over the window only;
     http_rps / http_requests = every HTTP request of every sample (the figure v2_rps used to be);
-    iterations_per_s = tools/list samples / s (closed model: one per iteration)."""
+    iterations_per_s = samples that end an iteration / s (closed model: the lineup's tools/list, one per
+    iteration; `iteration` is the workload's, load_kinds.iteration_end)."""
     calls = tool_calls(window_samples)
     ok_calls = int(calls["ok"].sum())
     http_requests = int(_http_counts(window_samples["http_ms"]).sum())
@@ -205,8 +211,13 @@ def throughput(window_samples: pd.DataFrame, seconds: float, mode: str) -> dict[
         "v2_requests": v2,
         "http_requests": http_requests,
         "http_rps": http_requests / seconds,
-        "iterations_per_s": int((window_samples["tool"] == "tools/list").sum()) / seconds,
+        "iterations_per_s": _iterations(window_samples, iteration) / seconds,
     }
+
+
+def _iterations(samples: pd.DataFrame, iteration: tuple[str, ...] | None) -> float:
+    end, times = load_kinds.iteration_end(iteration)
+    return int((samples["tool"] == end).sum()) / times
 
 
 def all_calls_latency_ms(calls: pd.DataFrame, request_timeout_s: float) -> np.ndarray:
@@ -336,7 +347,7 @@ def littles_law(samples: pd.DataFrame, window: tuple[float, float], ctx: Measure
     seconds = window[1] - window[0]
     if samples.empty or seconds <= 0:
         return None
-    return load_kinds.kind(ctx.kind).littles_law(samples, window, ctx.vus, ctx.think_time_s)
+    return load_kinds.kind(ctx.kind).littles_law(samples, window, ctx.vus, ctx.think_time_s, ctx.iteration)
 
 
 # HTTP requests a VU may have sent that no sample holds, per mode: a session cut short when k6 stopped
@@ -372,7 +383,7 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
     empty = int((per_second == 0).sum())
     if empty:
         problems.append(f"{empty} second(s) of the window have no sample at all")
-    sample_iterations = load_kinds.kind(ctx.kind).sample_iterations(samples)
+    sample_iterations = load_kinds.kind(ctx.kind).sample_iterations(samples, ctx.iteration)
     sample_http = int(_http_counts(samples["http_ms"]).sum()) if len(samples) else 0
     counts = ctx.loadgen_counts or {}
     theirs_iterations, theirs_http = counts.get("iterations"), counts.get("http_reqs")
@@ -407,7 +418,7 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
               ctx: MeasurementContext) -> dict[str, object]:
     seconds = window[1] - window[0]
     inside = in_window(samples, window)
-    thr = throughput(inside, seconds, ctx.mode)
+    thr = throughput(inside, seconds, ctx.mode, ctx.iteration)
     whole_run = v2_requests(samples, ctx.mode)
     thr["v2_requests_whole_run"] = whole_run
     thr["loadgen_run_s"] = ctx.loadgen_run_s

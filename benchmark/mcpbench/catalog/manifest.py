@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from mcpbench.results.model import Record
+from mcpbench.workload.file import Workload
 
 MANIFEST_NAME = "mcpbench.toml"
 ProtocolRevision = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]  # an MCP revision: 2025-06-18
@@ -147,10 +148,17 @@ class ServerSpec:
     # The environment `--what-if` set over the manifest's (catalog/selection.py what_if_twins): a twin that exists
     # for one run only, which no manifest (and so no compose file or image) holds.
     overrides: dict[str, str] = field(default_factory=dict)
+    # The calls it is measured with: a server given on the command line names its workload file
+    # (catalog/target.py); None is the lineup's (workload/lineup.toml).
+    workload: Workload | None = None
 
     @property
     def serves_stdio(self) -> bool:
         return self.stdio_command is not None
+
+    @property
+    def serves_http(self) -> bool:
+        return bool(self.run_command)
 
     def describe(self) -> Record:
         """What results and the report record about this server."""
@@ -164,6 +172,7 @@ class ServerSpec:
             "build": list(self.build_commands),
             "run": list(self.run_command),
             "stdio": list(self.stdio_command) if self.stdio_command else None,
+            **({"workload": str(self.workload.path)} if self.workload else {}),
         }
 
 

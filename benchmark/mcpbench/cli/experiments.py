@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from mcpbench import experiments
-from mcpbench.cli.options import annotation, console, fail, one_line, selected_servers, terminate_on_sigterm
+from mcpbench.cli.options import annotation, console, fail, measured_servers, one_line, terminate_on_sigterm
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.runner import Runner, RunFailed
@@ -35,9 +35,7 @@ def run_experiment(cls: type[Experiment], values: Values) -> None:
             raise fail(str(exc)) from exc
     # With --json, progress goes to stderr and stdout holds only the document.
     out = Console(stderr=True) if cls.json_option and values.get(cls.json_option) else console
-    specs = selected_servers(values["servers_dir"], values["servers"], values.get("stacks_only", False),
-                             values.get("what_if"), values.get("twin")) \
-        if cls.measures_servers else []
+    specs = measured_servers(values) if cls.measures_servers else []
     try:
         experiment = cls(values, specs, out)
     except ValueError as exc:

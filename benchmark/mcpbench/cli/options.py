@@ -14,6 +14,7 @@ from rich.console import Console
 
 from mcpbench.catalog.manifest import ServerSpec, discover
 from mcpbench.catalog.selection import SelectionError, aa_twins, select, what_if_twins
+from mcpbench.catalog.target import TargetError, target_specs
 from mcpbench.experiments.options import PLACEMENT, RESULTS, SELECTION, Option, Values
 from mcpbench.host import processes
 
@@ -102,3 +103,23 @@ def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only:
         console.print(f"each stack once (--stacks-only): leaving out the what-if variants {', '.join(left_out)} "
                       "(name them to measure them)")
     return chosen
+
+
+def measured_servers(values: Values) -> list[ServerSpec]:
+    """What a measuring command measures: the servers given on its command line (--command, --stdio,
+    --target, with --workload's calls), or else the named (or all) servers under servers/."""
+    if values.get("command") or values.get("stdio") or values.get("target"):
+        if values.get("servers"):
+            raise fail("name servers from servers/ or give --command, --stdio or --target, not both")
+        try:
+            return target_specs(values.get("workload"), values.get("command"), values.get("stdio"),
+                                values.get("target"), values.get("env"), values.get("target_name"))
+        except TargetError as exc:
+            raise fail(str(exc)) from exc
+    given = [flag for flag, name in (("--workload", "workload"), ("--env", "env"), ("--name", "target_name"))
+             if values.get(name)]
+    if given:
+        raise fail(f"{', '.join(given)} go with --command, --stdio or --target (the servers under servers/ are "
+                   "measured with the lineup's workload)")
+    return selected_servers(values["servers_dir"], values["servers"], values.get("stacks_only", False),
+                            values.get("what_if"), values.get("twin"))

@@ -70,6 +70,23 @@ SELECTION = (
            "second name in the same rounds (an A/A twin: a setting no server reads); the report checks that the "
            "two are never separated (repeatable). Local runtime only.", ("--twin",), metavar="SERVER"),
 )
+# Your own MCP server instead of the lineup's (catalog/target.py): measured with a workload file's calls.
+TARGET = (
+    Option("command", Optional[str], None, "An MCP server of your own, over Streamable HTTP at /mcp: the command "
+           "that starts it ({port} in it, and PORT in its environment, is a free port), measured with --workload's "
+           "calls instead of servers from servers/.", ("--command",), metavar="'CMD {port}'"),
+    Option("stdio", Optional[str], None, "An MCP server of your own over stdio: the command the load driver starts "
+           "(measure it with --mode stdio).", ("--stdio",), metavar="'CMD'"),
+    Option("target", Optional[list[str]], None, "NAME=COMMAND: one of several configurations of a server, each "
+           "started as --command is and measured in the same rounds (repeatable: an A/B).", ("--target",),
+           metavar="NAME=COMMAND"),
+    Option("workload", Optional[Path], None, "The calls a --command, --stdio or --target server is measured with: "
+           "a workload file (docs/workload-file.md).", ("--workload",)),
+    Option("env", Optional[list[str]], None, "KEY=VALUE in the environment of a --command, --stdio or --target "
+           "server (repeatable).", ("--env",), metavar="KEY=VALUE"),
+    Option("target_name", Optional[str], None, "The name of a --command or --stdio server in the results "
+           "(default: its program's).", ("--name",)),
+)
 PLACEMENT = (
     Option("runtime", str, runtimes.DEFAULT, f"Where the servers run: {', '.join(runtimes.names())}.",
            check=_runtime),
@@ -99,7 +116,7 @@ LOAD = (
 QUICK = (Option("quick", bool, False, "Smoke profile: short windows.", ("--quick",)),)
 RESULTS = (Option("results_dir", Path, RESULTS_DIR, "Parent of the run's results directory."),)
 # The options every experiment that measures servers takes.
-MEASURING = SELECTION + PLACEMENT + BUILDING + LOAD_SOURCE + RESULTS
+MEASURING = SELECTION + TARGET + PLACEMENT + BUILDING + LOAD_SOURCE + RESULTS
 
 
 # -- parsing the values -----------------------------------------------------------------------------------------

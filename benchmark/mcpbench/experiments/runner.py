@@ -37,8 +37,9 @@ from mcpbench.runtime.base import RunningServer
 from mcpbench.loads import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
 from mcpbench.loads.timing import Timing
 from mcpbench.workload import conformance
-from mcpbench.workload.tools import TOOL_NAMES
+from mcpbench.workload.file import lineup
 from mcpbench.workload.verify import Check, Verdict, is_deployment_check, verify
+from mcpbench.workload.verify_calls import verify_calls
 
 
 # A calibration the infrastructure broke is measured again on a new Redis/API pair, this many tries in all.
@@ -315,16 +316,17 @@ class Runner:
         if self.config.calibrate and self._calibrated_at is not None and self.bench.infra_starts != self._calibrated_at:
             self.calibrate("the infrastructure was restarted")
 
-    def limit(self, load: Load) -> analysis.Limit | None:
+    def limit(self, load: Load, spec: ServerSpec) -> analysis.Limit | None:
         """The limit a load is judged against (analysis.limit_figures): None when none was calibrated, or the
         calibration failed (the measurement is then flagged analysis.NO_LIMIT_FLAG)."""
         assert self.record is not None
         if MODE_TRANSPORT[load.mode] == "stdio":
             # No endpoint to calibrate against over stdio: the closed loop's own bound without any round trip
-            # (VUs x calls per iteration / think time) is what the load model allows at the most.
+            # (VUs x tool calls per iteration / think time) is what the load model allows at the most.
             think = self.config.timing.think_time_s
             if isinstance(load, ClosedLoad) and think > 0:
-                return analysis.Limit(analysis.LOAD_MODEL, load.vus * len(TOOL_NAMES) / think)
+                per_iteration = (spec.workload or lineup()).tool_calls_per_iteration
+                return analysis.Limit(analysis.LOAD_MODEL, load.vus * per_iteration / think)
             return None
         if isinstance(load, ClosedLoad):
             limit = (self.record.run.calibration or {}).get(load.mode)
@@ -372,6 +374,9 @@ class Runner:
                              f"{', '.join(accepted)})" for mode in self.config.modes if MODE_PROTOCOL[mode] not in accepted}
         if not spec.serves_stdio:
             unsupported.update({mode: "its manifest has no [stdio] command" for mode in self.config.stdio_modes})
+        if not spec.serves_http:
+            unsupported.update({mode: "a --stdio server: measure it with --mode stdio" for mode in self.config.modes
+                                if MODE_TRANSPORT[mode] == "http"})
         return unsupported
 
     def _measure_server(self, state: ServerState, round_index: int, position: int) -> None:
@@ -447,9 +452,9 @@ class Runner:
         try:
             if prewarm_s and not started.server.stdio_launch:
                 warmed = prewarm(harness, started.server, ClosedLoad(load.mode, load.vus), prewarm_s, out,
-                                 timing.think_time_s)
-            summary = measure(harness, started.server, load, out, timing, self.limit(load),
-                              probe_processes=probe_processes, stop_requested=stop_requested)
+                                 timing.think_time_s, spec.workload)
+            summary = measure(harness, started.server, load, out, timing, self.limit(load, spec),
+                              probe_processes=probe_processes, stop_requested=stop_requested, workload=spec.workload)
         except MeasurementFailed as exc:
             raise ServerFailed("load", str(exc)) from exc
         facts = dict(started.facts)
@@ -512,13 +517,18 @@ class Runner:
     def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
         """verify.json: the server's start and the workload's checks (workload/verify.py); a fail ends its part."""
         with self.console.status(f"verifying {spec.name}…"):
-            verdict = verify(server.url, spec.name, spec.info.protocols)
+            # A server given on the command line is held to its workload file; the lineup's to the whole spec.
+            verdict = (verify_calls(server.url, spec.workload) if spec.workload
+                       else verify(server.url, spec.name, spec.info.protocols))
         checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s"), *verdict.checks]
         suite = self._conformance(spec, server, checks) if self.config.conformance else None
         listening = server.listening()
         if listening is not None:  # the local runtime: HOST is loopback (docs/server-contract.md)
             exposed = [address for address in listening if not ports.is_loopback(address)]
-            checks.append(Check("listens on loopback only", "fail" if exposed or not listening else "pass",
+            # A server given on the command line is not held to the contract's HOST: where it listens is its
+            # own choice, said as a warning (the load only ever goes to loopback).
+            worst = "warn" if spec.workload else "fail"
+            checks.append(Check("listens on loopback only", worst if exposed or not listening else "pass",
                                 f"also listens on {', '.join(exposed)}: reachable from other machines; the "
                                 f"contract's HOST is {ports.LOOPBACK}" if exposed else
                                 "no listening socket found" if not listening else ", ".join(listening)))

@@ -10,7 +10,7 @@ from rich.table import Table
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import BUILDING, PLACEMENT, RESULTS, SELECTION, Option, resource_profile_of
+from mcpbench.experiments.options import BUILDING, PLACEMENT, RESULTS, SELECTION, TARGET, Option, resource_profile_of
 from mcpbench.results.read import read_json
 from mcpbench.experiments.options import Values
 
@@ -28,7 +28,7 @@ class VerifyExperiment(Experiment):
     name = "verify"
     order = 10
     help = "Start infra and each server, and check protocol, the three tools and bad input. Exit 1 on any fail."
-    options = (*SELECTION, *PLACEMENT, *BUILDING, *RESULTS, *CONFORMANCE,
+    options = (*SELECTION, *TARGET, *PLACEMENT, *BUILDING, *RESULTS, *CONFORMANCE,
                Option("as_json", bool, False, "Machine-readable: one JSON document on stdout.", ("--json",)))
     directory_suffix = "-verify"
     json_option = "as_json"

@@ -21,6 +21,7 @@ from mcpbench.results.model import Record
 if TYPE_CHECKING:
     from mcpbench.loads.timing import Timing
     from mcpbench.loads import Load
+    from mcpbench.workload.file import Workload
 
 
 class LoadError(RuntimeError):
@@ -94,10 +95,11 @@ class LoadGenerator(ABC):
 
     @abstractmethod
     def run(self, url: str, load: Load, timing: Timing, out: MeasurementDir, on_start: OnStart | None = None,
-            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
+            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None,
+            workload: Workload | None = None) -> LoadRun:
         """Run one test until it ends or `on_tick` ends it; its samples and counts are written to the
         measurement's directory (`out.samples`, `out.counts`). LoadError when no sample came back. With `launch` (stdio) the generator starts the
-        server itself and `url` is not used."""
+        server itself and `url` is not used. `workload`: the calls to make (None: the lineup's)."""
 
     def prepare(self, log_dir: Path) -> None:
         """Whatever the generator needs before its first test (a build), so none happens inside one."""

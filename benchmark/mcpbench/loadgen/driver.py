@@ -96,7 +96,8 @@ class LoadDriver(LocalInstances):
         return process_group_reader(pids)
 
     def run(self, url: str, load: Load, timing: Timing, out: MeasurementDir, on_start: OnStart | None = None,
-            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
+            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None,
+            workload: Workload | None = None) -> LoadRun:
         out = MeasurementDir(out.path.resolve())  # over stdio the driver runs in the server's directory
         out_dir = out.path
         binary = ensure_built(out_dir / GENERATOR_BUILD_LOG)
@@ -104,7 +105,8 @@ class LoadDriver(LocalInstances):
         count = 1 if launch is not None else self.instances
 
         def spawn(index: int, samples_log: Path, counts_path: Path, log_path: Path) -> processes.ManagedProcess:
-            argv = driver_argv(binary, url, load, timing, checks, samples_log, counts_path, (index, count), launch)
+            argv = driver_argv(binary, url, load, timing, checks, samples_log, counts_path, (index, count), launch,
+                               workload)
             # Over stdio the driver gets the server's environment and directory, which the server inherits
             # from it; over HTTP a plain one.
             env = dict(launch.env) if launch else {"PATH": "/usr/bin:/bin", "HOME": str(out_dir)}

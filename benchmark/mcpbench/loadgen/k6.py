@@ -18,6 +18,7 @@ from mcpbench.host.toolchain import which
 from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
 from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
 from mcpbench.results.layout import MeasurementDir
+from mcpbench.workload.file import Workload
 
 if TYPE_CHECKING:
     from mcpbench.loads.timing import Timing
@@ -73,9 +74,12 @@ class LocalK6(LocalInstances):
         k6_binary()  # fail before the first measurement, in one line
 
     def run(self, url: str, load: Load, timing: Timing, out: MeasurementDir, on_start: OnStart | None = None,
-            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
+            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None,
+            workload: Workload | None = None) -> LoadRun:
         if launch is not None:
             raise LoadError("k6 speaks HTTP only: a stdio server needs the load driver")
+        if workload is not None:  # load.js carries the lineup's calls only
+            raise LoadError("k6 makes the lineup's calls only: a workload file needs the load driver")
         out = MeasurementDir(out.path.resolve())  # k6 runs in it, so a relative path would point below itself
         out_dir = out.path
         arguments = segments(self.instances)

@@ -4,7 +4,7 @@ kind is registered."""
 from __future__ import annotations
 
 from mcpbench.loads.base import MODE_PROTOCOL, MODE_TRANSPORT, MODES, Load, Mode, in_window
-from mcpbench.loads.closed import ClosedLoad
+from mcpbench.loads.closed import ClosedLoad, iteration_end
 from mcpbench.loads.open import OpenLoad
 
 KINDS: dict[str, type[Load]] = {ClosedLoad.kind: ClosedLoad, OpenLoad.kind: OpenLoad}
@@ -19,4 +19,5 @@ def kind(name: str | None) -> type[Load]:
         raise ValueError(f"unknown load kind {name!r}; known: {', '.join(KINDS)}") from None
 
 
-__all__ = ["KINDS", "MODE_PROTOCOL", "MODE_TRANSPORT", "MODES", "ClosedLoad", "Load", "Mode", "OpenLoad", "in_window", "kind"]
+__all__ = ["KINDS", "MODE_PROTOCOL", "MODE_TRANSPORT", "MODES", "ClosedLoad", "Load", "Mode", "OpenLoad", "in_window", "iteration_end",
+           "kind"]

@@ -124,13 +124,14 @@ class Load(ABC):
 
     @classmethod
     @abstractmethod
-    def sample_iterations(cls, samples: pd.DataFrame) -> int:
-        """How many iterations the samples hold (the cross-check against the generator's own count)."""
+    def sample_iterations(cls, samples: pd.DataFrame, iteration: tuple[str, ...] | None = None) -> int:
+        """How many iterations the samples hold (the cross-check against the generator's own count).
+        `iteration`: the closed model's iteration, its samples' names in order (None: the lineup's)."""
 
     @classmethod
     @abstractmethod
     def littles_law(cls, samples: pd.DataFrame, window: tuple[float, float], vus: int,
-                    think_time_s: float) -> dict[str, float] | None:
+                    think_time_s: float, iteration: tuple[str, ...] | None = None) -> dict[str, float] | None:
         """The load generator's self-check, L = lambda x W, as this kind reads it (analysis.littles_law);
         a `gap` in the result is flagged above analysis.LITTLES_LAW_MAX_GAP."""
 

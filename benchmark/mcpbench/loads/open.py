@@ -107,12 +107,12 @@ class OpenLoad(Load):
         return vus * MAX_VUS_FACTOR
 
     @classmethod
-    def sample_iterations(cls, samples: pd.DataFrame) -> int:
+    def sample_iterations(cls, samples: pd.DataFrame, iteration: tuple[str, ...] | None = None) -> int:
         return len(samples)  # one call per iteration
 
     @classmethod
     def littles_law(cls, samples: pd.DataFrame, window: tuple[float, float], vus: int,
-                    think_time_s: float) -> dict[str, float] | None:
+                    think_time_s: float, iteration: tuple[str, ...] | None = None) -> dict[str, float] | None:
         """L = arrival rate (samples ended in the window / s) x mean session time = the mean number of
         calls in flight (no fixed population to compare it with, so no gap)."""
         inside = in_window(samples, window)

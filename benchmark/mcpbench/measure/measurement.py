@@ -32,7 +32,7 @@ from mcpbench.host.process_probe import ProcessProbe
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
 from mcpbench.loads import Load, in_window
-from mcpbench.workload.file import tool_calls
+from mcpbench.workload.file import Workload, tool_calls
 from mcpbench.measure.bench import Bench
 from mcpbench.analysis.warmup import WarmupDecision, per_second_cpu, steady_start
 from mcpbench.results.layout import MeasurementDir
@@ -73,7 +73,7 @@ PREWARM_DIR = ".prewarm"   # the pre-warm load's own files, removed once it ends
 
 
 def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float, out: MeasurementDir,
-            think_time_s: float) -> Record:
+            think_time_s: float, workload: Workload | None = None) -> Record:
     """Work before a measurement, on the same start: `load` (the closed model) for `seconds` after a 1 s ramp,
     nothing of it kept but the rate it reached (summary `prewarm`). A JIT compiles with work, not with time: at
     an equal load of 153 calls/s the JVMs' CPU per call was still falling a minute in (docs/first-run-profile.md);
@@ -85,7 +85,8 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
     try:
         with harness.console.status(f"  pre-warm: {load.label} for {seconds:g} s"):
             result = harness.generator.run(target.url, load, timing, scratch, checks=False,
-                                           on_tick=lambda elapsed, live: Tick.GO_ON if target.alive() else Tick.ABORT)
+                                           on_tick=lambda elapsed, live: Tick.GO_ON if target.alive() else Tick.ABORT,
+                                           workload=workload)
     except LoadError as exc:
         raise MeasurementFailed(f"its pre-warm load failed: {exc}") from exc
     finally:
@@ -99,12 +100,12 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
 
 def measure(harness: Harness, target: RunningServer, load: Load, out: MeasurementDir, timing: Timing,
             limit: analysis.Limit | None = None, calibration: bool = False, probe_processes: bool = False,
-            stop_requested: Callable[[], bool] | None = None) -> Record:
+            stop_requested: Callable[[], bool] | None = None, workload: Workload | None = None) -> Record:
     """The measurement's summary (not yet written: the caller adds who and when). A target that died
     during the test makes it `failed`, dead infrastructure `invalid`. With `probe_processes` the server's
     process tree is read at 1 Hz too (processes.csv: RSS, FDs, threads; the soak's series). When
     `stop_requested` turns true the test ends as if its window were complete (a soak stopped by Ctrl-C
-    keeps what it measured)."""
+    keeps what it measured). `workload`: the calls the server is measured with (None: the lineup's)."""
     profile, infra = harness.profile, harness.infra
     host = harness.host
     readers: dict[str, UsageReader] = {"server": target.usage, **infra.readers(), **host.readers(),
@@ -163,7 +164,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
 
         try:
             result = harness.generator.run(target.url, load, timing, out, on_start=on_start, on_tick=on_tick,
-                                           launch=target.stdio_launch)
+                                           launch=target.stdio_launch, workload=workload)
         except LoadError as exc:
             sampler.stop()
             raise MeasurementFailed(str(exc)) from exc
@@ -188,7 +189,8 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
         host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)} for cpu in probe_before},
         probe_server_paused=paused_before and paused_after,
         server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
-        warmup=warm.record(timing), load_instances=result.instances)
+        warmup=warm.record(timing), load_instances=result.instances,
+        iteration=workload.closed_iteration if workload is not None else None)
     write_checked(out.context, context.to_json())
     summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context)
     # What stopped the test decides above the cross-checks: a dead target is its own failure, dead

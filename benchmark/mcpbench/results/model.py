@@ -438,6 +438,8 @@ class Server(Open):
     build: list[str] = described("the manifest's build commands")
     run: list[str] = described("the manifest's run command")
     stdio: list[str] | None = described("the manifest's stdio command (null: HTTP only)", None)
+    workload: str | None = described("the workload file it was measured with (null: the lineup's, "
+                                     "workload/lineup.toml)", None)
     variant_of: str | None = described("the server this one is a variant of (null: a manifest's base server)", None)
     what_if: str | None = described("the question a what-if variant answers (its manifest's `what_if`, or a "
                                     "`--what-if` twin's KEY=VALUE; a `--twin`'s is TWIN_WHAT_IF); the report pairs "
@@ -710,6 +712,9 @@ class Context(MeasuredLoad, Pacing, Pinning):
     warmup: Warmup | None = described("the warm-up")
     load_instances: list[LoadInstance] | None = described(
         "load generator instances on other hosts (swarm), each with its node and clock (null: on this machine)", None)
+    iteration: list[str] | None = described(
+        "the closed model's iteration: its samples' names in order, each call `weight` times (null: the lineup's "
+        "three tools and tools/list)", None)
 
 
 # Every file of a results directory the model defines, by name (docs/results-format.md's tables).

@@ -30,6 +30,7 @@ from mcpbench.runtime.docker_engine import DockerError, Engine
 from mcpbench.runtime.swarm_cluster import Node, Swarm, Task, wait_for_task
 from mcpbench.runtime.swarm_stack import NETWORK, ROLE_LABEL
 from mcpbench.results.model import Record
+from mcpbench.workload.file import Workload
 
 if TYPE_CHECKING:
     from mcpbench.loads import Load
@@ -237,19 +238,20 @@ class SwarmDriver(LocalInstances):
         return clocks
 
     def run(self, url: str, load: Load, timing: Timing, out: MeasurementDir, on_start: OnStart | None = None,
-            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None) -> LoadRun:
+            on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None,
+            workload: Workload | None = None) -> LoadRun:
         if launch is not None:
             raise LoadError("the swarm runs no stdio servers")
         try:
             if self.image_id is None:
                 self.prepare(out.path)
             return self._run(self.swarm.in_network(url), load, timing, MeasurementDir(out.path.resolve()), on_start,
-                             on_tick, checks)
+                             on_tick, checks, workload)
         except DockerError as exc:
             raise LoadError(f"the swarm's load tasks: {exc}") from None
 
     def _run(self, target: str, load: Load, timing: Timing, out: MeasurementDir, on_start: OnStart | None,
-             on_tick: OnTick | None, checks: bool) -> LoadRun:
+             on_tick: OnTick | None, checks: bool, workload: Workload | None = None) -> LoadRun:
         clocks = self.answering_nodes()
         count = self.instances
         self._tests += 1
@@ -257,7 +259,8 @@ class SwarmDriver(LocalInstances):
         services = {}
         for index, name in enumerate(names):
             node = self.node_of(index)
-            argv = driver_argv(BINARY, target, load, timing, checks, STDOUT, Path(COUNTS_IN_CONTAINER), (index, count))
+            argv = driver_argv(BINARY, target, load, timing, checks, STDOUT, Path(COUNTS_IN_CONTAINER), (index, count),
+                               workload=workload)
             services[name] = {
                 "image": self.image_id, "entrypoint": [str(BINARY)], "command": argv[1:], "networks": [NETWORK],
                 "deploy": {"mode": "replicated", "replicas": 1, "endpoint_mode": "dnsrr",

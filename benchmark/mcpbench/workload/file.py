@@ -68,6 +68,29 @@ class Check(_Strict):
             raise ValueError("exists = false cannot be combined with equals, length, min_length or above")
         return self
 
+    def problem(self, document: JsonValue) -> str | None:
+        """What is wrong with the document for this check (None: it holds) — the load driver's verdict
+        (plan.go check.holds), said in words for verify."""
+        found, value = _at(document, self.pointer)
+        where = self.pointer or "the result"
+        if not self.exists:
+            return f"{where} is {_short(value)}, expected it absent" if found else None
+        if not found:
+            return f"{where} is missing"
+        if self.length is not None or self.min_length is not None:
+            if not isinstance(value, list):
+                return f"{where} is {_short(value)}, not an array"
+            if self.length is not None and len(value) != self.length:
+                return f"{where} has {len(value)} elements, expected {self.length}"
+            if self.min_length is not None and len(value) < self.min_length:
+                return f"{where} has {len(value)} elements, expected at least {self.min_length}"
+        if self.above is not None and not (isinstance(value, int | float) and not isinstance(value, bool)
+                                           and value > self.above):
+            return f"{where} is {_short(value)}, expected a number above {self.above:g}"
+        if self.equals is not None and not _equal(value, self.equals):
+            return f"{where} is {_short(value)}, expected {_short(self.equals)}"
+        return None
+
     def compiled(self) -> dict[str, JsonValue]:
         out: dict[str, JsonValue] = {"pointer": self.pointer}
         if not self.exists:
@@ -106,6 +129,45 @@ class Call(_Strict):
     @property
     def label(self) -> str:
         return self.name or self.tool or self.method
+
+    def rendered_arguments(self, vu: int = 1, iteration: int = 0) -> dict[str, JsonValue]:
+        """The arguments as a VU sends them (the placeholders put in, as the load driver does)."""
+        def render(value: JsonValue) -> JsonValue:
+            if isinstance(value, str):
+                return PLACEHOLDER.sub(lambda m: _placeholder(m, vu, iteration), value)
+            if isinstance(value, dict):
+                return {k: render(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [render(v) for v in value]
+            return value
+        return render(self.arguments)  # type: ignore[return-value]
+
+    def problem(self, result: JsonValue) -> str | None:
+        """What is wrong with a reply's result for this call (None: the checks hold): the document its checks
+        read is the first text content as JSON (text that is no JSON as a string), or the structured content."""
+        if not isinstance(result, dict):
+            return f"the result is {_short(result)}"
+        if self.method != TOOLS_CALL:
+            document: JsonValue = result
+        else:
+            if result.get("isError"):
+                return f"a tool error: {_short(result.get('content'))}"
+            content = result.get("content") or []
+            text = content[0].get("text") if content and isinstance(content[0], dict) else None
+            if isinstance(text, str):
+                try:
+                    document = json.loads(text)
+                except ValueError:
+                    document = text
+            elif "structuredContent" in result:
+                document = result["structuredContent"]
+            else:
+                return "no text content and no structured content" if self.check else None
+        for check in self.check:
+            problem = check.problem(document)
+            if problem:
+                return problem
+        return None
 
     def params(self) -> str:
         """params' members as JSON text without braces, as JSON.stringify writes them (no spaces, keys in
@@ -177,6 +239,17 @@ class Workload:
     def tool_names(self) -> tuple[str, ...]:
         return tuple(c.label for c in self.calls if c.method == TOOLS_CALL)
 
+    @property
+    def closed_iteration(self) -> tuple[str, ...]:
+        """The closed model's iteration: its samples' names in order, each call `weight` times (the load
+        driver's plan.closed)."""
+        return tuple(c.label for c in self.calls for _ in range(c.weight))
+
+    @property
+    def tool_calls_per_iteration(self) -> int:
+        """Tool calls in the closed model's iteration (each call `weight` times)."""
+        return sum(c.weight for c in self.calls if c.method == TOOLS_CALL)
+
     def driver_json(self) -> str:
         """The load driver's --workload (benchmark/load-driver/plan.go)."""
         return _json({"calls": [{"name": c.label, "method": c.method, "tool": c.tool or "", "params": c.params(),
@@ -203,6 +276,47 @@ def _as_js(value: JsonValue) -> JsonValue:
     if isinstance(value, list):
         return [_as_js(v) for v in value]
     return value
+
+
+def _placeholder(match: re.Match[str], vu: int, iteration: int) -> str:
+    name, cycle, width = match.group(1), match.group(2), match.group(3)
+    value = vu if name == "vu" else iteration
+    if cycle:
+        value = (value - 1) % int(cycle) + 1 if name == "vu" else value % int(cycle)
+    return str(value).zfill(int(width)) if width else str(value)
+
+
+def _at(document: JsonValue, pointer: str) -> tuple[bool, JsonValue]:
+    """RFC 6901: (found, value); null on the way or at the end is not found, as in the load driver."""
+    value = document
+    if pointer:
+        for token in pointer[1:].split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(value, dict) and token in value:
+                value = value[token]
+            elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+                value = value[int(token)]
+            else:
+                return False, None
+        if value is None:
+            return False, None
+    return True, value
+
+
+def _equal(a: JsonValue, b: JsonValue) -> bool:
+    """JSON equality: numbers as numbers (2 == 2.0), booleans apart from numbers."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _short(value: JsonValue) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 120 else text[:117] + "…"
 
 
 def _strings(value: JsonValue):

@@ -1,0 +1,127 @@
+"""End-to-end: an MCP server nobody on this project wrote (@modelcontextprotocol/server-everything, pinned in
+benchmark/third-party/, installed by scripts/setup.sh) measured as a server given on the command line — over
+Streamable HTTP (--command) and stdio (--stdio), with its workload file's calls — then two configurations of it
+side by side (--target, two Node.js versions), and every bad target said in one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mcpbench.host.paths import ROOT
+from mcpbench.results.read import read_json
+
+from test_smoke_run import leftovers, mcpbench, only_run
+
+pytestmark = pytest.mark.e2e
+
+EVERYTHING = ROOT / "benchmark" / "third-party" / "server-everything"
+SERVER_JS = "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+WORKLOAD = EVERYTHING / "workload.toml"
+SHORT = ["--quick", "--ramp-up", "1", "--warmup", "2", "--duration", "5", "--ramp-down", "1", "--no-calibrate",
+         "--think", "0"]
+
+
+@pytest.fixture(scope="module")
+def everything() -> Path:
+    if not (EVERYTHING / SERVER_JS).is_file() or shutil.which("node") is None:
+        pytest.fail("benchmark/third-party/server-everything is not installed: scripts/setup.sh installs it (npm ci)")
+    return EVERYTHING
+
+
+def run_in(directory: Path, *args: str, timeout: int = 900) -> tuple[int, str]:
+    proc = mcpbench("run", *args, cwd=directory)
+    out, _ = proc.communicate(timeout=timeout)
+    return proc.returncode, out
+
+
+def test_a_server_of_someone_else_is_measured_with_its_own_workload(everything: Path, tmp_path: Path) -> None:
+    code, out = run_in(everything, "--command", f"node {SERVER_JS} streamableHttp", "--stdio", f"node {SERVER_JS} stdio",
+                       "--name", "everything", "--workload", "workload.toml", "--mode", "persistent,stdio",
+                       "--vus", "1,5", *SHORT, "--results-dir", str(tmp_path))
+    assert code == 0, out
+    run_dir = only_run(tmp_path)
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["status"] == "complete" and run["servers"]["everything"]["status"] == "ok", out
+    server = read_json(run_dir / "everything" / "server.json")
+    assert server["workload"] == str(WORKLOAD) and server["stdio"] and server["run"][0] == "node"
+    verify = read_json(run_dir / "everything" / "verify.json")
+    names = {check["name"]: check["status"] for check in verify["checks"]}
+    assert names["tools/list"] == "pass" and names["call echo"] == "pass" and names["call get-sum"] == "pass", verify
+    # (a measurement a busy host disturbed is set aside as <name>.disturbed and measured again)
+    measured = sorted(m for m in run["servers"]["everything"]["measurements"] if "." not in m)
+    assert measured == ["persistent-1vu-r1", "persistent-5vu-r1", "stdio-1vu-r1", "stdio-5vu-r1"], measured
+    for name in measured:
+        summary = read_json(run_dir / "everything" / name / "summary.json")
+        assert summary["status"] == "ok", (name, summary.get("reason"))
+        assert set(summary["latency_ms"]["per_tool"]) == {"echo", "get-sum"}
+        assert summary["errors"]["count"] == 0 and summary["throughput"]["tool_calls_per_s"] > 10
+        # every iteration is echo, echo, get-sum: the generator's count and the samples' agree
+        assert summary["checks"]["problems"] == [], summary["checks"]
+        assert summary["resources"]["server"]["cpu_avg_pct"] > 0  # started by the suite, under its cgroup
+    site = tmp_path / "site"
+    report = mcpbench("report", str(run_dir), "-o", str(site))
+    text, _ = report.communicate(timeout=600)
+    assert report.returncode == 0 and "Traceback" not in text, text
+    assert "everything" in (site / "index.html").read_text()
+    assert not (site / "ab.html").exists()  # one configuration: nothing to put side by side
+    assert not leftovers("server-everything/dist")
+
+
+def test_two_configurations_side_by_side(everything: Path, tmp_path: Path) -> None:
+    # The same server on the machine's Node.js 20 and on Node.js 26 (npm's `node`, as servers/nodejs pins it).
+    code, out = run_in(everything, "--target", f"node20=node {SERVER_JS} streamableHttp",
+                       "--target", f"node26=node_modules/.bin/node {SERVER_JS} streamableHttp",
+                       "--workload", "workload.toml", "--mode", "persistent", "--vus", "5", "--rounds", "2",
+                       *SHORT, "--results-dir", str(tmp_path))
+    assert code == 0, out
+    run_dir = only_run(tmp_path)
+    run = json.loads((run_dir / "run.json").read_text())
+    assert [run["servers"][n]["status"] for n in ("node20", "node26")] == ["ok", "ok"], out
+    assert sorted(map(sorted, run["rounds"])) == [["node20", "node26"]] * 2  # measured in the same rounds
+    site = tmp_path / "site"
+    report = mcpbench("report", str(run_dir), "-o", str(site))
+    text, _ = report.communicate(timeout=600)
+    assert report.returncode == 0, text
+    page = (site / "ab.html").read_text()
+    assert "node26 against node20" in page and "persistent · 5 VUs" in page
+    assert page.count("×") >= 2  # a speedup and a CPU ratio, each with its interval
+    assert not leftovers("server-everything/dist")
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--command", "node x.js"], "--command needs --workload FILE"),
+    (["--command", "node x.js", "--workload", "missing.toml"], "missing.toml: cannot read it"),
+    (["go", "--command", "node x.js", "--workload", "workload.toml"], "name servers from servers/ or give"),
+    (["--workload", "workload.toml"], "--workload go with --command, --stdio or --target"),
+    (["--target", "a=node x.js", "--command", "node y.js", "--workload", "workload.toml"], "leave out --command"),
+])
+def test_a_bad_command_line_is_one_line(everything: Path, args: list[str], said: str) -> None:
+    code, out = run_in(everything, *args, "--results-dir", "/nonexistent-mcpbench-results")
+    assert code == 2 and said in " ".join(out.split()) and "Traceback" not in out, out
+
+
+def test_a_typo_in_the_workload_file_names_its_line(everything: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[call]]\ntool = "echo"\nargumnets = { message = "hi" }\n')
+    code, out = run_in(everything, "--command", f"node {SERVER_JS} streamableHttp", "--workload", str(bad),
+                       "--results-dir", str(tmp_path / "results"))
+    assert code == 2 and f"{bad}:3: call.0.argumnets: Extra inputs are not permitted" in " ".join(out.split()), out
+    assert not (tmp_path / "results").exists()  # refused before anything started
+
+
+def test_a_target_that_fails_is_said_and_nothing_is_left_running(everything: Path, tmp_path: Path) -> None:
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text('[[call]]\ntool = "no-such-tool"\n')
+    code, out = run_in(everything, "--command", f"node {SERVER_JS} streamableHttp", "--workload", str(unknown),
+                       "--name", "everything", *SHORT, "--results-dir", str(tmp_path / "a"))
+    flat = " ".join(out.split())
+    assert code == 1 and "failed in verify" in flat and "does not list no-such-tool" in flat, out
+    code, out = run_in(everything, "--command", "node -e process.exit(3)", "--workload", "workload.toml",
+                       "--name", "quitter", *SHORT, "--results-dir", str(tmp_path / "b"))
+    flat = " ".join(out.split())
+    assert code == 1 and "quitter failed in start" in flat and "Traceback" not in out, out
+    assert not leftovers("server-everything/dist")
