@@ -99,6 +99,9 @@ func (v *httpVU) send(method string, payload []byte, session *string, call int) 
 		req.Header["Content-Type"] = []string{contentType}
 	}
 	req.Header["Accept"] = []string{accept}
+	for name, value := range v.t.plan.Headers {
+		req.Header.Set(name, value)
+	}
 	if session != nil && *session != "" {
 		req.Header["Mcp-Session-Id"] = []string{*session}
 	}

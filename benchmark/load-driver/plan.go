@@ -22,6 +22,8 @@ const (
 // plan is the compiled workload.
 type plan struct {
 	Calls []*call `json:"calls"`
+	// Headers are sent with every HTTP request (a target's --header: Authorization, a tenant); never over stdio.
+	Headers map[string]string `json:"headers"`
 	// closed is the closed model's iteration (every call, each `weight` times, in the file's order); open
 	// the open model's cycle (the tool calls only, each `weight` times): arrival k makes open[k % len].
 	closed []int

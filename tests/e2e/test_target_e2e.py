@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from mcpbench.host.paths import ROOT
+from mcpbench.host.ports import free_port
 from mcpbench.results.read import read_json
 
 from test_smoke_run import leftovers, mcpbench, only_run
@@ -96,7 +98,9 @@ def test_two_configurations_side_by_side(everything: Path, tmp_path: Path) -> No
     (["--command", "node x.js"], "--command needs --workload FILE"),
     (["--command", "node x.js", "--workload", "missing.toml"], "missing.toml: cannot read it"),
     (["go", "--command", "node x.js", "--workload", "workload.toml"], "name servers from servers/ or give"),
-    (["--workload", "workload.toml"], "--workload go with --command, --stdio or --target"),
+    (["--workload", "workload.toml"], "--workload go with --command, --stdio, --url or --target"),
+    (["--url", "ftp://127.0.0.1/mcp", "--workload", "workload.toml"], "give an http:// or https:// URL"),
+    (["--url", "http://127.0.0.1:9/mcp", "--workload", "workload.toml", "--header", "no colon"], "give 'Name: value'"),
     (["--target", "a=node x.js", "--command", "node y.js", "--workload", "workload.toml"], "leave out --command"),
 ])
 def test_a_bad_command_line_is_one_line(everything: Path, args: list[str], said: str) -> None:
@@ -125,3 +129,34 @@ def test_a_target_that_fails_is_said_and_nothing_is_left_running(everything: Pat
     flat = " ".join(out.split())
     assert code == 1 and "quitter failed in start" in flat and "Traceback" not in out, out
     assert not leftovers("server-everything/dist")
+
+
+def test_a_server_already_running_is_measured_where_it_is(everything: Path, tmp_path: Path) -> None:
+    # Started by the test itself on a loopback port: the suite only reaches it (--url), with a header on every
+    # request; it starts, limits and reads nothing of it, and says so.
+    port = free_port()
+    log = (tmp_path / "server.log").open("w")
+    server = subprocess.Popen(["node", SERVER_JS, "streamableHttp"], cwd=everything, env={"PATH": "/usr/bin:/bin",
+                              "PORT": str(port)}, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        code, out = run_in(everything, "--url", f"http://127.0.0.1:{port}/mcp", "--header", "Authorization: Bearer t",
+                           "--name", "running", "--workload", "workload.toml", "--mode", "persistent", "--vus", "5",
+                           *SHORT, "--results-dir", str(tmp_path / "results"))
+        assert code == 0, out
+        run_dir = only_run(tmp_path / "results")
+        assert read_json(run_dir / "running" / "server.json")["url"] == f"http://127.0.0.1:{port}/mcp"
+        summary = read_json(run_dir / "running" / "persistent-5vu-r1" / "summary.json")
+        assert summary["status"] == "ok" and summary["errors"]["count"] == 0, summary.get("reason")
+        assert "cgroup-not-applied" in summary["flags"] and not summary["resources"].get("server")
+        assert server.poll() is None  # reached, never stopped
+        report = mcpbench("report", str(run_dir), "-o", str(tmp_path / "site"))
+        text, _ = report.communicate(timeout=600)
+        assert report.returncode == 0 and "Traceback" not in text, text
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    code, out = run_in(everything, "--url", f"http://127.0.0.1:{free_port()}/mcp", "--name", "nobody", "--workload",
+                       "workload.toml", *SHORT, "--results-dir", str(tmp_path / "gone"))
+    flat = " ".join(out.split())
+    assert code == 1 and "nobody failed in start" in flat and "did not answer `initialize` within 10 s" in flat, out
+    assert "Traceback" not in out

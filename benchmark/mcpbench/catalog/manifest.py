@@ -151,6 +151,8 @@ class ServerSpec:
     # The calls it is measured with: a server given on the command line names its workload file
     # (catalog/target.py); None is the lineup's (workload/lineup.toml).
     workload: Workload | None = None
+    # A server already running, given by its URL (--url): nothing is started, limited or read of it.
+    url: str | None = None
 
     @property
     def serves_stdio(self) -> bool:
@@ -158,7 +160,7 @@ class ServerSpec:
 
     @property
     def serves_http(self) -> bool:
-        return bool(self.run_command)
+        return bool(self.run_command) or self.url is not None
 
     def describe(self) -> Record:
         """What results and the report record about this server."""
@@ -173,6 +175,7 @@ class ServerSpec:
             "run": list(self.run_command),
             "stdio": list(self.stdio_command) if self.stdio_command else None,
             **({"workload": str(self.workload.path)} if self.workload else {}),
+            **({"url": self.url} if self.url else {}),
         }
 
 

@@ -108,18 +108,19 @@ def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only:
 def measured_servers(values: Values) -> list[ServerSpec]:
     """What a measuring command measures: the servers given on its command line (--command, --stdio,
     --target, with --workload's calls), or else the named (or all) servers under servers/."""
-    if values.get("command") or values.get("stdio") or values.get("target"):
+    if values.get("command") or values.get("stdio") or values.get("target") or values.get("url"):
         if values.get("servers"):
-            raise fail("name servers from servers/ or give --command, --stdio or --target, not both")
+            raise fail("name servers from servers/ or give --command, --stdio, --url or --target, not both")
         try:
             return target_specs(values.get("workload"), values.get("command"), values.get("stdio"),
-                                values.get("target"), values.get("env"), values.get("target_name"))
+                                values.get("target"), values.get("env"), values.get("target_name"),
+                                url=values.get("url"), headers=values.get("header"))
         except TargetError as exc:
             raise fail(str(exc)) from exc
-    given = [flag for flag, name in (("--workload", "workload"), ("--env", "env"), ("--name", "target_name"))
-             if values.get(name)]
+    given = [flag for flag, name in (("--workload", "workload"), ("--env", "env"), ("--name", "target_name"),
+                                     ("--header", "header")) if values.get(name)]
     if given:
-        raise fail(f"{', '.join(given)} go with --command, --stdio or --target (the servers under servers/ are "
-                   "measured with the lineup's workload)")
+        raise fail(f"{', '.join(given)} go with --command, --stdio, --url or --target (the servers under servers/ "
+                   "are measured with the lineup's workload)")
     return selected_servers(values["servers_dir"], values["servers"], values.get("stacks_only", False),
                             values.get("what_if"), values.get("twin"))

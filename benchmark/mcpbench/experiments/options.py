@@ -77,9 +77,13 @@ TARGET = (
            "calls instead of servers from servers/.", ("--command",), metavar="'CMD {port}'"),
     Option("stdio", Optional[str], None, "An MCP server of your own over stdio: the command the load driver starts "
            "(measure it with --mode stdio).", ("--stdio",), metavar="'CMD'"),
-    Option("target", Optional[list[str]], None, "NAME=COMMAND: one of several configurations of a server, each "
-           "started as --command is and measured in the same rounds (repeatable: an A/B).", ("--target",),
-           metavar="NAME=COMMAND"),
+    Option("url", Optional[str], None, "An MCP server already running, at this Streamable HTTP endpoint: nothing is "
+           "started, limited or read of it (no server CPU or memory).", ("--url",), metavar="URL"),
+    Option("header", Optional[list[str]], None, "'Name: value' sent with every request to a --url, --command or "
+           "--target server (repeatable: Authorization…).", ("--header",), metavar="'NAME: VALUE'"),
+    Option("target", Optional[list[str]], None, "NAME=COMMAND or NAME=URL: one of several configurations of a "
+           "server, each started as --command is (or reached as --url is) and measured in the same rounds "
+           "(repeatable: an A/B).", ("--target",), metavar="NAME=COMMAND"),
     Option("workload", Optional[Path], None, "The calls a --command, --stdio or --target server is measured with: "
            "a workload file (docs/workload-file.md).", ("--workload",)),
     Option("env", Optional[list[str]], None, "KEY=VALUE in the environment of a --command, --stdio or --target "

@@ -19,6 +19,7 @@ from mcpbench.host.profile import ResourceProfile
 from mcpbench.host.speed_probe import HostView
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.runtime.base import InfraHandle, RunningServer, Runtime, StartError, StdioUnsupported
+from mcpbench.runtime.remote import RemoteServer
 from mcpbench.host.toolchain import MissingRequirement
 
 
@@ -104,7 +105,8 @@ class Bench:
         """The server started (ServerUnavailable / ServerFailed when it cannot be), stopped on the way out."""
         assert self.infra is not None, "start_infra() first"
         try:
-            running = self.runtime.start(spec, self.infra, log_path)
+            # A server given by its URL is already running: reached, never started (runtime/remote.py).
+            running = RemoteServer.reached(spec) if spec.url else self.runtime.start(spec, self.infra, log_path)
         except MissingRequirement as exc:
             raise ServerUnavailable("start", str(exc)) from exc
         except StartError as exc:

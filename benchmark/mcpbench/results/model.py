@@ -440,6 +440,8 @@ class Server(Open):
     stdio: list[str] | None = described("the manifest's stdio command (null: HTTP only)", None)
     workload: str | None = described("the workload file it was measured with (null: the lineup's, "
                                      "workload/lineup.toml)", None)
+    url: str | None = described("a server already running, measured where it is (--url): nothing started, "
+                                "limited or read of it (null: the suite started it)", None)
     variant_of: str | None = described("the server this one is a variant of (null: a manifest's base server)", None)
     what_if: str | None = described("the question a what-if variant answers (its manifest's `what_if`, or a "
                                     "`--what-if` twin's KEY=VALUE; a `--twin`'s is TWIN_WHAT_IF); the report pairs "

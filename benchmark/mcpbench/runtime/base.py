@@ -177,11 +177,13 @@ class ServerBase:
         yield False
 
 
-def wait_until_ready(url: str, alive: Callable[[], bool], timeout_s: float, log_tail: Callable[[], str]) -> float:
+def wait_until_ready(url: str, alive: Callable[[], bool], timeout_s: float, log_tail: Callable[[], str],
+                     headers: dict[str, str] | None = None) -> float:
     """Poll `initialize` until the server answers it; returns seconds waited. No fixed sleeps."""
     started = time.monotonic()
     deadline = started + timeout_s
-    with McpClient(url, timeout_s=2.0) as client:
+    last = "no answer"
+    with McpClient(url, timeout_s=2.0, headers=headers) as client:
         while time.monotonic() < deadline:
             if not alive():
                 raise StartError(f"the server exited during start-up:\n{log_tail()}")
@@ -189,10 +191,11 @@ def wait_until_ready(url: str, alive: Callable[[], bool], timeout_s: float, log_
                 reply = client.initialize()
                 if reply.status == 200 and reply.result:
                     return time.monotonic() - started
-            except httpx.HTTPError:
-                pass
+                last = f"HTTP {reply.status}: {' '.join(reply.body.split())[:160]!r}"
+            except httpx.HTTPError as exc:
+                last = f"{type(exc).__name__}: {exc}".splitlines()[0]
             time.sleep(0.02)
-    raise StartError(f"the server did not answer `initialize` within {timeout_s:g} s:\n{log_tail()}")
+    raise StartError(f"{url} did not answer `initialize` within {timeout_s:g} s (last: {last})\n{log_tail()}".rstrip())
 
 
 def infra_not_ready(redis_url: str, api_url: str, exited: Callable[[str], str | None], tail: Callable[[str], str],

@@ -200,9 +200,13 @@ class WorkloadFile(_Strict):
 class Workload:
     """A read workload file: its calls, and the load driver's --workload made from them."""
 
-    def __init__(self, path: Path, spec: WorkloadFile):
+    def __init__(self, path: Path, spec: WorkloadFile, headers: dict[str, str] | None = None):
         self.path = path
         self.spec = spec
+        self.headers = dict(headers or {})  # sent with every HTTP request (a target's --header)
+
+    def with_headers(self, headers: dict[str, str]) -> Workload:
+        return Workload(self.path, self.spec, {**self.headers, **headers}) if headers else self
 
     @classmethod
     def read(cls, path: Path) -> Workload:
@@ -254,7 +258,7 @@ class Workload:
         """The load driver's --workload (benchmark/load-driver/plan.go)."""
         return _json({"calls": [{"name": c.label, "method": c.method, "tool": c.tool or "", "params": c.params(),
                                  "weight": c.weight, "checks": [k.compiled() for k in c.check]}
-                                for c in self.calls]})
+                                for c in self.calls], **({"headers": self.headers} if self.headers else {})})
 
 
 @cache

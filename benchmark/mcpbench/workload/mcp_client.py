@@ -66,9 +66,10 @@ def parse_message(content_type: str, body: str) -> JsonRpc | None:
 
 
 class McpClient:
-    def __init__(self, url: str, timeout_s: float = 10.0):
+    def __init__(self, url: str, timeout_s: float = 10.0, headers: dict[str, str] | None = None):
+        """`headers`: sent with every request (a target's --header: Authorization…)."""
         self.url = url
-        self._http = httpx.Client(timeout=timeout_s, headers={"Accept": ACCEPT})
+        self._http = httpx.Client(timeout=timeout_s, headers={"Accept": ACCEPT, **(headers or {})})
         self._ids = itertools.count(1)
         self.session_id: str | None = None
 

@@ -23,7 +23,7 @@ def verify_calls(url: str, workload: Workload) -> Verdict:
     """Every check against the MCP endpoint `url`; never raises for a misbehaving server."""
     checks: list[Check] = []
     try:
-        with McpClient(url) as client:
+        with McpClient(url, headers=workload.headers) as client:
             reply = client.initialize()
             if reply.status != 200 or not reply.result:
                 return Verdict([Check("initialize", "fail", _said(reply))])

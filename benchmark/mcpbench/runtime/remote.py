@@ -1,0 +1,60 @@
+"""A server already running, given by its URL (`mcpbench run --url`): nothing is started, stopped, limited or
+read of it — no CPU, no memory, no start time; its measurements say so (flag cgroup-not-applied, no server
+resources). Whether it answers is checked as a started server's is: `initialize` until it does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.host.resources import Usage
+from mcpbench.loadgen.base import StdioLaunch
+from mcpbench.runtime.base import ServerBase, wait_until_ready
+from mcpbench.results.model import Record
+
+
+class RemoteServer(ServerBase):
+    """The server at spec.url, as a running server the runner can measure."""
+
+    def __init__(self, spec: ServerSpec):
+        assert spec.url is not None
+        self.name = spec.name
+        self.url = spec.url
+        self.startup_s = 0.0
+        self.limits_applied = False
+        self.details: Record | None = None
+        self.stdio_launch: StdioLaunch | None = None
+        self.headers = spec.workload.headers if spec.workload else {}
+
+    @classmethod
+    def reached(cls, spec: ServerSpec) -> RemoteServer:
+        """The server once it answers `initialize` (StartError, with what came back, when it does not)."""
+        server = cls(spec)
+        wait_until_ready(server.url, lambda: True, spec.ready_timeout_s, lambda: "", headers=server.headers)
+        return server
+
+    def alive(self) -> bool:
+        return True  # not ours to watch: a server gone shows as failed calls, counted
+
+    def usage(self) -> Usage | None:
+        return None
+
+    def process_tree_usage(self) -> Usage | None:
+        return None
+
+    def root_pid(self) -> int | None:
+        return None
+
+    def listening(self) -> list[str] | None:
+        return None
+
+    def log_tail(self, lines: int = 30) -> str:
+        return ""
+
+    @contextmanager
+    def paused(self) -> Iterator[bool]:
+        yield False
+
+    def stop(self) -> None:
+        pass

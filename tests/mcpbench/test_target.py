@@ -1,0 +1,66 @@
+"""Servers given on the command line (catalog/target.py): each made into the ServerSpec a manifest would make,
+with its workload file; every mistake one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcpbench.catalog.target import REACH_TIMEOUT_S, TargetError, target_specs
+
+WORKLOAD = '[[call]]\ntool = "echo"\narguments = { message = "hi {vu}" }\n'
+
+
+@pytest.fixture
+def workload(tmp_path: Path) -> Path:
+    path = tmp_path / "w.toml"
+    path.write_text(WORKLOAD)
+    return path
+
+
+def test_a_command_is_a_server_the_suite_starts(workload: Path, tmp_path: Path) -> None:
+    (spec,) = target_specs(workload, command="./bin/My_Server --port {port}", env=["A=1", "B=x=y"],
+                           directory=tmp_path)
+    assert spec.name == "my_server" and spec.run_command == ("./bin/My_Server", "--port", "{port}")
+    assert spec.run_env == {"A": "1", "B": "x=y"} and spec.directory == tmp_path and not spec.serves_stdio
+    assert spec.workload is not None and spec.workload.tool_names == ("echo",) and spec.build_commands == ()
+    assert spec.describe()["workload"] == str(workload) and "url" not in spec.describe()
+
+
+def test_stdio_and_url_and_headers(workload: Path) -> None:
+    (both,) = target_specs(workload, command="srv", stdio="srv --stdio", name="mine")
+    assert both.serves_http and both.serves_stdio and both.stdio_command == ("srv", "--stdio")
+    (only,) = target_specs(workload, stdio="srv --stdio")
+    assert not only.serves_http and only.serves_stdio
+    (remote,) = target_specs(workload, url="http://127.0.0.1:8080/mcp", headers=["Authorization: Bearer t"])
+    assert remote.url == "http://127.0.0.1:8080/mcp" and remote.run_command == () and remote.serves_http
+    assert remote.ready_timeout_s == REACH_TIMEOUT_S and remote.describe()["url"] == remote.url
+    assert remote.workload is not None and '"headers":{"Authorization":"Bearer t"}' in remote.workload.driver_json()
+
+
+def test_targets_side_by_side(workload: Path) -> None:
+    a, b, c = target_specs(workload, targets=["one=srv --workers 1", "four=env WORKERS=4 srv",
+                                              "there=https://example.invalid/mcp"])
+    assert [s.name for s in (a, b, c)] == ["one", "four", "there"]
+    assert b.run_command == ("env", "WORKERS=4", "srv") and c.url == "https://example.invalid/mcp"
+
+
+@pytest.mark.parametrize(("kwargs", "said"), [
+    ({"command": "srv"}, "--command needs --workload FILE"),
+    ({"targets": ["a=srv"], "command": "x"}, "leave out --command, --stdio and --url"),
+    ({"url": "http://h/mcp", "command": "x"}, "give one of them"),
+    ({"targets": ["a=srv", "a=srv2"]}, "--target a is given twice"),
+    ({"targets": ["nameonly"]}, "give NAME=COMMAND or NAME=URL"),
+    ({"targets": ["Big=srv"]}, "target name 'Big'"),
+    ({"command": "srv 'unclosed"}, "No closing quotation"),
+    ({"command": "srv", "env": ["NOEQUALS"]}, "--env 'NOEQUALS': give KEY=VALUE"),
+    ({"url": "localhost:8080/mcp"}, "give an http:// or https:// URL"),
+    ({"url": "http://h/mcp", "headers": ["Bad Name: x"]}, "give 'Name: value'"),
+    ({"targets": ["a=srv"], "name": "x"}, "--name names a --command or --stdio target"),
+])
+def test_a_bad_target_is_one_line(workload: Path, kwargs: dict, said: str) -> None:
+    path = None if said.startswith("--command needs") else workload
+    with pytest.raises(TargetError) as caught:
+        target_specs(path, **kwargs)
+    assert said in str(caught.value) and "\n" not in str(caught.value)
