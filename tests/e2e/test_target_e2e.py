@@ -160,3 +160,29 @@ def test_a_server_already_running_is_measured_where_it_is(everything: Path, tmp_
     flat = " ".join(out.split())
     assert code == 1 and "nobody failed in start" in flat and "did not answer `initialize` within 10 s" in flat, out
     assert "Traceback" not in out
+
+
+def test_the_workload_file_names_its_session_pattern_and_setup(everything: Path, tmp_path: Path) -> None:
+    ran = tmp_path / "setup-ran"
+    workload = tmp_path / "w.toml"
+    workload.write_text(f'session = "persistent"\nsetup = "echo reset >> {ran}"\n' + WORKLOAD.read_text())
+    # --ready: the server's own check, before its MCP initialize ({port} is its port)
+    code, out = run_in(everything, "--command", f"node {SERVER_JS} streamableHttp", "--name", "everything",
+                       "--ready", "exec 3<>/dev/tcp/127.0.0.1/{port}",
+                       "--workload", str(workload), "--vus", "2", *SHORT, "--results-dir", str(tmp_path / "results"))
+    assert code == 0, out
+    run_dir = only_run(tmp_path / "results")
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["config"]["modes"] == ["persistent"], run["config"]  # no --mode: the file's session pattern
+    listed = run["servers"]["everything"]["measurements"]
+    assert [m for m in listed if "." not in m] == ["persistent-2vu-r1"], listed
+    assert ran.read_text().count("reset") == len(listed)  # before every start
+    assert (run_dir / "everything" / "persistent-2vu-r1" / "setup.log").read_text().startswith("$ echo reset")
+    failing = tmp_path / "f.toml"
+    failing.write_text('setup = "echo no database here >&2; exit 4"\n' + WORKLOAD.read_text())
+    code, out = run_in(everything, "--command", f"node {SERVER_JS} streamableHttp", "--name", "everything",
+                       "--workload", str(failing), "--mode", "persistent", "--vus", "2", *SHORT,
+                       "--results-dir", str(tmp_path / "failing"))
+    flat = " ".join(out.split())
+    assert code == 1 and "failed in setup" in flat and "exited 4" in flat and "Traceback" not in out, out
+    assert not leftovers("server-everything/dist")

@@ -64,3 +64,22 @@ def test_a_bad_target_is_one_line(workload: Path, kwargs: dict, said: str) -> No
     with pytest.raises(TargetError) as caught:
         target_specs(path, **kwargs)
     assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_ready_command_is_polled_until_it_succeeds(workload: Path, tmp_path: Path) -> None:
+    import time
+
+    from mcpbench.runtime.base import StartError, wait_for_command
+
+    (spec,) = target_specs(workload, command="srv", ready="test -f {dir}/up")
+    assert spec.ready_command == "test -f {dir}/up"
+    with pytest.raises(TargetError, match="--ready checks a server the suite starts"):
+        target_specs(workload, url="http://127.0.0.1:9/mcp", ready="true")
+    marker = tmp_path / "up"
+    wait_for_command("true", tmp_path, {"PATH": "/usr/bin:/bin"}, lambda: True, time.monotonic() + 5, lambda: "")
+    with pytest.raises(StartError) as caught:
+        wait_for_command(f"test -f {marker} || {{ echo not up yet >&2; exit 1; }}", tmp_path,
+                         {"PATH": "/usr/bin:/bin"}, lambda: True, time.monotonic() + 1.0, lambda: "")
+    assert "did not succeed in time (last: not up yet)" in str(caught.value)
+    with pytest.raises(StartError, match="exited during start-up"):
+        wait_for_command("false", tmp_path, {"PATH": "/usr/bin:/bin"}, lambda: False, time.monotonic() + 5, lambda: "")

@@ -37,7 +37,8 @@ def test_the_documented_example_reads(tmp_path: Path) -> None:
     ('[[call]]\nmethod = "tools/list"\n', "mine.toml: no tool call"),
     ('[[call]]\ntool = "echo"\n[[call]]\ntool = "echo"\n', "two calls are called 'echo'"),
     ('[[call]]\ntool = "echo"\nsession = "persistent"\n', "mine.toml:3: call.0.session: Extra inputs"),
-    ('setup = "./reset.sh"\n[[call]]\ntool = "echo"\n', "mine.toml:1: setup: Extra inputs"),
+    ('session = "sessions"\n[[call]]\ntool = "echo"\n', "mine.toml:1: session: Input should be"),
+    ('setup = ""\n[[call]]\ntool = "echo"\n', "mine.toml:1: setup: String should have at least 1 character"),
     ('[[call]\ntool = "echo"\n', "mine.toml: not TOML: "),
     ('', "mine.toml:"),
 ])

@@ -153,6 +153,9 @@ class ServerSpec:
     workload: Workload | None = None
     # A server already running, given by its URL (--url): nothing is started, limited or read of it.
     url: str | None = None
+    # A command that must succeed before the server counts as started (--ready; {port} put in), polled until it
+    # exits 0, before the MCP `initialize` that every start waits for.
+    ready_command: str | None = None
 
     @property
     def serves_stdio(self) -> bool:

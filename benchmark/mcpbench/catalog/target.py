@@ -70,7 +70,8 @@ def _name(argv: tuple[str, ...]) -> str:
 
 
 def _spec(name: str, workload: Workload, directory: Path, env: dict[str, str], ready_timeout_s: float,
-          http: tuple[str, ...] = (), stdio: tuple[str, ...] | None = None, url: str | None = None) -> ServerSpec:
+          http: tuple[str, ...] = (), stdio: tuple[str, ...] | None = None, url: str | None = None,
+          ready: str | None = None) -> ServerSpec:
     if not NAME.match(name):
         raise TargetError(f"target name {name!r}: lower-case letters, digits, '.', '_' and '-' only")
     command = url or " ".join(shlex.quote(part) for part in (http or stdio or ()))
@@ -81,13 +82,13 @@ def _spec(name: str, workload: Workload, directory: Path, env: dict[str, str], r
                       build_timeout_s=1.0, run_command=http, run_env=dict(env),
                       ready_timeout_s=REACH_TIMEOUT_S if url else ready_timeout_s,
                       variant_of=None, docker={}, stdio_command=stdio, stdio_env=dict(env) if stdio else None,
-                      workload=workload, url=url)
+                      workload=workload, url=url, ready_command=ready if http else None)
 
 
 def target_specs(workload: Path | None, command: str | None = None, stdio: str | None = None,
                  targets: list[str] | None = None, env: list[str] | None = None, name: str | None = None,
                  ready_timeout_s: float = READY_TIMEOUT_S, directory: Path | None = None, url: str | None = None,
-                 headers: list[str] | None = None) -> list[ServerSpec]:
+                 headers: list[str] | None = None, ready: str | None = None) -> list[ServerSpec]:
     """The servers the command line gives, in its order; TargetError (one line) when they cannot be made."""
     given = [flag for flag, value in (("--command", command), ("--stdio", stdio), ("--url", url),
                                       ("--target", targets)) if value]
@@ -102,6 +103,8 @@ def target_specs(workload: Path | None, command: str | None = None, stdio: str |
     except WorkloadError as exc:
         raise TargetError(str(exc)) from None
     calls = calls.with_headers(_headers(headers))
+    if ready and not (command or targets):
+        raise TargetError("--ready checks a server the suite starts: it goes with --command or --target NAME=COMMAND")
     where = (directory or Path.cwd()).resolve()
     environment = _environment(env)
     if targets:
@@ -117,7 +120,7 @@ def target_specs(workload: Path | None, command: str | None = None, stdio: str |
                                    url=_url(text.strip(), f"--target {label}=")))
             else:
                 specs.append(_spec(label, calls, where, environment, ready_timeout_s,
-                                   http=_argv(text, f"--target {label}=")))
+                                   http=_argv(text, f"--target {label}="), ready=ready))
         names = [spec.name for spec in specs]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
@@ -128,4 +131,4 @@ def target_specs(workload: Path | None, command: str | None = None, stdio: str |
     reached = _url(url, "--url") if url else None
     default = _name(http or over_stdio or ("target",)) if not reached else "target"
     return [_spec(name or default, calls, where, environment, ready_timeout_s, http=http, stdio=over_stdio,
-                  url=reached)]
+                  url=reached, ready=ready)]

@@ -114,11 +114,11 @@ def measured_servers(values: Values) -> list[ServerSpec]:
         try:
             return target_specs(values.get("workload"), values.get("command"), values.get("stdio"),
                                 values.get("target"), values.get("env"), values.get("target_name"),
-                                url=values.get("url"), headers=values.get("header"))
+                                url=values.get("url"), headers=values.get("header"), ready=values.get("ready"))
         except TargetError as exc:
             raise fail(str(exc)) from exc
     given = [flag for flag, name in (("--workload", "workload"), ("--env", "env"), ("--name", "target_name"),
-                                     ("--header", "header")) if values.get(name)]
+                                     ("--header", "header"), ("--ready", "ready")) if values.get(name)]
     if given:
         raise fail(f"{', '.join(given)} go with --command, --stdio, --url or --target (the servers under servers/ "
                    "are measured with the lineup's workload)")

@@ -12,7 +12,7 @@ from mcpbench.results.model import Calibration, HarnessCapacity
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import LOAD, LOAD_SOURCE, QUICK, RESULTS, Option, csv, duration
+from mcpbench.experiments.options import LOAD, LOAD_SOURCE, QUICK, RESULTS, Option, csv, duration, modes_of
 from mcpbench.host.profile import resource_profile
 from mcpbench.runtime import DEFAULT as DEFAULT_RUNTIME
 from mcpbench.loads import MODE_TRANSPORT
@@ -34,7 +34,7 @@ class CalibrateExperiment(Experiment):
     open_model_used = True
 
     def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
-        modes = csv(values["mode"], str, "--mode")
+        modes = modes_of(values, specs)
         if any(MODE_TRANSPORT.get(m) != "http" for m in modes):
             raise ValueError("--mode: the harness is calibrated over HTTP; choose HTTP modes")
         self.timing = (CALIBRATE_QUICK if values.get("quick") else

@@ -14,7 +14,8 @@ from mcpbench.analysis.capacity import (DEFAULT_SLO, FULL_FIRST_WARMUP_S, FULL_S
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, resource_profile_of
+from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, modes_of,
+                                          resource_profile_of)
 from mcpbench.results.model import CAPACITY_FILE, SCHEMA
 from mcpbench.results.write import write_checked
 from mcpbench.loads import MODE_TRANSPORT, OpenLoad
@@ -51,7 +52,7 @@ class CapacityExperiment(Experiment):
         self.target_rate = values.get("target_rate")
         if self.target_rate is not None and self.target_rate <= 0:
             raise ValueError("--target-rate must be positive")
-        modes = csv(values["mode"], str, "--mode")
+        modes = modes_of(values, specs)
         if any(MODE_TRANSPORT.get(m) == "stdio" for m in modes):
             raise ValueError("--mode stdio: a capacity ladder is measured over HTTP; use `mcpbench run --transport stdio`")
         self.capacities: dict[str, Record] = {}  # server -> capacity.json

@@ -90,6 +90,9 @@ TARGET = (
            "server (repeatable).", ("--env",), metavar="KEY=VALUE"),
     Option("target_name", Optional[str], None, "The name of a --command or --stdio server in the results "
            "(default: its program's).", ("--name",)),
+    Option("ready", Optional[str], None, "A command ({port} put in) that must succeed before a --command or --target "
+           "server counts as started (polled; e.g. 'curl -sf http://127.0.0.1:{port}/health'), before its MCP "
+           "initialize is.", ("--ready",), metavar="'CMD'"),
 )
 PLACEMENT = (
     Option("runtime", str, runtimes.DEFAULT, f"Where the servers run: {', '.join(runtimes.names())}.",
@@ -113,7 +116,8 @@ LOAD_SOURCE = (
 # What load: the same words in every experiment. --vus is the closed model's VUs (a list sweeps them); an
 # open-model load pre-allocates the largest of them (the load driver may grow to 4x).
 LOAD = (
-    Option("mode", str, "session", f"Session mode(s), comma-separated: {', '.join(MODES)}."),
+    Option("mode", Optional[str], None, f"Session mode(s), comma-separated: {', '.join(MODES)} (default: session, "
+           "or the `session` of the workload file of the servers given on the command line)."),
     Option("vus", str, "50", "VUs; a list (1,10,50,100,200) is a concurrency sweep; an open-model load "
            "pre-allocates the largest."),
 )
@@ -161,3 +165,12 @@ def resource_profile_of(values: Values) -> ResourceProfile:
     """The server's limits from the PLACEMENT options, as the chosen runtime places them."""
     return runtimes.runtime_class(values.get("runtime") or runtimes.DEFAULT).resource_profile(
         values.get("cpus", 2.0), values.get("memory_mb", 2048))
+
+
+def modes_of(values: Values, specs: list) -> tuple[str, ...]:
+    """--mode's modes; without it, the session pattern the servers' workload file names (docs/workload-file.md),
+    else the v2 study's `session`."""
+    if values.get("mode"):
+        return csv(values["mode"], str, "--mode")
+    named = {spec.workload.spec.session for spec in specs if spec.workload is not None and spec.workload.spec.session}
+    return (named.pop(),) if len(named) == 1 else ("session",)

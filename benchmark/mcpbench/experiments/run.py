@@ -17,7 +17,7 @@ from mcpbench.analysis import sequential
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.stopping import Headline, StoppingRule
 from mcpbench.analysis.equal_load import DEFAULT_FRACTION, EqualRate, choose_rate
-from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, kind_name,
+from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, kind_name, modes_of,
                                           resource_profile_of)
 from mcpbench.loads import KINDS, MODE_TRANSPORT, ClosedLoad, OpenLoad
 from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, Timing
@@ -120,7 +120,7 @@ class RunExperiment(Experiment):
             raise ValueError(f"--rounds takes a number or 'auto', got {rounds!r}")
         config = RunConfig(
             runtime=values["runtime"], servers=tuple(s.name for s in specs),
-            modes=("stdio",) if transport == "stdio" else csv(values["mode"], str, "--mode"),
+            modes=("stdio",) if transport == "stdio" else modes_of(values, specs),
             vus=csv(values["vus"], int, "--vus"),
             runs=values.get("max_rounds", sequential.DEFAULT_MAX_ROUNDS) if auto else int(rounds),
             rounds_auto=auto, time_budget_s=duration(values.get("time_budget"), "--time-budget") if auto else None,

@@ -21,6 +21,7 @@ from rich.markup import escape
 from mcpbench import loadgen
 from mcpbench import runtime as runtimes
 from mcpbench.analysis import summary as analysis
+from mcpbench.catalog.build import run_commands
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
@@ -44,6 +45,8 @@ from mcpbench.workload.verify_calls import verify_calls
 
 # A calibration the infrastructure broke is measured again on a new Redis/API pair, this many tries in all.
 CALIBRATION_TRIES = 2
+# A workload file's `setup` that runs longer is stopped and fails the server.
+SETUP_TIMEOUT_S = 300.0
 
 
 class RunFailed(RuntimeError):
@@ -409,6 +412,7 @@ class Runner:
         spec = state.spec
         out.mkdir()
         seed_s = self.bench.reset()
+        self._setup(spec, out)
         self._recalibrate_if_restarted()
         if transport == "stdio":
             with self.bench.stdio_server(spec, out.server_log) as server:
@@ -436,6 +440,18 @@ class Runner:
                 seed_s = self.bench.reset()  # verify's checkout wrote to Redis
             yield Started(server, out, {"startup_s": round(server.startup_s, 3), "idle_mem_mb": idle_mem_mb,
                                         "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3)})
+
+    def _setup(self, spec: ServerSpec, out: MeasurementDir) -> None:
+        """The workload file's `setup` (a server's own re-seed: a database reset, a cache cleared), run before
+        every start as the lineup's Redis is re-seeded; its output in setup.log, a failure ends the server's
+        part of the run (ServerFailed, phase setup)."""
+        command = spec.workload.spec.setup if spec.workload is not None else None
+        if not command:
+            return
+        outcome = run_commands((command,), spec.directory, {**os.environ, **spec.run_env}, SETUP_TIMEOUT_S,
+                               out.setup_log)
+        if outcome.status != "ok":
+            raise ServerFailed("setup", f"the workload's setup failed: {outcome.reason}")
 
     def measure(self, state: ServerState, started: Started, load: Load, round_index: int, position: int,
                 timing: Timing | None = None, out: MeasurementDir | None = None, probe_processes: bool = False,

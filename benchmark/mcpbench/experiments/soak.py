@@ -18,7 +18,7 @@ from mcpbench.analysis.soak import (DEFAULT_SHARE, FULL_WARMUP_S, QUICK_WARMUP_S
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import LOAD, MEASURING, QUICK, Option, csv, duration, resource_profile_of
+from mcpbench.experiments.options import LOAD, MEASURING, QUICK, Option, csv, duration, modes_of, resource_profile_of
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
 from mcpbench.results.model import CAPACITY_FILE, SCHEMA, SOAK_FILE, Capacity, ResultsError, Summary, parsed
 from mcpbench.results.read import read_json, read_processes, read_samples
@@ -79,9 +79,9 @@ class SoakExperiment(Experiment):
                              QUICK_WARMUP_S if values.get("quick") else FULL_WARMUP_S, values.get("rate"),
                              values.get("share", DEFAULT_SHARE), parse_percentage(values.get("max_errors", "1%"),
                                                                                   "--max-errors"))
-        modes = csv(values["mode"], str, "--mode")
+        modes = modes_of(values, specs)
         if len(modes) != 1 or modes[0] not in MODES or MODE_TRANSPORT[modes[0]] != "http":
-            raise SoakError(f"--mode {values['mode']!r}: a soak's load is an arrival rate over HTTP, in one mode; "
+            raise SoakError(f"--mode {','.join(modes)!r}: a soak's load is an arrival rate over HTTP, in one mode; "
                             "choose one of " + ", ".join(m for m in MODES if MODE_TRANSPORT[m] == "http"))
         if self.plan.rate is not None:
             self.rates = {spec.name: (self.plan.rate, "given") for spec in specs}

@@ -113,6 +113,10 @@ class MeasurementDir:
         return self.path / model.SERVER_LOG
 
     @property
+    def setup_log(self) -> Path:
+        return self.path / model.SETUP_LOG
+
+    @property
     def loadgen_log(self) -> Path:
         """What the load generator said (k6.log before schema 4)."""
         return _current_or_old(self.path / model.LOADGEN_LOG, self.path / model.OLD_LOADGEN_LOG)

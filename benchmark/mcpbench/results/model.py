@@ -73,6 +73,7 @@ SAMPLES_LOG_STEM = "loadgen-samples"  # the generator's raw sample lines while i
 RESOURCES_FILE = "resources.csv"    # 1 Hz CPU and memory per component
 PROCESSES_FILE = "processes.csv"    # 1 Hz process-tree readings (soak)
 SERVER_LOG = "server.log"
+SETUP_LOG = "setup.log"             # a workload file's `setup` command, run before the measurement
 GENERATOR_BUILD_LOG = "load-driver-build.log"   # the load driver's build, in _infra (or the first measurement's)
 API_BUILD_LOG = "api-service-build.log"         # the API service's build, in _infra
 LOADGEN_LOG_STEM = "loadgen"         # the load generator's output

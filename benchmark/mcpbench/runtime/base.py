@@ -4,6 +4,7 @@ defaults, and is named in `runtime/__init__.py`'s registry; nothing outside this
 
 from __future__ import annotations
 
+import subprocess
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator
@@ -196,6 +197,26 @@ def wait_until_ready(url: str, alive: Callable[[], bool], timeout_s: float, log_
                 last = f"{type(exc).__name__}: {exc}".splitlines()[0]
             time.sleep(0.02)
     raise StartError(f"{url} did not answer `initialize` within {timeout_s:g} s (last: {last})\n{log_tail()}".rstrip())
+
+
+def wait_for_command(command: str, cwd: Path, env: dict[str, str], alive: Callable[[], bool], deadline: float,
+                     log_tail: Callable[[], str]) -> None:
+    """Run `command` (bash) until it exits 0 — a server's own readiness check (--ready) — or StartError by the
+    monotonic `deadline`, with what it said last."""
+    said = ""
+    while time.monotonic() < deadline:
+        if not alive():
+            raise StartError(f"the server exited during start-up:\n{log_tail()}")
+        try:
+            done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
+                                  timeout=max(0.5, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            break
+        if done.returncode == 0:
+            return
+        said = " ".join((done.stderr or done.stdout).split())[:160] or f"exit {done.returncode}"
+        time.sleep(0.2)
+    raise StartError(f"--ready `{command}` did not succeed in time (last: {said or 'no answer'})\n{log_tail()}".rstrip())
 
 
 def infra_not_ready(redis_url: str, api_url: str, exited: Callable[[str], str | None], tail: Callable[[str], str],

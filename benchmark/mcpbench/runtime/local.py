@@ -21,7 +21,7 @@ from mcpbench.host.ports import LOOPBACK, allowed_hosts, free_port
 from mcpbench.host.resources import Usage, tree_usage
 from mcpbench.host.toolchain import environment_for
 from mcpbench.loadgen.base import StdioLaunch
-from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, wait_until_ready
+from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, wait_for_command, wait_until_ready
 from mcpbench.runtime.local_infra import Infra
 
 _counter = itertools.count(1)
@@ -200,7 +200,11 @@ class LocalRuntime(Runtime):
                              f"(is it built? `mcpbench build {spec.name}`)") from exc
         server = LocalServer(spec.name, process, port, group)
         try:
-            wait_until_ready(server.url, server.alive, spec.ready_timeout_s, server.log_tail)
+            if spec.ready_command:
+                wait_for_command(_substitute(spec.ready_command, port, spec.directory), spec.directory, env,
+                                 server.alive, launched + spec.ready_timeout_s, server.log_tail)
+            wait_until_ready(server.url, server.alive, max(1.0, launched + spec.ready_timeout_s - time.monotonic()),
+                             server.log_tail)
         except BaseException:
             server.stop()
             raise

@@ -181,6 +181,10 @@ class WorkloadFile(_Strict):
     """What a workload file holds."""
 
     description: str | None = None
+    session: Literal["session", "persistent", "stateless", "stateless-2026", "stdio"] | None = Field(
+        default=None, description="the session pattern the calls are made in when --mode is not given")
+    setup: str | None = Field(default=None, min_length=1,
+                              description="a command run (bash, in the server's directory) before every measurement")
     call: list[Call] = Field(min_length=1)
 
     @model_validator(mode="after")
