@@ -39,8 +39,8 @@ class Speedup:
         if self.ratio is None:
             return "—"
         if self.low is None or self.high is None:
-            return f"×{self.ratio:.3g} (not tested: {self.rounds} shared round(s))"
-        return f"×{self.ratio:.3g} ({self.low:.3g}–{self.high:.3g})"
+            return f"×{self.ratio:#.3g} (not tested: {self.rounds} shared round(s))"
+        return f"×{self.ratio:#.3g} ({self.low:#.3g}–{self.high:#.3g})"
 
 
 @dataclass(frozen=True)
