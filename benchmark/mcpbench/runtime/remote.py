@@ -4,9 +4,6 @@ resources). Whether it answers is checked as a started server's is: `initialize`
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host.resources import Usage
 from mcpbench.loadgen.base import StdioLaunch
@@ -15,7 +12,8 @@ from mcpbench.results.model import Record
 
 
 class RemoteServer(ServerBase):
-    """The server at spec.url, as a running server the runner can measure."""
+    """The server at spec.url, as a running server the runner can measure (ServerBase's defaults: no process
+    tree, no pid, no listening sockets, no freezer)."""
 
     def __init__(self, spec: ServerSpec):
         assert spec.url is not None
@@ -40,21 +38,8 @@ class RemoteServer(ServerBase):
     def usage(self) -> Usage | None:
         return None
 
-    def process_tree_usage(self) -> Usage | None:
-        return None
-
-    def root_pid(self) -> int | None:
-        return None
-
-    def listening(self) -> list[str] | None:
-        return None
-
     def log_tail(self, lines: int = 30) -> str:
         return ""
 
-    @contextmanager
-    def paused(self) -> Iterator[bool]:
-        yield False
-
     def stop(self) -> None:
-        pass
+        pass  # not ours to stop
