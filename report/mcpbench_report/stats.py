@@ -594,3 +594,62 @@ def slo_peak(levels: Sequence[dict], slo_p99_ms: float) -> dict | None:
     return max(ok, key=lambda lv: lv["load"])
 
 
+
+
+# -- two configurations side by side (pages/ab.py) ---------------------------------------------------------------
+# Fewer shared rounds give no variance of their own to test.
+MIN_SHARED_ROUNDS = 2
+
+
+@dataclass(frozen=True)
+class Speedup:
+    """B / A at one level: the geometric mean of the per-round ratios and its simultaneous interval."""
+
+    ratio: float | None
+    low: float | None
+    high: float | None
+    rounds: int
+    differs: bool          # the simultaneous interval leaves 1 out
+
+    @property
+    def text(self) -> str:
+        if self.ratio is None:
+            return "—"
+        if self.low is None or self.high is None:
+            return f"×{self.ratio:#.3g} (not tested: {self.rounds} shared round(s))"
+        return f"×{self.ratio:#.3g} ({self.low:#.3g}–{self.high:#.3g})"
+
+
+def geomean(values) -> float | None:
+    good = [v for v in values if v is not None and v > 0]
+    return math.exp(sum(map(math.log, good)) / len(good)) if good else None
+
+
+def speedups(pairs: Mapping[Hashable, tuple[Mapping[Hashable, float | None], Mapping[Hashable, float | None]]],
+             alpha: float = ALPHA, moderate: bool = False) -> dict[Hashable, Speedup]:
+    """B / A at each level (level -> (A by round, B by round)): a paired t on log(B/A) over the rounds both have
+    (Student; df = rounds - 1), intervals Bonferroni-simultaneous over the levels — the question "where does B
+    differ from A" is one family. Not moderated: a prior fitted over a sweep's few levels (the rankings' limma
+    moderation, moderated.pair_tests) separated A from itself in 7.5 % of 3-level families and 11.6 % of
+    10-level ones when replayed on recorded rounds; unmoderated, 3.7 % and 3.1 % (validation.ab_replay,
+    docs/statistics.md)."""
+    items: dict[str, Mapping] = {}
+    wanted = []
+    names = {}
+    for i, (level, (a, b)) in enumerate(pairs.items()):
+        names[level] = (f"a{i}", f"b{i}")
+        items[f"a{i}"], items[f"b{i}"] = a, b
+        wanted.append(names[level])
+    tests = moderated.pair_tests(items, wanted, MIN_SHARED_ROUNDS, moderate=moderate)
+    family = max(1, len(tests.stats))
+    out = {}
+    for level, (a, b) in pairs.items():
+        stat = tests.stats.get(names[level])
+        shared = len(set(moderated.log_figures(a)) & set(moderated.log_figures(b)))
+        if stat is None or not stat.paired:
+            ga, gb = geomean(a.values()), geomean(b.values())
+            out[level] = Speedup(gb / ga if ga and gb else None, None, None, shared, False)
+            continue
+        low, high = stat.interval(alpha, family)
+        out[level] = Speedup(stat.ratio, low, high, stat.n, not low <= 1.0 <= high)
+    return out

@@ -184,3 +184,53 @@ def subset_power(table: Table, rounds: int = 3, classes: Sequence[float] = (1.3,
                 near.hits += hit
                 near.trials += 1
     return out, near
+
+
+@dataclass
+class AbReplay:
+    """The A/B page's test (stats.speedups) replayed at one scale: families with any level separated, and
+    levels separated."""
+
+    scale: float
+    families: Rate = field(default_factory=Rate)
+    levels: Rate = field(default_factory=Rate)
+
+
+def ab_replay(table: Table, levels: int = 3, rounds: int = 3, replays: int = 1000, seed: int = 1,
+              scales: Sequence[float] = (1.0,), moderate: bool | None = None) -> list[AbReplay]:
+    """A sweep of `levels` levels, A and B measured in the same `rounds` rounds, replayed from recorded rounds: each
+    level is a server of the table drawn at random (its own round-to-round noise), A its figures in `rounds`
+    slots, B the same server in `rounds` other rounds moved to the slots' host effects (twin_family's construction)
+    times `scale`. At scale 1 B is A (A/A): a family with any level separated is a false separation; above 1,
+    the levels separated are the test's power at that size."""
+    table = table.complete()
+    all_rounds = table.rounds
+    if len(all_rounds) < 2 * rounds:
+        raise ValueError(f"{len(all_rounds)} complete rounds: a replay of {rounds}-round runs needs {2 * rounds}")
+    effects = round_effects(table)
+    servers = sorted(table.figures)
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(replays):
+        chosen = [servers[int(i)] for i in rng.choice(len(servers), size=levels, replace=len(servers) < levels)]
+        sweeps = []
+        for server in chosen:
+            picked = [all_rounds[i] for i in rng.permutation(len(all_rounds))[:2 * rounds]]
+            sweeps.append((server, picked[:rounds], picked[rounds:]))
+        draws.append(sweeps)
+    out = []
+    for scale in scales:
+        result = AbReplay(scale)
+        for sweeps in draws:
+            pairs = {}
+            for level, (server, slots, others) in enumerate(sweeps):
+                family = twin_family(table, server, slots, others, effects, scale)
+                pairs[level] = (family[server], family[server + TWIN])
+            found = stats.speedups(pairs) if moderate is None else stats.speedups(pairs, moderate=moderate)
+            separated = sum(s.differs for s in found.values())
+            result.families.hits += separated > 0
+            result.families.trials += 1
+            result.levels.hits += separated
+            result.levels.trials += len(found)
+        out.append(result)
+    return out

@@ -91,3 +91,12 @@ def test_three_of_six_rounds_separate_what_the_six_put_apart():
     assert by_ratio[2.0].pairs > 50 and by_ratio[2.0].separated.rate >= 0.70
     assert by_ratio[1.3].separated.rate >= 0.40
     assert near.trials > 0 and near.hits == 0
+
+
+def test_the_ab_page_does_not_separate_a_configuration_from_itself():
+    # The A/B page's test (stats.speedups) on 1,000 three-level tables replayed from the six recorded rounds: B
+    # is A (A/A) — no more than 5 % of tables with any level separated; B 2× A — about half of the levels found
+    # with 3 rounds (docs/statistics.md, "The A/B page").
+    null, double = validation.ab_replay(_table(SIX_ROUNDS), levels=3, rounds=3, replays=1000, scales=(1.0, 2.0))
+    assert null.families.trials == 1000 and null.families.rate <= 0.05, null.families.text
+    assert double.levels.rate >= 0.40, double.levels.text

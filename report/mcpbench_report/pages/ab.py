@@ -3,44 +3,20 @@
 speedup B / A with its interval, all-calls p50 and p99 of each, and CPU per call where the suite started the
 server — the table a team publishes when it tunes its server.
 
-The speedup's interval is the rankings' test (analysis/moderated.py): the paired t on log(B/A) over the rounds
-both were measured in, its variance moderated with a prior fitted over the sweep's levels (Smyth 2004, as limma
-does over genes: one noisy level does not decide alone), Bonferroni-simultaneous over the levels of the table
-(the question "where does B differ from A" is one family)."""
+The speedup's interval (stats.speedups): a paired t on log(B/A) over the rounds both were measured in,
+Bonferroni-simultaneous over the levels of the table (the question "where does B differ from A" is one family);
+replayed on recorded rounds it separates A from itself in 3.7 % of 3-level families (validation.ab_replay)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
-
-from mcpbench.analysis import moderated
 
 from .. import stats
 from ..consolidate import Group, LoadKey
 from ..site import Site
 from . import Page
-
-# Fewer shared rounds give no variance of their own to test.
-MIN_SHARED_ROUNDS = 2
-
-
-@dataclass(frozen=True)
-class Speedup:
-    ratio: float | None
-    low: float | None
-    high: float | None
-    rounds: int
-    differs: bool          # the simultaneous interval leaves 1 out
-
-    @property
-    def text(self) -> str:
-        if self.ratio is None:
-            return "—"
-        if self.low is None or self.high is None:
-            return f"×{self.ratio:#.3g} (not tested: {self.rounds} shared round(s))"
-        return f"×{self.ratio:#.3g} ({self.low:#.3g}–{self.high:#.3g})"
 
 
 @dataclass(frozen=True)
@@ -57,8 +33,8 @@ class Level:
     key: LoadKey
     a: Side
     b: Side
-    speedup: Speedup
-    cpu_ratio: Speedup
+    speedup: stats.Speedup
+    cpu_ratio: stats.Speedup
 
 
 @dataclass(frozen=True)
@@ -69,44 +45,18 @@ class Comparison:
     levels: list[Level]
 
 
-def _geomean(values: list[float | None]) -> float | None:
-    good = [v for v in values if v is not None and v > 0]
-    return math.exp(sum(map(math.log, good)) / len(good)) if good else None
-
-
 def _side(group: Group | None) -> Side:
     if group is None:
         return Side(None, None, None, None, 0)
     latency = group.pooled_latency_all
     p50, p99 = (float(np.percentile(latency, q)) for q in (50, 99)) if latency.size else (None, None)
-    return Side(_geomean(group.throughputs), p50, p99, _geomean([r.cpu_ms_per_call for r in group.runs]),
+    return Side(stats.geomean(group.throughputs), p50, p99, stats.geomean([r.cpu_ms_per_call for r in group.runs]),
                 len(group.runs))
 
 
-def _speedups(pairs: dict[LoadKey, tuple[Group, Group]], metric: str) -> dict[LoadKey, Speedup]:
-    """B / A at each level of one sweep, one prior over its levels, simultaneous over them."""
-    items: dict[str, dict] = {}
-    wanted = []
-    for key, (a, b) in pairs.items():
-        items[f"a@{key.slug}"], items[f"b@{key.slug}"] = a.by_round(metric), b.by_round(metric)
-        wanted.append((f"a@{key.slug}", f"b@{key.slug}"))
-    tests = moderated.pair_tests(items, wanted, MIN_SHARED_ROUNDS)
-    family = max(1, len(tests.stats))
-    out = {}
-    for key, (a, b) in pairs.items():
-        stat = tests.stats.get((f"a@{key.slug}", f"b@{key.slug}"))
-        shared = len(set(a.by_round(metric)) & set(b.by_round(metric)))
-        ratio = _ratio(_geomean(list(b.by_round(metric).values())), _geomean(list(a.by_round(metric).values())))
-        if stat is None or not stat.paired:
-            out[key] = Speedup(ratio, None, None, shared, False)
-            continue
-        low, high = stat.interval(stats.ALPHA, family)
-        out[key] = Speedup(stat.ratio, low, high, stat.n, not low <= 1.0 <= high)
-    return out
-
-
-def _ratio(b: float | None, a: float | None) -> float | None:
-    return b / a if a and b else None
+def _speedups(pairs: dict[LoadKey, tuple[Group, Group]], metric: str) -> dict[LoadKey, stats.Speedup]:
+    """B / A at each level of one sweep (stats.speedups: one prior over the levels, simultaneous over them)."""
+    return stats.speedups({key: (a.by_round(metric), b.by_round(metric)) for key, (a, b) in pairs.items()})
 
 
 class AbPage(Page):
