@@ -100,6 +100,7 @@ def test_two_configurations_side_by_side(everything: Path, tmp_path: Path) -> No
     (["go", "--command", "node x.js", "--workload", "workload.toml"], "name servers from servers/ or give"),
     (["--workload", "workload.toml"], "--workload go with --command, --stdio, --url or --target"),
     (["--url", "ftp://127.0.0.1/mcp", "--workload", "workload.toml"], "give an http:// or https:// URL"),
+    (["--command", "node x.js", "--workload", "workload.toml", "--runtime", "docker"], "runs under the local runtime"),
     (["--url", "http://127.0.0.1:9/mcp", "--workload", "workload.toml", "--header", "no colon"], "give 'Name: value'"),
     (["--target", "a=node x.js", "--command", "node y.js", "--workload", "workload.toml"], "leave out --command"),
 ])

@@ -111,6 +111,10 @@ def measured_servers(values: Values) -> list[ServerSpec]:
     if values.get("command") or values.get("stdio") or values.get("target") or values.get("url"):
         if values.get("servers"):
             raise fail("name servers from servers/ or give --command, --stdio, --url or --target, not both")
+        if values.get("runtime", "local") != "local":
+            # docker and swarm run images built from a server directory's manifest; a command has none
+            raise fail(f"a server given on the command line runs under the local runtime, not {values['runtime']} "
+                       "(its images are built from servers/ directories)")
         try:
             return target_specs(values.get("workload"), values.get("command"), values.get("stdio"),
                                 values.get("target"), values.get("env"), values.get("target_name"),
