@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from mcpbench.analysis import summary as analysis
 from mcpbench.loads.timing import Timing
-from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TOOL_LIST, TWIN_WHAT_IF, Summary, document
+from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TWIN_WHAT_IF, Summary, document
 from pydantic import BaseModel
 from mcpbench.loads import Load
 from mcpbench.analysis.stats import latency_stats
@@ -25,7 +25,7 @@ from mcpbench.analysis.stats import latency_stats
 from . import stats
 from .load import LoadKey, Measurement, ResultsDir, ResultsError, ServerRecord
 from mcpbench.results.read import http_durations
-from mcpbench.loads import in_window
+from mcpbench.loads import in_window, tool_calls
 
 HARNESS_BOUND_PREFIX = analysis.HARNESS_BOUND_PREFIX
 
@@ -215,9 +215,9 @@ def read_run(m: Measurement) -> RunData:
     df = m.samples()
     window = m.window
     win = in_window(df, window)
-    calls = win[win["tool"] != TOOL_LIST]
+    calls = tool_calls(win)
     good = calls[calls["ok"] == 1]
-    everything = df[(df["tool"] != TOOL_LIST) & (df["ok"] == 1)]
+    everything = tool_calls(df[df["ok"] == 1])
     seconds = window[1] - window[0]
     throughput = m.summary.throughput
     tps = throughput.tool_calls_per_s

@@ -37,7 +37,7 @@ from scipy import stats as scipy_stats
 from mcpbench.analysis.summary import all_calls_latency_ms
 from mcpbench.loads.timing import SOAK_WARMUP_FULL_S, SOAK_WARMUP_QUICK_S, Timing
 from mcpbench.analysis.stats import latency_stats
-from mcpbench.workload.file import METHODS, tool_calls
+from mcpbench.loads import in_window, tool_calls
 from mcpbench.results.read import read_json, read_processes, read_samples
 from mcpbench.results.layout import MeasurementDir, ServerDir, measurement_dir
 from mcpbench.results.model import SOAK_FILE, Record
@@ -190,7 +190,7 @@ def p99_buckets(samples: pd.DataFrame, start: float, end: float,
     """All-calls p99 (failures included, as the summary's and the capacity SLO's) per bucket of the window:
     a minute, shorter for a short soak."""
     bucket_s = min(BUCKET_S, (end - start) / MIN_BUCKETS)  # so a quick soak still has EDGE_BUCKETS at each end
-    calls = samples[~samples["tool"].isin(METHODS) & (samples["t_s"] >= start) & (samples["t_s"] < end)]
+    calls = tool_calls(in_window(samples, (start, end)))
     rows = []
     # A last bucket cut short by up to 5 % (the data ending a moment early) still counts as one.
     count = max(1, math.floor((end - start) / bucket_s + 0.05))

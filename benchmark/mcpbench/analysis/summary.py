@@ -21,7 +21,6 @@ from mcpbench.results.layout import MeasurementDir, measurement_dir
 from mcpbench.results.model import SCHEMA, Sample, Summary, validated
 from mcpbench.results.read import http_durations
 from mcpbench.analysis.stats import latency_stats
-from mcpbench.workload.file import tool_calls
 from mcpbench.results.read import read_samples, resource_samples
 
 # A harness component is called saturated when its mean CPU over the window reaches this share of what
@@ -199,7 +198,7 @@ def throughput(window_samples: pd.DataFrame, seconds: float, mode: str,
     http_rps / http_requests = every HTTP request of every sample (the figure v2_rps used to be);
     iterations_per_s = samples that end an iteration / s (closed model: the lineup's tools/list, one per
     iteration; `iteration` is the workload's, load_kinds.iteration_end)."""
-    calls = tool_calls(window_samples)
+    calls = load_kinds.tool_calls(window_samples)
     ok_calls = int(calls["ok"].sum())
     http_requests = int(_http_counts(window_samples["http_ms"]).sum())
     v2 = v2_requests(window_samples, mode)
@@ -232,7 +231,7 @@ def latency(window_samples: pd.DataFrame, request_timeout_s: float) -> dict[str,
     """One population per figure: tool_call, per_tool, session and http_request are successful samples
     only; tool_call_all is every tool call; v2_tools_call is every tools/call request sent (the v2 study
     averaged per-tool percentiles of it, which we never do: samples are pooled)."""
-    calls = tool_calls(window_samples)
+    calls = load_kinds.tool_calls(window_samples)
     ok_calls = calls[calls["ok"] == 1]
     ok_samples = window_samples[window_samples["ok"] == 1]
     return {
@@ -249,7 +248,7 @@ def latency(window_samples: pd.DataFrame, request_timeout_s: float) -> dict[str,
 def errors(window_samples: pd.DataFrame) -> dict[str, object]:
     """count = failed samples (tools/list included), failed_tool_calls, rate = failed tool calls / tool
     calls, kinds = failed samples per error_kind."""
-    calls = tool_calls(window_samples)
+    calls = load_kinds.tool_calls(window_samples)
     failed = window_samples[window_samples["ok"] == 0]
     failed_calls = int((calls["ok"] == 0).sum())
     return {
@@ -455,7 +454,7 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
         flags.append("cgroup-not-applied")
     if ctx.rate:
         # The open model's shortfall: calls the arrival rate asked for in the window but never finished.
-        started = len(tool_calls(inside))
+        started = len(load_kinds.tool_calls(inside))
         dropped = max(0, round(ctx.rate * seconds) - started)
         thr["dropped_iterations"] = dropped
         if dropped > DROPPED_MAX_SHARE * ctx.rate * seconds:

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from mcpbench.loads.timing import Timing
-from mcpbench.workload.file import METHODS
+from mcpbench.loads import METHODS
 
 STEADY_SPAN_S = 10  # the full profile's span (Timing.steady_span_s)
 STEADY_TOLERANCE = 0.03

@@ -136,6 +136,18 @@ class Load(ABC):
         a `gap` in the result is flagged above analysis.LITTLES_LAW_MAX_GAP."""
 
 
+# The samples of a method rather than a tool (the lineup's closed iteration ends with tools/list): every other
+# sample is a tool call, whatever the workload's tools are called. The one definition, for the analysis, the
+# report and the workload files' names.
+LIST_TOOLS = "tools/list"
+METHODS = (LIST_TOOLS,)
+
+
+def tool_calls(samples: pd.DataFrame) -> pd.DataFrame:
+    """The samples that are tool calls (not a method's, such as the closed iteration's tools/list)."""
+    return samples[~samples["tool"].isin(METHODS)]
+
+
 def in_window(samples: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
     """The rows whose t_s lies in [start, end): the measured window, warm-up and ramps excluded."""
     start, end = window

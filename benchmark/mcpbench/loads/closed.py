@@ -12,7 +12,7 @@ import pandas as pd
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
     from mcpbench.loads.timing import Timing
 
-from mcpbench.loads.base import K6Scenario, Load, Wording, in_window, ramp
+from mcpbench.loads.base import LIST_TOOLS, K6Scenario, Load, Wording, in_window, ramp
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def iteration_end(iteration: tuple[str, ...] | None) -> tuple[str, int]:
     """The name of the samples that end an iteration, and how many of them it holds (a last call of weight
     2 writes two): the lineup's iteration ends with one tools/list."""
     if not iteration:
-        return "tools/list", 1
+        return LIST_TOOLS, 1
     return iteration[-1], iteration.count(iteration[-1])
 
 

@@ -32,7 +32,8 @@ from mcpbench.host.process_probe import ProcessProbe
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
 from mcpbench.loads import Load, in_window
-from mcpbench.workload.file import Workload, tool_calls
+from mcpbench.loads import tool_calls
+from mcpbench.workload.file import Workload
 from mcpbench.measure.bench import Bench
 from mcpbench.analysis.warmup import WarmupDecision, per_second_cpu, steady_start
 from mcpbench.results.layout import MeasurementDir

@@ -19,6 +19,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from mcpbench.loads.base import LIST_TOOLS
+
 
 # 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
 # defined them, all-calls latency, publishable verdicts.
@@ -36,7 +38,7 @@ SAMPLE_COLUMNS = ("t_s", "vu", "tool", "ok", "error_kind", "call_ms", "session_m
 RESOURCE_COLUMNS = ("t_s", "component", "cpu_pct", "mem_mb")
 # processes.csv (soak): the server's process tree at 1 Hz; fds/threads empty where unreadable.
 PROCESS_COLUMNS = ("t_s", "rss_mb", "cgroup_mb", "fds", "threads", "processes")
-TOOL_LIST = "tools/list"   # a sample that is no tool call
+TOOL_LIST = LIST_TOOLS     # a sample that is no tool call (loads.tool_calls)
 NOT_ASSESSED = ("not assessed: schema-1 result, written before the publishable check "
                 "(no load-generator cross-checks, host probe or calibrated limit were recorded)")
 # `run --twin SERVER`: an A/A twin, the same server under a second name with a setting no server reads, measured

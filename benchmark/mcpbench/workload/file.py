@@ -13,8 +13,9 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
+
+from mcpbench.loads.base import METHODS
 
 LINEUP = Path(__file__).with_name("lineup.toml")
 
@@ -25,14 +26,6 @@ PLACEHOLDER = re.compile(r"\{(vu|iteration)(?:%([1-9][0-9]*))?(?::0([1-9][0-9]?)
 _PLACEHOLDER_LIKE = re.compile(r"\{(?:vu|iteration)\b[^{}]*\}")
 
 TOOLS_CALL = "tools/call"
-# The methods a workload may call besides tools (samples named so are no tool calls: the analysis counts tool
-# calls as every other sample, whatever the workload's tools are called).
-METHODS = ("tools/list",)
-
-
-def tool_calls(samples: pd.DataFrame) -> pd.DataFrame:
-    """The samples that are tool calls (not a method such as the closed iteration's tools/list)."""
-    return samples[~samples["tool"].isin(METHODS)]
 
 
 class WorkloadError(ValueError):
@@ -228,7 +221,7 @@ class Workload:
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = [part for part in first["loc"] if not (isinstance(part, str) and part.startswith(("function-", "json-")))]
-            field = "".join(f"{'.' if i else ''}{p}" for i, p in enumerate(loc))
+            field = ".".join(str(p) for p in loc)
             line = _line_of(text, loc)
             where = f"{path}:{line}" if line else str(path)
             message = first["msg"].removeprefix("Value error, ")
