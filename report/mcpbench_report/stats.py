@@ -620,11 +620,6 @@ class Speedup:
         return f"×{self.ratio:#.3g} ({self.low:#.3g}–{self.high:#.3g})"
 
 
-def geomean(values) -> float | None:
-    good = [v for v in values if v is not None and v > 0]
-    return math.exp(sum(map(math.log, good)) / len(good)) if good else None
-
-
 def speedups(pairs: Mapping[Hashable, tuple[Mapping[Hashable, float | None], Mapping[Hashable, float | None]]],
              alpha: float = ALPHA, moderate: bool = False) -> dict[Hashable, Speedup]:
     """B / A at each level (level -> (A by round, B by round)): a paired t on log(B/A) over the rounds both have
@@ -647,7 +642,7 @@ def speedups(pairs: Mapping[Hashable, tuple[Mapping[Hashable, float | None], Map
         stat = tests.stats.get(names[level])
         shared = len(set(moderated.log_figures(a)) & set(moderated.log_figures(b)))
         if stat is None or not stat.paired:
-            ga, gb = geomean(a.values()), geomean(b.values())
+            ga, gb = geo_interval(list(a.values())).mean, geo_interval(list(b.values())).mean
             out[level] = Speedup(gb / ga if ga and gb else None, None, None, shared, False)
             continue
         low, high = stat.interval(alpha, family)

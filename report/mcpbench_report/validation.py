@@ -69,15 +69,30 @@ def round_effects(table: Table) -> dict[Hashable, float]:
     return {r: float(np.median([logs[n][r] - means[n] for n in logs])) for r in table.rounds}
 
 
+def twin_of(own: Mapping[Hashable, float], slots: Sequence[Hashable], twin_rounds: Sequence[Hashable],
+            effects: Mapping[Hashable, float], scale: float = 1.0) -> dict[Hashable, float]:
+    """A server's twin in `slots`: its figure in `twin_rounds` (one each), moved to its slot's host effect,
+    times `scale`."""
+    return {slot: scale * math.exp(math.log(own[r]) - effects[r] + effects[slot])
+            for slot, r in zip(slots, twin_rounds)}
+
+
 def twin_family(table: Table, server: str, slots: Sequence[Hashable], twin_rounds: Sequence[Hashable],
                 effects: Mapping[Hashable, float], scale: float = 1.0) -> dict[str, dict]:
-    """A k-round ranking of every server in `slots`, and `server`'s twin measured in `twin_rounds` (one each,
-    moved to its slot's host effect), times `scale`."""
+    """A k-round ranking of every server in `slots`, and `server`'s twin (twin_of)."""
     family = {n: {slot: runs[slot] for slot in slots} for n, runs in table.figures.items()}
-    own = table.figures[server]
-    family[server + TWIN] = {slot: scale * math.exp(math.log(own[r]) - effects[r] + effects[slot])
-                             for slot, r in zip(slots, twin_rounds)}
+    family[server + TWIN] = twin_of(table.figures[server], slots, twin_rounds, effects, scale)
     return family
+
+
+def _replayable(table: Table, rounds: int) -> tuple[Table, list[Hashable], dict[Hashable, float], list[str]]:
+    """The table's complete part, its rounds, their host effects and its servers; ValueError when it has fewer
+    than the 2 x rounds complete rounds a replay of `rounds`-round runs draws from."""
+    table = table.complete()
+    all_rounds = table.rounds
+    if len(all_rounds) < 2 * rounds:
+        raise ValueError(f"{len(all_rounds)} complete rounds: a replay of {rounds}-round runs needs {2 * rounds}")
+    return table, all_rounds, round_effects(table), sorted(table.figures)
 
 
 @dataclass
@@ -117,12 +132,7 @@ def replay(table: Table, rounds: int = 3, replays: int = 1000, seed: int = 1, sc
            moderate: Sequence[bool] = (True,)) -> list[Replay]:
     """`replays` families per scale and test (stats.rank): the twin of a server drawn at random, `rounds` slots
     and `rounds` other rounds drawn at random from the table's. Needs 2 x rounds complete rounds."""
-    table = table.complete()
-    all_rounds = table.rounds
-    if len(all_rounds) < 2 * rounds:
-        raise ValueError(f"{len(all_rounds)} complete rounds: a replay of {rounds}-round runs needs {2 * rounds}")
-    effects = round_effects(table)
-    servers = sorted(table.figures)
+    table, all_rounds, effects, servers = _replayable(table, rounds)
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(replays):
@@ -197,18 +207,13 @@ class AbReplay:
 
 
 def ab_replay(table: Table, levels: int = 3, rounds: int = 3, replays: int = 1000, seed: int = 1,
-              scales: Sequence[float] = (1.0,), moderate: bool | None = None) -> list[AbReplay]:
+              scales: Sequence[float] = (1.0,), moderate: bool = False) -> list[AbReplay]:
     """A sweep of `levels` levels, A and B measured in the same `rounds` rounds, replayed from recorded rounds: each
     level is a server of the table drawn at random (its own round-to-round noise), A its figures in `rounds`
     slots, B the same server in `rounds` other rounds moved to the slots' host effects (twin_family's construction)
     times `scale`. At scale 1 B is A (A/A): a family with any level separated is a false separation; above 1,
-    the levels separated are the test's power at that size."""
-    table = table.complete()
-    all_rounds = table.rounds
-    if len(all_rounds) < 2 * rounds:
-        raise ValueError(f"{len(all_rounds)} complete rounds: a replay of {rounds}-round runs needs {2 * rounds}")
-    effects = round_effects(table)
-    servers = sorted(table.figures)
+    the levels separated are the test's power at that size (`moderate`: the moderated test it replaced)."""
+    table, all_rounds, effects, servers = _replayable(table, rounds)
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(replays):
@@ -224,9 +229,9 @@ def ab_replay(table: Table, levels: int = 3, rounds: int = 3, replays: int = 100
         for sweeps in draws:
             pairs = {}
             for level, (server, slots, others) in enumerate(sweeps):
-                family = twin_family(table, server, slots, others, effects, scale)
-                pairs[level] = (family[server], family[server + TWIN])
-            found = stats.speedups(pairs) if moderate is None else stats.speedups(pairs, moderate=moderate)
+                own = table.figures[server]
+                pairs[level] = ({slot: own[slot] for slot in slots}, twin_of(own, slots, others, effects, scale))
+            found = stats.speedups(pairs, moderate=moderate)
             separated = sum(s.differs for s in found.values())
             result.families.hits += separated > 0
             result.families.trials += 1

@@ -50,8 +50,8 @@ def _side(group: Group | None) -> Side:
         return Side(None, None, None, None, 0)
     latency = group.pooled_latency_all
     p50, p99 = (float(np.percentile(latency, q)) for q in (50, 99)) if latency.size else (None, None)
-    return Side(stats.geomean(group.throughputs), p50, p99, stats.geomean([r.cpu_ms_per_call for r in group.runs]),
-                len(group.runs))
+    return Side(stats.geo_interval(group.throughputs).mean, p50, p99,
+                stats.geo_interval([r.cpu_ms_per_call for r in group.runs]).mean, len(group.runs))
 
 
 def _speedups(pairs: dict[LoadKey, tuple[Group, Group]], metric: str) -> dict[LoadKey, stats.Speedup]:
