@@ -11,8 +11,7 @@ type stdioVU struct {
 	srv      *server
 	timeout  time.Duration
 	checks   bool
-	plan     *plan
-	prefixes prefixes
+	prefixes prefixes    // and the plan they were made from
 	replies  chan answer // buffered: the reader never waits for this VU
 	timer    *time.Timer // the call's timeout
 }
@@ -20,7 +19,7 @@ type stdioVU struct {
 func newStdioVU(srv *server, p *plan, global int, timeout time.Duration, checks bool) *stdioVU {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &stdioVU{srv: srv, timeout: timeout, checks: checks, plan: p, prefixes: p.prefixes(global+1, ""),
+	return &stdioVU{srv: srv, timeout: timeout, checks: checks, prefixes: p.prefixes(global+1, ""),
 		replies: make(chan answer, 1), timer: t}
 }
 
@@ -48,7 +47,7 @@ func (v *stdioVU) do(call int, iteration int64) (outcome, bool) {
 	if a.gone {
 		return outcome{kind: "server_exited", callMs: ms, sessionMs: ms}, true
 	}
-	return outcome{kind: judge(v.plan.Calls[call], a.line, v.checks), callMs: ms, sessionMs: ms}, true
+	return outcome{kind: judge(v.prefixes.plan.Calls[call], a.line, v.checks), callMs: ms, sessionMs: ms}, true
 }
 
 func (v *stdioVU) timedOut(id uint64, sent time.Time) outcome {
