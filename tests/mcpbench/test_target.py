@@ -83,3 +83,12 @@ def test_a_ready_command_is_polled_until_it_succeeds(workload: Path, tmp_path: P
     assert "did not succeed in time (last: not up yet)" in str(caught.value)
     with pytest.raises(StartError, match="exited during start-up"):
         wait_for_command("false", tmp_path, {"PATH": "/usr/bin:/bin"}, lambda: False, time.monotonic() + 5, lambda: "")
+
+
+def test_a_header_goes_with_the_readiness_check_too(workload: Path) -> None:
+    # --header 'Authorization: …' on a --command target: a server that refuses initialize without it must still
+    # be found ready (the local runtime's wait_until_ready is handed the spec's headers).
+    (spec,) = target_specs(workload, command="srv", headers=["Authorization: Bearer t"])
+    assert spec.headers == {"Authorization": "Bearer t"}
+    (plain,) = target_specs(workload, command="srv")
+    assert plain.headers == {}

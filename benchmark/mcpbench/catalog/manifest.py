@@ -165,6 +165,11 @@ class ServerSpec:
     def serves_http(self) -> bool:
         return bool(self.run_command) or self.url is not None
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """Sent with every HTTP request to it, the readiness check's included (a target's --header)."""
+        return self.workload.headers if self.workload is not None else {}
+
     def describe(self) -> Record:
         """What results and the report record about this server."""
         return {

@@ -204,7 +204,7 @@ class LocalRuntime(Runtime):
                 wait_for_command(_substitute(spec.ready_command, port, spec.directory), spec.directory, env,
                                  server.alive, launched + spec.ready_timeout_s, server.log_tail)
             wait_until_ready(server.url, server.alive, max(1.0, launched + spec.ready_timeout_s - time.monotonic()),
-                             server.log_tail)
+                             server.log_tail, headers=spec.headers)
         except BaseException:
             server.stop()
             raise

@@ -23,13 +23,12 @@ class RemoteServer(ServerBase):
         self.limits_applied = False
         self.details: Record | None = None
         self.stdio_launch: StdioLaunch | None = None
-        self.headers = spec.workload.headers if spec.workload else {}
 
     @classmethod
     def reached(cls, spec: ServerSpec) -> RemoteServer:
         """The server once it answers `initialize` (StartError, with what came back, when it does not)."""
         server = cls(spec)
-        wait_until_ready(server.url, lambda: True, spec.ready_timeout_s, lambda: "", headers=server.headers)
+        wait_until_ready(server.url, lambda: True, spec.ready_timeout_s, lambda: "", headers=spec.headers)
         return server
 
     def alive(self) -> bool:
