@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
 )
 
 const (
@@ -252,7 +253,7 @@ func (k *check) holds(document []byte) bool {
 		return ok == !k.Absent
 	}
 	if k.Length != nil || k.MinLength != nil {
-		n, isArray := arrayLength(value)
+		n, isArray := valueLength(value)
 		if !isArray || k.Length != nil && n != *k.Length || k.MinLength != nil && n < *k.MinLength {
 			return false
 		}
@@ -345,6 +346,23 @@ func element(array []byte, index int) ([]byte, bool) {
 		return true
 	})
 	return found, found != nil
+}
+
+// valueLength is an array's number of elements or a string's number of characters (code points, as Python's
+// len: echo_payload's payload is checked by its length); ok is false for any other value.
+func valueLength(value []byte) (n int, ok bool) {
+	if firstByte(value) != '"' {
+		return arrayLength(value)
+	}
+	text := bytes.TrimSpace(value)
+	if bytes.IndexByte(text, '\\') < 0 { // nothing escaped (the payload's alphabet): count without decoding
+		return utf8.RuneCount(text[1 : len(text)-1]), true
+	}
+	var s string
+	if json.Unmarshal(text, &s) != nil {
+		return 0, false
+	}
+	return utf8.RuneCountInString(s), true
 }
 
 // arrayLength is how many elements the value has; isArray is false when it is no array.

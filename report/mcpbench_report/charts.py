@@ -272,6 +272,22 @@ def timeseries(runs: Sequence[tuple[str, object]], window: tuple[float, float], 
         _save(fig, path)
 
 
+def by_point(series: Mapping[str, Sequence[tuple[str, float | None]]], path: Path, title: str) -> None:
+    """One line per server across a dimension's points (categorical x, log y: the points span orders of size)."""
+    with plt.rc_context(RC):
+        fig, ax = _figure(9, 3.8)
+        points = list(dict.fromkeys(p for values in series.values() for p, _ in values))
+        for i, (server, values) in enumerate(series.items()):
+            xs = [points.index(p) for p, v in values if v]
+            ax.plot(xs, [v for _, v in values if v], marker="o", color=PALETTE[i % len(PALETTE)], label=server)
+        ax.set_xticks(range(len(points)), points)
+        ax.set_ylabel("successful tool calls per second (log)")
+        _log(ax, "y")
+        ax.legend(loc="best", fontsize=7, ncol=2)
+        fig.suptitle(title, fontweight="bold", fontsize=10)
+        _save(fig, path)
+
+
 def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str, kind: type[Load],
                 slo_p99_ms: float, colour_of: Mapping[str, str] | None = None) -> None:
     """Throughput and p99 against load (VUs, or offered arrival rate) per server; the SLO as a line."""

@@ -30,6 +30,9 @@ type config struct {
 	cores      int
 	// ALLOWED_HOSTS: the host names a request's Host and Origin may carry; nil: no check.
 	allowHosts map[string]bool
+	// EXTRA_TOOLS / DIMENSION_TOOLS: the dimension tools (dimension_tools.go), off by default.
+	extraTools     int
+	dimensionTools bool
 }
 
 func env(name, def string) string {
@@ -58,6 +61,9 @@ func loadConfig() config {
 		serverType: env("SERVER_TYPE", "baseline"),
 		cores:      cores,
 		allowHosts: parseAllowedHosts(env("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")),
+
+		extraTools:     extraToolsFromEnv(),
+		dimensionTools: os.Getenv("DIMENSION_TOOLS") == "1",
 	}
 }
 

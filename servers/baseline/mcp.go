@@ -157,7 +157,7 @@ func (s *server) dispatch(ctx context.Context, req *rpcRequest, b *buffers) []by
 		return append(appendResultStart(b.out, req.ID), "{}}"...)
 	case "tools/list":
 		out := appendResultStart(b.out, req.ID)
-		out = append(out, toolsList...)
+		out = append(out, s.toolsList...)
 		return append(out, '}')
 	case "tools/call":
 		var p callParams

@@ -29,6 +29,10 @@ type server struct {
 	calcURL    string
 	serverType string
 	tools      map[string]toolFunc
+	toolsList  []byte // the tools/list result, built by registerTools
+	// EXTRA_TOOLS / DIMENSION_TOOLS: the dimension tools (dimension_tools.go), off by default.
+	extraTools     int
+	dimensionTools bool
 }
 
 func newServer(cfg config) (*server, error) {
@@ -68,6 +72,9 @@ func newServer(cfg config) (*server, error) {
 		productURL: cfg.apiURL + "/products/",
 		calcURL:    cfg.apiURL + "/cart/calculate",
 		serverType: cfg.serverType,
+
+		extraTools:     cfg.extraTools,
+		dimensionTools: cfg.dimensionTools,
 	}
 	s.registerTools()
 	return s, nil
@@ -79,6 +86,8 @@ func (s *server) registerTools() {
 		"get_user_cart":   s.getUserCart,
 		"checkout":        s.checkout,
 	}
+	list := append([]byte(`{"tools":[`), workloadTools...)
+	s.toolsList = append(s.addDimensionTools(list), "]}"...)
 }
 
 func (s *server) close() {
@@ -86,8 +95,8 @@ func (s *server) close() {
 	s.http.CloseIdleConnections()
 }
 
-const toolsList = `{"tools":[` +
-	`{"name":"search_products","description":"Search products by category and price range, merged with popularity data",` +
+// The three workload tools' entries in tools/list.
+const workloadTools = `{"name":"search_products","description":"Search products by category and price range, merged with popularity data",` +
 	`"inputSchema":{"type":"object","properties":{` +
 	`"category":{"type":"string","description":"Product category","default":"Electronics"},` +
 	`"min_price":{"type":"number","description":"Minimum price","default":50.0},` +
@@ -101,7 +110,7 @@ const toolsList = `{"tools":[` +
 	`"user_id":{"type":"string","description":"User id, e.g. user-00042","default":"user-00042"},` +
 	`"items":{"type":"array","description":"Items to order","items":{"type":"object","properties":{` +
 	`"product_id":{"type":"integer"},"quantity":{"type":"integer"}},"required":["product_id","quantity"]},` +
-	`"default":[{"product_id":42,"quantity":2},{"product_id":1337,"quantity":1}]}}}}]}`
+	`"default":[{"product_id":42,"quantity":2},{"product_id":1337,"quantity":1}]}}}}`
 
 // decodeArgs fills v from the call's arguments; absent arguments leave the defaults.
 func decodeArgs(raw json.RawMessage, v any) error {

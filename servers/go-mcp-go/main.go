@@ -45,6 +45,9 @@ type config struct {
 	cores      int // CPU cores granted; pools are sized from it
 	// ALLOWED_HOSTS: the host names a request's Host and Origin may carry; nil: no check.
 	allowHosts map[string]bool
+	// EXTRA_TOOLS / DIMENSION_TOOLS: the dimension tools (dimension_tools.go), off by default.
+	extraTools     int
+	dimensionTools bool
 }
 
 func loadConfig() config {
@@ -56,6 +59,9 @@ func loadConfig() config {
 		serverType: getenv("SERVER_TYPE", "go-mcp-go"),
 		cores:      runtime.GOMAXPROCS(0), // already cgroup-aware
 		allowHosts: parseAllowedHosts(getenv("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")),
+
+		extraTools:     extraToolsFromEnv(),
+		dimensionTools: os.Getenv("DIMENSION_TOOLS") == "1",
 	}
 	if limit, err := strconv.ParseFloat(os.Getenv("CPU_LIMIT"), 64); err == nil && limit > 0 && !math.IsInf(limit, 0) {
 		cfg.cores = max(1, int(math.Ceil(limit)))
@@ -92,6 +98,7 @@ func main() {
 		// Tools only: a stateless server cannot deliver list-changed notifications.
 		server.WithToolCapabilities(false))
 	registerTools(mcpServer, b)
+	registerDimensionTools(mcpServer, cfg.serverType, cfg.extraTools, cfg.dimensionTools)
 
 	if *stdio {
 		// Returns at EOF on stdin or on SIGTERM/SIGINT (ServeStdio handles both); the

@@ -4,6 +4,7 @@ API service. MCPBENCH_TEST_SERVERS=a,b narrows the set."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,6 +20,7 @@ from mcpbench.host.paths import CONFORMANCE_DIR, SERVERS_DIR
 from mcpbench.runtime.local import LocalRuntime
 from mcpbench.host.toolchain import MissingRequirement
 from mcpbench.workload import conformance
+from mcpbench.experiments.verify import VERIFY_TOOLS
 from mcpbench.workload.verify import verify
 
 pytestmark = pytest.mark.integration
@@ -66,11 +68,19 @@ def _runtime_for(spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Inf
 @pytest.mark.parametrize("spec", _selected(), ids=lambda s: s.name)
 def test_server_builds_starts_under_limits_and_passes_verify(
         spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
+    """Started as `mcpbench verify` starts its NAME-tools twin (EXTRA_TOOLS=100, DIMENSION_TOOLS=1), so one start
+    checks the workload, the dimension tools against their reference answers (docs/workload.md §6) and the
+    conformance suite; that a server lists only the three tools without the settings, every run's verify checks
+    (an unasked-for tool fails it)."""
     runtime = _runtime_for(spec, builds, infra)
     infra.reset()
-    server = runtime.start(spec, infra, tmp_path / "server.log")
+    settings = VERIFY_TOOLS.environment()
+    started = dataclasses.replace(spec, run_env={**spec.run_env, **settings})
+    server = runtime.start(started, infra, tmp_path / "server.log")
     try:
-        verdict = verify(server.url, spec.name, spec.info.protocols)
+        verdict = verify(server.url, spec.name, spec.info.protocols, VERIFY_TOOLS)
+        names = {c.name for c in verdict.checks}
+        assert {"extra tool", "echo_payload 1 MiB", "echo_payload 4 MiB"} <= names, names
         failures = [f"{c.name}: {c.reason}" for c in verdict.failures()]
         assert verdict.status != "fail", failures
         assert server.alive(), server.log_tail()

@@ -13,9 +13,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from mcpbench.runtime.local_infra import Infra
+from mcpbench.workload import dimension_tools as dims
+from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.verify import verify
 
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("search_products", "get_user_cart", "checkout")]
+EXTRA_SCHEMA = {"type": "object", "required": ["query"], "properties": {
+    "query": {"type": "string"}, "limit": {"type": "integer"}, "sort": {"type": "string"}, "filters": {"type": "object"}}}
 
 
 class WrongServer(BaseHTTPRequestHandler):
@@ -84,6 +88,9 @@ class SpecServer(BaseHTTPRequestHandler):
     empty_items = "tool error"  # or "run it", "invalid params", "tool error after INCR"
     revision_2026 = "served"  # or "refused" (an SDK without the 2026-07-28 revision), "untyped" (no resultType)
     host_check = "allow-list"  # or "off" (an SDK's DNS-rebinding protection turned off), "loopback IPs only"
+    extra_tools = 0  # the dimension tools it registers (docs/workload.md §6), as if started with these settings
+    dimension_tools = False
+    payload_rule = "spec"  # or "truncate at 1 MiB", "refuse above 1 MiB", "altered"
     counters: dict[str, int]
     histories: dict[str, list[str]]
 
@@ -125,10 +132,16 @@ class SpecServer(BaseHTTPRequestHandler):
             return self.result(ident, {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}},
                                        "serverInfo": {"name": "spec"}})
         if method == "tools/list":
-            return self.result(ident, {"tools": TOOLS})
+            extras = [{"name": dims.extra_tool_name(i), "inputSchema": EXTRA_SCHEMA} for i in range(1, self.extra_tools + 1)]
+            echo = [{"name": dims.ECHO_PAYLOAD, "inputSchema": {"type": "object"}}] if self.dimension_tools else []
+            return self.result(ident, {"tools": TOOLS + extras + echo})
         if method != "tools/call":
             return self.error(ident, -32601, "method not found")
-        tool = {"search_products": self.search, "get_user_cart": self.cart, "checkout": self.checkout}.get(params["name"])
+        tools = {"search_products": self.search, "get_user_cart": self.cart, "checkout": self.checkout,
+                 **({dims.ECHO_PAYLOAD: self.echo_payload} if self.dimension_tools else {}),
+                 **{dims.extra_tool_name(i): lambda query, i=i: {"tool": dims.extra_tool_name(i), "query": query}
+                    for i in range(1, self.extra_tools + 1)}}
+        tool = tools.get(params["name"])
         if tool is None:
             return self.error(ident, -32602, "unknown tool")
         try:
@@ -148,6 +161,16 @@ class SpecServer(BaseHTTPRequestHandler):
         products = [{"id": i, "sku": f"SKU-{i:06d}", "name": "x", "price": 50.0 + i, "rating": 4.0, "popularity_rank": 0}
                     for i in range(1, limit + 1)]
         return {"category": category, "total_found": 2251, "products": products, "top10_popular_ids": list(range(10))}
+
+    def echo_payload(self, size: int, data: str = "") -> dict[str, object]:
+        if self.payload_rule == "refuse above 1 MiB" and size > 1024 * 1024:
+            raise ValueError("reply too large")
+        text = dims.payload(size)
+        if self.payload_rule == "truncate at 1 MiB":
+            text = text[:1024 * 1024]
+        elif self.payload_rule == "altered":
+            text = text[:-1] + "!"
+        return {"size": size, "received": len(data), "payload": text}
 
     def cart(self, user_id: str = "user-00042") -> dict[str, object]:
         history = [json.loads(entry) for entry in self.histories[user_id][:5]]
@@ -289,3 +312,43 @@ def test_a_server_without_the_contracts_host_check_fails_verify(spec_server: Cal
     assert [check.name for check in verdict.failures()] == failing
     assert all("HTTP 200" in check.reason if host_check == "off" else "HTTP 403" in check.reason
                for check in verdict.failures())
+
+
+ON = ToolSettings(extra_tools=5, dimension_tools=True)
+
+
+def test_the_dimension_tools_pass_when_they_are_the_reference_answers(spec_server: Callable[..., str]) -> None:
+    verdict = verify(spec_server(extra_tools=5, dimension_tools=True), "spec", settings=ON)
+    by_name = {check.name: check for check in verdict.checks}
+    assert verdict.status == "pass", [(c.name, c.reason) for c in verdict.checks if c.status != "pass"]
+    assert {"extra tool", "echo_payload 1 KiB", "echo_payload 64 KiB", "echo_payload 1 MiB",
+            "echo_payload 4 MiB"} <= set(by_name)
+    assert "9 tools" in by_name["tools/list"].reason
+
+
+@pytest.mark.parametrize(("server", "failing", "reason"), [
+    ({"dimension_tools": True}, "tools/list", "EXTRA_TOOLS=5 ignored: 5 tool(s) missing"),
+    ({"extra_tools": 5}, "tools/list", "DIMENSION_TOOLS=1 ignored"),
+    ({"extra_tools": 5, "dimension_tools": True, "payload_rule": "truncate at 1 MiB"}, "echo_payload 4 MiB",
+     "payload is 1,048,576 characters, expected 4,194,304 (truncated)"),
+    ({"extra_tools": 5, "dimension_tools": True, "payload_rule": "altered"}, "echo_payload 1 KiB",
+     "differs from the reference at character 1,023"),
+], ids=["extra-tools-ignored", "dimension-tools-ignored", "truncated", "altered"])
+def test_verify_names_a_setting_ignored_and_a_payload_truncated(spec_server: Callable[..., str], server: dict,
+                                                                failing: str, reason: str) -> None:
+    verdict = verify(spec_server(**server), "spec", settings=ON)
+    by_name = {check.name: check for check in verdict.checks}
+    assert failing in [check.name for check in verdict.failures()]
+    assert reason in by_name[failing].reason, by_name[failing].reason
+
+
+def test_a_refused_large_reply_is_the_servers_limit_and_unasked_tools_fail(spec_server: Callable[..., str]) -> None:
+    refused = verify(spec_server(extra_tools=5, dimension_tools=True, payload_rule="refuse above 1 MiB"), "spec",
+                     settings=ON)
+    by_name = {check.name: check for check in refused.checks}
+    assert by_name["echo_payload 4 MiB"].status == "warn"
+    assert by_name["echo_payload 4 MiB"].reason.startswith("limit: refused: JSON-RPC error -32602")
+    assert by_name["echo_payload 1 MiB"].status == "pass"
+    # without the settings a reference server lists the three tools only (docs/workload.md §6)
+    unasked = verify(spec_server(extra_tools=5), "spec")
+    assert {check.name: check.status for check in unasked.checks}["tools/list"] == "fail"

@@ -227,13 +227,47 @@ def all_calls_latency_ms(calls: pd.DataFrame, request_timeout_s: float) -> np.nd
     return observed.where(~timed_out, request_timeout_s * 1000.0).dropna().to_numpy(dtype=float)
 
 
-def latency(window_samples: pd.DataFrame, request_timeout_s: float) -> dict[str, object]:
+# Session mode's requests of one sample, in the order its http_ms lists them (the load driver's sessionCall,
+# load.js's): the one definition of which step each duration is (docs/results-format.md `steps`).
+SESSION_STEPS = ("initialize", "notifications/initialized", "request", "DELETE")
+HANDSHAKE_STEPS = ("initialize", "notifications/initialized")
+
+
+def session_steps(ok_samples: pd.DataFrame, mode: str) -> tuple[dict[str, object], float | None]:
+    """Every step of a session apart — initialize, notifications/initialized, tools/call, tools/list and
+    DELETE — from the successful samples' http_ms; and the handshake's share of a session: the median over
+    the successful tool-call sessions of (initialize + notifications/initialized) / the whole session.
+    Outside session mode a sample is its one request: tools/call and tools/list only, and no handshake."""
+    if not len(ok_samples):
+        return {}, None
+    listing = ok_samples["tool"] == load_kinds.LIST_TOOLS
+    if mode != SESSION_MODE:
+        return {"tools/call": latency_stats(ok_samples.loc[~listing, "call_ms"].dropna().to_numpy(dtype=float)),
+                "tools/list": latency_stats(ok_samples.loc[listing, "call_ms"].dropna().to_numpy(dtype=float))}, None
+    parts = _http_entries(ok_samples["http_ms"]).str.split(";", expand=True)
+    parts = parts.reindex(columns=range(len(SESSION_STEPS))).apply(pd.to_numeric, errors="coerce")
+    steps: dict[str, object] = {}
+    for at, step in enumerate(SESSION_STEPS):
+        if step == "request":
+            for name, rows in (("tools/call", ~listing), ("tools/list", listing)):
+                steps[name] = latency_stats(parts.loc[rows, at].dropna().to_numpy(dtype=float))
+        else:
+            steps[step] = latency_stats(parts[at].dropna().to_numpy(dtype=float))
+    steps = {name: stats for name, stats in steps.items() if stats["count"]}  # DELETE: none when stateless
+    calls = ~listing & ok_samples["session_ms"].gt(0)
+    handshake = parts.loc[calls, 0] + parts.loc[calls, 1]
+    shares = (handshake / ok_samples.loc[calls, "session_ms"]).dropna()
+    return steps, float(np.median(shares)) if len(shares) else None
+
+
+def latency(window_samples: pd.DataFrame, request_timeout_s: float, mode: str = SESSION_MODE) -> dict[str, object]:
     """One population per figure: tool_call, per_tool, session and http_request are successful samples
     only; tool_call_all is every tool call; v2_tools_call is every tools/call request sent (the v2 study
     averaged per-tool percentiles of it, which we never do: samples are pooled)."""
     calls = load_kinds.tool_calls(window_samples)
     ok_calls = calls[calls["ok"] == 1]
     ok_samples = window_samples[window_samples["ok"] == 1]
+    steps, handshake_share = session_steps(ok_samples, mode)
     return {
         "tool_call": latency_stats(ok_calls["call_ms"].dropna().to_numpy()),
         "tool_call_all": latency_stats(all_calls_latency_ms(calls, request_timeout_s)),
@@ -242,6 +276,8 @@ def latency(window_samples: pd.DataFrame, request_timeout_s: float) -> dict[str,
         "session": latency_stats(ok_calls["session_ms"].dropna().to_numpy()),
         "http_request": latency_stats(http_durations(ok_samples).to_numpy(dtype=float)),
         "v2_tools_call": latency_stats(calls["call_ms"].dropna().to_numpy()),
+        "steps": steps,
+        "handshake_share": handshake_share,
     }
 
 
@@ -427,7 +463,7 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
         "window": {"start_s": window[0], "end_s": window[1], "seconds": seconds},
         "warmup": ctx.warmup,
         "throughput": thr,
-        "latency_ms": latency(inside, ctx.request_timeout_s),
+        "latency_ms": latency(inside, ctx.request_timeout_s, ctx.mode),
         "errors": errors(inside),
         "resources": resources,
         "efficiency": efficiency(thr, resources),
@@ -540,6 +576,9 @@ def reanalyze(where: MeasurementDir | Path, window: tuple[float, float] | None =
 REANALYSIS_TOLERANCE = {"rel": 1e-3, "abs": 0.01}
 # What only the suite knew when it wrote summary.json (who stopped the test), not the samples.
 SUITE_ONLY = ("status", "phase", "reason")
+# Figures added to schema 4 after it was first written (optional in Summary): a file written before them lacks
+# them, which is no disagreement; a file that has them must agree.
+ADDED_FIGURES = ("latency_ms.steps", "latency_ms.handshake_share")
 
 
 def reanalysis_differences(where: MeasurementDir | Path) -> list[str]:
@@ -555,7 +594,10 @@ def reanalysis_differences(where: MeasurementDir | Path) -> list[str]:
     def walk(path: str, a: object, b: object) -> None:
         if isinstance(a, dict) and isinstance(b, dict):
             for key in sorted(set(a) | set(b)):
-                walk(f"{path}.{key}" if path else str(key), a.get(key), b.get(key))
+                where = f"{path}.{key}" if path else str(key)
+                if key not in a and where in ADDED_FIGURES:
+                    continue
+                walk(where, a.get(key), b.get(key))
         elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
             for i, (x, y) in enumerate(zip(a, b)):
                 walk(f"{path}[{i}]", x, y)

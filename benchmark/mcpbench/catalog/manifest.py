@@ -156,6 +156,8 @@ class ServerSpec:
     # A command that must succeed before the server counts as started (--ready; {port} put in), polled until it
     # exits 0, before the MCP `initialize` that every start waits for.
     ready_command: str | None = None
+    # The point of a dimension this twin measures ("1 MiB", "1,000 extra tools": experiments/dimension.py).
+    point: str | None = None
 
     @property
     def serves_stdio(self) -> bool:
@@ -184,6 +186,7 @@ class ServerSpec:
             "stdio": list(self.stdio_command) if self.stdio_command else None,
             **({"workload": str(self.workload.path)} if self.workload else {}),
             **({"url": self.url} if self.url else {}),
+            **({"point": self.point} if self.point else {}),
         }
 
 

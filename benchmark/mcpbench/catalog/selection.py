@@ -36,16 +36,25 @@ def select(discovery: Discovery, names: list[str] | None, stacks_only: bool = Fa
 WHAT_IF = re.compile(r"^(?P<label>[a-z0-9][a-z0-9-]*):(?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$")
 
 
-def _twin(spec: ServerSpec, taken: set[str], label: str, key: str, value: str, display: str, asked: str) -> ServerSpec:
-    """The server NAME-LABEL: `spec` started with KEY=VALUE over its environment (a what-if of one setting)."""
+def _twin(spec: ServerSpec, taken: set[str], label: str, settings: dict[str, str], display: str,
+          asked: str) -> ServerSpec:
+    """The server NAME-LABEL: `spec` started with `settings` over its environment (a what-if of one setting)."""
     name = f"{spec.name}-{label}"
     if name in taken:
         raise SelectionError(f"{asked}: {name} is already a server's name; choose another label")
+    what_if = ",".join(f"{key}={value}" for key, value in settings.items())
     return dataclasses.replace(
         spec, name=name, info=spec.info.model_copy(update={"display_name": f"{spec.info.display_name} ({display})"}),
-        variant_of=spec.name, what_if=f"{key}={value}", overrides={**spec.overrides, key: value},
-        run_env={**spec.run_env, key: value},
-        stdio_env={**spec.stdio_env, key: value} if spec.stdio_env is not None else None)
+        variant_of=spec.name, what_if=what_if, overrides={**spec.overrides, **settings},
+        run_env={**spec.run_env, **settings},
+        stdio_env={**spec.stdio_env, **settings} if spec.stdio_env is not None else None)
+
+
+def setting_twin(spec: ServerSpec, discovery_names: set[str], label: str, settings: dict[str, str],
+                 display: str) -> ServerSpec:
+    """`spec` as NAME-LABEL, started with `settings` (contract settings such as EXTRA_TOOLS) over its environment:
+    an experiment's configuration point, named like a what-if twin."""
+    return _twin(spec, discovery_names, label, settings, display, f"{label} ({display})")
 
 
 def what_if_twins(chosen: list[ServerSpec], discovery: Discovery, what_if: str) -> list[ServerSpec]:
@@ -60,7 +69,7 @@ def what_if_twins(chosen: list[ServerSpec], discovery: Discovery, what_if: str) 
     taken = set(discovery.by_name())
     out = []
     for spec in chosen:
-        out += [spec, _twin(spec, taken, label, key, value, f"{key}={value}", f"--what-if {what_if!r}")]
+        out += [spec, _twin(spec, taken, label, {key: value}, f"{key}={value}", f"--what-if {what_if!r}")]
     return out
 
 
@@ -79,6 +88,6 @@ def aa_twins(chosen: list[ServerSpec], discovery: Discovery, names: list[str]) -
                 raise SelectionError(f"--twin {name}: no server named '{name}'")
             left_out.append(name)
             continue
-        twin = _twin(by_name[name], taken, TWIN_SUFFIX, TWIN_KEY, TWIN_VALUE, "A/A twin", f"--twin {name}")
+        twin = _twin(by_name[name], taken, TWIN_SUFFIX, {TWIN_KEY: TWIN_VALUE}, "A/A twin", f"--twin {name}")
         out.insert(out.index(by_name[name]) + 1, twin)
     return out, left_out

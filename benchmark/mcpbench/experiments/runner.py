@@ -39,6 +39,7 @@ from mcpbench.loads import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
 from mcpbench.loads.timing import Timing
 from mcpbench.workload import conformance
 from mcpbench.workload.file import lineup
+from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.verify import Check, Verdict, is_deployment_check, verify
 from mcpbench.workload.verify_calls import verify_calls
 
@@ -535,7 +536,7 @@ class Runner:
         with self.console.status(f"verifying {spec.name}…"):
             # A server given on the command line is held to its workload file; the lineup's to the whole spec.
             verdict = (verify_calls(server.url, spec.workload) if spec.workload
-                       else verify(server.url, spec.name, spec.info.protocols))
+                       else verify(server.url, spec.name, spec.info.protocols, ToolSettings.from_environment(spec.run_env)))
         checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s"), *verdict.checks]
         suite = self._conformance(spec, server, checks) if self.config.conformance else None
         listening = server.listening()

@@ -8,11 +8,16 @@ import json
 from rich.table import Table
 
 from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.catalog.selection import setting_twin
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import BUILDING, PLACEMENT, RESULTS, SELECTION, TARGET, Option, resource_profile_of
 from mcpbench.results.read import read_json
 from mcpbench.experiments.options import Values
+from mcpbench.workload.dimension_tools import ToolSettings
+
+# The settings the NAME-tools twin is started with: what docs/workload.md §6 asks of every reference server.
+VERIFY_TOOLS = ToolSettings(extra_tools=100, dimension_tools=True)
 
 
 # verify's own: the official MCP conformance suite beside the workload's checks (workload/conformance.py).
@@ -32,6 +37,23 @@ class VerifyExperiment(Experiment):
                Option("as_json", bool, False, "Machine-readable: one JSON document on stdout.", ("--json",)))
     directory_suffix = "-verify"
     json_option = "as_json"
+
+    def __init__(self, values: Values, specs: list[ServerSpec], console=None):
+        super().__init__(values, self.with_tools_twins(specs), console)
+
+    @staticmethod
+    def with_tools_twins(specs: list[ServerSpec]) -> list[ServerSpec]:
+        """Each reference server followed by NAME-tools, started with the dimension tools on (VERIFY_TOOLS):
+        their checks (docs/workload.md §6) need a start of their own, since by default a server lists only
+        the workload's three tools. A server given on the command line is held to its workload file only."""
+        taken = {spec.name for spec in specs}
+        out = []
+        for spec in specs:
+            out.append(spec)
+            if spec.workload is None and spec.url is None and spec.serves_http and not spec.overrides:
+                out.append(setting_twin(spec, taken, "tools", VERIFY_TOOLS.environment(),
+                                        f"EXTRA_TOOLS={VERIFY_TOOLS.extra_tools}, DIMENSION_TOOLS=1"))
+        return out
 
     def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         # Every mode's protocol is checked by verify itself: the run's one mode only decides whether a server

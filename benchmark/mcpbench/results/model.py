@@ -188,6 +188,13 @@ class SoakPlan(Closed):
     criteria: SoakCriteria = described("the pass criteria")
 
 
+class DimensionPlan(Closed):
+    name: str = described("`payload`, `tools-list`, `agent` or `churn` (experiments/dimension.py)")
+    question: str = described("what it answers (the decision page's question)")
+    points: list[str] = described("its points in order (\"1 KiB\" …, \"100 extra tools\" …); each server measured at "
+                                  "each as the twin NAME-POINT (the server record's `point`); none: the servers as they are")
+
+
 class Config(Closed, Pacing):
     runtime: str = described("`local` or `docker`")
     servers: list[str] = described("the servers asked for, in the order given")
@@ -231,6 +238,7 @@ class Config(Closed, Pacing):
     load_generator: LoadGenerator | None = described("what generated the load (null: not recorded, k6)", None)
     capacity: CapacityPlan | None = described("`mcpbench capacity` only: the step test", None)
     soak: SoakPlan | None = described("`mcpbench soak` only: the constant load", None)
+    dimension: DimensionPlan | None = described("`mcpbench dimension` only: which, and its points", None)
 
 
 class Git(Open):
@@ -442,7 +450,10 @@ class Server(Open):
     run: list[str] = described("the manifest's run command")
     stdio: list[str] | None = described("the manifest's stdio command (null: HTTP only)", None)
     workload: str | None = described("the workload file it was measured with (null: the lineup's, "
-                                     "workload/lineup.toml)", None)
+                                     "workload/lineup.toml; `dimension:payload:1mib`: a dimension's own calls, "
+                                     "experiments/dimension.py)", None)
+    point: str | None = described("`mcpbench dimension`: the point this twin measures (\"1 MiB\", \"100 extra "
+                                  "tools\"); its base server is `variant_of`", None)
     url: str | None = described("a server already running, measured where it is (--url): nothing started, "
                                 "limited or read of it (null: the suite started it)", None)
     variant_of: str | None = described("the server this one is a variant of (null: a manifest's base server)", None)
@@ -549,6 +560,14 @@ class Latency(Closed):
     session: LatencyStats = described("successful tool calls' whole session")
     http_request: LatencyStats = described("every HTTP request of the successful samples")
     v2_tools_call: LatencyStats | None = described("every tools/call request sent, pooled (null: schema 1)")
+    steps: dict[str, LatencyStats] | None = described(
+        "each request of the successful samples apart, by step: session mode's initialize, "
+        "notifications/initialized, tools/call, tools/list, DELETE (http_ms read in the order the load sends "
+        "them); another mode's tools/call and tools/list (null: analysed before steps were; `mcpbench "
+        "upgrade` adds them)", None)
+    handshake_share: float | None = described(
+        "session mode: the median share of a tool call's session spent in initialize + "
+        "notifications/initialized (null: another mode, or analysed before)", None)
 
 
 class Errors(Closed):

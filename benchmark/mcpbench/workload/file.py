@@ -71,12 +71,13 @@ class Check(_Strict):
         if not found:
             return f"{where} is missing"
         if self.length is not None or self.min_length is not None:
-            if not isinstance(value, list):
-                return f"{where} is {_short(value)}, not an array"
+            if not isinstance(value, list | str):
+                return f"{where} is {_short(value)}, not an array or a string"
+            unit = "elements" if isinstance(value, list) else "characters"
             if self.length is not None and len(value) != self.length:
-                return f"{where} has {len(value)} elements, expected {self.length}"
+                return f"{where} has {len(value)} {unit}, expected {self.length}"
             if self.min_length is not None and len(value) < self.min_length:
-                return f"{where} has {len(value)} elements, expected at least {self.min_length}"
+                return f"{where} has {len(value)} {unit}, expected at least {self.min_length}"
         if self.above is not None and not (isinstance(value, int | float) and not isinstance(value, bool)
                                            and value > self.above):
             return f"{where} is {_short(value)}, expected a number above {self.above:g}"

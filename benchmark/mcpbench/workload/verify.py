@@ -11,13 +11,17 @@ from typing import Literal
 
 import httpx
 
-from mcpbench.workload.mcp_client import REVISION_2026, McpClient, Reply, tool_payload
+from mcpbench.workload import dimension_tools as dims
+from mcpbench.workload.dimension_tools import ToolSettings
+from mcpbench.workload.mcp_client import REVISION_2026, JsonRpc, McpClient, Reply, tool_payload
 from mcpbench.workload.tools import CHECKS, DEFAULT_ARGUMENTS, TOOL_NAMES
 
 Status = Literal["pass", "warn", "fail", "unavailable"]  # unavailable: this machine lacks the toolchain
 
 # A name no allow-list holds (RFC 2606 reserves .example): what a rebinding attacker's page is called.
 FOREIGN_HOST = "rebinding.example"
+# tools/list pages verify follows at most (a server whose cursor never ends is not followed for ever).
+MAX_PAGES = 200
 # The checks of how a server is deployed (docs/server-contract.md HOST, ALLOWED_HOSTS) rather than of what it
 # answers: a --what-if twin that changes the deployment on purpose fails them and is still measured.
 DEPLOYMENT_CHECKS = ("DNS rebinding: ", "listens on loopback only", "conformance: dns-rebinding-protection")
@@ -69,9 +73,10 @@ def _rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
 
 
 class _Verifier:
-    def __init__(self, url: str, server_type: str):
+    def __init__(self, url: str, server_type: str, settings: ToolSettings):
         self.url = url
         self.server_type = server_type
+        self.settings = settings
         self.checks: list[Check] = []
 
     def add(self, name: str, status: Status, reason: str) -> None:
@@ -104,8 +109,7 @@ class _Verifier:
             self.guarded("notifications/initialized", initialized)
 
             def tools_list() -> None:
-                reply = client.request("tools/list")
-                tools = {tool["name"]: tool for tool in (reply.result or {}).get("tools", [])}
+                reply, tools, pages = self.list_all(client)
                 missing = [name for name in TOOL_NAMES if name not in tools]
                 if missing:
                     self.add("tools/list", "fail", f"missing tools {missing}; got {sorted(tools)}")
@@ -115,20 +119,47 @@ class _Verifier:
                 if schemaless:
                     self.add("tools/list", "fail", f"no object input schema for {schemaless}")
                     return
-                extra = sorted(set(tools) - set(TOOL_NAMES))
-                self.add("tools/list", "warn" if extra else "pass",
-                         f"3 tools with input schemas ({reply.framing} reply)"
-                         + (f"; extra tools {extra}" if extra else ""))
+                wrong = dims.check_listed(tools, self.settings)
+                if wrong:
+                    self.add("tools/list", "fail", "; ".join(wrong))
+                    return
+                extra = sorted(set(tools) - set(TOOL_NAMES) - self.settings.tool_names())
+                listed = (f"{len(tools)} tools with input schemas, {len(reply.body.encode()):,} bytes"
+                          + (f" in the first of {pages} pages" if pages > 1 else "") + f" ({reply.framing} reply)")
+                # A reference server registers its dimension tools only when a setting asks (docs/workload.md §6):
+                # by default tools/list is the three tools, whose wire pattern the v2 comparison rests on.
+                self.add("tools/list", "fail" if extra else "pass",
+                         listed + (f"; tools no setting asked for: {extra[:5]}" if extra else ""))
             self.guarded("tools/list", tools_list)
 
             for tool in TOOL_NAMES:
                 self.guarded(f"tool {tool}", lambda tool=tool: self.tool(client, tool))
+            if self.settings.extra_tools:
+                self.guarded("extra tool", lambda: self.extra_tool(client))
+            if self.settings.dimension_tools:
+                for size in dims.VERIFY_SIZES:
+                    self.guarded(f"{dims.ECHO_PAYLOAD} {_size(size)}", lambda size=size: self.echo_payload(client, size))
 
             def delete() -> None:
                 status = client.delete_session()
                 ok = 200 <= status < 300 or status in (404, 405)
                 self.add("DELETE /mcp", "pass" if ok else "warn", f"HTTP {status}")
             self.guarded("DELETE /mcp", delete)
+
+    @staticmethod
+    def list_all(client: McpClient) -> tuple[Reply, dict[str, JsonRpc], int]:
+        """tools/list followed through its pages (nextCursor: the Go SDK pages at 1,000 tools): the first
+        page's reply, every tool by name, and the number of pages."""
+        reply = client.request("tools/list")
+        tools: dict[str, JsonRpc] = {}
+        page, pages = reply, 1
+        while True:
+            tools.update({tool["name"]: tool for tool in (page.result or {}).get("tools", [])})
+            cursor = (page.result or {}).get("nextCursor")
+            if not cursor or pages >= MAX_PAGES:
+                return reply, tools, pages
+            page = client.request("tools/list", {"cursor": cursor})
+            pages += 1
 
     def tool(self, client: McpClient, tool: str) -> None:
         reply = client.call_tool(tool, DEFAULT_ARGUMENTS[tool])
@@ -148,6 +179,24 @@ class _Verifier:
             self.add(name, "warn", f"server_type is {data.get('server_type')!r}, expected {self.server_type!r}")
             return
         self.add(name, "pass", f"spec checks hold ({reply.framing} reply)")
+
+    def extra_tool(self, client: McpClient) -> None:
+        name = dims.extra_tool_name(self.settings.extra_tools)
+        problems = dims.check_extra_call(client.call_tool(name, {"query": "verify"}), name, self.server_type)
+        self.add("extra tool", "fail" if problems else "pass",
+                 "; ".join(problems) if problems else f"{name} answered (the last of {dims.EXTRA_TOOLS}={self.settings.extra_tools})")
+
+    def echo_payload(self, client: McpClient, size: int) -> None:
+        """A wrong payload (truncated, altered) fails; a refusal is the server's limit: a failure up to the
+        argument's own size (every server must take those), above it a warning that names the limit."""
+        verdict = dims.check_payload(dims.call_payload(client, size), size)
+        name = f"{dims.ECHO_PAYLOAD} {_size(size)}"
+        if verdict.problem:
+            self.add(name, "fail", verdict.problem)
+        elif verdict.refused:
+            self.add(name, "fail" if size <= dims.MAX_ARGUMENT else "warn", f"limit: refused: {verdict.refused}")
+        else:
+            self.add(name, "pass", f"{size:,} characters as the reference (argument {len(dims.argument(size)):,})")
 
     def stateless_call(self) -> None:
         # The `stateless` load mode sends tools/call with no initialize and no session.
@@ -339,10 +388,16 @@ class _Verifier:
             self.guarded(name, probe)
 
 
-def verify(url: str, server_type: str, protocols: list[str] | None = None) -> Verdict:
+def _size(size: int) -> str:
+    return f"{size // (1024 * 1024)} MiB" if size >= 1024 * 1024 else f"{size // 1024} KiB"
+
+
+def verify(url: str, server_type: str, protocols: list[str] | None = None,
+           settings: ToolSettings = ToolSettings()) -> Verdict:
     """Run every check against the MCP endpoint `url`; never raises for a misbehaving server. `protocols`:
-    the revisions its manifest says its SDK accepts; a listed 2026-07-28 is checked too."""
-    verifier = _Verifier(url, server_type)
+    the revisions its manifest says its SDK accepts; a listed 2026-07-28 is checked too. `settings`: the
+    contract settings it was started with, whose tools (workload/dimension_tools.py) are checked too."""
+    verifier = _Verifier(url, server_type, settings)
     verifier.session()
     verifier.guarded("tools/call without a session", verifier.stateless_call)
     if REVISION_2026 in (protocols or ()):

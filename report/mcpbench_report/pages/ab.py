@@ -69,8 +69,9 @@ class AbPage(Page):
     def targets(site: Site) -> list[str]:
         """The servers given on the command line (a workload file of their own), in the order the run named them."""
         named = [name for d in site.cons.dirs for name in d.config.servers]
-        return [name for name in dict.fromkeys(named)
-                if name in site.cons.servers and site.cons.servers[name].manifest.get("workload")]
+        return [name for name in dict.fromkeys(named)  # a dimension's twins have workloads of their own: not targets
+                if name in site.cons.servers and site.cons.servers[name].manifest.get("workload")
+                and not site.cons.servers[name].manifest.get("point")]
 
     def applies(self, site: Site) -> bool:
         return len(self.targets(site)) >= 2

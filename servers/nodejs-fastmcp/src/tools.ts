@@ -2,6 +2,7 @@
 // tools: a zod schema (FastMCP takes any Standard Schema and advertises its JSON Schema) and an `execute`
 // that returns the result's JSON text, which FastMCP wraps in one text content item.
 import { UserError, type FastMCP } from 'fastmcp';
+import { addDimensionTools } from './dimension-tools.js';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import * as z from 'zod';
@@ -177,4 +178,5 @@ export function addTools(server: FastMCP, b: Backends): void {
     parameters: checkoutInput,
     execute: (args) => checkout(b, args),
   });
+  addDimensionTools(server, b.serverType); // none unless EXTRA_TOOLS / DIMENSION_TOOLS
 }

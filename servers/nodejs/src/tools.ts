@@ -1,6 +1,7 @@
 // The three workload tools and the two backends they talk to (Redis, the product API service).
 import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { addDimensionTools } from './dimension-tools.js';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import * as z from 'zod';
@@ -198,5 +199,6 @@ export function newMcpServer(b: Backends): McpServer {
     { description: 'Check out: price the cart, count the rate limit, record the order', inputSchema: checkoutInput },
     (args) => checkout(b, args),
   );
+  addDimensionTools(server, b.serverType, jsonSchemaValidator); // none unless EXTRA_TOOLS / DIMENSION_TOOLS
   return server;
 }

@@ -23,6 +23,8 @@ from redis.asyncio import BlockingConnectionPool, Redis  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 from typing_extensions import TypedDict  # noqa: E402
 
+from mcpbench_fastmcp4 import dimension_tools  # noqa: E402
+
 SERVER_TYPE = os.environ.get("SERVER_TYPE", "python-fastmcp")
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
 API_SERVICE_URL = os.environ.get("API_SERVICE_URL", "http://127.0.0.1:8100")
@@ -177,6 +179,10 @@ async def checkout(user_id: str = "user-00042", items: list[CartItem] = DEFAULT_
             "server_type": SERVER_TYPE,
         }
     )
+
+
+# Issue 37's extra tools and echo_payload, only when EXTRA_TOOLS / DIMENSION_TOOLS ask (dimension_tools.py).
+dimension_tools.register(mcp)
 
 
 def host_origin_protection() -> dict:

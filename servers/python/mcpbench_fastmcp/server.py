@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
+from mcpbench_fastmcp import dimension_tools
 from mcpbench_workload import backend
 from mcpbench_workload.app import asgi_app
 
@@ -26,6 +27,8 @@ mcp = MCPServer(
 mcp.tool(structured_output=False)(backend.search_products)
 mcp.tool(structured_output=False)(backend.get_user_cart)
 mcp.tool(structured_output=False)(backend.checkout)
+# Issue 37's extra tools and echo_payload, only when EXTRA_TOOLS / DIMENSION_TOOLS ask (dimension_tools.py).
+dimension_tools.register(mcp)
 
 
 async def serve_stdio() -> None:

@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp_types import CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams, TextContent, Tool
 
+from mcpbench_lowlevel import dimension_tools
 from mcpbench_workload import backend
 from mcpbench_workload.app import asgi_app
 
@@ -130,7 +131,18 @@ LIST_TOOLS = ListToolsResult(
         Tool(name=name, description=body.__doc__, input_schema=INPUT_SCHEMAS[name])
         for name, (body, _checks) in TOOLS.items()
     ]
+    + [
+        Tool(name=name, description=description, input_schema=schema)
+        for name, (description, schema, _body, _reads) in dimension_tools.TOOLS.items()
+    ]
 )
+
+# Issue 37's dimension tools, only when EXTRA_TOOLS / DIMENSION_TOOLS ask (dimension_tools.py): called and checked
+# as the workload tools.
+_CHECKS = {"string": _string, "integer": _integer}
+for _name, (_description, _schema, _body, _reads) in dimension_tools.TOOLS.items():
+    INPUT_SCHEMAS[_name] = _schema
+    TOOLS[_name] = (_body, {key: _CHECKS[kind] for key, kind in _reads.items()})
 
 
 def _tool_error(text: str) -> CallToolResult:
@@ -150,6 +162,9 @@ async def call_tool(_ctx: ServerRequestContext[Any], params: CallToolRequestPara
         return _tool_error(f"Unknown tool: {name}")
     body, checks = tool
     given = params.arguments or {}
+    for key in INPUT_SCHEMAS[name].get("required", ()):
+        if key not in given:
+            return _tool_error(f"Error executing tool {name}: {key} is required")
     arguments = {}
     for key, check in checks.items():
         if key in given:

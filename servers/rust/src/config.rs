@@ -22,6 +22,10 @@ pub struct Config {
     /// request at a time per connection, so this must cover the in-flight calls
     /// or connections get closed and re-opened under load.
     pub http_idle_per_host: usize,
+    /// `EXTRA_TOOLS=N`: N more tools for the tools/list scale test (0, the default: none).
+    pub extra_tools: usize,
+    /// `DIMENSION_TOOLS=1`: the `echo_payload` tool (any other value or unset: not registered).
+    pub dimension_tools: bool,
 }
 
 impl Config {
@@ -56,6 +60,14 @@ impl Config {
             cpus,
             redis_pool_size: 8 * cpus,
             http_idle_per_host: 64 * cpus,
+            extra_tools: match var_or("EXTRA_TOOLS", "0").trim().parse() {
+                Ok(n) if n <= 99_999 => n,
+                _ => {
+                    eprintln!("mcpbench-rust: EXTRA_TOOLS must be an integer from 0 to 99999");
+                    std::process::exit(2)
+                }
+            },
+            dimension_tools: env::var("DIMENSION_TOOLS").is_ok_and(|v| v == "1"),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! with `--stdio`, the same tool router over rmcp's stdio transport.
 
 mod config;
+mod dimension_tools;
 mod tools;
 
 use std::sync::Arc;

@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::{RawValue, to_raw_value};
 
-use crate::config::Config;
+use crate::{config::Config, dimension_tools};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 type ToolResult = Result<String, String>;
@@ -61,7 +61,8 @@ impl App {
             product_url: format!("{}/products/", cfg.api_url),
             calculate_url: format!("{}/cart/calculate", cfg.api_url),
             server_type: cfg.server_type.clone(),
-            tools: Bench::tool_router(),
+            // Issue 37's extra tools and echo_payload, only when EXTRA_TOOLS / DIMENSION_TOOLS ask.
+            tools: Bench::tool_router() + dimension_tools::router(cfg),
         })
     }
 
@@ -81,6 +82,10 @@ pub struct Bench {
 impl Bench {
     pub fn new(app: Arc<App>) -> Self {
         Self { app }
+    }
+
+    pub fn server_type(&self) -> &str {
+        &self.app.server_type
     }
 }
 

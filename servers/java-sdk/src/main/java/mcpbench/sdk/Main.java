@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,9 @@ public final class Main {
 		java.util.logging.Logger.getLogger("").setLevel(Level.WARNING);
 		var clients = new Clients(env("API_SERVICE_URL", "http://127.0.0.1:8100"), env("REDIS_URL", "redis://127.0.0.1:6379"),
 				CORES);
-		var tools = new BenchTools(clients, env("SERVER_TYPE", "java-sdk")).definitions();
+		String serverType = env("SERVER_TYPE", "java-sdk");
+		var tools = new ArrayList<>(new BenchTools(clients, serverType).definitions());
+		tools.addAll(DimensionTools.definitions(serverType)); // none unless EXTRA_TOOLS / DIMENSION_TOOLS say so
 		if (List.of(args).contains("--stdio")) {
 			stdio(tools, clients);
 		}

@@ -56,7 +56,10 @@ private val CPUS = System.getenv("CPU_LIMIT")?.trim()?.toDoubleOrNull()?.let { m
 private fun mcpServer(tools: Tools) = Server(
     Implementation(name = "mcpbench-kotlin", version = "1.0.0"),
     ServerOptions(capabilities = ServerCapabilities(tools = ServerCapabilities.Tools(listChanged = false))),
-) { tools.register(this) }
+) {
+    tools.register(this)
+    registerDimensionTools(this, env("SERVER_TYPE", "kotlin")) // issue 37's tools, off unless EXTRA_TOOLS / DIMENSION_TOOLS
+}
 
 fun main(args: Array<String>) {
     // kotlin-logging (the SDK's logging facade) prints a start-up line to stdout, which under --stdio

@@ -1,0 +1,140 @@
+"""The dimension tools (docs/workload.md §6): what a reference server registers beside the three workload tools
+when a contract setting turns it on — `EXTRA_TOOLS=N` tools for tools/list at scale, `DIMENSION_TOOLS=1` for
+`echo_payload` (reply size) — their reference answers, and verify's checks of them.
+
+Off by default, so the lineup's tools/list, its wire pattern and every figure measured without them stay as
+they were.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcpbench.workload.mcp_client import JsonRpc, McpClient, Reply, tool_payload
+
+EXTRA_TOOLS = "EXTRA_TOOLS"          # the environment settings, docs/server-contract.md
+DIMENSION_TOOLS = "DIMENSION_TOOLS"
+ECHO_PAYLOAD = "echo_payload"
+PAYLOAD_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+MAX_PAYLOAD = 16 * 1024 * 1024
+# What a request to echo_payload carries at most: every server refuses request bodies of 1 MiB and more
+# (docs/server-contract.md, bad input), so the payload sweep's argument stops here while its reply grows on.
+MAX_ARGUMENT = 64 * 1024
+# The sizes verify asks for: each of the payload sweep's (docs/workload.md §6).
+VERIFY_SIZES = (1024, 64 * 1024, 1024 * 1024, 4 * 1024 * 1024)
+# The properties every extra tool's input schema has, with their JSON types.
+EXTRA_SCHEMA_TYPES = {"query": "string", "limit": "integer", "sort": "string", "filters": "object"}
+
+
+def extra_tool_name(index: int) -> str:
+    """The index-th extra tool (from 1)."""
+    return f"extra_{index:05d}"
+
+
+def payload(size: int) -> str:
+    """echo_payload's reference answer: `size` characters of the alphabet, repeated."""
+    whole, rest = divmod(size, len(PAYLOAD_ALPHABET))
+    return PAYLOAD_ALPHABET * whole + PAYLOAD_ALPHABET[:rest]
+
+
+def argument(size: int) -> str:
+    """The `data` a request of the payload sweep carries for a reply of `size`: as large, up to MAX_ARGUMENT."""
+    return payload(min(size, MAX_ARGUMENT))
+
+
+@dataclass(frozen=True)
+class ToolSettings:
+    """The contract settings a server was started with (read from its environment)."""
+
+    extra_tools: int = 0
+    dimension_tools: bool = False
+
+    @classmethod
+    def from_environment(cls, env: dict[str, str]) -> ToolSettings:
+        extra = env.get(EXTRA_TOOLS, "").strip()
+        return cls(extra_tools=int(extra) if extra.isdigit() else 0,
+                   dimension_tools=env.get(DIMENSION_TOOLS, "").strip() == "1")
+
+    @property
+    def on(self) -> bool:
+        return self.extra_tools > 0 or self.dimension_tools
+
+    def tool_names(self) -> set[str]:
+        """The tools a server started with these settings registers beside the three workload tools."""
+        names = {extra_tool_name(i) for i in range(1, self.extra_tools + 1)}
+        return names | ({ECHO_PAYLOAD} if self.dimension_tools else set())
+
+    def environment(self) -> dict[str, str]:
+        return {EXTRA_TOOLS: str(self.extra_tools), DIMENSION_TOOLS: "1" if self.dimension_tools else "0"}
+
+
+def check_listed(tools: dict[str, JsonRpc], settings: ToolSettings) -> list[str]:
+    """What is wrong with the listed dimension tools: a setting ignored, an extra tool without its schema."""
+    problems = []
+    wanted = settings.tool_names()
+    missing = sorted(wanted - set(tools))
+    if missing:
+        ignored = [f"{EXTRA_TOOLS}={settings.extra_tools}"] if any(m.startswith("extra_") for m in missing) else []
+        ignored += [f"{DIMENSION_TOOLS}=1"] if ECHO_PAYLOAD in missing else []
+        problems.append(f"{' and '.join(ignored)} ignored: {len(missing)} tool(s) missing "
+                        f"({', '.join(missing[:3])}{'…' if len(missing) > 3 else ''})")
+    for name in sorted(wanted & set(tools)):
+        if not name.startswith("extra_"):
+            continue
+        schema = tools[name].get("inputSchema") or {}
+        properties = schema.get("properties") or {}
+        wrong = [f"{key} ({(properties.get(key) or {}).get('type')!r}, expected {kind!r})"
+                 for key, kind in EXTRA_SCHEMA_TYPES.items() if (properties.get(key) or {}).get("type") != kind]
+        if schema.get("type") != "object" or wrong or "query" not in (schema.get("required") or []):
+            problems.append(f"{name}'s input schema is not the contract's: "
+                            + (", ".join(wrong) if wrong else "query not required or not an object schema"))
+            break  # one tool says it; all are registered alike
+    return problems
+
+
+def check_extra_call(reply: Reply, name: str, server_type: str) -> list[str]:
+    if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+        return [f"{name}: HTTP {reply.status}: {reply.body[:200]!r}"]
+    data = tool_payload(reply)
+    expected = {"tool": name, "query": "verify", "server_type": server_type}
+    return [] if data == expected else [f"{name} answered {str(data)[:200]}, expected {expected}"]
+
+
+@dataclass(frozen=True)
+class PayloadVerdict:
+    """echo_payload at one size: fine, refused (an error reply: a limit of the server's), or wrong."""
+
+    size: int
+    problem: str = ""        # a wrong answer: truncated, altered, miscounted
+    refused: str = ""        # a limit: the server answered with an error instead of the payload
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem and not self.refused
+
+
+def check_payload(reply: Reply, size: int) -> PayloadVerdict:
+    if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+        what = (f"JSON-RPC error {reply.error.get('code')}: {str(reply.error.get('message'))[:120]}" if reply.error
+                else f"a tool error: {reply.body[:160]!r}" if reply.result else f"HTTP {reply.status}: {reply.body[:160]!r}")
+        return PayloadVerdict(size, refused=what)
+    data = tool_payload(reply)
+    got = data.get("payload")
+    problems = []
+    if not isinstance(got, str):
+        problems.append(f"payload is {type(got).__name__}, expected a string")
+    elif len(got) != size:
+        problems.append(f"payload is {len(got):,} characters, expected {size:,} (truncated)" if len(got) < size
+                        else f"payload is {len(got):,} characters, expected {size:,}")
+    elif got != payload(size):
+        at = next(i for i, (a, b) in enumerate(zip(got, payload(size))) if a != b)
+        problems.append(f"payload differs from the reference at character {at:,}")
+    if data.get("size") != size:
+        problems.append(f"size is {data.get('size')!r}, expected {size}")
+    if data.get("received") != len(argument(size)):
+        problems.append(f"received is {data.get('received')!r}, expected {len(argument(size))} (the data argument)")
+    return PayloadVerdict(size, problem="; ".join(problems))
+
+
+def call_payload(client: McpClient, size: int) -> Reply:
+    return client.call_tool(ECHO_PAYLOAD, {"size": size, "data": argument(size)})

@@ -1,0 +1,68 @@
+package mcpbench.kotlin
+
+import io.modelcontextprotocol.kotlin.sdk.server.Server
+import io.modelcontextprotocol.kotlin.sdk.types.CallToolResult
+import io.modelcontextprotocol.kotlin.sdk.types.McpJson
+import io.modelcontextprotocol.kotlin.sdk.types.TextContent
+import io.modelcontextprotocol.kotlin.sdk.types.ToolSchema
+import kotlinx.serialization.json.JsonNull
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.doubleOrNull
+import kotlinx.serialization.json.put
+
+// Issue 37 (tools/list at scale, reply size): EXTRA_TOOLS=N registers extra_00001…N and DIMENSION_TOOLS=1
+// registers echo_payload, with Server.addTool and the contract's JSON schemas; off unless set.
+
+private const val ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+private const val MAX_SIZE = 16 * 1024 * 1024
+
+private val EXTRA_SCHEMA = McpJson.decodeFromString<ToolSchema>("""
+    {"type": "object",
+     "properties": {
+       "query":   {"type": "string", "description": "free-text search query"},
+       "limit":   {"type": "integer", "minimum": 1, "maximum": 100, "description": "how many records to return"},
+       "sort":    {"type": "string", "enum": ["relevance", "price", "rating", "newest"], "description": "sort order"},
+       "filters": {"type": "object", "description": "optional filters",
+                   "properties": {"category": {"type": "string"}, "min_price": {"type": "number"},
+                                  "in_stock": {"type": "boolean"}}}},
+     "required": ["query"]}""")
+
+private val ECHO_SCHEMA = McpJson.decodeFromString<ToolSchema>("""
+    {"type": "object",
+     "properties": {
+       "size": {"type": "integer", "minimum": 0, "maximum": 16777216},
+       "data": {"type": "string", "default": ""}},
+     "required": ["size"]}""")
+
+fun registerDimensionTools(server: Server, serverType: String) {
+    val extra = System.getenv("EXTRA_TOOLS")?.trim()?.takeIf { it.isNotEmpty() }?.toInt() ?: 0
+    for (i in 1..extra) {
+        val name = "extra_%05d".format(i)
+        server.addTool(name, "Extra tool $i: a catalog lookup registered for the tools/list scale test.", EXTRA_SCHEMA) { request ->
+            text(buildJsonObject {
+                put("tool", name)
+                put("query", request.arguments?.get("query") ?: JsonNull)
+                put("server_type", serverType)
+            }.toString())
+        }
+    }
+    if (System.getenv("DIMENSION_TOOLS")?.trim() == "1") {
+        server.addTool("echo_payload", "Returns size bytes of deterministic text and counts the characters of data.", ECHO_SCHEMA) { request ->
+            val size = (request.arguments?.get("size") as? JsonPrimitive)?.takeUnless { it.isString }?.doubleOrNull
+            if (size == null || size != Math.rint(size) || size < 0 || size > MAX_SIZE) {
+                return@addTool CallToolResult(content = listOf(TextContent("size must be an integer from 0 to $MAX_SIZE")), isError = true)
+            }
+            val length = size.toInt()
+            val data = (request.arguments?.get("data") as? JsonPrimitive)?.takeIf { it.isString }?.content ?: ""
+            text(buildJsonObject {
+                put("size", length)
+                put("received", data.codePointCount(0, data.length))
+                put("payload", ALPHABET.repeat(length / ALPHABET.length + 1).substring(0, length))
+                put("server_type", serverType)
+            }.toString())
+        }
+    }
+}
+
+private fun text(json: String) = CallToolResult(content = listOf(TextContent(json)))

@@ -1,0 +1,131 @@
+package mcpbench.micronaut;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import io.micronaut.context.annotation.Value;
+import io.micronaut.context.event.BeanCreatedEvent;
+import io.micronaut.context.event.BeanCreatedEventListener;
+import io.micronaut.json.JsonMapper;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
+import jakarta.inject.Singleton;
+
+/**
+ * Issue 37 (tools/list at scale, reply size): EXTRA_TOOLS=N registers extra_00001…N and DIMENSION_TOOLS=1
+ * registers echo_payload, off unless set. Each is an MCP Java SDK tool whose schema is the contract's JSON text,
+ * added to the SDK's server specification that micronaut-mcp builds (beside the @Tool methods) when that bean is
+ * created: stateless over HTTP, a session over stdio.
+ */
+@Singleton
+final class DimensionTools {
+
+    static final String ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    static final int MAX_SIZE = 16 * 1024 * 1024;
+
+    static final String EXTRA_SCHEMA = """
+            {"type": "object",
+             "properties": {
+               "query":   {"type": "string", "description": "free-text search query"},
+               "limit":   {"type": "integer", "minimum": 1, "maximum": 100, "description": "how many records to return"},
+               "sort":    {"type": "string", "enum": ["relevance", "price", "rating", "newest"], "description": "sort order"},
+               "filters": {"type": "object", "description": "optional filters",
+                           "properties": {"category": {"type": "string"}, "min_price": {"type": "number"},
+                                          "in_stock": {"type": "boolean"}}}},
+             "required": ["query"]}""";
+
+    static final String ECHO_SCHEMA = """
+            {"type": "object",
+             "properties": {
+               "size": {"type": "integer", "minimum": 0, "maximum": 16777216},
+               "data": {"type": "string", "default": ""}},
+             "required": ["size"]}""";
+
+    /** A tool and what answers it, for either kind of specification. */
+    record Entry(Tool tool, Function<Map<String, Object>, CallToolResult> call) {
+    }
+
+    private final JsonMapper json;
+    private final String serverType;
+    final List<Entry> entries = new ArrayList<>();
+
+    DimensionTools(McpJsonMapper mcpJson, JsonMapper json, @Value("${SERVER_TYPE:micronaut}") String serverType,
+                   @Value("${EXTRA_TOOLS:}") String extraTools, @Value("${DIMENSION_TOOLS:}") String dimensionTools) {
+        this.json = json;
+        this.serverType = serverType;
+        int extra = extraTools.isBlank() ? 0 : Integer.parseInt(extraTools.trim());
+        for (int i = 1; i <= extra; i++) {
+            String name = String.format("extra_%05d", i);
+            entries.add(new Entry(Tool.builder().name(name)
+                    .description("Extra tool " + i + ": a catalog lookup registered for the tools/list scale test.")
+                    .inputSchema(mcpJson, EXTRA_SCHEMA).build(), args -> extra(name, args)));
+        }
+        if (dimensionTools.trim().equals("1")) {
+            entries.add(new Entry(Tool.builder().name("echo_payload")
+                    .description("Returns size bytes of deterministic text and counts the characters of data.")
+                    .inputSchema(mcpJson, ECHO_SCHEMA).build(), this::echo));
+        }
+    }
+
+    /** HTTP: micronaut-mcp's stateless server. */
+    @Singleton
+    record Stateless(DimensionTools dims) implements BeanCreatedEventListener<McpServer.StatelessSyncSpecification> {
+        @Override
+        public McpServer.StatelessSyncSpecification onCreated(BeanCreatedEvent<McpServer.StatelessSyncSpecification> event) {
+            return event.getBean().tools(dims.entries.stream().map(e -> new McpStatelessServerFeatures.SyncToolSpecification(
+                    e.tool(), (transport, request) -> e.call().apply(request.arguments()))).toList());
+        }
+    }
+
+    /** stdio: micronaut-mcp's session server. */
+    @Singleton
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    record Session(DimensionTools dims) implements BeanCreatedEventListener<McpServer.SyncSpecification> {
+        @Override
+        public McpServer.SyncSpecification onCreated(BeanCreatedEvent<McpServer.SyncSpecification> event) {
+            return event.getBean().tools(dims.entries.stream().map(e -> McpServerFeatures.SyncToolSpecification.builder()
+                    .tool(e.tool()).callHandler((exchange, request) -> e.call().apply(request.arguments())).build()).toList());
+        }
+    }
+
+    private CallToolResult extra(String name, Map<String, Object> args) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("tool", name);
+        result.put("query", args == null ? null : args.get("query"));
+        result.put("server_type", serverType);
+        return text(result);
+    }
+
+    private CallToolResult echo(Map<String, Object> args) {
+        Object size = args == null ? null : args.get("size");
+        if (!(size instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())
+                || n.doubleValue() < 0 || n.doubleValue() > MAX_SIZE) {
+            return CallToolResult.builder().addTextContent("size must be an integer from 0 to " + MAX_SIZE).isError(true).build();
+        }
+        int length = n.intValue();
+        String data = args.get("data") instanceof String s ? s : "";
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("size", length);
+        result.put("received", data.codePointCount(0, data.length()));
+        result.put("payload", ALPHABET.repeat(length / ALPHABET.length() + 1).substring(0, length));
+        result.put("server_type", serverType);
+        return text(result);
+    }
+
+    private CallToolResult text(Object value) {
+        try {
+            return CallToolResult.builder().addTextContent(json.writeValueAsString(value)).isError(false).build();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+// Issue 37's dimension tools (tools/list at scale, payload size): EXTRA_TOOLS=N catalog tools and, with
+// DIMENSION_TOOLS=1, echo_payload; off unless the contract settings turn them on (docs/workload.md §6).
+import { fromJsonSchema, type CallToolResult, type jsonSchemaValidator, type McpServer } from '@modelcontextprotocol/server';
+
+const extraTools = /^\d+$/.test(process.env.EXTRA_TOOLS?.trim() ?? '') ? Number(process.env.EXTRA_TOOLS) : 0;
+const dimensionTools = process.env.DIMENSION_TOOLS?.trim() === '1';
+
+const extraSchema = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', description: 'free-text search query' },
+    limit: { type: 'integer', minimum: 1, maximum: 100, description: 'how many records to return' },
+    sort: { type: 'string', enum: ['relevance', 'price', 'rating', 'newest'], description: 'sort order' },
+    filters: {
+      type: 'object',
+      description: 'optional filters',
+      properties: { category: { type: 'string' }, min_price: { type: 'number' }, in_stock: { type: 'boolean' } },
+    },
+  },
+  required: ['query'],
+};
+const echoSchema = {
+  type: 'object',
+  properties: {
+    size: { type: 'integer', minimum: 0, maximum: 16777216, description: 'how many characters of payload to return' },
+    data: { type: 'string', default: '', description: 'characters to count (the request size)' },
+  },
+  required: ['size'],
+};
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const payload = (size: number) => ALPHABET.repeat(Math.ceil(size / 64)).slice(0, size);
+// Characters (code points), not UTF-16 units: a surrogate pair counts once.
+const characters = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
+const text = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
+
+type Schemas = { extra: ReturnType<typeof fromJsonSchema>; echo: ReturnType<typeof fromJsonSchema> };
+let schemas: Schemas | undefined;
+
+// Called for every McpServer (one per request): the JSON schemas are wrapped (and compiled by the shared
+// validator) once per process, the registrations are the SDK's registerTool like the workload tools'.
+export function addDimensionTools(server: McpServer, serverType: string, validator: jsonSchemaValidator): void {
+  if (extraTools === 0 && !dimensionTools) return;
+  schemas ??= { extra: fromJsonSchema(extraSchema, validator), echo: fromJsonSchema(echoSchema, validator) };
+  for (let i = 1; i <= extraTools; i++) {
+    const name = `extra_${String(i).padStart(5, '0')}`;
+    server.registerTool(
+      name,
+      { description: `Extra tool ${i}: a catalog lookup registered for the tools/list scale test.`, inputSchema: schemas.extra },
+      (args) => text({ tool: name, query: (args as { query: string }).query, server_type: serverType }),
+    );
+  }
+  if (dimensionTools) {
+    server.registerTool(
+      'echo_payload',
+      { description: 'Returns size bytes of deterministic text and counts the characters of data.', inputSchema: schemas.echo },
+      (args) => {
+        const { size, data = '' } = args as { size: number; data?: string };
+        return text({ size, received: characters(data), payload: payload(size), server_type: serverType });
+      },
+    );
+  }
+}

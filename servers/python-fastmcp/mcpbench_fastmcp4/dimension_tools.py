@@ -1,0 +1,89 @@
+"""The dimension tools (docs/workload.md §6), for issue 37: tools/list at scale (EXTRA_TOOLS=N more tools,
+`extra_00001` …) and payload size (DIMENSION_TOOLS=1: `echo_payload`); off unless the contract setting turns them on.
+
+FastMCP's idiom for a tool whose input schema is data: a `Tool` with `parameters` (the JSON schema) and its own
+`run()`, added with `mcp.add_tool` (as FastMCP's proxy and OpenAPI tools are). FastMCP validates arguments only for
+function tools, so each `run()` checks what it reads. No I/O."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from fastmcp import FastMCP
+from fastmcp.exceptions import ValidationError
+from fastmcp.tools import Tool, ToolResult
+
+SERVER_TYPE = os.environ.get("SERVER_TYPE", "python-fastmcp")
+EXTRA_TOOLS = int(os.environ.get("EXTRA_TOOLS") or 0)
+DIMENSION_TOOLS = os.environ.get("DIMENSION_TOOLS") == "1"
+MAX_PAYLOAD = 16 * 1024 * 1024
+ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+EXTRA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "free-text search query"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "how many records to return"},
+        "sort": {"type": "string", "enum": ["relevance", "price", "rating", "newest"], "description": "sort order"},
+        "filters": {
+            "type": "object",
+            "description": "optional filters",
+            "properties": {
+                "category": {"type": "string"}, "min_price": {"type": "number"}, "in_stock": {"type": "boolean"},
+            },
+        },
+    },
+    "required": ["query"],
+}
+
+ECHO_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "size": {"type": "integer", "minimum": 0, "maximum": MAX_PAYLOAD},
+        "data": {"type": "string", "default": ""},
+    },
+    "required": ["size"],
+}
+
+
+class ExtraTool(Tool):
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        query = arguments.get("query")
+        if not isinstance(query, str):
+            raise ValidationError("query must be a string")
+        return ToolResult(_JSON.encode({"tool": self.name, "query": query, "server_type": SERVER_TYPE}))
+
+
+class EchoPayload(Tool):
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        size, data = arguments.get("size"), arguments.get("data", "")
+        if type(size) is not int or not 0 <= size <= MAX_PAYLOAD:
+            raise ValidationError(f"size must be an integer from 0 to {MAX_PAYLOAD}")
+        if not isinstance(data, str):
+            raise ValidationError("data must be a string")
+        whole, rest = divmod(size, len(ALPHABET))
+        payload = ALPHABET * whole + ALPHABET[:rest]
+        return ToolResult(
+            _JSON.encode({"size": size, "received": len(data), "payload": payload, "server_type": SERVER_TYPE})
+        )
+
+
+def register(mcp: FastMCP) -> None:
+    if not 0 <= EXTRA_TOOLS <= 99_999:
+        raise ValueError(f"EXTRA_TOOLS must be 0 … 99999, not {EXTRA_TOOLS}")
+    for i in range(1, EXTRA_TOOLS + 1):
+        mcp.add_tool(ExtraTool(
+            name=f"extra_{i:05d}",
+            description=f"Extra tool {i}: a catalog lookup registered for the tools/list scale test.",
+            parameters=EXTRA_SCHEMA,
+        ))
+    if DIMENSION_TOOLS:
+        mcp.add_tool(EchoPayload(
+            name="echo_payload",
+            description="Returns size bytes of deterministic text and counts the characters of data.",
+            parameters=ECHO_SCHEMA,
+        ))

@@ -1,0 +1,54 @@
+"""The dimension tools on MCPServer, for issue 37 (tools/list at scale and payload size); off unless the contract's
+EXTRA_TOOLS / DIMENSION_TOOLS turn them on (`mcpbench_workload.dimension_tools`). Registered with `add_tool`, as the
+workload tools: MCPServer takes no schema as data, it derives each input schema (pydantic) from the function's
+annotated signature, so the contract's schema is written as annotations."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field, WithJsonSchema
+from typing_extensions import TypedDict
+
+from mcpbench_workload import dimension_tools as dims
+
+
+class Filters(TypedDict, total=False):
+    category: str
+    min_price: float
+    in_stock: bool
+
+
+# Given as data: pydantic would put the TypedDict in $defs behind a $ref, the contract has the object inline.
+FILTERS_SCHEMA = {
+    "type": "object",
+    "description": "optional filters",
+    "properties": {"category": {"type": "string"}, "min_price": {"type": "number"}, "in_stock": {"type": "boolean"}},
+}
+
+
+Sort = Literal["relevance", "price", "rating", "newest"]
+
+
+def _extra(name: str) -> Any:
+    async def extra_tool(
+        query: Annotated[str, Field(description="free-text search query")],
+        limit: Annotated[int, Field(ge=1, le=100, description="how many records to return")] = 10,
+        sort: Annotated[Sort, Field(description="sort order")] = "relevance",
+        filters: Annotated[Filters | None, WithJsonSchema(FILTERS_SCHEMA)] = None,
+    ) -> str:
+        return await dims.extra_tool(name, query)
+
+    return extra_tool
+
+
+async def echo_payload(size: Annotated[int, Field(ge=0, le=dims.MAX_PAYLOAD)], data: str = "") -> str:
+    return await dims.echo_payload(size, data)
+
+
+def register(mcp: MCPServer[Any]) -> None:
+    for name, description in dims.EXTRA.items():
+        mcp.add_tool(_extra(name), name=name, description=description, structured_output=False)
+    if dims.DIMENSION_TOOLS:
+        mcp.add_tool(echo_payload, name=dims.ECHO_PAYLOAD, description=dims.ECHO_DESCRIPTION, structured_output=False)

@@ -1,0 +1,57 @@
+"""The dimension tools on the low-level Server, for issue 37 (tools/list at scale and payload size); off unless the
+contract's EXTRA_TOOLS / DIMENSION_TOOLS turn them on (`mcpbench_workload.dimension_tools`). As the workload tools:
+input schemas as data, key for key what MCPServer derives from `mcpbench_fastmcp/dimension_tools.py`, and the
+arguments each body reads, by JSON type, for the server's own checks (`server.TOOLS`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any
+
+from mcpbench_workload import dimension_tools as dims
+
+EXTRA_SCHEMA: dict[str, Any] = {
+    "properties": {
+        "query": {"description": "free-text search query", "title": "Query", "type": "string"},
+        "limit": {
+            "default": 10, "description": "how many records to return", "maximum": 100, "minimum": 1,
+            "title": "Limit", "type": "integer",
+        },
+        "sort": {
+            "default": "relevance", "description": "sort order", "enum": ["relevance", "price", "rating", "newest"],
+            "title": "Sort", "type": "string",
+        },
+        "filters": {
+            "default": None, "description": "optional filters",
+            "properties": {
+                "category": {"type": "string"}, "min_price": {"type": "number"}, "in_stock": {"type": "boolean"},
+            },
+            "type": "object",
+        },
+    },
+    "required": ["query"],
+    "title": "extra_toolArguments",
+    "type": "object",
+}
+
+ECHO_SCHEMA: dict[str, Any] = {
+    "properties": {
+        "size": {"maximum": dims.MAX_PAYLOAD, "minimum": 0, "title": "Size", "type": "integer"},
+        "data": {"default": "", "title": "Data", "type": "string"},
+    },
+    "required": ["size"],
+    "title": "echo_payloadArguments",
+    "type": "object",
+}
+
+# name -> (description, input schema, body, {argument the body reads: its JSON type}). An extra tool reads only
+# its query (limit, sort and filters are listed for the scale test, not used).
+TOOLS: dict[str, tuple[str, dict[str, Any], Callable[..., Awaitable[str]], dict[str, str]]] = {
+    name: (description, EXTRA_SCHEMA, partial(dims.extra_tool, name), {"query": "string"})
+    for name, description in dims.EXTRA.items()
+}
+if dims.DIMENSION_TOOLS:
+    TOOLS[dims.ECHO_PAYLOAD] = (
+        dims.ECHO_DESCRIPTION, ECHO_SCHEMA, dims.echo_payload, {"size": "integer", "data": "string"}
+    )

@@ -1,0 +1,39 @@
+"""The dimension tools (docs/workload.md §6), off unless a contract setting turns them on: they exist for issue 37,
+tools/list at scale (EXTRA_TOOLS=N more tools, `extra_00001` …) and payload size (DIMENSION_TOOLS=1: `echo_payload`).
+Their settings and bodies, shared by both MCP layers; each registers them its own way (`mcpbench_fastmcp` and
+`mcpbench_lowlevel`, in their `dimension_tools.py`). No I/O."""
+
+from __future__ import annotations
+
+import os
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from mcpbench_workload.backend import _JSON, SERVER_TYPE
+
+EXTRA_TOOLS = int(os.environ.get("EXTRA_TOOLS") or 0)
+if not 0 <= EXTRA_TOOLS <= 99_999:
+    raise ValueError(f"EXTRA_TOOLS must be 0 … 99999, not {EXTRA_TOOLS}")
+DIMENSION_TOOLS = os.environ.get("DIMENSION_TOOLS") == "1"
+
+# name -> description, in index order
+EXTRA: dict[str, str] = {
+    f"extra_{i:05d}": f"Extra tool {i}: a catalog lookup registered for the tools/list scale test."
+    for i in range(1, EXTRA_TOOLS + 1)
+}
+ECHO_PAYLOAD = "echo_payload"
+ECHO_DESCRIPTION = "Returns size bytes of deterministic text and counts the characters of data."
+MAX_PAYLOAD = 16 * 1024 * 1024
+ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+async def extra_tool(name: str, query: str) -> str:
+    return _JSON.encode({"tool": name, "query": query, "server_type": SERVER_TYPE})
+
+
+async def echo_payload(size: int, data: str = "") -> str:
+    if not 0 <= size <= MAX_PAYLOAD:  # MCPServer's schema refuses it first; the low-level Server's check is this
+        raise ToolError(f"size must be 0 … {MAX_PAYLOAD}")
+    whole, rest = divmod(size, len(ALPHABET))
+    payload = ALPHABET * whole + ALPHABET[:rest]
+    return _JSON.encode({"size": size, "received": len(data), "payload": payload, "server_type": SERVER_TYPE})

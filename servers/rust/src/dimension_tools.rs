@@ -1,0 +1,124 @@
+//! The dimension tools (docs/workload.md §6), for issue 37: tools/list at scale (`EXTRA_TOOLS=N`
+//! more tools, `extra_00001` …) and payload size (`DIMENSION_TOOLS=1`: `echo_payload`); off unless
+//! the contract setting turns them on. rmcp's way for a tool whose input schema is data: a
+//! `ToolRoute` of a `model::Tool` built with that JSON schema and a handler, added to the same
+//! `ToolRouter` as the `#[tool]` methods. No I/O.
+
+use std::sync::Arc;
+
+use rmcp::{
+    handler::server::{
+        router::tool::{ToolRoute, ToolRouter},
+        tool::ToolName,
+        wrapper::Parameters,
+    },
+    model::{Tool, object},
+};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::{config::Config, tools::Bench};
+
+const MAX_PAYLOAD: usize = 16 * 1024 * 1024;
+const ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+pub fn router(cfg: &Config) -> ToolRouter<Bench> {
+    let mut router = ToolRouter::new();
+    // One schema object shared by every extra tool.
+    let extra_schema = Arc::new(object(json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "free-text search query"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100,
+                      "description": "how many records to return"},
+            "sort": {"type": "string", "enum": ["relevance", "price", "rating", "newest"],
+                     "description": "sort order"},
+            "filters": {"type": "object", "description": "optional filters",
+                        "properties": {"category": {"type": "string"},
+                                       "min_price": {"type": "number"},
+                                       "in_stock": {"type": "boolean"}}}
+        },
+        "required": ["query"]
+    })));
+    for i in 1..=cfg.extra_tools {
+        let description =
+            format!("Extra tool {i}: a catalog lookup registered for the tools/list scale test.");
+        let tool = Tool::new(format!("extra_{i:05}"), description, extra_schema.clone());
+        router.add_route(ToolRoute::new(tool, extra_tool));
+    }
+    if cfg.dimension_tools {
+        let schema = object(json!({
+            "type": "object",
+            "properties": {
+                "size": {"type": "integer", "minimum": 0, "maximum": MAX_PAYLOAD},
+                "data": {"type": "string", "default": ""}
+            },
+            "required": ["size"]
+        }));
+        let description =
+            "Returns size bytes of deterministic text and counts the characters of data.";
+        router.add_route(ToolRoute::new(
+            Tool::new("echo_payload", description, schema),
+            echo_payload,
+        ));
+    }
+    router
+}
+
+/// Only `query` is read; rmcp checks arguments by deserialising them (a wrong type: `isError`).
+#[derive(Deserialize)]
+struct ExtraArgs {
+    query: String,
+}
+
+#[derive(Serialize)]
+struct ExtraResult<'a> {
+    tool: &'a str,
+    query: &'a str,
+    server_type: &'a str,
+}
+
+fn extra_tool(
+    bench: &Bench,
+    ToolName(name): ToolName,
+    Parameters(args): Parameters<ExtraArgs>,
+) -> Result<String, String> {
+    to_json(&ExtraResult {
+        tool: &name,
+        query: &args.query,
+        server_type: bench.server_type(),
+    })
+}
+
+#[derive(Deserialize)]
+struct EchoArgs {
+    size: i64,
+    #[serde(default)]
+    data: String,
+}
+
+#[derive(Serialize)]
+struct EchoResult<'a> {
+    size: usize,
+    received: usize,
+    payload: &'a str,
+    server_type: &'a str,
+}
+
+fn echo_payload(bench: &Bench, Parameters(args): Parameters<EchoArgs>) -> Result<String, String> {
+    let size = usize::try_from(args.size)
+        .ok()
+        .filter(|&size| size <= MAX_PAYLOAD)
+        .ok_or_else(|| format!("size must be from 0 to {MAX_PAYLOAD}, not {}", args.size))?;
+    let payload = ALPHABET.repeat(size.div_ceil(ALPHABET.len()));
+    to_json(&EchoResult {
+        size,
+        received: args.data.chars().count(),
+        payload: &payload[..size],
+        server_type: bench.server_type(),
+    })
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String, String> {
+    serde_json::to_string(value).map_err(|e| e.to_string())
+}

@@ -1,0 +1,53 @@
+"""`mcpbench dimension` end to end (issue 37), on a real server: every point a twin started with its contract
+settings, verified against the reference answers, loaded with calls whose replies are checked, recorded with its
+point, and shown on the report's Dimensions page with every point and the change from the first."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from test_smoke_run import SERVER, leftovers, mcpbench, only_run
+
+pytestmark = pytest.mark.e2e
+
+SHORT = ["--quick", "--rounds", "2", "--ramp-up", "1", "--warmup", "2", "--duration", "3", "--ramp-down", "0",
+         "--no-calibrate"]
+
+
+def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_path: Path) -> None:
+    proc = mcpbench("dimension", "--dimension", "payload", SERVER, *SHORT, "--results-dir", str(tmp_path / "r"))
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out[-3000:]
+    run_dir = only_run(tmp_path / "r")
+    assert not leftovers(str(tmp_path)), "a process of the run is still running"
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["config"]["dimension"]["points"] == ["1 KiB", "64 KiB", "1 MiB", "4 MiB"]
+    assert run["config"]["modes"] == ["persistent"] and run["config"]["vus"] == [10]
+    twins = [f"{SERVER}-{label}" for label in ("1kib", "64kib", "1mib", "4mib")]
+    assert [name for name in run["servers"]] == twins
+    for name in twins:
+        record = run["servers"][name]
+        assert record["status"] == "ok", record
+        verify = json.loads((run_dir / name / "verify.json").read_text())
+        assert verify["status"] == "pass", verify
+        measurements = sorted(path for path in (run_dir / name).glob("persistent-10vu-r*/summary.json")
+                              if path.parent.name.rsplit("-r", 1)[1].isdigit())  # not one the host disturbed
+        assert len(measurements) == 2, measurements
+        for path in measurements:
+            summary = json.loads(path.read_text())
+            assert summary["errors"]["count"] == 0 and summary["throughput"]["successful_tool_calls"] > 0, path
+    with gzip.open(next((run_dir / twins[2]).glob("persistent-10vu-r1/samples.csv.gz")), "rt") as handle:
+        header, first = handle.readline(), handle.readline()
+    assert header.startswith("t_s,vu,tool") and ",echo_payload,1," in first  # checked and ok under load
+    site = tmp_path / "site"
+    report = mcpbench("report", str(run_dir), "--out", str(site))
+    text, _ = report.communicate(timeout=300)
+    assert report.returncode == 0, text[-2000:]
+    page = (site / "dimensions.html").read_text()
+    for point in ("1 KiB", "64 KiB", "1 MiB", "4 MiB", "Change from 1 KiB"):
+        assert f">{point}<" in page or point in page, point
+    assert "payload — fastest at large replies" in page
