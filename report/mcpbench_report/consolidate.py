@@ -643,10 +643,15 @@ class Consolidated:
         """The kinds of load measured (mcpbench.loads), in the order of their first load."""
         return list(dict.fromkeys(k.kind for k in self.keys))
 
+    def point_of(self, server: str) -> str | None:
+        """The dimension point a twin measures (`mcpbench dimension`), None for a server as it is."""
+        return self.servers[server].manifest.get("point") if server in self.servers else None
+
     @property
     def headline(self) -> LoadKey:
-        """The load most servers were measured at (ties: the v2 study's kind first, then the highest load)."""
-        counts = Counter(k for _, k in self.groups)
+        """The load most servers were measured at (ties: the v2 study's kind first, then the highest load); a
+        dimension's twins count only where nothing else was measured."""
+        counts = Counter(k for s, k in self.groups if self.point_of(s) is None) or Counter(k for _, k in self.groups)
         return max(counts, key=lambda k: (counts[k], k.kind.v2_comparable, k.load))
 
     def sweeps(self) -> list[tuple[str, str]]:
@@ -919,10 +924,18 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
     result = Consolidated(dirs, dict(sorted(servers.items())), groups, failures, differences, warnings,
                           set_aside=set_aside)
     for key in result.keys:
-        # A run whose rounds stopped when its order was known is ranked at the level its looks spent.
+        # A run whose rounds stopped when its order was known is ranked at the level its looks spent. A
+        # dimension's twins (`mcpbench dimension`: one server at several points) are ranked among the servers
+        # of their own point, never against their own server at another point; `rankings` (what the decision
+        # page's claims rest on) are the lineup's, without them.
         result.rankings[key] = {}
-        result.rows[key] = rank([g for (s, k), g in groups.items() if k == key], result.ranking_alpha,
-                                result.rankings[key])
+        by_point: dict[str | None, list[Group]] = {}
+        for (s, k), g in groups.items():
+            if k == key:
+                by_point.setdefault(result.point_of(s), []).append(g)
+        result.rows[key] = [row for point, members in sorted(by_point.items(), key=lambda item: item[0] or "")
+                            for row in rank(members, result.ranking_alpha,
+                                            result.rankings[key] if point is None else {})]
         for row in result.rows[key]:
             view = result.servers[row["server"]]
             manifest = view.manifest

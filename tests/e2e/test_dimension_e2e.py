@@ -14,7 +14,7 @@ from test_smoke_run import SERVER, leftovers, mcpbench, only_run
 
 pytestmark = pytest.mark.e2e
 
-SHORT = ["--quick", "--rounds", "2", "--ramp-up", "1", "--warmup", "2", "--duration", "3", "--ramp-down", "0",
+SHORT = ["--quick", "--rounds", "3", "--ramp-up", "1", "--warmup", "2", "--duration", "3", "--ramp-down", "0",
          "--no-calibrate"]
 
 
@@ -36,7 +36,7 @@ def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_
         assert verify["status"] == "pass", verify
         measurements = sorted(path for path in (run_dir / name).glob("persistent-10vu-r*/summary.json")
                               if path.parent.name.rsplit("-r", 1)[1].isdigit())  # not one the host disturbed
-        assert len(measurements) == 2, measurements
+        assert len(measurements) == 3, measurements
         for path in measurements:
             summary = json.loads(path.read_text())
             assert summary["errors"]["count"] == 0 and summary["throughput"]["successful_tool_calls"] > 0, path
@@ -51,3 +51,6 @@ def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_
     for point in ("1 KiB", "64 KiB", "1 MiB", "4 MiB", "Change from 1 KiB"):
         assert f">{point}<" in page or point in page, point
     assert "payload — fastest at large replies" in page
+    # the decision page asks the dimension's question of its largest point, among that point's twins only
+    decision = (site / "decision.html").read_text()
+    assert "Most 4 MiB replies per CPU-second" in decision

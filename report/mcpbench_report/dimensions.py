@@ -1,0 +1,189 @@
+"""The dimensions (`mcpbench dimension`, issue 37) as the report sees them, for the Dimensions page and the
+decision page's questions: per dimension run, every server at every point — ranked at each point with the headline's rules (consolidate.rank: the
+moderated pair tests, Holm over the point's servers, a harness-limited result never ranked) — and how each
+server's throughput and CPU per call move from the first point to each other one (stats.speedups, the A/B page's
+paired t on the log ratio, simultaneous over the server's points). And, from any session-mode run, the
+handshake's share of a session per server (summary latency_ms.handshake_share)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX, LOAD_MODEL
+
+from . import consolidate, stats
+from .consolidate import Consolidated, Group, LoadKey
+
+
+LOAD_MODEL_BOUND = f"{HARNESS_BOUND_PREFIX}{LOAD_MODEL}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    server: str                  # the base server
+    twin: str                    # what was measured (NAME-POINT, or the server itself)
+    row: dict                    # consolidate.rank's row: figures and rank
+    p50_ms: float | None         # every tool call, failures included, pooled over the rounds
+    p99_ms: float | None
+
+
+@dataclass(frozen=True)
+class PointTable:
+    point: str
+    cells: list[Cell]            # in ranked order
+    rankings: dict[str, stats.Ranking]   # consolidate.rank's, by row prefix ("" throughput, "cpu_", "mem_")
+    groups: dict[str, Group]     # base server -> the twin's group
+    # agent: the all-calls p50 ranking (latency_ranking), of the servers no limit but the load model's capped
+    latency: stats.Ranking | None = None
+
+
+@dataclass(frozen=True)
+class Change:
+    server: str
+    points: list[tuple[str, stats.Speedup, stats.Speedup]]   # (point, throughput ×, CPU per call ×) vs the first
+
+
+@dataclass(frozen=True)
+class DimensionView:
+    name: str
+    question: str
+    run_id: str
+    first: str
+    tables: list[PointTable]
+    changes: list[Change]
+    series: dict[str, list[tuple[str, float | None]]]   # base server -> (point, calls/s) for the chart
+    # sessions: base server -> KiB of memory per open session (the window's mean cgroup memory, first to last point)
+    per_session_kib: dict[str, float | None]
+
+
+@dataclass(frozen=True)
+class Handshake:
+    server: str
+    share: float                 # median over the rounds of each round's median share
+    rounds: int
+    initialize_p50_ms: float | None
+    call_p50_ms: float | None
+
+
+def _percentiles(group: Group) -> tuple[float | None, float | None]:
+    latency = group.pooled_latency_all
+    if not latency.size:
+        return None, None
+    return float(np.percentile(latency, 50)), float(np.percentile(latency, 99))
+
+
+def _points(cons: Consolidated, d) -> dict[str, dict[str, Group]]:
+    """point -> base server -> its group, for one dimension run: a twin's point from its server record, or, for
+    a dimension without points (agent, churn), each load of the run as a point."""
+    out: dict[str, dict[str, Group]] = {}
+    names = set(d.config.servers)
+    for (name, key), group in cons.groups.items():
+        runs = [r for r in group.runs if r.run_id == d.run_id]
+        if not runs or name not in names:
+            continue
+        manifest = cons.servers[name].manifest
+        point = manifest.get("point")
+        base = manifest.get("variant_of") if point else name
+        label = point or key.label
+        out.setdefault(label, {})[base] = Group(name, key, runs)
+    order = list(d.config.dimension.points) or sorted(out)
+    return {p: out[p] for p in order if p in out}
+
+
+def _view(cons: Consolidated, d) -> DimensionView | None:
+    points = _points(cons, d)
+    if not points:
+        return None
+    tables = []
+    for point, groups in points.items():
+        rankings: dict[str, stats.Ranking] = {}
+        rows = consolidate.rank(list(groups.values()), cons.ranking_alpha, rankings)
+        base_of = {g.server: base for base, g in groups.items()}
+        cells = [Cell(base_of[row["server"]], row["server"], row, *_percentiles(groups[base_of[row["server"]]]))
+                 for row in rows]
+        latency = latency_ranking(groups, cells, cons.ranking_alpha) if d.config.dimension.name == "agent" else None
+        tables.append(PointTable(point, cells, rankings, groups, latency))
+    first, *rest = list(points)
+    changes = []
+    for server in points[first]:
+        pairs = {p: (points[first][server], points[p][server]) for p in rest if server in points[p]}
+        if not pairs:
+            continue
+        speed = stats.speedups({p: (a.by_round("tool_calls_per_s"), b.by_round("tool_calls_per_s"))
+                                for p, (a, b) in pairs.items()})
+        cpu = stats.speedups({p: (a.by_round("cpu_ms_per_call"), b.by_round("cpu_ms_per_call"))
+                              for p, (a, b) in pairs.items()})
+        changes.append(Change(server, [(p, speed[p], cpu[p]) for p in pairs]))
+    series = {server: [(p, stats.geo_interval(points[p][server].throughputs).mean) for p in points
+                       if server in points[p]] for server in points[first]} if len(points) > 1 else {}
+    per_session = _per_session_kib(points, tables) if d.config.dimension.name == "sessions" else {}
+    return DimensionView(d.config.dimension.name, d.config.dimension.question, d.run_id, first, tables, changes,
+                         series, per_session)
+
+
+def _per_session_kib(points: dict[str, dict[str, Group]], tables: list[PointTable]) -> dict[str, float | None]:
+    """(mean memory with the most sessions open − with the fewest) ÷ the sessions added, in KiB, per server: the
+    window's mean cgroup memory, each point's mean over its rounds (consolidate's row `mem_avg_mb`)."""
+    first, last = tables[0], tables[-1]
+    rows_first = {cell.server: cell.row for cell in first.cells}
+    rows_last = {cell.server: cell.row for cell in last.cells}
+    out: dict[str, float | None] = {}
+    for server in points[first.point]:
+        a, b = (rows_first.get(server) or {}), (rows_last.get(server) or {})
+        ga, gb = points[first.point].get(server), points[last.point].get(server)
+        added = (gb.key.load - ga.key.load) if ga is not None and gb is not None else 0
+        if added > 0 and a.get("mem_avg_mb") is not None and b.get("mem_avg_mb") is not None:
+            out[server] = (b["mem_avg_mb"] - a["mem_avg_mb"]) * 1024 / added
+        else:
+            out[server] = None
+    return dict(sorted(out.items(), key=lambda item: (item[1] is None, item[1] or 0.0)))
+
+
+def latency_ranking(groups: dict[str, Group], cells: list[Cell], alpha: float) -> stats.Ranking | None:
+    """One caller without think time is capped by its load model by design (its throughput is 1 / latency), which
+    leaves its latency the server's; any other limit (the load driver's) or reason against publication would not.
+    Ranked on the all-calls p50 — ordered by the pooled percentile, each pair tested on its per-round p50s
+    (stats.rank, as the equal load's latency rankings)."""
+    pooled = {cell.twin: cell.p50_ms for cell in cells}
+    candidates = {g.server: g for g in groups.values() if g.efficiency_section() == consolidate.RANKED and not any(
+        f.startswith(HARNESS_BOUND_PREFIX) and f != LOAD_MODEL_BOUND for r in g.runs for f in r.flags)}
+    if not candidates:
+        return None
+    return stats.rank({n: g.by_round("p50_all") for n, g in candidates.items()}, higher_better=False,
+                      figures={n: pooled.get(n) for n in candidates}, alpha=alpha)
+
+
+def dimension_runs(cons: Consolidated) -> list:
+    return [d for d in cons.dirs if d.config.dimension is not None]
+
+
+def views(cons: Consolidated) -> list[DimensionView]:
+    """Every dimension run of the results, newest last."""
+    return [v for v in (_view(cons, d) for d in dimension_runs(cons)) if v is not None]
+
+
+def handshakes(cons: Consolidated) -> tuple[LoadKey | None, list[Handshake]]:
+    """Per server, the handshake's share of a session at the headline load when it is session mode, else at the
+    session-mode load most servers were measured at."""
+    keys = [k for k in cons.keys if k.mode == "session"]
+    if not keys:
+        return None, []
+    key = cons.headline if cons.headline in keys else max(keys, key=lambda k: sum(1 for (_, kk) in cons.groups if kk == k))
+    out = []
+    for (name, k), group in cons.groups.items():
+        if k != key:
+            continue
+        shares = [r.summary.latency_ms.handshake_share for r in group.runs]
+        shares = [s for s in shares if s is not None]
+        if not shares:
+            continue
+        steps = [r.summary.latency_ms.steps or {} for r in group.runs]
+        init = [s["initialize"].p50 for s in steps if "initialize" in s and s["initialize"].p50 is not None]
+        call = [s["tools/call"].p50 for s in steps if "tools/call" in s and s["tools/call"].p50 is not None]
+        out.append(Handshake(name, float(np.median(shares)), len(shares),
+                             float(np.median(init)) if init else None, float(np.median(call)) if call else None))
+    return key, sorted(out, key=lambda h: -h.share)
+
+
