@@ -39,7 +39,11 @@ class VerifyExperiment(Experiment):
     json_option = "as_json"
 
     def __init__(self, values: Values, specs: list[ServerSpec], console=None):
-        super().__init__(values, self.with_tools_twins(specs), console)
+        local = values.get("runtime", "local") == "local"
+        super().__init__(values, self.with_tools_twins(specs) if local else specs, console)
+        if not local:  # a twin's settings are its environment, which an image's compose service does not take
+            self.console.print(f"the dimension tools' start (NAME-tools) is verified under the local runtime only, "
+                               f"not under {values['runtime']}")
 
     @staticmethod
     def with_tools_twins(specs: list[ServerSpec]) -> list[ServerSpec]:
