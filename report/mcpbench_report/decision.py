@@ -246,7 +246,7 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
     """The questions `mcpbench dimension` answers (docs/dimensions.md), each from its point's own ranking, with
     the headline's rules (consolidate.rank; a harness-limited twin never leads its throughput): the most replies
     per CPU-second at the largest reply (payload), the most calls per second with the most tools (tools-list), the
-    lowest all-calls p50 for one agent, the least memory with the most sessions open, the most sessions per
+    lowest all-calls p50 for one agent, the most sessions per
     CPU-second (churn: session mode's CPU per call). One answer per dimension, its newest run."""
     newest = {view.name: view for view in dimensions.views(cons)}
     out = []
@@ -277,14 +277,6 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
             out.append(_from_ranking(cons, ranking, None, key="dimension-agent", question="Lowest latency for one agent",
                                      unit="ms, p50 of all calls", figure=figures.get, fmt=_ms, evidence=anchor,
                                      source=f"{view.run_id}: {table.point}"))
-        elif view.name == "sessions":
-            table = view.tables[-1]
-            rows = {cell.twin: cell.row for cell in table.cells}
-            out.append(_from_ranking(
-                cons, table.rankings.get("mem_"), None, key="dimension-sessions",
-                question=f"Smallest memory with many sessions open ({table.point})", unit="MiB, peak",
-                figure=lambda n, rows=rows: (rows.get(n) or {}).get("mem_peak_mb_mean"),
-                fmt=lambda v: f"{v:,.1f} MiB", evidence=anchor, source=f"{view.run_id}: {table.point}"))
         elif view.name == "churn":
             table = next((t for t in view.tables if t.point.startswith("session")), None)
             if table is None:

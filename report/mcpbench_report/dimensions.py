@@ -54,8 +54,6 @@ class DimensionView:
     tables: list[PointTable]
     changes: list[Change]
     series: dict[str, list[tuple[str, float | None]]]   # base server -> (point, calls/s) for the chart
-    # sessions: base server -> KiB of memory per open session (the window's mean cgroup memory, first to last point)
-    per_session_kib: dict[str, float | None]
 
 
 @dataclass(frozen=True)
@@ -118,27 +116,8 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
         changes.append(Change(server, [(p, speed[p], cpu[p]) for p in pairs]))
     series = {server: [(p, stats.geo_interval(points[p][server].throughputs).mean) for p in points
                        if server in points[p]] for server in points[first]} if len(points) > 1 else {}
-    per_session = _per_session_kib(points, tables) if d.config.dimension.name == "sessions" else {}
     return DimensionView(d.config.dimension.name, d.config.dimension.question, d.run_id, first, tables, changes,
-                         series, per_session)
-
-
-def _per_session_kib(points: dict[str, dict[str, Group]], tables: list[PointTable]) -> dict[str, float | None]:
-    """(mean memory with the most sessions open − with the fewest) ÷ the sessions added, in KiB, per server: the
-    window's mean cgroup memory, each point's mean over its rounds (consolidate's row `mem_avg_mb`)."""
-    first, last = tables[0], tables[-1]
-    rows_first = {cell.server: cell.row for cell in first.cells}
-    rows_last = {cell.server: cell.row for cell in last.cells}
-    out: dict[str, float | None] = {}
-    for server in points[first.point]:
-        a, b = (rows_first.get(server) or {}), (rows_last.get(server) or {})
-        ga, gb = points[first.point].get(server), points[last.point].get(server)
-        added = (gb.key.load - ga.key.load) if ga is not None and gb is not None else 0
-        if added > 0 and a.get("mem_avg_mb") is not None and b.get("mem_avg_mb") is not None:
-            out[server] = (b["mem_avg_mb"] - a["mem_avg_mb"]) * 1024 / added
-        else:
-            out[server] = None
-    return dict(sorted(out.items(), key=lambda item: (item[1] is None, item[1] or 0.0)))
+                         series)
 
 
 def latency_ranking(groups: dict[str, Group], cells: list[Cell], alpha: float) -> stats.Ranking | None:

@@ -10,8 +10,6 @@ same interleaved rounds, so the points of one server are compared round by round
 - agent:      one caller, one persistent session, one call after another: the latency an agent sees
 - churn:      a whole session per call (connect, one call, disconnect) beside persistent sessions, closed loop
               at 10 VUs without think time: what a session costs
-- sessions:   1, 100 and 1,000 persistent sessions opened and held (a call every 10 s each): memory per open
-              session, and whether the server keeps answering
 """
 
 from __future__ import annotations
@@ -82,9 +80,6 @@ DIMENSIONS: dict[str, Dimension] = {d.name: d for d in (
         more_points=(Point("tools10000", "10,000 extra tools", ToolSettings(extra_tools=10000)),)),
     Dimension("agent", "lowest latency for one agent", "persistent", "1", 0.0),
     Dimension("churn", "cheapest session", "session,persistent", "10", 0.0),
-    # Each VU opens its session (initialize, one call) and holds it, calling again every 10 s: the server's
-    # memory with 1, 100 and 1,000 sessions open, and whether it keeps answering.
-    Dimension("sessions", "smallest memory with many sessions open", "persistent", "1,100,1000", 10.0),
 )}
 
 
@@ -123,8 +118,7 @@ class DimensionExperiment(RunExperiment):
     name = "dimension"
     order = 25
     help = ("Measure what MCP clients do besides one small tool call: payload (reply size), tools-list (many "
-            "tools), agent (one caller in sequence), churn (a session per call against persistent sessions), "
-            "sessions (memory with 1, 100, 1,000 sessions held open).")
+            "tools), agent (one caller in sequence), churn (a session per call against persistent sessions).")
     options = (Option("dimension", str, "payload", f"Which: {', '.join(DIMENSIONS)}.", ("--dimension",)),
                Option("all_points", bool, False, "Every point, the costly ones too (tools-list: 10,000 tools).",
                       ("--all-points",)),
