@@ -160,6 +160,12 @@ def _from_ranking(cons: Consolidated, ranking: stats.Ranking | None, candidates:
     return answer
 
 
+def per_cpu_second(row: dict | None) -> float | None:
+    """Calls per CPU-second from a ranked row's CPU ms per call: the CPU ranking's figure as its questions ask it."""
+    cpu_ms = (row or {}).get("cpu_ms_per_call")
+    return 1000 / cpu_ms if cpu_ms else None
+
+
 def _ms(v: float) -> str:
     return f"{v:,.2f} ms"
 
@@ -181,8 +187,7 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
         return lambda n: (rows.get(n) or {}).get(field_name)
 
     def calls_per_cpu_s(n):   # the CPU ranking's figure, turned the way the question asks it
-        cpu_ms = (rows.get(n) or {}).get("cpu_ms_per_call")
-        return 1000 / cpu_ms if cpu_ms else None
+        return per_cpu_second(rows.get(n))
 
     per_cpu = {"unit": "calls per CPU-second", "figure": calls_per_cpu_s, "evidence": anchor,
                "fmt": lambda v: f"{v:,.0f} calls per CPU-second"}
@@ -256,15 +261,15 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
             # CPU per call, not calls/s: at 1 MiB the load driver, sharing the host, caps every server near the
             # same rate (bound:loadgen), and the efficiency ranking stays valid where the harness limits throughput.
             table = view.tables[-1]
-            rows = {cell.twin: cell.row for cell in table.cells}
+            rows = table.rows
             out.append(_from_ranking(
                 cons, table.rankings.get("cpu_"), None, key="dimension-payload",
                 question=f"Most {table.point} replies per CPU-second", unit="replies per CPU-second",
-                figure=lambda n, rows=rows: 1000 / rows[n]["cpu_ms_per_call"] if (rows.get(n) or {}).get("cpu_ms_per_call") else None,
+                figure=lambda n, rows=rows: per_cpu_second(rows.get(n)),
                 fmt=lambda v: f"{v:,.0f} replies per CPU-second", evidence=anchor, source=f"{view.run_id}: {table.point}"))
         elif view.name == "tools-list":
             table = view.tables[-1]
-            rows = {cell.twin: cell.row for cell in table.cells}
+            rows = table.rows
             out.append(_from_ranking(
                 cons, table.rankings.get(""), None, key="dimension-tools-list",
                 question=f"Fastest with {table.point} registered", unit="calls/s",
@@ -281,11 +286,11 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
             table = next((t for t in view.tables if t.point.startswith("session")), None)
             if table is None:
                 continue
-            rows = {cell.twin: cell.row for cell in table.cells}
+            rows = table.rows
             out.append(_from_ranking(
                 cons, table.rankings.get("cpu_"), None, key="dimension-churn",
                 question="Most sessions per CPU-second (connect, one call, disconnect)", unit="sessions per CPU-second",
-                figure=lambda n, rows=rows: 1000 / rows[n]["cpu_ms_per_call"] if (rows.get(n) or {}).get("cpu_ms_per_call") else None,
+                figure=lambda n, rows=rows: per_cpu_second(rows.get(n)),
                 fmt=lambda v: f"{v:,.0f} sessions per CPU-second", evidence=anchor, source=f"{view.run_id}: {table.point}"))
     return out
 

@@ -38,6 +38,11 @@ class PointTable:
     # agent: the all-calls p50 ranking (latency_ranking), of the servers no limit but the load model's capped
     latency: stats.Ranking | None = None
 
+    @property
+    def rows(self) -> dict[str, dict]:
+        """consolidate.rank's row of each twin, by its name (the names the rankings use)."""
+        return {cell.twin: cell.row for cell in self.cells}
+
 
 @dataclass(frozen=True)
 class Change:

@@ -5,7 +5,7 @@ point (a reply size, a number of registered tools), each server measured at ever
 same interleaved rounds, so the points of one server are compared round by round as any two servers are.
 
 - payload:    echo_payload replies of 1 KiB, 64 KiB, 1 MiB and 4 MiB (persistent sessions, 10 VUs, no think time)
-- tools-list: EXTRA_TOOLS = 0, 100, 1,000 registered tools (10,000 with --points); the lineup's calls with its
+- tools-list: EXTRA_TOOLS = 0, 100, 1,000 registered tools (10,000 with --all-points); the lineup's calls with its
               tools/list, whose latency and the server's memory move with N
 - agent:      one caller, one persistent session, one call after another: the latency an agent sees
 - churn:      a whole session per call (connect, one call, disconnect) beside persistent sessions, closed loop
@@ -15,7 +15,7 @@ same interleaved rounds, so the points of one server are compared round by round
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -41,9 +41,9 @@ class Point:
 
 
 def _size_label(size: int) -> tuple[str, str]:
-    if size >= 1024 * 1024:
-        return f"{size // (1024 * 1024)}mib", f"{size // (1024 * 1024)} MiB"
-    return f"{size // 1024}kib", f"{size // 1024} KiB"
+    """The payload point's twin suffix and display: "1mib", "1 MiB"."""
+    display = dims.size_text(size)
+    return display.replace(" ", "").lower(), display
 
 
 def payload_workload(size: int) -> Workload:
@@ -65,16 +65,14 @@ class Dimension:
     vus: str
     think_s: float
     points: tuple[Point, ...] = ()           # none: the servers as they are, at the preset load
-    more_points: tuple[Point, ...] = ()      # --points all adds these
-    notes: tuple[str, ...] = field(default=())
+    more_points: tuple[Point, ...] = ()      # --all-points adds these
 
 
-PAYLOAD_SIZES = (1024, 64 * 1024, 1024 * 1024, 4 * 1024 * 1024)
 TOOL_COUNTS = (0, 100, 1000)
 
 DIMENSIONS: dict[str, Dimension] = {d.name: d for d in (
     Dimension("payload", "fastest at large replies", "persistent", "10", 0.0, points=tuple(
-        Point(*_size_label(size), ToolSettings(dimension_tools=True), payload_workload(size)) for size in PAYLOAD_SIZES)),
+        Point(*_size_label(size), ToolSettings(dimension_tools=True), payload_workload(size)) for size in dims.PAYLOAD_SIZES)),
     Dimension("tools-list", "fastest tools/list with many tools", "persistent", "10", 0.0, points=tuple(
         Point(f"tools{n}", f"{n:,} extra tools", ToolSettings(extra_tools=n)) for n in TOOL_COUNTS),
         more_points=(Point("tools10000", "10,000 extra tools", ToolSettings(extra_tools=10000)),)),
@@ -98,8 +96,8 @@ def chosen_points(dimension: Dimension, all_points: bool, labels: str | None) ->
 
 def twins(specs: list[ServerSpec], dimension: Dimension, points: tuple[Point, ...]) -> list[ServerSpec]:
     """Each server at every point of the dimension, as NAME-POINT (docstring above); the servers themselves
-    when it has no points. A server given on the command line keeps its own workload file and is measured as it
-    is (a point's workload is the lineup's tools)."""
+    when it has no points. A server given on the command line (its own workload file, or a URL) has no dimension
+    tools to call: ValueError."""
     if not points:
         return specs
     taken = {spec.name for spec in specs}

@@ -20,8 +20,9 @@ MAX_PAYLOAD = 16 * 1024 * 1024
 # What a request to echo_payload carries at most: every server refuses request bodies of 1 MiB and more
 # (docs/server-contract.md, bad input), so the payload sweep's argument stops here while its reply grows on.
 MAX_ARGUMENT = 64 * 1024
-# The sizes verify asks for: each of the payload sweep's (docs/workload.md §6).
-VERIFY_SIZES = (1024, 64 * 1024, 1024 * 1024, 4 * 1024 * 1024)
+# The payload sweep's reply sizes (docs/workload.md §6): what `mcpbench dimension --dimension payload` measures and
+# verify checks, each.
+PAYLOAD_SIZES = (1024, 64 * 1024, 1024 * 1024, 4 * 1024 * 1024)
 # The properties every extra tool's input schema has, with their JSON types.
 EXTRA_SCHEMA_TYPES = {"query": "string", "limit": "integer", "sort": "string", "filters": "object"}
 
@@ -35,6 +36,11 @@ def payload(size: int) -> str:
     """echo_payload's reference answer: `size` characters of the alphabet, repeated."""
     whole, rest = divmod(size, len(PAYLOAD_ALPHABET))
     return PAYLOAD_ALPHABET * whole + PAYLOAD_ALPHABET[:rest]
+
+
+def size_text(size: int) -> str:
+    """A payload size as its check and its point are named: "64 KiB", "1 MiB"."""
+    return f"{size // (1024 * 1024)} MiB" if size >= 1024 * 1024 else f"{size // 1024} KiB"
 
 
 def argument(size: int) -> str:
@@ -54,10 +60,6 @@ class ToolSettings:
         extra = env.get(EXTRA_TOOLS, "").strip()
         return cls(extra_tools=int(extra) if extra.isdigit() else 0,
                    dimension_tools=env.get(DIMENSION_TOOLS, "").strip() == "1")
-
-    @property
-    def on(self) -> bool:
-        return self.extra_tools > 0 or self.dimension_tools
 
     def tool_names(self) -> set[str]:
         """The tools a server started with these settings registers beside the three workload tools."""

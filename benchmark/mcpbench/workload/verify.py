@@ -137,8 +137,8 @@ class _Verifier:
             if self.settings.extra_tools:
                 self.guarded("extra tool", lambda: self.extra_tool(client))
             if self.settings.dimension_tools:
-                for size in dims.VERIFY_SIZES:
-                    self.guarded(f"{dims.ECHO_PAYLOAD} {_size(size)}", lambda size=size: self.echo_payload(client, size))
+                for size in dims.PAYLOAD_SIZES:
+                    self.guarded(f"{dims.ECHO_PAYLOAD} {dims.size_text(size)}", lambda size=size: self.echo_payload(client, size))
 
             def delete() -> None:
                 status = client.delete_session()
@@ -190,7 +190,7 @@ class _Verifier:
         """A wrong payload (truncated, altered) fails; a refusal is the server's limit: a failure up to the
         argument's own size (every server must take those), above it a warning that names the limit."""
         verdict = dims.check_payload(dims.call_payload(client, size), size)
-        name = f"{dims.ECHO_PAYLOAD} {_size(size)}"
+        name = f"{dims.ECHO_PAYLOAD} {dims.size_text(size)}"
         if verdict.problem:
             self.add(name, "fail", verdict.problem)
         elif verdict.refused:
@@ -386,10 +386,6 @@ class _Verifier:
                              f"HTTP {reply.status}" + ("" if ok else " — served: the server's DNS-rebinding "
                                                        "protection is off (docs/server-contract.md, ALLOWED_HOSTS)"))
             self.guarded(name, probe)
-
-
-def _size(size: int) -> str:
-    return f"{size // (1024 * 1024)} MiB" if size >= 1024 * 1024 else f"{size // 1024} KiB"
 
 
 def verify(url: str, server_type: str, protocols: list[str] | None = None,
