@@ -32,8 +32,8 @@ const (
 	exitServerExited = 4
 )
 
-// maxDrain bounds how long iterations in flight may finish after the load stops (k6's gracefulStop and
-// gracefulRampDown), within their own timeout.
+// maxDrain bounds how long the open model waits for its VUs to come back once its arrivals end (k6's
+// gracefulRampDown); the stages' own end waits this long for VUs to finish their iterations by themselves.
 const maxDrain = 5 * time.Second
 
 var modes = map[string]bool{"session": true, "stateless": true, "persistent": true, "stateless-2026": true, "stdio": true}
@@ -74,7 +74,11 @@ type counts struct {
 	GarbageLines      int64    `json:"garbage_lines"`
 	ServerMessages    int64    `json:"server_messages"`
 	LateReplies       int64    `json:"late_replies"`
-	Error             *string  `json:"error"`
+	// StallsS: the spans (seconds from the scenario start) in which the driver itself did not run for longer
+	// than stallAfter: stopped (SIGSTOP), or starved of CPU. The orchestrator's analysis reads them as the
+	// generator's liveness, apart from a server that is slow or stopped answering.
+	StallsS [][2]float64 `json:"stalls_s"`
+	Error   *string      `json:"error"`
 }
 
 func main() {
@@ -245,6 +249,8 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 
 	start := time.Now()
 	samples.begin(start)
+	watch := watchLiveness(start)
+	defer func() { c.StallsS = watch.stop() }()
 	var vus sync.WaitGroup
 	scheduled := make(chan struct{})
 	go func() {
@@ -270,9 +276,12 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 		serverGone = true
 	}
 	l.halt()
-	select { // calls in flight finish, within their timeout and maxDrain
+	// Calls in flight finish: answered, or recorded as timeouts at the request timeout (k6's gracefulStop is
+	// 30 s by default, as the timeout is). Cutting them off sooner would hide a server that stopped answering:
+	// its calls would leave no sample at all, and an empty stretch of samples reads as the generator's fault.
+	select {
 	case <-ended:
-	case <-time.After(min(o.timeout, maxDrain) + 100*time.Millisecond):
+	case <-time.After(o.timeout + 500*time.Millisecond):
 	}
 	c.Calls, err = samples.close()
 	c.Iterations, c.DroppedIterations, c.MaxVUsUsed = l.iterations.Load(), l.dropped.Load(), l.vusUsed.Load()
@@ -341,4 +350,48 @@ func writeCounts(path string, c *counts) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// The driver's own liveness: a ticker every livenessTick; a tick that comes more than stallAfter after the one
+// before means nothing of the driver ran meanwhile (its process was stopped, or the machine starved it), so its
+// calls' durations and the silence of its samples then say nothing about the server.
+const (
+	livenessTick = 100 * time.Millisecond
+	stallAfter   = time.Second
+)
+
+type liveness struct {
+	done   chan struct{}
+	ended  chan struct{}
+	stalls [][2]float64
+}
+
+func watchLiveness(start time.Time) *liveness {
+	w := &liveness{done: make(chan struct{}), ended: make(chan struct{})}
+	go func() {
+		defer close(w.ended)
+		ticker := time.NewTicker(livenessTick)
+		defer ticker.Stop()
+		last := time.Now()
+		for {
+			select {
+			case <-w.done:
+				return
+			case now := <-ticker.C:
+				now = time.Now() // the ticker's stamp is when it fired, not when this ran
+				if now.Sub(last) > stallAfter {
+					w.stalls = append(w.stalls, [2]float64{last.Sub(start).Seconds(), now.Sub(start).Seconds()})
+				}
+				last = now
+			}
+		}
+	}()
+	return w
+}
+
+// stop ends the watch; the stalls it saw.
+func (w *liveness) stop() [][2]float64 {
+	close(w.done)
+	<-w.ended
+	return w.stalls
 }

@@ -227,8 +227,9 @@ def read_run(m: Measurement) -> RunData:
     if v2 is None and seconds > 0:   # schema 1: recounted from the samples with the orchestrator's definition
         v2 = analysis.v2_requests(win, m.key.mode) / seconds
     latency = good["call_ms"].to_numpy(dtype=float)
-    latency_all = analysis.all_calls_latency_ms(calls, request_timeout_s(m.results))
-    failed = Counter(calls.loc[calls["ok"] != 1, "error_kind"].replace("", "unknown"))
+    counted = tool_calls(analysis.with_late_timeouts(df, win, window))  # the summary's errors and all-calls figures
+    latency_all = analysis.all_calls_latency_ms(counted, request_timeout_s(m.results))
+    failed = Counter(counted.loc[counted["ok"] != 1, "error_kind"].replace("", "unknown"))
     return RunData(
         measurement=m, window=window, tool_calls_per_s=float(tps), v2_rps=v2,
         per_second=stats.per_second_counts(good["t_s"].to_numpy(), window), latency=latency,
@@ -236,7 +237,7 @@ def read_run(m: Measurement) -> RunData:
         v2_call=calls["call_ms"].dropna().to_numpy(dtype=float),
         per_tool={tool: g["call_ms"].to_numpy(dtype=float) for tool, g in good.groupby("tool")},
         http=http_durations(win[win["ok"] == 1]).to_numpy(), session=good["session_ms"].dropna().to_numpy(dtype=float),
-        tool_calls=len(calls), failed=failed,
+        tool_calls=len(counted), failed=failed,
         p99=latency_stats(latency)["p99"], p99_all=latency_stats(latency_all)["p99"],
         p50_all=latency_stats(latency_all)["p50"],
         all_t=everything["t_s"].to_numpy(dtype=float), all_ms=everything["call_ms"].to_numpy(dtype=float),

@@ -227,3 +227,75 @@ def test_a_short_soak_under_docker_reads_the_containers_processes(engine, images
     assert soak["baseline"]["cgroup_mb"] and soak["baseline"]["rss_mb"]
     assert project_containers(engine, json.loads((run_dir / "run.json").read_text())
                               ["environment"]["docker"]["project"]) == []
+
+
+# -- drills (docs/faults.md): a hang and an OOM kill under docker, named as the server's ---------------------------
+WINDOW_START_S = 3.0  # TINY: 1 s ramp-up + 2 s warm-up
+
+
+def _freeze_container_in_the_window(engine, results: Path, server: str, at_s: float = 2.0) -> list[int]:
+    """SIGSTOP to every process of the server's container `at_s` seconds into the measured window (the raw sample
+    log's T line is the load's start); the pids stopped."""
+    import psutil
+
+    from mcpbench.results.model import SAMPLES_LOG_STEM
+
+    deadline = time.monotonic() + 600
+    start = project = None
+    while time.monotonic() < deadline and start is None:
+        for log in results.glob(f"*/{server}/session-5vu-r1/{SAMPLES_LOG_STEM}.log"):
+            first = log.read_text().split("\n", 1)[0]
+            if first.startswith("T,"):
+                start = float(first[2:]) / 1000
+                project = json.loads((log.parents[2] / "run.json").read_text())["environment"]["docker"]["project"]
+        time.sleep(0.1)
+    assert start is not None, "the load test never started"
+    (container,) = engine.containers({"com.docker.compose.project": project, "com.docker.compose.service": server})
+    root = psutil.Process(engine.container(container["Id"])["State"]["Pid"])
+    time.sleep(max(0.0, start + WINDOW_START_S + at_s - time.time()))
+    pids = [root.pid, *(child.pid for child in root.children(recursive=True))]
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    return pids
+
+
+def test_drill_a_frozen_container_is_the_servers_failure(engine, images, tmp_path: Path) -> None:
+    server = SERVERS[0]
+    proc = subprocess.Popen([sys.executable, "-m", "mcpbench.cli", "run", server, "--runtime", "docker", "--no-build",
+                             *TINY, "--results-dir", str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    pids: list[int] = []
+    try:
+        pids = _freeze_container_in_the_window(engine, tmp_path, server)
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        proc.kill()
+    said = " ".join(out.split())
+    assert proc.returncode == 1, out
+    assert f"{server} failed in load: stopped answering: 5 requests in flight timed out after 30 s" in said, out
+    run = json.loads((only_run(tmp_path) / "run.json").read_text())
+    assert run["servers"][server]["phase"] == "load" and "its process is stopped" in run["servers"][server]["reason"]
+    assert project_containers(engine, run["environment"]["docker"]["project"]) == []
+
+
+def test_drill_a_container_killed_at_its_memory_limit_is_named_so(engine, images, tmp_path: Path) -> None:
+    # The Go baseline at 8 MiB: verify's calls one at a time fit, 50 sessions at once do not. (python at 60 MiB,
+    # the issue's case, thrashes on its page cache for minutes instead: no drill.)
+    server = "baseline" if "baseline" in SERVERS else SERVERS[0]
+    tiny = [arg for arg in TINY if arg not in ("--vus", "5")]
+    done = mcpbench("run", server, "--runtime", "docker", "--no-build", *tiny, "--vus", "50", "--memory-mb", "8",
+                    "--results-dir", str(tmp_path))
+    said = " ".join(done.stdout.split())
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert (f"{server} failed in load: the server exited during the load test: killed by the OOM killer at its "
+            "8 MiB memory limit") in said, done.stdout
+    run = json.loads((only_run(tmp_path) / "run.json").read_text())
+    reason = run["servers"][server]["reason"]
+    assert "rebinding.example" not in reason and "since the load began" in reason, reason
+    assert "mcpbench: a load test begins here" in (only_run(tmp_path) / server / "session-50vu-r1" / "server.log").read_text()
+    assert project_containers(engine, run["environment"]["docker"]["project"]) == []

@@ -62,6 +62,13 @@ DROPPED_MAX_SHARE = 0.01
 CLOCK_OFFSET_BOUND_MS = 100.0
 CLOCK_OFFSET = "clock-offset"
 LOADGEN_PHASE = "loadgen"  # an invalid measurement whose load generator's cross-checks failed
+# A server that stops answering (docs/faults.md): the calls it leaves unanswered time out at the request timeout
+# (the one named in loads/timing.py, recorded in context.json) and the generator records each as a `timeout`
+# sample. A timeout the generator noticed later than this after the timeout says the generator itself was not
+# running (stopped, starved of CPU): then the silence is the harness's, not the server's.
+TIMEOUT_KIND = "timeout"
+TIMEOUT_NOTICED_SLACK_S = 2.0
+SERVER_FAILED_PHASE = "load"  # a measurement the server failed: it exited, or it stopped answering
 # Flags that make a measurement harness-limited: any flag with this prefix.
 HARNESS_BOUND_PREFIX = "bound:"
 # What each bound flag says limited the throughput, in the words every page uses (never just "the harness").
@@ -416,11 +423,24 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
     per_second = np.bincount(np.floor(inside["t_s"].to_numpy(dtype=float) - window[0]).astype(int),
                              minlength=seconds)[:seconds] if seconds else np.array([])
     empty = int((per_second == 0).sum())
-    if empty:
-        problems.append(f"{empty} second(s) of the window have no sample at all")
+    # A second without a sample is the generator's only when it had no call in flight then either: with calls in
+    # flight the server had them and did not answer yet (slow, or stopped answering: `stalled` judges that).
+    idle = int((per_second == 0).sum() - (covered_seconds(samples, window, seconds) & (per_second == 0)).sum())
+    counts = ctx.loadgen_counts or {}
+    stalls = [(a, b) for a, b in counts.get("stalls_s") or [] if b > window[0] and a < window[1]]
+    if stalls:  # the cause first: its silence follows from it
+        problems.append(f"the load generator did not run for {sum(b - a for a, b in stalls):.1f} s of the window "
+                        f"(from t = {stalls[0][0]:.1f} s): it was stopped or starved of CPU")
+    if idle:
+        problems.append(f"{idle} second(s) of the window have no sample and no call in flight: the load generator "
+                        "sent nothing")
+    timeouts = timeout_checks(samples, window, ctx)
+    if timeouts["timeouts_noticed_late"]:
+        problems.append(f"{timeouts['timeouts_noticed_late']} request(s) were noticed timed out more than "
+                        f"{TIMEOUT_NOTICED_SLACK_S:g} s after their {ctx.request_timeout_s:g} s timeout: the load "
+                        "generator was not running")
     sample_iterations = load_kinds.kind(ctx.kind).sample_iterations(samples, ctx.iteration)
     sample_http = int(_http_counts(samples["http_ms"]).sum()) if len(samples) else 0
-    counts = ctx.loadgen_counts or {}
     theirs_iterations, theirs_http = counts.get("iterations"), counts.get("http_reqs")
     gaps = []
     # What the VUs in flight when k6 stopped sent or finished without a sample is no disagreement:
@@ -436,8 +456,95 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
         "loadgen_exit_code": ctx.loadgen_exit_code, "loadgen_stopped_early": ctx.loadgen_stopped_early,
         "loadgen_iterations": theirs_iterations, "loadgen_http_reqs": theirs_http, "sample_iterations": sample_iterations,
         "sample_http_reqs": sample_http, "count_gap": max(gaps) if gaps else None, "last_sample_s": last,
-        "empty_seconds": empty, "littles_law": littles, "problems": problems,
+        "empty_seconds": empty, "idle_seconds": idle, "loadgen_stalled_s": round(sum(b - a for a, b in stalls), 3),
+        "littles_law": littles, **timeouts, "problems": problems,
     }
+
+
+def covered_seconds(samples: pd.DataFrame, window: tuple[float, float], seconds: int) -> np.ndarray:
+    """For each whole second of the window, whether some call was in flight at its middle (a sample that began
+    before and ended after it): a difference array over the samples' spans. The middle, not any instant: a call
+    that began a millisecond before the next second does not make an idle second busy."""
+    if not seconds or samples.empty:
+        return np.zeros(seconds, dtype=bool)
+    first = np.ceil(_began_s(samples).to_numpy(dtype=float) - window[0] - 0.5).astype(int)
+    last = np.floor(samples["t_s"].to_numpy(dtype=float) - window[0] - 0.5).astype(int)
+    keep = (last >= first) & (last >= 0) & (first < seconds)
+    first, last = np.clip(first[keep], 0, seconds - 1), np.clip(last[keep], 0, seconds - 1)
+    steps = np.zeros(seconds + 1, dtype=int)
+    np.add.at(steps, first, 1)
+    np.add.at(steps, last + 1, -1)
+    return np.cumsum(steps)[:seconds] > 0
+
+
+def _began_s(samples: pd.DataFrame) -> pd.Series:
+    """When each sample began: its end (t_s) less the whole sample's duration."""
+    return samples["t_s"] - samples["session_ms"].fillna(0.0) / 1000.0
+
+
+def with_late_timeouts(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
+    """The window's samples plus the calls sent in it that timed out after it ended: a client that sent one
+    in the window waited the whole timeout for nothing, so the all-calls latency and the errors count it (a
+    sample otherwise belongs to the window it ended in)."""
+    timed = samples[(samples["error_kind"] == TIMEOUT_KIND) & (samples["t_s"] >= window[1])]
+    began = _began_s(timed)
+    late = timed[(began >= window[0]) & (began < window[1])]
+    return pd.concat([inside, late]) if len(late) else inside
+
+
+def _request_wait_s(timed_out: pd.DataFrame) -> pd.Series:
+    """How long each timed-out request waited, as the generator measured it: the sample's last HTTP request
+    (the one that timed out), or the call itself over stdio (no HTTP requests)."""
+    last_http = _http_entries(timed_out["http_ms"]).str.rsplit(";", n=1).str[-1]
+    waited_ms = pd.to_numeric(last_http, errors="coerce")
+    return waited_ms.where(waited_ms.notna(), timed_out["call_ms"]) / 1000.0
+
+
+def timeout_checks(samples: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext) -> dict[str, object]:
+    """The evidence of who stopped: requests in flight during the window that timed out, those whose timeout the
+    generator noticed late (it was not running), and the last answer of any kind (any sample but a timeout)."""
+    timed = samples[samples["error_kind"] == TIMEOUT_KIND]
+    timed = timed[(_began_s(timed) < window[1]) & (timed["t_s"] > window[0])]
+    late = int((_request_wait_s(timed) > ctx.request_timeout_s + TIMEOUT_NOTICED_SLACK_S).sum())
+    answers = samples[samples["error_kind"] != TIMEOUT_KIND]
+    last = float(answers["t_s"].max()) if len(answers) else None
+    return {"timed_out": int(len(timed)), "timeouts_noticed_late": late, "last_answer_s": last}
+
+
+def no_call_completed(samples: pd.DataFrame, window: tuple[float, float]) -> str:
+    """Why a window without any completed tool call is the server's: how long the calls in flight through it took."""
+    calls = load_kinds.tool_calls(samples)
+    through = calls[(_began_s(calls) < window[1]) & (calls["t_s"] >= window[0])]
+    said = "no tool call completed in the measured window"
+    if len(through):
+        took = through["session_ms"].to_numpy(dtype=float) / 1000.0
+        said += f" (the {len(through)} calls in flight through it took {took.min():.1f}-{took.max():.1f} s each)"
+    return said
+
+
+def stalled(samples: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext, checks: dict,
+            resources: list[Sample]) -> str | None:
+    """Why the server, not the generator, left the window without samples — or None. The generator was alive and
+    passed every check of its own (it ran throughout, kept calls in flight through the silence and timed them out
+    on time: checks.problems is empty); the server let them time out. The sentence gives how many, after how long, the last answer and the server's CPU meanwhile
+    (near zero: hung or stopped; high: busy without answering)."""
+    gap = checks["empty_seconds"] or (checks["last_sample_s"] or 0.0) < window[1] - LAST_SAMPLE_SLACK_S
+    if not gap or not checks["timed_out"] or checks["problems"]:  # the generator's own checks must all pass
+        return None
+    timeout, last, count = ctx.request_timeout_s, checks["last_answer_s"], checks["timed_out"]
+    inside = in_window(samples, window)
+    answered = int((inside["error_kind"] != TIMEOUT_KIND).sum())
+    if last is not None and last >= window[1] - LAST_SAMPLE_SLACK_S:
+        share = answered / max(answered + count, 1)
+        return (f"answered {share:.0%} of requests, the rest timed out ({count} after {timeout:g} s); "
+                f"{checks['empty_seconds']} second(s) of the window had no answer at all")
+    since = max(window[0], last or 0.0)
+    cpu = [r.cpu_pct for r in resources if r.component == "server" and r.cpu_pct is not None
+           and since <= r.t_s - SAMPLE_INTERVAL_S / 2 < window[1]]
+    said = f"; its CPU {sum(cpu) / len(cpu):.0f} % of a core meanwhile" if cpu else ""
+    when = f"last answer at t = {last:.1f} s" if last is not None else "it never answered"
+    return (f"stopped answering: {count} requests in flight timed out after {timeout:g} s; {when} "
+            f"(the window: {window[0]:.0f}-{window[1]:.0f} s){said}")
 
 
 def efficiency(throughput_figures: dict, resources: dict[str, dict[str, float | None]]) -> dict[str, float | None]:
@@ -459,12 +566,13 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
     thr["loadgen_run_s"] = ctx.loadgen_run_s
     thr["v2_rps_whole_run"] = whole_run / ctx.loadgen_run_s if ctx.loadgen_run_s else None
     resources = resource_figures(resource_samples, window)
+    counted = with_late_timeouts(samples, inside, window)  # failures too: a call sent in the window that timed out
     figures: dict[str, object] = {
         "window": {"start_s": window[0], "end_s": window[1], "seconds": seconds},
         "warmup": ctx.warmup,
         "throughput": thr,
-        "latency_ms": latency(inside, ctx.request_timeout_s, ctx.mode),
-        "errors": errors(inside),
+        "latency_ms": latency(counted, ctx.request_timeout_s, ctx.mode),
+        "errors": errors(counted),
         "resources": resources,
         "efficiency": efficiency(thr, resources),
     }
@@ -508,8 +616,13 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
     checks = loadgen_checks(samples, inside, window, ctx, littles)
     figures["checks"] = checks
     figures["flags"] = flags
-    if checks["problems"]:
+    stall = stalled(samples, window, ctx, checks, resource_samples)
+    if stall:
+        figures.update(status="failed", phase=SERVER_FAILED_PHASE, reason=stall)
+    elif checks["problems"]:
         figures.update(status="invalid", phase=LOADGEN_PHASE, reason="; ".join(checks["problems"]))  # type: ignore[arg-type]
+    elif thr["tool_calls"] == 0:
+        figures.update(status="failed", phase=SERVER_FAILED_PHASE, reason=no_call_completed(samples, window))
     else:
         figures.update(status="ok", phase=None, reason=None)
     figures["publishable"], figures["unpublishable_reasons"] = publishable(figures)
@@ -578,7 +691,8 @@ REANALYSIS_TOLERANCE = {"rel": 1e-3, "abs": 0.01}
 SUITE_ONLY = ("status", "phase", "reason")
 # Figures added to schema 4 after it was first written (optional in Summary): a file written before them lacks
 # them, which is no disagreement; a file that has them must agree.
-ADDED_FIGURES = ("latency_ms.steps", "latency_ms.handshake_share")
+ADDED_FIGURES = ("latency_ms.steps", "latency_ms.handshake_share", "checks.timed_out", "checks.timeouts_noticed_late",
+                 "checks.last_answer_s", "checks.idle_seconds", "checks.loadgen_stalled_s")
 
 
 def reanalysis_differences(where: MeasurementDir | Path) -> list[str]:

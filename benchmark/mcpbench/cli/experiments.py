@@ -46,7 +46,8 @@ def run_experiment(cls: type[Experiment], values: Values) -> None:
     try:
         record = runner.run()
     except RunFailed as exc:
-        experiment.conclude(runner)
+        if runner.record is not None:  # a run that could not even begin has nothing to conclude
+            experiment.conclude(runner)
         raise fail(str(exc), 1) from exc
     except Exception as exc:  # noqa: BLE001 - before the run could record anything: one line, no traceback
         raise fail(one_line(exc), 1) from exc

@@ -17,6 +17,7 @@ from mcpbench.catalog.selection import SelectionError, aa_twins, select, what_if
 from mcpbench.catalog.target import TargetError, target_specs
 from mcpbench.experiments.options import PLACEMENT, RESULTS, SELECTION, Option, Values
 from mcpbench.host import processes
+from mcpbench.results.write import io_said
 
 console = Console()
 
@@ -65,6 +66,8 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:  # a sentence naming the file, not an exception's name
+        return io_said(exc)
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 

@@ -33,7 +33,7 @@ from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, pr
 from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
 from mcpbench.results.model import SCHEMA, Record, Resume, Summary, document, parsed
 from mcpbench.results import liveness
-from mcpbench.results.write import RunRecord, new_run_id, write_checked, write_json
+from mcpbench.results.write import RunRecord, directory_said, io_said, new_run_id, write_checked, write_json
 from mcpbench.runtime.base import RunningServer
 from mcpbench.loads import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
 from mcpbench.loads.timing import Timing
@@ -114,8 +114,14 @@ class Runner:
             self.console.print(f"Resuming: [bold]{self.directory}[/] ({self.resume_record.previous_status}; "
                                f"{resume.describe(self.resume_record)})")
         else:
-            self.directory.mkdir(parents=True, exist_ok=False)
-            self.record = RunRecord(self.directory, self.run_id, self._config_record(), fingerprint(unknown))
+            try:
+                self.directory.mkdir(parents=True, exist_ok=False)
+            except OSError as exc:
+                raise RunFailed(directory_said(self.directory, exc)) from None
+            try:
+                self.record = RunRecord(self.directory, self.run_id, self._config_record(), fingerprint(unknown))
+            except OSError as exc:
+                raise RunFailed(f"{io_said(exc, self.directory)}; nothing was measured") from None
             self.console.print(f"Results: [bold]{self.directory}[/]")
         self._pin_orchestrator()
         # "complete" only once the run has ended normally: Ctrl-C, and a terminal or pipe that closed (Rich ends the
@@ -128,16 +134,41 @@ class Runner:
             status = "complete"
         except KeyboardInterrupt:
             self.console.print("[bold red]Interrupted: stopping everything; finished measurements are kept.[/]")
+        except OSError as exc:  # a full disk, a read-only file system: a sentence, not an exception's name
+            status, error = "failed", io_said(exc, self.directory)
         except Exception as exc:  # noqa: BLE001 - recorded, then one line on the console (cli)
             status, error = "failed", f"{type(exc).__name__}: {exc}".splitlines()[0]
             # The whole traceback is for whoever debugs it, not for the console.
-            self.run_dir.error_log.write_text(traceback.format_exc())
+            try:
+                self.run_dir.error_log.write_text(traceback.format_exc())
+                error += f" (traceback in {self.run_dir.error_log.name})"
+            except OSError:
+                pass
         finally:
-            self.record.finish(status, error)
-        if error:
-            raise RunFailed(f"{error} (finished measurements are kept in {self.directory}; "
-                            f"traceback in {self.run_dir.error_log.name})")
+            unrecorded = self._finish(status, error)
+        if error or unrecorded:
+            raise RunFailed("; ".join(filter(None, [error, self._kept(), unrecorded])))
         return self.record
+
+    def _finish(self, status: str, error: str | None) -> str | None:
+        """run.json says how the run ended; when even its short rewrite fails, the sentence saying so (the next
+        start's abandoned check then marks it)."""
+        assert self.record is not None
+        try:
+            self.record.finish(status, error)
+        except OSError as exc:
+            return (f"run.json could not be updated either ({io_said(exc)}): it still says `running`, and the next "
+                    "run under this results directory marks it abandoned")
+        return None
+
+    def _kept(self) -> str:
+        """Which measurements are complete and kept, and where."""
+        assert self.record is not None
+        done = [f"{name}/{m}" for name, server in self.record.run.servers.items() for m in server.measurements]
+        if not done:
+            return f"no measurement had finished (results directory {self.directory})"
+        shown = ", ".join(done[:6]) + (f" and {len(done) - 6} more" if len(done) > 6 else "")
+        return f"{len(done)} finished measurement(s) kept in {self.directory}: {shown}"
 
     def _mark_abandoned(self) -> None:
         """Runs under the same results directory whose orchestrator died without a word (SIGKILL, OOM, a
@@ -550,7 +581,9 @@ class Runner:
                                 f"contract's HOST is {ports.LOOPBACK}" if exposed else
                                 "no listening socket found" if not listening else ", ".join(listening)))
         if not server.alive():
-            checks.append(Check("server alive", "fail", "the server exited during verify:\n" + server.log_tail()))
+            cause = server.exit_cause()
+            checks.append(Check("server alive", "fail", "the server exited during verify"
+                                + (f": {cause}" if cause else "") + ":\n" + server.log_tail()))
         verdict = Verdict(checks)
         write_checked(self.run_dir.server(spec.name).verify_json,
                       {**verdict.record(), **({"conformance": suite.record()} if suite else {})})

@@ -153,6 +153,32 @@ class Cgroup:
             inactive = int(stat.get("total_inactive_file", 0))
         return max(0, usage - inactive)
 
+    def _memory_file(self, v2: str, v1: str) -> str | None:
+        try:
+            return (self._dirs["memory"] / (v2 if self.version == 2 else v1)).read_text()
+        except OSError:
+            return None
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel's OOM killer ended in this group at its memory limit: v2 memory.events'
+        oom_kill, v1 memory.oom_control's (kernels since 4.13)."""
+        text = self._memory_file("memory.events", "memory.oom_control") or ""
+        fields = dict(parts for parts in (line.split() for line in text.splitlines()) if len(parts) == 2)
+        return int(fields.get("oom_kill", 0))
+
+    def oom_said(self) -> str | None:
+        """'killed by the OOM killer at its 60 MiB memory limit; peak 59.8 MiB' when the OOM killer ended a
+        process of this group; None otherwise. The peak is the kernel's own (v2 memory.peak, v1
+        memory.max_usage_in_bytes), not a 1 Hz sample."""
+        if not self.oom_kills():
+            return None
+        limit = (self._memory_file("memory.max", "memory.limit_in_bytes") or "").strip()
+        peak = (self._memory_file("memory.peak", "memory.max_usage_in_bytes") or "").strip()
+        said = "killed by the OOM killer"
+        if limit.isdigit():
+            said += f" at its {int(limit) / 2**20:.0f} MiB memory limit"
+        return said + (f"; peak {int(peak) / 2**20:.1f} MiB" if peak.isdigit() else "")
+
     def set_frozen(self, frozen: bool, timeout_s: float = 2.0) -> bool:
         """The freezer: stop (or resume) every task of the group; True once the kernel says it is done.
         v2: cgroup.freeze / cgroup.events; v1: the freezer controller's freezer.state (False, nothing done,

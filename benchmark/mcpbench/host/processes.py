@@ -97,6 +97,7 @@ class ManagedProcess:
         """SIGTERM the group, SIGKILL whatever remains after grace_s; returns the exit code."""
         if self.alive():
             _signal_group(self.pid, signal.SIGTERM)
+            _signal_group(self.pid, signal.SIGCONT)  # a stopped process (SIGSTOP, a hang drill) acts on it only once resumed
             try:
                 self.popen.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
@@ -111,6 +112,38 @@ class ManagedProcess:
         with _registry_lock:
             _registry.discard(self)
         return self.popen.returncode
+
+
+def exit_said(returncode: int | None) -> str:
+    """An exit status in words: 'killed by SIGKILL', 'exited with code 1', 'exited with code 137 (128 + SIGKILL: how
+    a shell reports a process it ran that was killed by SIGKILL)'."""
+    if returncode is None:
+        return "it ended (no exit status known)"
+    if returncode < 0:
+        return f"killed by {_signal_name(-returncode) or f'signal {-returncode}'}"
+    said = f"exited with code {returncode}"
+    name = _signal_name(returncode - 128) if returncode > 128 else None
+    if name:
+        said += f" (128 + {name}: how a shell reports a process it ran that was killed by {name})"
+    return said
+
+
+def _signal_name(number: int) -> str | None:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return None
+
+
+def stopped(pid: int | None) -> bool:
+    """Whether a process is stopped (SIGSTOP, SIGTSTP: state T), not merely idle."""
+    if not pid:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+    except (OSError, IndexError):
+        return False
 
 
 def _signal_group(pid: int, sig: int) -> None:

@@ -114,7 +114,8 @@ class LoadDriver(LocalInstances):
                                    log_path=log_path, cpus=self.cpus)
 
         limit = (INIT_TIMEOUT_S if launch else 0) + timing.total_s + OVERRUN_S
-        done = self.run_instances(count, spawn, out, limit, "the load driver", on_start, on_tick)
+        done = self.run_instances(count, spawn, out, limit, "the load driver", on_start, on_tick,
+                                  timing.request_timeout_s)
         if done.samples.empty:
             raise LoadError(_no_samples_reason(done.instances[0], done.exit_code, done.all_counts[0], launch))
         died = None

@@ -16,6 +16,7 @@ import pandas as pd
 
 from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.model import SAMPLE_COLUMNS
+from mcpbench.results.write import writing
 from mcpbench.analysis.warmup import LiveSamples
 from mcpbench.loadgen.base import LoadError, LoadGenerator, OnStart, OnTick, Tick
 from mcpbench.loadgen.merge import MergedLive, merge_counts, merge_samples
@@ -23,6 +24,9 @@ from mcpbench.results.model import Record
 
 # Beyond the test's own length, how long a generator may take before it is called stuck.
 OVERRUN_S = 120
+# Told to stop, a generator still lets the calls in flight end: answered, or timed out at the request timeout
+# (the load driver's drain), and then writes its counts. It gets that long, and this much more.
+STOP_SLACK_S = 5.0
 
 
 class GeneratorProcess(Protocol):
@@ -53,8 +57,10 @@ class Instance:
     live: LiveSamples
 
 
-def drive(instances: list[Instance], limit_s: float, started: float, on_tick: OnTick | None, who: str) -> bool:
-    """Wait for every instance to end, asking `on_tick` about once a second; True when it ended them."""
+def drive(instances: list[Instance], limit_s: float, started: float, on_tick: OnTick | None, who: str,
+          drain_s: float) -> bool:
+    """Wait for every instance to end, asking `on_tick` about once a second; True when it ended them. Stopped
+    (Tick.STOP), an instance gets `drain_s` to let its calls in flight end; aborted, a few seconds."""
     live = instances[0].live if len(instances) == 1 else MergedLive([i.live for i in instances])
     while True:
         running = [i for i in instances if i.process.poll() is None]
@@ -71,7 +77,7 @@ def drive(instances: list[Instance], limit_s: float, started: float, on_tick: On
             # still written.
             for instance in running:
                 instance.process.interrupt()
-            deadline = time.monotonic() + (15 if action is Tick.STOP else 5)
+            deadline = time.monotonic() + (drain_s + STOP_SLACK_S if action is Tick.STOP else STOP_SLACK_S)
             for instance in running:
                 instance.process.wait(max(0.1, deadline - time.monotonic()))
             return True
@@ -110,9 +116,10 @@ def parse_samples(log_path: Path) -> tuple[pd.DataFrame, float | None]:
 
 def compress_samples(logs: Sequence[Path], target: Path, samples: pd.DataFrame, generator_log: Path) -> None:
     tmp = target.with_suffix(".tmp")
-    with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=5) as handle:
-        samples.to_csv(handle, index=False)
-    tmp.replace(target)
+    with writing(target):
+        with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=5) as handle:
+            samples.to_csv(handle, index=False)
+        tmp.replace(target)
     # Keep what the generator said besides samples (warnings, errors); drop the bulky raw logs.
     with open(generator_log, "a", encoding="utf-8") as dst:
         for log_path in logs:
@@ -155,7 +162,8 @@ class LocalInstances(LoadGenerator):
         return {"name": self.name, "where": "local", "instances": self.instances}
 
     def run_instances(self, count: int, spawn: Spawn, out: MeasurementDir, limit_s: float, who: str,
-                      on_start: OnStart | None, on_tick: OnTick | None) -> InstancesOutcome:
+                      on_start: OnStart | None, on_tick: OnTick | None, drain_s: float) -> InstancesOutcome:
+        """`drain_s`: how long a stopped instance may take to end its calls in flight (the request timeout)."""
         started = time.monotonic()
         instances: list[Instance] = []
         try:
@@ -165,7 +173,7 @@ class LocalInstances(LoadGenerator):
                 instances.append(Instance(process, samples_log, counts_path, LiveSamples(samples_log)))
             if on_start:
                 on_start([instance.process.pid for instance in instances if instance.process.pid is not None])
-            stopped_early = drive(instances, limit_s, started, on_tick, who)
+            stopped_early = drive(instances, limit_s, started, on_tick, who, drain_s)
         finally:
             for instance in instances:
                 instance.process.stop(grace_s=5)  # its group (a stdio server too); also reaps it

@@ -95,7 +95,8 @@ class LocalK6(LocalInstances):
                     "--log-format", "raw", "--log-output", f"file={samples_log}", *arguments[index], str(K6_SCRIPT)]
             return processes.spawn("k6", argv, cwd=out_dir, env=env, log_path=log_path, cpus=self.cpus)
 
-        done = self.run_instances(self.instances, spawn, out, timing.total_s + OVERRUN_S, "k6", on_start, on_tick)
+        done = self.run_instances(self.instances, spawn, out, timing.total_s + OVERRUN_S, "k6", on_start, on_tick,
+                                  timing.request_timeout_s)
         if done.samples.empty:
             raise LoadError(_no_samples_reason(done.instances, done.exit_code))
         return LoadRun(done.samples, done.start_epoch, done.exit_code, done.run_s, done.stopped_early, done.counts,

@@ -43,6 +43,8 @@ def merge_counts(parts: list[dict | None]) -> dict | None:
             merged[key] = max(values, default=None)
         elif values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             merged[key] = sum(values)
+        elif values and all(isinstance(v, list) for v in values):  # spans (stalls_s): every instance's
+            merged[key] = [item for value in values for item in value]
         else:
             merged[key] = values[0] if values else None
     return merged

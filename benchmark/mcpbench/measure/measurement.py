@@ -29,6 +29,7 @@ from mcpbench.host.infrawatch import InfraWatch
 from mcpbench.loadgen import LiveView, LoadError, LoadGenerator, Tick
 from mcpbench.host.resources import Sampler, UsageReader, rebase
 from mcpbench.host.process_probe import ProcessProbe
+from mcpbench.host.processes import stopped
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
 from mcpbench.loads import Load, in_window
@@ -83,6 +84,7 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
     timing = Timing(ramp_up_s=1, warmup_s=0, duration_s=seconds, ramp_down_s=0, warmup_cap_s=None,
                     think_time_s=think_time_s)
     scratch = out.scratch(PREWARM_DIR).mkdir()
+    target.load_begins()
     try:
         with harness.console.status(f"  pre-warm: {load.label} for {seconds:g} s"):
             result = harness.generator.run(target.url, load, timing, scratch, checks=False,
@@ -93,7 +95,7 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
     finally:
         shutil.rmtree(scratch.path, ignore_errors=True)
     if not target.alive() or result.target_died:
-        raise MeasurementFailed("the server exited during its pre-warm load:\n" + target.log_tail())
+        raise MeasurementFailed("the server exited during its pre-warm load: " + death(target, result.target_died))
     window = in_window(result.samples, timing.window)
     calls = tool_calls(window[window["ok"] == 1])
     return {"seconds": seconds, "vus": int(load.vus), "calls_per_s": round(len(calls) / seconds, 1)}
@@ -140,7 +142,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
 
         def on_tick(elapsed: float, live: LiveView) -> Tick:
             if not target.alive():
-                died.append(target.log_tail())
+                died.append(death(target, None))
                 return Tick.ABORT
             if watch.problem:
                 return Tick.ABORT
@@ -163,11 +165,15 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
                 progress.update(task, completed=min(elapsed, timing.total_s))
             return Tick.GO_ON
 
+        target.load_begins()
         try:
             result = harness.generator.run(target.url, load, timing, out, on_start=on_start, on_tick=on_tick,
                                            launch=target.stdio_launch, workload=workload)
         except LoadError as exc:
             sampler.stop()
+            if died or not target.alive():  # the generator had nothing to say because the server was gone
+                raise MeasurementFailed("the server exited during the load test: "
+                                        + (died[0] if died else death(target, None))) from exc
             raise MeasurementFailed(str(exc)) from exc
     resource_samples = sampler.stop()
     process_samples = list(probe.samples) if probe else None
@@ -197,12 +203,26 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     # What stopped the test decides above the cross-checks: a dead target is its own failure, dead
     # infrastructure nobody's (the measurement is invalid and the suite goes on).
     if died or not target.alive() or result.target_died:
-        why = died[0] if died else result.target_died or target.log_tail()
-        summary.update(status="failed", phase="load", reason="the server exited during the load test:\n" + why)
+        why = died[0] if died else death(target, result.target_died)
+        summary.update(status="failed", phase=analysis.SERVER_FAILED_PHASE,
+                       reason="the server exited during the load test: " + why)
     elif watch.problem:
         summary.update(status="invalid", phase="infra", reason=watch.problem)
     elif result.lost:
         summary.update(status="invalid", phase=analysis.LOADGEN_PHASE, reason=result.lost)
-    elif summary["status"] == "ok" and summary["throughput"]["tool_calls"] == 0:
-        summary.update(status="failed", phase="load", reason="no tool call completed in the measured window")
+    elif summary["status"] == "failed" and stopped(target.root_pid()):  # it stopped answering: say if it was stopped
+        summary["reason"] += "; its process is stopped (SIGSTOP or SIGTSTP)"
     return summary
+
+
+def death(target: RunningServer, generator_said: str | None) -> str:
+    """A dead server's reason: what ended it (the runtime's word, else the generator's over stdio), then its own
+    last lines since the load began — never the start-up's or verify's probes above the mark."""
+    cause = target.exit_cause()
+    if cause is None and generator_said:  # "the server exited during the test (signal killed)": the parenthesis
+        line = generator_said.splitlines()[0]
+        cause = line[line.find("(") + 1:-1] if line.endswith(")") and "(" in line else line
+    words = target.load_log_tail().strip()
+    said = cause or "it is gone (how, the runtime cannot tell)"
+    return f"{said}\n" + (f"its last lines since the load began:\n{words}" if words
+                          else "it wrote nothing since the load began")

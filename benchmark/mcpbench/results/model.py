@@ -75,6 +75,9 @@ SAMPLES_LOG_STEM = "loadgen-samples"  # the generator's raw sample lines while i
 RESOURCES_FILE = "resources.csv"    # 1 Hz CPU and memory per component
 PROCESSES_FILE = "processes.csv"    # 1 Hz process-tree readings (soak)
 SERVER_LOG = "server.log"
+# The line the suite writes into server.log as a load test begins: what the server says after it is its own
+# under load, apart from its start-up and verify's probes above it (a death's reason quotes only what follows).
+LOAD_MARK = "----- mcpbench: a load test begins here -----"
 SETUP_LOG = "setup.log"             # a workload file's `setup` command, run before the measurement
 GENERATOR_BUILD_LOG = "load-driver-build.log"   # the load driver's build, in _infra (or the first measurement's)
 API_BUILD_LOG = "api-service-build.log"         # the API service's build, in _infra
@@ -633,6 +636,14 @@ class Checks(Closed):
     count_gap: float | None = described("the larger relative gap of the two counts")
     last_sample_s: float | None = described("the last sample's end")
     empty_seconds: int = described("seconds of the window without a sample")
+    idle_seconds: int | None = described("seconds of the window without a sample and without any call in flight: "
+                                         "the generator sent nothing (a problem)", None)
+    loadgen_stalled_s: float | None = described("seconds of the window in which the generator itself did not run "
+                                                "(its counts' stalls_s: stopped, starved of CPU; a problem)", None)
+    timed_out: int | None = described("requests in flight during the window that timed out (docs/faults.md)", None)
+    timeouts_noticed_late: int | None = described("of those, the ones the generator noticed more than 2 s after their "
+                                                  "timeout: the generator was not running", None)
+    last_answer_s: float | None = described("the last sample that was not a timeout (an answer of any kind)", None)
     littles_law: dict[str, float] | None = described("L = lambda x W, as the load's kind reads it (closed: vus, "
                                              "predicted, gap…; open: arrivals_per_s, in_flight…)")
     problems: list[str] = described("each failed cross-check: the measurement is invalid")
@@ -708,6 +719,9 @@ class LoadgenCounts(Closed):
     garbage_lines: int | None = described("stdout lines of the stdio server that were no JSON-RPC message", None)
     server_messages: int | None = described("requests and notifications the stdio server sent (ignored)", None)
     late_replies: int | None = described("replies to no waiting call (after its timeout, or a null id)", None)
+    stalls_s: list[tuple[float, float]] | None = described("spans (s from the scenario start) in which the driver "
+                                                            "itself did not run for over 1 s: stopped, or starved "
+                                                            "of CPU (its liveness; docs/faults.md)", None)
     error: str | None = described("why the stdio driver failed (null: it did not)", None)
 
 

@@ -6,6 +6,8 @@ import datetime as dt
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +18,66 @@ from mcpbench.results.layout import RunDir
 from mcpbench.results.model import PROCESS_COLUMNS, ProcessSample, RESOURCE_COLUMNS, SCHEMA, Sample
 
 
+# What the suite writes, by file name, in words: an I/O error names the file and what it was to hold.
+WRITTEN = {
+    model.RUN_FILE: "the run's record", model.SUMMARY_FILE: "a measurement's figures",
+    model.CONTEXT_FILE: "a measurement's context", model.SAMPLES_FILE: "a measurement's samples",
+    model.RESOURCES_FILE: "a measurement's resource readings", model.PROCESSES_FILE: "the process-tree readings",
+    model.SERVER_LOG: "the server's log", model.ERROR_LOG: "the run's traceback",
+    model.COUNTS_FILE: "the load generator's counts", model.VERIFY_FILE: "the server's verification",
+}
+
+
+def io_said(exc: OSError, under: Path | None = None) -> str:
+    """An I/O error as one sentence naming the path and what was being written ('cannot write
+    /r/run.json (the run's record): No space left on device'); `under` when the error names no file."""
+    path = Path(exc.filename) if exc.filename else under
+    if path is None:
+        return f"an I/O error: {exc.strerror or exc}"
+    name = path.name.split(".tmp")[0].lstrip(".") if path.name.endswith(".tmp") else path.name
+    what = WRITTEN.get(name) or next((v for k, v in WRITTEN.items() if name.startswith(k)), None)
+    where = f"{path} ({what})" if what else (f"under {path}" if not exc.filename else str(path))
+    return f"cannot write {where}: {exc.strerror or exc}"
+
+
+def directory_said(path: Path, exc: OSError) -> str:
+    """Why a directory cannot be made, naming the part of the path in the way ('/etc/hostname is not a
+    directory') or the reason the system gives."""
+    for parent in [path, *path.parents]:
+        if parent.exists() and not parent.is_dir():
+            return f"cannot make the results directory {path}: {parent} is not a directory"
+    return f"cannot make the results directory {path}: {exc.strerror or exc}"
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """An OSError inside names `path` when it names no file of its own (pandas, gzip and json say only
+    "No space left on device"): io_said can then say which file and what it was to hold."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+
+
 def write_json(path: Path, data: Any) -> None:
+    with writing(path):
+        _write_json(path, data)
+
+
+def _write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.fchmod(fd, 0o644)  # mkstemp's 0600 would make published results unreadable to a web server
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, default=_jsonable)
-        handle.write("\n")
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, default=_jsonable)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)  # a full disk must not keep a half-written copy
+        raise
 
 
 def write_checked(path: Path, data: dict[str, Any]) -> None:
@@ -55,16 +109,18 @@ def write_resources(path: Path, samples: list[Sample], start_epoch_s: float) -> 
     frame["t_s"] = (frame["t_s"] - start_epoch_s).round(3)
     frame[["cpu_pct", "mem_mb"]] = frame[["cpu_pct", "mem_mb"]].round(2)
     tmp = path.with_suffix(".tmp")
-    frame.to_csv(tmp, index=False)
-    tmp.replace(path)
+    with writing(path):
+        frame.to_csv(tmp, index=False)
+        tmp.replace(path)
 
 
 def write_processes(path: Path, samples: list[ProcessSample], start_epoch_s: float) -> None:
     frame = pd.DataFrame([s.rebased(start_epoch_s).__dict__ for s in samples], columns=list(PROCESS_COLUMNS))
     frame["t_s"] = frame["t_s"].round(3)
     tmp = path.with_suffix(".tmp")
-    frame.to_csv(tmp, index=False)
-    tmp.replace(path)
+    with writing(path):
+        frame.to_csv(tmp, index=False)
+        tmp.replace(path)
 
 
 class RunRecord:
@@ -130,7 +186,21 @@ class RunRecord:
         self.run.status = status  # type: ignore[assignment] - checked on save
         self.run.error = error
         self.run.finished_at = now_iso()
-        self.save()
+        try:
+            self.save()
+        except OSError:
+            self.save_in_place()
+
+    def save_in_place(self) -> None:
+        """run.json rewritten over its own bytes, compact: on a full disk, where the atomic write (a new file)
+        cannot get a block, the indented file's blocks still hold the compact one. OSError when even that fails
+        (the next start's abandoned check is then what says the run is over)."""
+        text = json.dumps(model.document(self.run), separators=(",", ":"), default=_jsonable)
+        with open(self.path, "r+", encoding="utf-8") as handle:
+            if len(text) > os.fstat(handle.fileno()).st_size:
+                raise OSError(28, "No space left on device", str(self.path))
+            handle.write(text)
+            handle.truncate()
 
     # -- servers ------------------------------------------------------------------------------------------
     def server(self, name: str) -> model.ServerStatus:

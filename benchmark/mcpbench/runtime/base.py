@@ -23,7 +23,7 @@ from mcpbench.loadgen.base import LoadGenerator, StdioLaunch
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.workload.mcp_client import McpClient
 from mcpbench.host.resources import Usage, UsageReader
-from mcpbench.results.model import Record
+from mcpbench.results.model import LOAD_MARK, Record
 
 
 class StartError(RuntimeError):
@@ -62,6 +62,16 @@ class RunningServer(Protocol):
     def listening(self) -> list[str] | None: ...
 
     def log_tail(self, lines: int = 30) -> str: ...
+
+    # server.log marked (results.model.LOAD_MARK): what the server writes from here on is its words under load.
+    def load_begins(self) -> None: ...
+
+    # The server's last lines since load_begins (all of log_tail's when it was never called).
+    def load_log_tail(self, lines: int = 20) -> str: ...
+
+    # What ended the server, in words ("killed by the OOM killer at its 60 MiB memory limit; peak 59.8 MiB",
+    # "killed by SIGSEGV", "exited with code 1"); None while it runs or where the runtime cannot tell.
+    def exit_cause(self) -> str | None: ...
 
     # Frozen while the host's speed probe runs, so the probe times the machine and not the server's own
     # after-load work; yields whether the server really is frozen (a runtime that cannot: False).
@@ -173,9 +183,47 @@ class ServerBase:
     def listening(self) -> list[str] | None:
         return None
 
+    def load_begins(self) -> None:
+        pass
+
+    def load_log_tail(self, lines: int = 20) -> str:
+        return self.log_tail(lines)  # type: ignore[attr-defined]
+
+    def exit_cause(self) -> str | None:
+        return None
+
     @contextmanager
     def paused(self) -> Iterator[bool]:
         yield False
+
+
+class MarkedLog:
+    """A server log file the runtime's process appends to, marked where the load test begins (LOAD_MARK): the
+    tail since the mark is the server's words under load."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self._offset: int | None = None
+
+    def mark(self) -> None:
+        if self.path is None:
+            return
+        try:
+            with open(self.path, "a", encoding="utf-8") as handle:
+                handle.write(f"\n{LOAD_MARK}\n")
+                handle.flush()
+                self._offset = handle.tell()
+        except OSError:
+            self._offset = None  # unmarked: the whole tail is quoted
+
+    def tail(self, lines: int, since_mark: bool = True) -> str:
+        if self.path is None or not self.path.exists():
+            return ""
+        with open(self.path, "rb") as handle:
+            if since_mark and self._offset is not None:
+                handle.seek(self._offset)
+            text = handle.read().decode("utf-8", errors="replace")
+        return "\n".join(text.splitlines()[-lines:])
 
 
 def wait_until_ready(url: str, alive: Callable[[], bool], timeout_s: float, log_tail: Callable[[], str],
@@ -187,7 +235,7 @@ def wait_until_ready(url: str, alive: Callable[[], bool], timeout_s: float, log_
     with McpClient(url, timeout_s=2.0, headers=headers) as client:
         while time.monotonic() < deadline:
             if not alive():
-                raise StartError(f"the server exited during start-up:\n{log_tail()}")
+                raise StartError(f"the server exited during start-up: {log_tail()}")
             try:
                 reply = client.initialize()
                 if reply.status == 200 and reply.result:
@@ -206,7 +254,7 @@ def wait_for_command(command: str, cwd: Path, env: dict[str, str], alive: Callab
     said = ""
     while time.monotonic() < deadline:
         if not alive():
-            raise StartError(f"the server exited during start-up:\n{log_tail()}")
+            raise StartError(f"the server exited during start-up: {log_tail()}")
         try:
             done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
                                   timeout=max(0.5, deadline - time.monotonic()))

@@ -40,7 +40,8 @@ from mcpbench.runtime.docker_compose import (API_IMAGE, API_URL_IN_NETWORK, BASE
                                              DockerConfigError, DockerUnsupported, container_plan, document)
 from mcpbench.runtime.docker_engine import DockerError, Engine, compose_command, compose_version
 from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, infra_not_ready, wait_until_ready
-from mcpbench.results.model import IMAGE_FILE
+from mcpbench.results.model import IMAGE_FILE, LOAD_MARK
+from mcpbench.host.processes import exit_said
 from mcpbench.results.model import Record
 
 PROJECT_PREFIX = "mcpbench-"
@@ -274,6 +275,7 @@ class ContainerServer(ServerBase):
         self._remove = remove
         self._lock = threading.Lock()
         self._stopped = False
+        self._load_since: float | None = None  # epoch seconds: load_begins
 
     def alive(self) -> bool:
         state = (self._engine.container(self.container_id) or {}).get("State") or {}
@@ -283,6 +285,31 @@ class ContainerServer(ServerBase):
         if self._stopped:
             return None
         return self._usage()
+
+    def load_begins(self) -> None:
+        # The engine keeps the log: the mark is a time, written into server.log when the log is saved (stop).
+        self._load_since = time.time()
+
+    def load_log_tail(self, lines: int = 20) -> str:
+        try:
+            return self._engine.logs(self.container_id, tail=lines, since=self._load_since).rstrip()
+        except DockerError as exc:
+            return f"[logs unavailable: {exc}]"
+
+    def exit_cause(self) -> str | None:
+        """The engine's word: OOMKilled (at the container's memory limit), else the exit code and any error."""
+        try:
+            state = (self._engine.container(self.container_id) or {}).get("State") or {}
+        except DockerError:
+            return None
+        if not state or state.get("Running"):
+            return None
+        if state.get("OOMKilled"):
+            # No peak: the engine's 1 Hz readings (usage less inactive cache) miss the spike that killed it, and
+            # the container's cgroup, with the kernel's own peak, is gone with it.
+            return f"killed by the OOM killer at its {self._memory_mb} MiB memory limit"
+        said = exit_said(state.get("ExitCode"))
+        return f"{said}; {state['Error']}" if state.get("Error") else said
 
     def state_note(self) -> str:
         state = (self._engine.container(self.container_id) or {}).get("State") or {}
@@ -327,6 +354,9 @@ class ContainerServer(ServerBase):
             self._engine.stop(self.container_id, grace_s=10)
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             logs = self._engine.logs(self.container_id)
+            if self._load_since is not None:  # server.log marked where the load test began, as a local one is
+                logs = (self._engine.logs(self.container_id, until=self._load_since).rstrip("\n")
+                        + f"\n{LOAD_MARK}\n" + self._engine.logs(self.container_id, since=self._load_since))
             note = self.state_note()
             self.log_path.write_text(logs + (f"\n{note}\n" if note and "code 0" not in note else ""),
                                      encoding="utf-8")
@@ -585,6 +615,11 @@ class DockerRuntime(Runtime):
         except (DockerError, DockerConfigError) as exc:
             raise StartError(str(exc)) from exc
         server = DockerServer(self, plan, container_id, log_path)
+
+        def said() -> str:  # what a start-up failure quotes: how it ended (once it has), then its last lines
+            cause = server.exit_cause()
+            return f"{cause}; its last lines:\n{server.log_tail()}" if cause else server.log_tail()
+
         try:
             server.limits_applied = self._limits_applied(container_id)
             started = time.monotonic()
@@ -593,10 +628,10 @@ class DockerRuntime(Runtime):
                 port = self.engine.published_port(container_id, CONTAINER_PORT)
             except DockerError:
                 if not server.alive():  # it exited before the engine even reported its port
-                    raise StartError(f"the server exited during start-up:\n{server.log_tail()}") from None
+                    raise StartError(f"the server exited during start-up: {said()}") from None
                 raise
             server.url = f"http://127.0.0.1:{port}/mcp"
-            wait_until_ready(server.url, server.alive, plan.ready_timeout_s, server.log_tail)
+            wait_until_ready(server.url, server.alive, plan.ready_timeout_s, said)
             server.startup_s = time.monotonic() - started
             server.details = {"runtime": "docker", **image_details(self.engine, plan.image),
                               **self.builder.built_seconds(spec.name), "cold_start_s": round(server.startup_s, 3)}

@@ -213,10 +213,13 @@ class Engine:
         except DockerError:
             return None
 
-    def logs(self, ref: str, tail: int | None = None, stdout: bool = True, stderr: bool = True) -> str:
-        """stdout and stderr, interleaved as written ("" when the container is gone)."""
+    def logs(self, ref: str, tail: int | None = None, stdout: bool = True, stderr: bool = True,
+             since: float | None = None, until: float | None = None) -> str:
+        """stdout and stderr, interleaved as written ("" when the container is gone); `since`/`until`: only what
+        was written after/before that epoch second."""
+        window = {**({"since": since} if since else {}), **({"until": until} if until else {})}
         raw = self._call(f"docker logs {ref}", self.api.logs, ref, stdout=stdout, stderr=stderr,
-                         tail=tail if tail else "all", absent=(404,))
+                         tail=tail if tail else "all", absent=(404,), **window)
         return (raw or b"").decode("utf-8", errors="replace")
 
     def published_port(self, ref: str, container_port: int) -> int:

@@ -21,7 +21,8 @@ from mcpbench.host.ports import LOOPBACK, allowed_hosts, free_port
 from mcpbench.host.resources import Usage, tree_usage
 from mcpbench.host.toolchain import environment_for
 from mcpbench.loadgen.base import StdioLaunch
-from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, wait_for_command, wait_until_ready
+from mcpbench.runtime.base import (InfraHandle, MarkedLog, Runtime, ServerBase, StartError, wait_for_command,
+                                   wait_until_ready)
 from mcpbench.runtime.local_infra import Infra
 
 _counter = itertools.count(1)
@@ -45,9 +46,23 @@ class LocalServer(ServerBase):
         self.cgroup = cgroup
         self.limits_applied = cgroup is not None
         self.startup_s = 0.0
+        self.log = MarkedLog(process.log_path)
 
     def alive(self) -> bool:
         return self.process.alive()
+
+    def load_begins(self) -> None:
+        self.log.mark()
+
+    def load_log_tail(self, lines: int = 20) -> str:
+        return self.log.tail(lines)
+
+    def exit_cause(self) -> str | None:
+        """The OOM killer when the cgroup counts a kill (whatever the leader's exit status then says), else the
+        leader's exit status."""
+        if self.alive():
+            return None
+        return (self.cgroup.oom_said() if self.cgroup else None) or processes.exit_said(self.process.returncode)
 
     def usage(self) -> Usage | None:
         try:
@@ -104,6 +119,7 @@ class LocalStdioServer(ServerBase):
         self.cgroup = cgroup
         self.limits_applied = cgroup is not None
         self.startup_s = 0.0  # the driver's to measure (loadgen-counts.json startup_s)
+        self.log = MarkedLog(launch.log_path)
 
     def alive(self) -> bool:
         # The generator starts it and ends it with the test, so only the generator can tell a death from
@@ -131,10 +147,17 @@ class LocalStdioServer(ServerBase):
             return None
 
     def log_tail(self, lines: int = 30) -> str:
-        path = self.stdio_launch.log_path if self.stdio_launch else None
-        if not path or not path.exists():
-            return ""
-        return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+        return self.log.tail(lines, since_mark=False)
+
+    def load_begins(self) -> None:
+        self.log.mark()
+
+    def load_log_tail(self, lines: int = 20) -> str:
+        return self.log.tail(lines)
+
+    def exit_cause(self) -> str | None:
+        # Only the OOM killer is known here; the generator, which started it, says how else it ended.
+        return self.cgroup.oom_said() if self.cgroup else None
 
     @contextmanager
     def paused(self) -> Iterator[bool]:
@@ -199,12 +222,17 @@ class LocalRuntime(Runtime):
             raise StartError(f"cannot execute {argv[0]}: {exc.strerror} "
                              f"(is it built? `mcpbench build {spec.name}`)") from exc
         server = LocalServer(spec.name, process, port, group)
+
+        def said() -> str:  # what a start-up failure quotes: how it ended (once it has), then its last lines
+            cause = server.exit_cause()
+            return f"{cause}; its last lines:\n{server.log_tail()}" if cause else server.log_tail()
+
         try:
             if spec.ready_command:
                 wait_for_command(_substitute(spec.ready_command, port, spec.directory), spec.directory, env,
-                                 server.alive, launched + spec.ready_timeout_s, server.log_tail)
+                                 server.alive, launched + spec.ready_timeout_s, said)
             wait_until_ready(server.url, server.alive, max(1.0, launched + spec.ready_timeout_s - time.monotonic()),
-                             server.log_tail, headers=spec.headers)
+                             said, headers=spec.headers)
         except BaseException:
             server.stop()
             raise

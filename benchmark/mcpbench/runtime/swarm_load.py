@@ -304,7 +304,7 @@ class SwarmDriver(LocalInstances):
 
         try:
             done = self.run_instances(count, spawn, out, timing.total_s + OVERRUN_S, "the load driver",
-                                      on_start, watched)
+                                      on_start, watched, timing.request_timeout_s)
         finally:
             for name in names:
                 self.swarm.remove_service(self.swarm.service_name(name))

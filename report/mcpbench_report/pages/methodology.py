@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mcpbench.analysis import summary as analysis
+from mcpbench.loads.timing import Timing
 
 from ..consolidate import CONFIG_FINGERPRINT, ENVIRONMENT_FINGERPRINT
 from ..site import Site, merged_settings, rules
@@ -18,6 +19,8 @@ class MethodologyPage(Page):
     def build(self, site: Site) -> None:
         site.render(self.template, self.file, config_fp=CONFIG_FINGERPRINT, rules=rules(),
                     limited_by=analysis.LIMITED_BY, env_fp=ENVIRONMENT_FINGERPRINT,
+                    request_timeout_s=Timing().request_timeout_s,
+                    timeout_slack_s=analysis.TIMEOUT_NOTICED_SLACK_S,
                     config_rows=merged_settings(site.cons.dirs, "config"),
                     env_rows=merged_settings(site.cons.dirs, "environment"))
 
