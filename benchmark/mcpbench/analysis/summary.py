@@ -522,8 +522,8 @@ def no_call_completed(samples: pd.DataFrame, window: tuple[float, float]) -> str
     return said
 
 
-def stalled(samples: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext, checks: dict,
-            resources: list[Sample]) -> str | None:
+def stalled(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext,
+            checks: dict, resources: list[Sample]) -> str | None:
     """Why the server, not the generator, left the window without samples — or None. The generator was alive and
     passed every check of its own (it ran throughout, kept calls in flight through the silence and timed them out
     on time: checks.problems is empty); the server let them time out. The sentence gives how many, after how long, the last answer and the server's CPU meanwhile
@@ -532,7 +532,6 @@ def stalled(samples: pd.DataFrame, window: tuple[float, float], ctx: Measurement
     if not gap or not checks["timed_out"] or checks["problems"]:  # the generator's own checks must all pass
         return None
     timeout, last, count = ctx.request_timeout_s, checks["last_answer_s"], checks["timed_out"]
-    inside = in_window(samples, window)
     answered = int((inside["error_kind"] != TIMEOUT_KIND).sum())
     if last is not None and last >= window[1] - LAST_SAMPLE_SLACK_S:
         share = answered / max(answered + count, 1)
@@ -616,7 +615,7 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
     checks = loadgen_checks(samples, inside, window, ctx, littles)
     figures["checks"] = checks
     figures["flags"] = flags
-    stall = stalled(samples, window, ctx, checks, resource_samples)
+    stall = stalled(samples, inside, window, ctx, checks, resource_samples)
     if stall:
         figures.update(status="failed", phase=SERVER_FAILED_PHASE, reason=stall)
     elif checks["problems"]:

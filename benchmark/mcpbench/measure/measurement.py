@@ -95,7 +95,7 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
     finally:
         shutil.rmtree(scratch.path, ignore_errors=True)
     if not target.alive() or result.target_died:
-        raise MeasurementFailed("the server exited during its pre-warm load: " + death(target, result.target_died))
+        raise MeasurementFailed(death(target, result.target_died, "its pre-warm load"))
     window = in_window(result.samples, timing.window)
     calls = tool_calls(window[window["ok"] == 1])
     return {"seconds": seconds, "vus": int(load.vus), "calls_per_s": round(len(calls) / seconds, 1)}
@@ -142,7 +142,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
 
         def on_tick(elapsed: float, live: LiveView) -> Tick:
             if not target.alive():
-                died.append(death(target, None))
+                died.append(death(target, None, "the load test"))
                 return Tick.ABORT
             if watch.problem:
                 return Tick.ABORT
@@ -172,8 +172,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
         except LoadError as exc:
             sampler.stop()
             if died or not target.alive():  # the generator had nothing to say because the server was gone
-                raise MeasurementFailed("the server exited during the load test: "
-                                        + (died[0] if died else death(target, None))) from exc
+                raise MeasurementFailed(died[0] if died else death(target, None, "the load test")) from exc
             raise MeasurementFailed(str(exc)) from exc
     resource_samples = sampler.stop()
     process_samples = list(probe.samples) if probe else None
@@ -203,9 +202,8 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     # What stopped the test decides above the cross-checks: a dead target is its own failure, dead
     # infrastructure nobody's (the measurement is invalid and the suite goes on).
     if died or not target.alive() or result.target_died:
-        why = died[0] if died else death(target, result.target_died)
         summary.update(status="failed", phase=analysis.SERVER_FAILED_PHASE,
-                       reason="the server exited during the load test: " + why)
+                       reason=died[0] if died else death(target, result.target_died, "the load test"))
     elif watch.problem:
         summary.update(status="invalid", phase="infra", reason=watch.problem)
     elif result.lost:
@@ -215,14 +213,15 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     return summary
 
 
-def death(target: RunningServer, generator_said: str | None) -> str:
-    """A dead server's reason: what ended it (the runtime's word, else the generator's over stdio), then its own
-    last lines since the load began — never the start-up's or verify's probes above the mark."""
+def death(target: RunningServer, generator_said: str | None, during: str) -> str:
+    """A dead server's reason ("the server exited during `during`: …"): what ended it (the runtime's word, else the
+    generator's over stdio), then its own last lines since the load began — never the start-up's or verify's
+    probes above the mark."""
     cause = target.exit_cause()
     if cause is None and generator_said:  # "the server exited during the test (signal killed)": the parenthesis
         line = generator_said.splitlines()[0]
         cause = line[line.find("(") + 1:-1] if line.endswith(")") and "(" in line else line
     words = target.load_log_tail().strip()
     said = cause or "it is gone (how, the runtime cannot tell)"
-    return f"{said}\n" + (f"its last lines since the load began:\n{words}" if words
-                          else "it wrote nothing since the load began")
+    return f"the server exited during {during}: {said}\n" + (
+        f"its last lines since the load began:\n{words}" if words else "it wrote nothing since the load began")

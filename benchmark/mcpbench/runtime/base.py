@@ -192,6 +192,12 @@ class ServerBase:
     def exit_cause(self) -> str | None:
         return None
 
+    def ended_said(self) -> str:
+        """What a start-up failure quotes: how it ended (once it has), then its last lines."""
+        cause = self.exit_cause()
+        tail = self.log_tail()  # type: ignore[attr-defined]
+        return f"{cause}; its last lines:\n{tail}" if cause else tail
+
     @contextmanager
     def paused(self) -> Iterator[bool]:
         yield False

@@ -616,10 +616,6 @@ class DockerRuntime(Runtime):
             raise StartError(str(exc)) from exc
         server = DockerServer(self, plan, container_id, log_path)
 
-        def said() -> str:  # what a start-up failure quotes: how it ended (once it has), then its last lines
-            cause = server.exit_cause()
-            return f"{cause}; its last lines:\n{server.log_tail()}" if cause else server.log_tail()
-
         try:
             server.limits_applied = self._limits_applied(container_id)
             started = time.monotonic()
@@ -628,10 +624,10 @@ class DockerRuntime(Runtime):
                 port = self.engine.published_port(container_id, CONTAINER_PORT)
             except DockerError:
                 if not server.alive():  # it exited before the engine even reported its port
-                    raise StartError(f"the server exited during start-up: {said()}") from None
+                    raise StartError(f"the server exited during start-up: {server.ended_said()}") from None
                 raise
             server.url = f"http://127.0.0.1:{port}/mcp"
-            wait_until_ready(server.url, server.alive, plan.ready_timeout_s, said)
+            wait_until_ready(server.url, server.alive, plan.ready_timeout_s, server.ended_said)
             server.startup_s = time.monotonic() - started
             server.details = {"runtime": "docker", **image_details(self.engine, plan.image),
                               **self.builder.built_seconds(spec.name), "cold_start_s": round(server.startup_s, 3)}

@@ -223,16 +223,12 @@ class LocalRuntime(Runtime):
                              f"(is it built? `mcpbench build {spec.name}`)") from exc
         server = LocalServer(spec.name, process, port, group)
 
-        def said() -> str:  # what a start-up failure quotes: how it ended (once it has), then its last lines
-            cause = server.exit_cause()
-            return f"{cause}; its last lines:\n{server.log_tail()}" if cause else server.log_tail()
-
         try:
             if spec.ready_command:
                 wait_for_command(_substitute(spec.ready_command, port, spec.directory), spec.directory, env,
-                                 server.alive, launched + spec.ready_timeout_s, said)
+                                 server.alive, launched + spec.ready_timeout_s, server.ended_said)
             wait_until_ready(server.url, server.alive, max(1.0, launched + spec.ready_timeout_s - time.monotonic()),
-                             said, headers=spec.headers)
+                             server.ended_said, headers=spec.headers)
         except BaseException:
             server.stop()
             raise
