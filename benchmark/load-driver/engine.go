@@ -105,7 +105,9 @@ func (l *load) closedVU(global, vus int, start time.Time) {
 			}
 		}
 		l.iterations.Add(1)
-		timer.Reset(l.think)
+		// A think time past the stages' end is cut there: a VU that holds its session with a long wait (the
+		// sessions dimension's) would otherwise keep the test running that much longer for nothing.
+		timer.Reset(min(l.think, max(0, l.stages.total()-time.Since(start))))
 		select {
 		case <-timer.C:
 		case <-l.stop:

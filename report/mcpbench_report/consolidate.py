@@ -169,6 +169,12 @@ class RunData:
         return self.summary.idle_mem_mb
 
     @property
+    def mem_avg_mb(self) -> float | None:
+        """The server's memory (cgroup) averaged over the window's readings."""
+        server = self.summary.resources.get("server")
+        return server.mem_avg_mb if server else None
+
+    @property
     def mem_peak_mb(self) -> float | None:
         eff = self.summary.efficiency.mem_peak_mb if self.summary.efficiency else None
         server = self.summary.resources.get("server")

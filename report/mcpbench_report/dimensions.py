@@ -7,11 +7,13 @@ handshake's share of a session per server (summary latency_ms.handshake_share)."
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX, LOAD_MODEL
+from mcpbench.loads import LIST_TOOLS
 
 from . import consolidate, stats
 from .consolidate import Consolidated, Group, LoadKey
@@ -27,6 +29,7 @@ class Cell:
     row: dict                    # consolidate.rank's row: figures and rank
     p50_ms: float | None         # every tool call, failures included, pooled over the rounds
     p99_ms: float | None
+    list_p50_ms: float | None = None   # tools/list's own p50 (summary latency_ms.steps), the median over the rounds
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,23 @@ class Change:
 
 
 @dataclass(frozen=True)
+class SessionMemory:
+    """The sessions dimension: what a server holds per open session, from its window-mean memory with the most
+    sessions held and with the fewest, round by round (both measured in each round, one after the other):
+    (mem_many - mem_few) / (many - few). A difference, not a ratio, so on the linear scale: the median over the
+    rounds with their range, described, not tested — the ranking is memory with the most sessions held (mem_)."""
+
+    server: str
+    few: int
+    many: int
+    kib_per_session: float        # median over the rounds
+    low: float                    # the rounds' range
+    high: float
+    rounds: int
+    answered: bool                # every held session's calls answered at the most sessions (no failed call)
+
+
+@dataclass(frozen=True)
 class DimensionView:
     name: str
     question: str
@@ -59,6 +79,7 @@ class DimensionView:
     tables: list[PointTable]
     changes: list[Change]
     series: dict[str, list[tuple[str, float | None]]]   # base server -> (point, calls/s) for the chart
+    sessions: list[SessionMemory] = dataclasses.field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -77,10 +98,19 @@ def _percentiles(group: Group) -> tuple[float | None, float | None]:
     return float(np.percentile(latency, 50)), float(np.percentile(latency, 99))
 
 
+def step_p50(group: Group, step: str) -> float | None:
+    """A step's p50 (summary latency_ms.steps, each run's own percentile of its samples), the median over the
+    rounds; None when no run timed it."""
+    values = [((r.summary.latency_ms.steps or {}).get(step)) for r in group.runs]
+    values = [v.p50 for v in values if v is not None and v.p50 is not None]
+    return float(np.median(values)) if values else None
+
+
 def _points(cons: Consolidated, d) -> dict[str, dict[str, Group]]:
     """point -> base server -> its group, for one dimension run: a twin's point from its server record, or, for
     a dimension without points (agent, churn), each load of the run as a point."""
     out: dict[str, dict[str, Group]] = {}
+    keys: dict[str, LoadKey] = {}
     names = set(d.config.servers)
     for (name, key), group in cons.groups.items():
         runs = [r for r in group.runs if r.run_id == d.run_id]
@@ -90,8 +120,10 @@ def _points(cons: Consolidated, d) -> dict[str, dict[str, Group]]:
         point = manifest.get("point")
         base = manifest.get("variant_of") if point else name
         label = point or key.label
+        keys[label] = key
         out.setdefault(label, {})[base] = Group(name, key, runs)
-    order = list(d.config.dimension.points) or sorted(out)
+    # a load as a point: in the order of its mode, then its level (1, 100, 1,000 VUs, not as text sorts them)
+    order = list(d.config.dimension.points) or sorted(out, key=lambda p: (keys[p].mode, keys[p].load))
     return {p: out[p] for p in order if p in out}
 
 
@@ -104,8 +136,8 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
         rankings: dict[str, stats.Ranking] = {}
         rows = consolidate.rank(list(groups.values()), cons.ranking_alpha, rankings)
         base_of = {g.server: base for base, g in groups.items()}
-        cells = [Cell(base_of[row["server"]], row["server"], row, *_percentiles(groups[base_of[row["server"]]]))
-                 for row in rows]
+        cells = [Cell(base_of[row["server"]], row["server"], row, *_percentiles(groups[base_of[row["server"]]]),
+                      step_p50(groups[base_of[row["server"]]], LIST_TOOLS)) for row in rows]
         latency = latency_ranking(groups, cells, cons.ranking_alpha) if d.config.dimension.name == "agent" else None
         tables.append(PointTable(point, cells, rankings, groups, latency))
     first, *rest = list(points)
@@ -121,8 +153,36 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
         changes.append(Change(server, [(p, speed[p], cpu[p]) for p in pairs]))
     series = {server: [(p, stats.geo_interval(points[p][server].throughputs).mean) for p in points
                        if server in points[p]] for server in points[first]} if len(points) > 1 else {}
+    sessions = session_memory(points) if d.config.dimension.name == "sessions" else []
     return DimensionView(d.config.dimension.name, d.config.dimension.question, d.run_id, first, tables, changes,
-                         series)
+                         series, sessions)
+
+
+def session_memory(points: dict[str, dict[str, Group]]) -> list[SessionMemory]:
+    """Per server, memory per open session between the fewest and the most sessions held (SessionMemory), the
+    smallest first. Each round pairs the two measurements of that round; a round missing either is left out."""
+    few_point, many_point = min(points, key=lambda p: _vus(points[p])), max(points, key=lambda p: _vus(points[p]))
+    few_n, many_n = _vus(points[few_point]), _vus(points[many_point])
+    if many_n <= few_n:
+        return []
+    out = []
+    for server, many in points[many_point].items():
+        few = points[few_point].get(server)
+        if few is None:
+            continue
+        low_mem, high_mem = few.by_round("mem_avg_mb"), many.by_round("mem_avg_mb")
+        per = [(high_mem[r] - low_mem[r]) * 1024 / (many_n - few_n) for r in high_mem
+               if r in low_mem and high_mem[r] is not None and low_mem[r] is not None]
+        if not per:
+            continue
+        failed = any(sum(run.failed.values()) for run in many.runs)
+        out.append(SessionMemory(server, few_n, many_n, float(np.median(per)), min(per), max(per), len(per),
+                                 not failed))
+    return sorted(out, key=lambda m: m.kib_per_session)
+
+
+def _vus(groups: dict[str, Group]) -> int:
+    return int(next(iter(groups.values())).key.load)
 
 
 def latency_ranking(groups: dict[str, Group], cells: list[Cell], alpha: float) -> stats.Ranking | None:

@@ -54,3 +54,39 @@ def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_
     # the decision page asks the dimension's question of its largest point, among that point's twins only
     decision = (site / "decision.html").read_text()
     assert "Most 4 MiB replies per CPU-second" in decision
+
+
+def test_the_sessions_dimension_holds_sessions_and_reports_memory_per_session(tmp_path: Path) -> None:
+    # 1 and 20 held sessions, each calling every second (the preset's 1, 100, 1,000 and 5 s, made short)
+    proc = mcpbench("dimension", "--dimension", "sessions", SERVER, *SHORT, "--vus", "1,20", "--think", "1",
+                    "--results-dir", str(tmp_path / "r"))
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out[-3000:]
+    run_dir = only_run(tmp_path / "r")
+    assert not leftovers(str(tmp_path)), "a process of the run is still running"
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["config"]["dimension"]["name"] == "sessions" and run["config"]["vus"] == [1, 20]
+    assert run["config"]["modes"] == ["persistent"] and run["servers"][SERVER]["status"] == "ok"
+    verify = json.loads((run_dir / SERVER / "verify.json").read_text())
+    assert verify["status"] == "pass" and len(verify["checks"]) > 5  # the whole contract, not the one call
+    for vus in (1, 20):
+        measurements = [p for p in (run_dir / SERVER).glob(f"persistent-{vus}vu-r*/summary.json")
+                        if p.parent.name.rsplit("-r", 1)[1].isdigit()]
+        assert len(measurements) == 3, measurements
+        for path in measurements:
+            summary = json.loads(path.read_text())
+            # a VU waiting its think time is no idle generator: the measurement stands
+            assert summary["status"] == "ok" and summary["checks"]["problems"] == [], (path, summary["checks"])
+            assert summary["errors"]["count"] == 0 and summary["throughput"]["successful_tool_calls"] > 0, path
+    with gzip.open(next((run_dir / SERVER).glob("persistent-20vu-r1/samples.csv.gz")), "rt") as handle:
+        handle.readline()
+        tools = {line.split(",")[2] for line in handle}
+    assert tools == {"get_user_cart"}  # the held sessions' keep-alive, nothing else
+    site = tmp_path / "site"
+    report = mcpbench("report", str(run_dir), "--out", str(site))
+    text, _ = report.communicate(timeout=300)
+    assert report.returncode == 0, text[-2000:]
+    page = (site / "dimensions.html").read_text()
+    assert "sessions — smallest memory holding open sessions" in page and "Memory per open session" in page
+    assert page.index("persistent · 1 VUs") < page.index("persistent · 20 VUs")  # by level, not as text sorts
+    assert "Smallest memory holding open sessions (persistent · 20 VUs)" in (site / "decision.html").read_text()

@@ -168,7 +168,8 @@ def test_ctrl_c_keeps_what_was_measured_and_leaves_nothing_running(tmp_path: Pat
     run_dir = only_run(tmp_path)
     run = json.loads((run_dir / "run.json").read_text())
     assert run["status"] == "interrupted"
-    assert run["servers"][SERVER]["measurements"] == [first.parent.name]
+    # (a busy host's set-aside first try, <dir>.disturbed, is listed too: kept, but not what was measured)
+    assert [m for m in run["servers"][SERVER]["measurements"] if ".disturbed" not in m] == [first.parent.name]
     assert json.loads(first.read_text())["status"] == "ok"
     time.sleep(0.5)
     assert not leftovers(str(run_dir))

@@ -416,7 +416,7 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
     if ctx.loadgen_exit_code not in (None, 0) and not ctx.loadgen_stopped_early:
         problems.append(f"the load generator exited with code {ctx.loadgen_exit_code}")
     last = float(samples["t_s"].max()) if len(samples) else None
-    if last is None or last < window[1] - LAST_SAMPLE_SLACK_S:
+    if last is None or last < window[1] - last_sample_slack_s(ctx.think_time_s):
         problems.append(f"samples stop at {last if last is not None else 0:.1f} s, before the window ends at "
                         f"{window[1]:.1f} s")
     seconds = max(0, int(math.floor(window[1] - window[0] + 1e-9)))
@@ -424,8 +424,10 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
                              minlength=seconds)[:seconds] if seconds else np.array([])
     empty = int((per_second == 0).sum())
     # A second without a sample is the generator's only when it had no call in flight then either: with calls in
-    # flight the server had them and did not answer yet (slow, or stopped answering: `stalled` judges that).
-    idle = int((per_second == 0).sum() - (covered_seconds(samples, window, seconds) & (per_second == 0)).sum())
+    # flight the server had them and did not answer yet (slow, or stopped answering: `stalled` judges that). And
+    # only past what the think time explains: VUs that wait seconds between calls (the sessions dimension's held
+    # sessions) leave as many seconds idle by design.
+    idle = unexplained_idle(~covered_seconds(samples, window, seconds) & (per_second == 0), ctx.think_time_s)
     counts = ctx.loadgen_counts or {}
     stalls = [(a, b) for a, b in counts.get("stalls_s") or [] if b > window[0] and a < window[1]]
     if stalls:  # the cause first: its silence follows from it
@@ -459,6 +461,26 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
         "empty_seconds": empty, "idle_seconds": idle, "loadgen_stalled_s": round(sum(b - a for a, b in stalls), 3),
         "littles_law": littles, **timeouts, "problems": problems,
     }
+
+
+def last_sample_slack_s(think_time_s: float) -> float:
+    """How long before the window's end the samples may stop: LAST_SAMPLE_SLACK_S, and a think time of a second or
+    more on top (a VU waiting it sends nothing, as unexplained_idle allows)."""
+    return LAST_SAMPLE_SLACK_S + (think_time_s if think_time_s >= 1 else 0.0)
+
+
+def unexplained_idle(idle: np.ndarray, think_time_s: float) -> int:
+    """The idle seconds (no sample, no call in flight) in runs longer than the think time explains: a VU's wait
+    of T s between calls spans at most floor(T) + 1 seconds' middles; a think time under 1 s explains none."""
+    allowed = math.floor(think_time_s) + 1 if think_time_s >= 1 else 0
+    total = run = 0
+    for second_idle in list(idle) + [False]:
+        if second_idle:
+            run += 1
+            continue
+        total += run if run > allowed else 0
+        run = 0
+    return total
 
 
 def covered_seconds(samples: pd.DataFrame, window: tuple[float, float], seconds: int) -> np.ndarray:
@@ -528,7 +550,7 @@ def stalled(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, fl
     passed every check of its own (it ran throughout, kept calls in flight through the silence and timed them out
     on time: checks.problems is empty); the server let them time out. The sentence gives how many, after how long, the last answer and the server's CPU meanwhile
     (near zero: hung or stopped; high: busy without answering)."""
-    gap = checks["empty_seconds"] or (checks["last_sample_s"] or 0.0) < window[1] - LAST_SAMPLE_SLACK_S
+    gap = checks["empty_seconds"] or (checks["last_sample_s"] or 0.0) < window[1] - last_sample_slack_s(ctx.think_time_s)
     if not gap or not checks["timed_out"] or checks["problems"]:  # the generator's own checks must all pass
         return None
     timeout, last, count = ctx.request_timeout_s, checks["last_answer_s"], checks["timed_out"]

@@ -158,6 +158,9 @@ class ServerSpec:
     ready_command: str | None = None
     # The point of a dimension this twin measures ("1 MiB", "1,000 extra tools": experiments/dimension.py).
     point: str | None = None
+    # Given on the command line (catalog/target.py): held to its workload file, not to the server contract (a
+    # reference server a dimension calls with its own workload is still held to the contract).
+    given: bool = False
 
     @property
     def serves_stdio(self) -> bool:

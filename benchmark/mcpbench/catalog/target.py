@@ -82,7 +82,7 @@ def _spec(name: str, workload: Workload, directory: Path, env: dict[str, str], r
                       build_timeout_s=1.0, run_command=http, run_env=dict(env),
                       ready_timeout_s=REACH_TIMEOUT_S if url else ready_timeout_s,
                       variant_of=None, docker={}, stdio_command=stdio, stdio_env=dict(env) if stdio else None,
-                      workload=workload, url=url, ready_command=ready if http else None)
+                      workload=workload, url=url, ready_command=ready if http else None, given=True)
 
 
 def target_specs(workload: Path | None, command: str | None = None, stdio: str | None = None,

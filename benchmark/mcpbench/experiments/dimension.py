@@ -10,6 +10,8 @@ same interleaved rounds, so the points of one server are compared round by round
 - agent:      one caller, one persistent session, one call after another: the latency an agent sees
 - churn:      a whole session per call (connect, one call, disconnect) beside persistent sessions, closed loop
               at 10 VUs without think time: what a session costs
+- sessions:   1, 100 and 1,000 persistent sessions opened (initialize, a call) and held, each calling one small
+              tool every 4 s: the memory a server holds per open session, and whether it keeps answering
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from mcpbench.experiments.run import RunExperiment
 from mcpbench.results.model import Record
 from mcpbench.workload import dimension_tools as dims
 from mcpbench.workload.dimension_tools import ToolSettings
-from mcpbench.workload.file import Call, Check, Workload, WorkloadFile
+from mcpbench.workload.file import Call, Check, Workload, WorkloadFile, lineup
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,15 @@ def payload_workload(size: int) -> Workload:
     return Workload(Path(f"dimension:payload:{label}"), spec)
 
 
+def held_session_workload() -> Workload:
+    """A held session's keep-alive: the lineup's cart lookup alone (one small Redis read, checked as the lineup
+    checks it), so a thousand held sessions cost the server little work besides their state."""
+    whole = lineup()
+    cart = next(call for call in whole.spec.call if call.tool == "get_user_cart")
+    spec = WorkloadFile(description="one held session's keep-alive: the lineup's get_user_cart", call=[cart])
+    return Workload(Path("dimension:sessions:get_user_cart"), spec)
+
+
 @dataclass(frozen=True)
 class Dimension:
     name: str
@@ -66,6 +77,8 @@ class Dimension:
     think_s: float
     points: tuple[Point, ...] = ()           # none: the servers as they are, at the preset load
     more_points: tuple[Point, ...] = ()      # --all-points adds these
+    workload: Workload | None = None         # a dimension without points: what its servers are called with
+    ramp_up_s: float | None = None           # None: the run's
 
 
 TOOL_COUNTS = (0, 100, 1000)
@@ -78,6 +91,13 @@ DIMENSIONS: dict[str, Dimension] = {d.name: d for d in (
         more_points=(Point("tools10000", "10,000 extra tools", ToolSettings(extra_tools=10000)),)),
     Dimension("agent", "lowest latency for one agent", "persistent", "1", 0.0),
     Dimension("churn", "cheapest session", "session,persistent", "10", 0.0),
+    # Each VU is one session, held: opened at its first call during the ramp-up, then a call every 4 s (the think
+    # time), so the window holds N sessions that are idle nearly all of it. The ramp-up as long as the think time
+    # spreads the sessions' calls evenly (1,000 sessions: 250 small calls/s) rather than in bursts. Under 5 s: a
+    # VU's own connection (k6's model) idle exactly 5 s races uvicorn's and Node's 5 s keep-alive timeout, the
+    # server closing it as the call goes out (measured at 5 s: python-lowlevel, 437 transport errors in a window).
+    Dimension("sessions", "smallest memory holding open sessions", "persistent", "1,100,1000", 4.0,
+              workload=held_session_workload(), ramp_up_s=4.0),
 )}
 
 
@@ -98,14 +118,18 @@ def twins(specs: list[ServerSpec], dimension: Dimension, points: tuple[Point, ..
     """Each server at every point of the dimension, as NAME-POINT (docstring above); the servers themselves
     when it has no points. A server given on the command line (its own workload file, or a URL) has no dimension
     tools to call: ValueError."""
-    if not points:
+    if not points and dimension.workload is None:
         return specs
+    for spec in specs:
+        if spec.given:
+            raise ValueError(f"{spec.name}: the {dimension.name} dimension calls the lineup's or the contract's "
+                             "dimension tools (docs/workload.md §6), which only the reference servers under servers/ "
+                             "register")
+    if not points:
+        return [dataclasses.replace(spec, workload=dimension.workload) for spec in specs]
     taken = {spec.name for spec in specs}
     out = []
     for spec in specs:
-        if spec.workload is not None or spec.url is not None:
-            raise ValueError(f"{spec.name}: the {dimension.name} dimension calls the contract's dimension tools "
-                             "(docs/workload.md §6), which only the reference servers under servers/ register")
         for point in points:
             twin = setting_twin(spec, taken, point.label, point.settings.environment(), point.display)
             out.append(dataclasses.replace(twin, workload=point.workload, point=point.display))
@@ -116,7 +140,8 @@ class DimensionExperiment(RunExperiment):
     name = "dimension"
     order = 25
     help = ("Measure what MCP clients do besides one small tool call: payload (reply size), tools-list (many "
-            "tools), agent (one caller in sequence), churn (a session per call against persistent sessions).")
+            "tools), agent (one caller in sequence), churn (a session per call against persistent sessions), "
+            "sessions (memory holding 1, 100, 1,000 open sessions).")
     options = (Option("dimension", str, "payload", f"Which: {', '.join(DIMENSIONS)}.", ("--dimension",)),
                Option("all_points", bool, False, "Every point, the costly ones too (tools-list: 10,000 tools).",
                       ("--all-points",)),
@@ -131,7 +156,8 @@ class DimensionExperiment(RunExperiment):
             raise ValueError(f"--dimension {values.get('dimension')!r}: choose {', '.join(DIMENSIONS)}")
         self.dimension = dimension
         preset = {"mode": dimension.mode, "vus": dimension.vus, "think": dimension.think_s,
-                  "runs": None if values.get("quick") else "5"}
+                  "runs": None if values.get("quick") else "5",
+                  **({"ramp_up": dimension.ramp_up_s} if dimension.ramp_up_s is not None else {})}
         # What the command line gave overrides the preset (--vus's default, 50, counts as not given).
         given = {key: value for key, value in values.items() if value is not None and not (key == "vus" and value == "50")}
         super().__init__({**values, **{k: v for k, v in preset.items() if k not in given}},

@@ -566,7 +566,7 @@ class Runner:
         """verify.json: the server's start and the workload's checks (workload/verify.py); a fail ends its part."""
         with self.console.status(f"verifying {spec.name}…"):
             # A server given on the command line is held to its workload file; the lineup's to the whole spec.
-            verdict = (verify_calls(server.url, spec.workload) if spec.workload
+            verdict = (verify_calls(server.url, spec.workload) if spec.given and spec.workload
                        else verify(server.url, spec.name, spec.info.protocols, ToolSettings.from_environment(spec.run_env)))
         checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s"), *verdict.checks]
         suite = self._conformance(spec, server, checks) if self.config.conformance else None
@@ -575,7 +575,7 @@ class Runner:
             exposed = [address for address in listening if not ports.is_loopback(address)]
             # A server given on the command line is not held to the contract's HOST: where it listens is its
             # own choice, said as a warning (the load only ever goes to loopback).
-            worst = "warn" if spec.workload else "fail"
+            worst = "warn" if spec.given else "fail"
             checks.append(Check("listens on loopback only", worst if exposed or not listening else "pass",
                                 f"also listens on {', '.join(exposed)}: reachable from other machines; the "
                                 f"contract's HOST is {ports.LOOPBACK}" if exposed else

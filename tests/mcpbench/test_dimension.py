@@ -1,0 +1,52 @@
+"""`mcpbench dimension`'s experiments (experiments/dimension.py) on the real catalog: which servers each measures
+and with what calls — the sessions dimension holds the reference servers' sessions with the lineup's cart lookup and
+refuses a server given on the command line; and the analysis's idle rule that lets a held session wait."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mcpbench.analysis.summary import unexplained_idle
+from mcpbench.catalog.manifest import discover
+from mcpbench.catalog.selection import select
+from mcpbench.catalog.target import target_specs
+from mcpbench.experiments.dimension import DIMENSIONS, twins
+
+SERVERS = Path(__file__).resolve().parents[2] / "servers"
+
+
+def test_the_sessions_dimension_holds_reference_servers_with_the_lineups_cart_lookup() -> None:
+    specs = select(discover(SERVERS), ["go", "rust"])
+    sessions = DIMENSIONS["sessions"]
+    assert (sessions.mode, sessions.vus, sessions.think_s, sessions.ramp_up_s) == ("persistent", "1,100,1000", 4.0, 4.0)
+    measured = twins(specs, sessions, ())
+    assert [s.name for s in measured] == ["go", "rust"] and all(not s.given and s.point is None for s in measured)
+    for spec in measured:
+        assert spec.workload is not None and spec.workload.tool_names == ("get_user_cart",)
+        (call,) = spec.workload.spec.call
+        assert call.arguments == {"user_id": "user-{vu%1000:05}"} and call.check  # checked as the lineup checks it
+    # agent and churn call the servers as they are
+    assert twins(specs, DIMENSIONS["agent"], ()) == specs
+
+
+def test_a_server_given_on_the_command_line_has_no_cart_to_hold_its_sessions_with(tmp_path: Path) -> None:
+    workload = tmp_path / "w.toml"
+    workload.write_text('[[call]]\ntool = "echo"\narguments = { message = "hi" }\n')
+    (given,) = target_specs(workload, command="srv --port {port}", directory=tmp_path)
+    assert given.given
+    with pytest.raises(ValueError, match="only the reference servers under servers/"):
+        twins([given], DIMENSIONS["sessions"], ())
+
+
+@pytest.mark.parametrize("think_s, idle, unexplained", [
+    (0.05, [0, 1, 0, 0], 1),                        # no wait to explain it: every idle second is the generator's
+    (0.0, [1, 1, 0, 1], 3),
+    (10.0, [0] + [1] * 11 + [0], 0),               # one VU's 10 s wait spans at most 11 seconds' middles
+    (10.0, [0] + [1] * 12 + [0], 12),              # longer: the generator sent nothing, the whole run counts
+    (2.0, [1, 1, 1, 0, 1, 1, 1, 1], 4),
+])
+def test_idle_seconds_are_the_generators_only_past_what_the_think_time_explains(think_s, idle, unexplained) -> None:
+    assert unexplained_idle(np.array(idle, dtype=bool), think_s) == unexplained
