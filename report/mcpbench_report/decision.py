@@ -257,27 +257,26 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
     out = []
     for view in newest.values():
         anchor = f"dimensions.html#{view.name}-{view.run_id}"
+
+        def per_cpu(table, question: str, noun: str) -> Answer:
+            """The point's CPU ranking as "N <noun> per CPU-second"."""
+            rows = table.rows
+            return _from_ranking(
+                cons, table.rankings.get("cpu_"), None, key=f"dimension-{view.name}", question=question,
+                unit=f"{noun} per CPU-second", figure=lambda n: per_cpu_second(rows.get(n)),
+                fmt=lambda v: f"{v:,.0f} {noun} per CPU-second", evidence=anchor, source=f"{view.run_id}: {table.point}")
+
         if view.name == "payload":
             # CPU per call, not calls/s: at 1 MiB the load driver, sharing the host, caps every server near the
             # same rate (bound:loadgen), and the efficiency ranking stays valid where the harness limits throughput.
             table = view.tables[-1]
-            rows = table.rows
-            out.append(_from_ranking(
-                cons, table.rankings.get("cpu_"), None, key="dimension-payload",
-                question=f"Most {table.point} replies per CPU-second", unit="replies per CPU-second",
-                figure=lambda n, rows=rows: per_cpu_second(rows.get(n)),
-                fmt=lambda v: f"{v:,.0f} replies per CPU-second", evidence=anchor, source=f"{view.run_id}: {table.point}"))
+            out.append(per_cpu(table, f"Most {table.point} replies per CPU-second", "replies"))
         elif view.name == "tools-list":
             # CPU per call, as for the payload: with 1,000 tools each tools/list reply is large, and the load
             # driver parsing it caps the fastest servers near one rate, which leaves only slow ones ranked by
             # throughput (measured: 10 of 19 stacks capped at 199-341 calls/s).
             table = view.tables[-1]
-            rows = table.rows
-            out.append(_from_ranking(
-                cons, table.rankings.get("cpu_"), None, key="dimension-tools-list",
-                question=f"Most calls per CPU-second with {table.point} registered", unit="calls per CPU-second",
-                figure=lambda n, rows=rows: per_cpu_second(rows.get(n)),
-                fmt=lambda v: f"{v:,.0f} calls per CPU-second", evidence=anchor, source=f"{view.run_id}: {table.point}"))
+            out.append(per_cpu(table, f"Most calls per CPU-second with {table.point} registered", "calls"))
         elif view.name == "sessions":
             # Memory with the most sessions held: the mem_ ranking of that load (peak memory, lower is better,
             # valid whatever capped the throughput — here the think time, by design); the per-session increment
@@ -298,16 +297,9 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
                                      source=f"{view.run_id}: {table.point}"))
         elif view.name == "churn":
             table = next((t for t in view.tables if t.point.startswith("session")), None)
-            if table is None:
-                continue
-            rows = table.rows
-            out.append(_from_ranking(
-                cons, table.rankings.get("cpu_"), None, key="dimension-churn",
-                question="Most sessions per CPU-second (connect, one call, disconnect)", unit="sessions per CPU-second",
-                figure=lambda n, rows=rows: per_cpu_second(rows.get(n)),
-                fmt=lambda v: f"{v:,.0f} sessions per CPU-second", evidence=anchor, source=f"{view.run_id}: {table.point}"))
+            if table is not None:
+                out.append(per_cpu(table, "Most sessions per CPU-second (connect, one call, disconnect)", "sessions"))
     return out
-
 
 def _capacity_answer(cons: Consolidated, by_mode: dict) -> Answer:
     answer = Answer("capacity", "Highest capacity under the SLO", "calls/s", "not measured",

@@ -153,7 +153,11 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
         changes.append(Change(server, [(p, speed[p], cpu[p]) for p in pairs]))
     series = {server: [(p, stats.geo_interval(points[p][server].throughputs).mean) for p in points
                        if server in points[p]] for server in points[first]} if len(points) > 1 else {}
-    sessions = session_memory(points) if d.config.dimension.name == "sessions" else []
+    sessions = []
+    if d.config.dimension.name == "sessions":
+        # Its points are loads whose rate the think time sets (N sessions ÷ 4 s): a change of calls/s or CPU per call
+        # between them says how many calls were offered, not what the server did. Memory per session says that.
+        changes, series, sessions = [], {}, session_memory(points)
     return DimensionView(d.config.dimension.name, d.config.dimension.question, d.run_id, first, tables, changes,
                          series, sessions)
 

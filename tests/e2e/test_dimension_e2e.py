@@ -58,7 +58,9 @@ def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_
 
 def test_the_sessions_dimension_holds_sessions_and_reports_memory_per_session(tmp_path: Path) -> None:
     # 1 and 20 held sessions, each calling every second (the preset's 1, 100, 1,000 and 5 s, made short)
-    proc = mcpbench("dimension", "--dimension", "sessions", SERVER, *SHORT, "--vus", "1,20", "--think", "1",
+    # calibrated: the limit its calls/s is judged against is the load model's
+    calibrated = [arg for arg in SHORT if arg != "--no-calibrate"]
+    proc = mcpbench("dimension", "--dimension", "sessions", SERVER, *calibrated, "--vus", "1,20", "--think", "1",
                     "--results-dir", str(tmp_path / "r"))
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, out[-3000:]
@@ -78,6 +80,9 @@ def test_the_sessions_dimension_holds_sessions_and_reports_memory_per_session(tm
             # a VU waiting its think time is no idle generator: the measurement stands
             assert summary["status"] == "ok" and summary["checks"]["problems"] == [], (path, summary["checks"])
             assert summary["errors"]["count"] == 0 and summary["throughput"]["successful_tool_calls"] > 0, path
+            # its calls/s is what N sessions calling every second allow: the load model's, never ranked
+            assert summary["limit"]["tool_calls_per_s"] == pytest.approx(vus / 1.0), path
+            assert "bound:load-model" in summary["flags"], (path, summary["flags"])
     with gzip.open(next((run_dir / SERVER).glob("persistent-20vu-r1/samples.csv.gz")), "rt") as handle:
         handle.readline()
         tools = {line.split(",")[2] for line in handle}

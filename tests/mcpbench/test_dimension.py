@@ -4,12 +4,14 @@ refuses a server given on the command line; and the analysis's idle rule that le
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mcpbench.analysis.summary import unexplained_idle
+from mcpbench.analysis.summary import reanalysis_differences, reanalyze, unexplained_idle
 from mcpbench.catalog.manifest import discover
 from mcpbench.catalog.selection import select
 from mcpbench.catalog.target import target_specs
@@ -50,3 +52,21 @@ def test_a_server_given_on_the_command_line_has_no_cart_to_hold_its_sessions_wit
 ])
 def test_idle_seconds_are_the_generators_only_past_what_the_think_time_explains(think_s, idle, unexplained) -> None:
     assert unexplained_idle(np.array(idle, dtype=bool), think_s) == unexplained
+
+
+HELD = Path(__file__).resolve().parents[1] / "fixtures" / "recorded" / "held-session-rust-1vu"
+
+
+def test_a_recorded_held_session_waits_its_think_time_and_is_no_idle_generator(tmp_path: Path) -> None:
+    # rust holding 1 session, a call every 4 s: 3 calls in its 10 s window, 7 seconds without one
+    held = reanalyze(HELD)
+    assert held["status"] == "ok" and held["checks"]["problems"] == [] and held["checks"]["empty_seconds"] == 7
+    assert reanalysis_differences(HELD) == []
+    # the same samples from a load without think time: the generator sent nothing for 7 s, its own fault
+    copy = tmp_path / "m"
+    shutil.copytree(HELD, copy)
+    context = json.loads((copy / "context.json").read_text())
+    (copy / "context.json").write_text(json.dumps({**context, "think_time_s": 0.05}))
+    busy = reanalyze(copy)
+    assert busy["status"] == "invalid" and busy["checks"]["idle_seconds"] == 7
+    assert busy["reason"].startswith("7 second(s) of the window have no sample and no call in flight")

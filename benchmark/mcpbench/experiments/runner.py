@@ -368,7 +368,15 @@ class Runner:
             if limit is not None and limit.status == "ok" and limit.tool_calls_per_s:
                 # Calibrated at the run's largest VUs; fewer VUs allow proportionally less (a little more in
                 # truth: their round trips are shorter, so this errs towards flagging).
-                return analysis.Limit(analysis.LOAD_MODEL, limit.tool_calls_per_s * load.vus / limit.vus)
+                calibrated = limit.tool_calls_per_s * load.vus / limit.vus
+                # The calibration runs the lineup's iteration (3 tool calls); a workload of fewer calls per
+                # iteration with a long think time (the sessions dimension: 1 call every 4 s) is bound lower, by
+                # the think time alone — a true upper bound, so the lower of the two.
+                think = self.config.timing.think_time_s
+                if think > 0:
+                    per_iteration = (spec.workload or lineup()).tool_calls_per_iteration
+                    calibrated = min(calibrated, load.vus * per_iteration / think)
+                return analysis.Limit(analysis.LOAD_MODEL, calibrated)
             return None
         capacity = self.harness_capacity(load.mode)
         return analysis.Limit(analysis.HARNESS_CAPACITY, capacity) if capacity else None
