@@ -13,6 +13,7 @@ by the capacity page's rule (their intervals never overlap in any round).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -256,16 +257,8 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
     newest = {view.name: view for view in dimensions.views(cons)}
     out = []
     for view in newest.values():
-        anchor = f"dimensions.html#{view.name}-{view.run_id}"
-
-        def per_cpu(table, question: str, noun: str) -> Answer:
-            """The point's CPU ranking as "N <noun> per CPU-second"."""
-            rows = table.rows
-            return _from_ranking(
-                cons, table.rankings.get("cpu_"), None, key=f"dimension-{view.name}", question=question,
-                unit=f"{noun} per CPU-second", figure=lambda n: per_cpu_second(rows.get(n)),
-                fmt=lambda v: f"{v:,.0f} {noun} per CPU-second", evidence=anchor, source=f"{view.run_id}: {table.point}")
-
+        anchor = view.anchor
+        per_cpu = functools.partial(_per_cpu_answer, cons, view)
         if view.name == "payload":
             # CPU per call, not calls/s: at 1 MiB the load driver, sharing the host, caps every server near the
             # same rate (bound:loadgen), and the efficiency ranking stays valid where the harness limits throughput.
@@ -300,6 +293,17 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
             if table is not None:
                 out.append(per_cpu(table, "Most sessions per CPU-second (connect, one call, disconnect)", "sessions"))
     return out
+
+
+def _per_cpu_answer(cons: Consolidated, view, table, question: str, noun: str) -> Answer:
+    """A dimension point's CPU ranking asked as "N <noun> per CPU-second"."""
+    rows = table.rows
+    return _from_ranking(
+        cons, table.rankings.get("cpu_"), None, key=f"dimension-{view.name}", question=question,
+        unit=f"{noun} per CPU-second", figure=lambda n: per_cpu_second(rows.get(n)),
+        fmt=lambda v: f"{v:,.0f} {noun} per CPU-second", evidence=view.anchor,
+        source=f"{view.run_id}: {table.point}")
+
 
 def _capacity_answer(cons: Consolidated, by_mode: dict) -> Answer:
     answer = Answer("capacity", "Highest capacity under the SLO", "calls/s", "not measured",

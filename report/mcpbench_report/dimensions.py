@@ -81,6 +81,11 @@ class DimensionView:
     series: dict[str, list[tuple[str, float | None]]]   # base server -> (point, calls/s) for the chart
     sessions: list[SessionMemory] = dataclasses.field(default_factory=list)
 
+    @property
+    def anchor(self) -> str:
+        """Its section of the Dimensions page."""
+        return f"dimensions.html#{self.name}-{self.run_id}"
+
 
 @dataclass(frozen=True)
 class Handshake:
@@ -140,6 +145,21 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
                       step_p50(groups[base_of[row["server"]]], LIST_TOOLS)) for row in rows]
         latency = latency_ranking(groups, cells, cons.ranking_alpha) if d.config.dimension.name == "agent" else None
         tables.append(PointTable(point, cells, rankings, groups, latency))
+    first = next(iter(points))
+    if d.config.dimension.name == "sessions":
+        # Its points are loads whose rate the think time sets (N sessions ÷ 4 s): a change of calls/s or CPU per call
+        # between them says how many calls were offered, not what the server did. Memory per session says that.
+        changes, series, sessions = [], {}, session_memory(points)
+    else:
+        changes, sessions = _changes(points), []
+        series = {server: [(p, stats.geo_interval(points[p][server].throughputs).mean) for p in points
+                           if server in points[p]] for server in points[first]} if len(points) > 1 else {}
+    return DimensionView(d.config.dimension.name, d.config.dimension.question, d.run_id, first, tables, changes,
+                         series, sessions)
+
+
+def _changes(points: dict[str, dict[str, Group]]) -> list[Change]:
+    """Each server's throughput and CPU per call at every point ÷ at the first (stats.speedups)."""
     first, *rest = list(points)
     changes = []
     for server in points[first]:
@@ -151,15 +171,7 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
         cpu = stats.speedups({p: (a.by_round("cpu_ms_per_call"), b.by_round("cpu_ms_per_call"))
                               for p, (a, b) in pairs.items()})
         changes.append(Change(server, [(p, speed[p], cpu[p]) for p in pairs]))
-    series = {server: [(p, stats.geo_interval(points[p][server].throughputs).mean) for p in points
-                       if server in points[p]] for server in points[first]} if len(points) > 1 else {}
-    sessions = []
-    if d.config.dimension.name == "sessions":
-        # Its points are loads whose rate the think time sets (N sessions ÷ 4 s): a change of calls/s or CPU per call
-        # between them says how many calls were offered, not what the server did. Memory per session says that.
-        changes, series, sessions = [], {}, session_memory(points)
-    return DimensionView(d.config.dimension.name, d.config.dimension.question, d.run_id, first, tables, changes,
-                         series, sessions)
+    return changes
 
 
 def session_memory(points: dict[str, dict[str, Group]]) -> list[SessionMemory]:

@@ -355,14 +355,14 @@ class Runner:
         """The limit a load is judged against (analysis.limit_figures): None when none was calibrated, or the
         calibration failed (the measurement is then flagged analysis.NO_LIMIT_FLAG)."""
         assert self.record is not None
+        # The closed loop's own bound without any round trip: VUs x tool calls per iteration / think time.
+        think = self.config.timing.think_time_s
+        think_bound = (load.vus * (spec.workload or lineup()).tool_calls_per_iteration / think
+                       if isinstance(load, ClosedLoad) and think > 0 else None)
         if MODE_TRANSPORT[load.mode] == "stdio":
-            # No endpoint to calibrate against over stdio: the closed loop's own bound without any round trip
-            # (VUs x tool calls per iteration / think time) is what the load model allows at the most.
-            think = self.config.timing.think_time_s
-            if isinstance(load, ClosedLoad) and think > 0:
-                per_iteration = (spec.workload or lineup()).tool_calls_per_iteration
-                return analysis.Limit(analysis.LOAD_MODEL, load.vus * per_iteration / think)
-            return None
+            # No endpoint to calibrate against over stdio: the think-time bound is what the load model allows at
+            # the most.
+            return analysis.Limit(analysis.LOAD_MODEL, think_bound) if think_bound else None
         if isinstance(load, ClosedLoad):
             limit = (self.record.run.calibration or {}).get(load.mode)
             if limit is not None and limit.status == "ok" and limit.tool_calls_per_s:
@@ -372,11 +372,7 @@ class Runner:
                 # The calibration runs the lineup's iteration (3 tool calls); a workload of fewer calls per
                 # iteration with a long think time (the sessions dimension: 1 call every 4 s) is bound lower, by
                 # the think time alone — a true upper bound, so the lower of the two.
-                think = self.config.timing.think_time_s
-                if think > 0:
-                    per_iteration = (spec.workload or lineup()).tool_calls_per_iteration
-                    calibrated = min(calibrated, load.vus * per_iteration / think)
-                return analysis.Limit(analysis.LOAD_MODEL, calibrated)
+                return analysis.Limit(analysis.LOAD_MODEL, min(calibrated, think_bound or calibrated))
             return None
         capacity = self.harness_capacity(load.mode)
         return analysis.Limit(analysis.HARNESS_CAPACITY, capacity) if capacity else None

@@ -54,7 +54,7 @@ class VerifyExperiment(Experiment):
         out = []
         for spec in specs:
             out.append(spec)
-            if spec.workload is None and spec.url is None and spec.serves_http and not spec.overrides:
+            if not spec.given and spec.serves_http and not spec.overrides:
                 out.append(setting_twin(spec, taken, "tools", VERIFY_TOOLS.environment(),
                                         f"EXTRA_TOOLS={VERIFY_TOOLS.extra_tools}, DIMENSION_TOOLS=1"))
         return out
