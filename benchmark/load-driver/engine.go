@@ -19,6 +19,8 @@ type outcome struct {
 	callMs    float64
 	sessionMs float64
 	httpMs    []float64
+	firstMs   float64 // a streamed call's first progress notification, from the call's start (when first)
+	first     bool
 }
 
 // caller is one VU's connection to the target; do makes one call (an index into the plan's calls) at an

@@ -78,6 +78,8 @@ type httpReply struct {
 	sse     bool
 	session string
 	ms      float64
+	firstMs float64 // a streamed call's: its first progress notification's arrival (when first)
+	first   bool
 }
 
 func (v *httpVU) post(payload []byte, session *string, call int) httpReply {
@@ -121,14 +123,47 @@ func (v *httpVU) send(method string, payload []byte, session *string, call int) 
 		return httpReply{failure: failureKind(err), ms: v.since(begun)}
 	}
 	v.buf.Reset()
-	_, err = v.buf.ReadFrom(res.Body)
+	var first time.Time
+	if call >= 0 && v.t.plan.Calls[call].Progress > 0 {
+		first, err = v.readStream(res.Body)
+	} else {
+		_, err = v.buf.ReadFrom(res.Body)
+	}
 	res.Body.Close()
 	ms := v.since(begun)
 	if err != nil {
 		return httpReply{failure: failureKind(err), ms: ms}
 	}
-	return httpReply{status: res.StatusCode, body: v.buf.Bytes(), ms: ms, session: res.Header.Get("Mcp-Session-Id"),
+	r := httpReply{status: res.StatusCode, body: v.buf.Bytes(), ms: ms, session: res.Header.Get("Mcp-Session-Id"),
 		sse: bytes.Contains([]byte(res.Header.Get("Content-Type")), []byte("text/event-stream"))}
+	if !first.IsZero() {
+		r.first, r.firstMs = true, v.since(begun)-float64(time.Since(first).Nanoseconds())/1e6
+	}
+	return r
+}
+
+var progressMethod = []byte(`"notifications/progress"`)
+
+// readStream reads a streamed reply into v.buf as it arrives, and when the first progress notification came:
+// the read that completed its method name (a notification is timed by its arrival, not by the whole reply's).
+func (v *httpVU) readStream(body io.Reader) (first time.Time, err error) {
+	var chunk [32 << 10]byte
+	for {
+		n, readErr := body.Read(chunk[:])
+		if n > 0 {
+			from := max(0, v.buf.Len()-len(progressMethod)+1)
+			v.buf.Write(chunk[:n])
+			if first.IsZero() && bytes.Contains(v.buf.Bytes()[from:], progressMethod) {
+				first = time.Now()
+			}
+		}
+		if readErr == io.EOF {
+			return first, nil
+		}
+		if readErr != nil {
+			return first, readErr
+		}
+	}
 }
 
 // since is the request's duration: from its connection being in hand (or, failing that, from when it was
@@ -188,7 +223,7 @@ func (r httpReply) message() ([]byte, bool) {
 	return found, found != nil
 }
 
-// judgeCall is load.js's judgeCall on a reply.
+// judgeCall is load.js's judgeCall on a reply; a call that asked for progress must have had all of it first.
 func (v *httpVU) judgeCall(r httpReply, call int) string {
 	if kind := r.transportKind(); kind != "" {
 		return kind
@@ -197,7 +232,33 @@ func (v *httpVU) judgeCall(r httpReply, call int) string {
 	if !ok {
 		return "bad_response"
 	}
-	return judge(v.t.plan.Calls[call], line, v.t.checks)
+	c := v.t.plan.Calls[call]
+	if kind := judge(c, line, v.t.checks); kind != "" || c.Progress == 0 {
+		return kind
+	}
+	if !r.sse || r.progressBefore() != c.Progress {
+		return "progress_missing"
+	}
+	return ""
+}
+
+// progressBefore counts the SSE stream's progress notifications before its first reply (one with an id).
+func (r httpReply) progressBefore() int {
+	n := 0
+	for _, line := range bytes.Split(r.body, []byte("\n")) {
+		data, isData := bytes.CutPrefix(line, []byte("data:"))
+		if !isData {
+			continue
+		}
+		if bytes.Contains(data, progressMethod) {
+			n++
+			continue
+		}
+		if _, kind := classify(bytes.TrimSpace(data)); kind == replyLine || kind == unmatchedReply {
+			return n
+		}
+	}
+	return n
 }
 
 func (v *httpVU) judgeInit(r httpReply) string {
@@ -254,7 +315,7 @@ func (v *httpVU) sessionCall(call int) outcome {
 		return done()
 	}
 	res := v.callRequest(call, &session)
-	o.callMs = res.ms
+	o.callMs, o.firstMs, o.first = res.ms, res.firstMs, res.first
 	o.httpMs = append(o.httpMs, res.ms)
 	o.kind = v.judgeCall(res, call)
 	if session != "" {
@@ -270,7 +331,8 @@ func (v *httpVU) sessionCall(call int) outcome {
 func (v *httpVU) statelessCall(call int) outcome {
 	started := time.Now()
 	res := v.callRequest(call, nil)
-	return outcome{kind: v.judgeCall(res, call), callMs: res.ms, sessionMs: msSince(started), httpMs: []float64{res.ms}}
+	return outcome{kind: v.judgeCall(res, call), callMs: res.ms, sessionMs: msSince(started), httpMs: []float64{res.ms},
+		firstMs: res.firstMs, first: res.first}
 }
 
 // openPersistent opens the VU's session: initialize and the notification. "" when it is open.
@@ -311,7 +373,7 @@ func (v *httpVU) persistentCall(call int) outcome {
 			}
 		}
 		return outcome{kind: v.judgeCall(res, call), callMs: res.ms, sessionMs: msSince(started),
-			httpMs: []float64{res.ms}}
+			httpMs: []float64{res.ms}, firstMs: res.firstMs, first: res.first}
 	}
 }
 

@@ -39,6 +39,9 @@ type call struct {
 	Params string  `json:"params"` // params' members, JSON text without its braces, with placeholders
 	Weight int     `json:"weight"`
 	Checks []check `json:"checks"`
+	// Progress is how many notifications/progress the call asks for (its params carry a progress token): over
+	// HTTP they must arrive on its reply before the result, and the first one's arrival is timed (first_ms).
+	Progress int `json:"progress"`
 
 	params template
 }
@@ -141,6 +144,8 @@ func parsePlan(text string) (*plan, error) {
 			return nil, fmt.Errorf("--workload: call %s: %s takes no arguments here", c.Name, c.Method)
 		case c.Weight < 1:
 			return nil, fmt.Errorf("--workload: call %s: weight %d (at least 1)", c.Name, c.Weight)
+		case c.Progress < 0 || c.Progress > 0 && c.Method != toolsCall:
+			return nil, fmt.Errorf("--workload: call %s: progress %d (a tools/call's notifications, 0 or more)", c.Name, c.Progress)
 		}
 		c.params = compileTemplate(c.Params)
 		for j := range c.Checks {

@@ -3,7 +3,8 @@ package main
 // The raw sample file, in load.js's console format so that mcpbench.loadgen.k6.parse_samples and the
 // orchestrator's live warm-up reader (mcpbench.warmup.LiveSamples) read it unchanged:
 //   T,<scenario start, epoch ms>
-//   S,t_s,vu,tool,ok,error_kind,call_ms,session_ms,http_ms
+//   S,t_s,vu,tool,ok,error_kind,call_ms,session_ms,http_ms[,first_ms]
+// first_ms only on a call that streamed progress (the workload's `progress`): its first notification's arrival.
 // The calls count the cross-check compares with the samples is kept here, from exactly the lines written.
 
 import (
@@ -89,6 +90,10 @@ func (s *sampleFile) record(scratch []byte, vu int, call string, o outcome) []by
 			b = append(b, ';')
 		}
 		b = strconv.AppendFloat(b, ms, 'f', 3, 64)
+	}
+	if o.first {
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, o.firstMs, 'f', 3, 64)
 	}
 	b = append(b, '\n')
 	s.mu.Lock()

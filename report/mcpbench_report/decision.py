@@ -253,7 +253,8 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
     the headline's rules (consolidate.rank; a harness-limited twin never leads its throughput): the most replies
     per CPU-second at the largest reply (payload), the most calls per CPU-second with the most tools (tools-list),
     the lowest all-calls p50 for one agent, the most sessions per CPU-second (churn: session mode's CPU per call),
-    the smallest memory with the most sessions held (sessions). One answer per dimension, its newest run."""
+    the smallest memory with the most sessions held (sessions), the most calls per CPU-second streaming the most
+    progress notifications (progress). One answer per dimension, its newest run."""
     newest = {view.name: view for view in dimensions.views(cons)}
     out = []
     for view in newest.values():
@@ -292,6 +293,11 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
             table = next((t for t in view.tables if t.point.startswith("session")), None)
             if table is not None:
                 out.append(per_cpu(table, "Most sessions per CPU-second (connect, one call, disconnect)", "sessions"))
+        elif view.name == "progress":
+            # CPU per call at the most notifications, as for the payload: streaming is the server's work, and a
+            # fast server's calls/s there is capped by the load driver reading the streams on the same host.
+            table = view.tables[-1]
+            out.append(per_cpu(table, f"Most streamed calls per CPU-second ({table.point} each)", "calls"))
     return out
 
 

@@ -30,6 +30,7 @@ class Cell:
     p50_ms: float | None         # every tool call, failures included, pooled over the rounds
     p99_ms: float | None
     list_p50_ms: float | None = None   # tools/list's own p50 (summary latency_ms.steps), the median over the rounds
+    first_p50_ms: float | None = None  # a streamed call's first progress notification (latency_ms.first_progress)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,25 @@ class SessionMemory:
 
 
 @dataclass(frozen=True)
+class ProgressCost:
+    """The progress dimension: what one progress notification adds to a call, between the points with the fewest
+    and the most notifications, round by round (both measured in each round): (figure_many - figure_few) /
+    (many - few), for the server's CPU per call and for the call's p50. Differences, so on the linear scale: the
+    median over the rounds with their range, described, not tested — the ranking is CPU per call at the most."""
+
+    server: str
+    few: int
+    many: int
+    cpu_us: float                 # CPU µs per notification: median over the rounds
+    cpu_low: float
+    cpu_high: float
+    latency_us: float             # the call's p50, µs per notification: median over the rounds
+    latency_low: float
+    latency_high: float
+    rounds: int
+
+
+@dataclass(frozen=True)
 class DimensionView:
     name: str
     question: str
@@ -80,6 +100,7 @@ class DimensionView:
     changes: list[Change]
     series: dict[str, list[tuple[str, float | None]]]   # base server -> (point, calls/s) for the chart
     sessions: list[SessionMemory] = dataclasses.field(default_factory=list)
+    progress: list[ProgressCost] = dataclasses.field(default_factory=list)
 
     @property
     def anchor(self) -> str:
@@ -101,6 +122,13 @@ def _percentiles(group: Group) -> tuple[float | None, float | None]:
     if not latency.size:
         return None, None
     return float(np.percentile(latency, 50)), float(np.percentile(latency, 99))
+
+
+def first_progress_p50(group: Group) -> float | None:
+    """The first progress notification's p50 (summary latency_ms.first_progress), the median over the rounds."""
+    values = [r.summary.latency_ms.first_progress for r in group.runs]
+    values = [v.p50 for v in values if v is not None and v.p50 is not None]
+    return float(np.median(values)) if values else None
 
 
 def step_p50(group: Group, step: str) -> float | None:
@@ -142,7 +170,8 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
         rows = consolidate.rank(list(groups.values()), cons.ranking_alpha, rankings)
         base_of = {g.server: base for base, g in groups.items()}
         cells = [Cell(base_of[row["server"]], row["server"], row, *_percentiles(groups[base_of[row["server"]]]),
-                      step_p50(groups[base_of[row["server"]]], LIST_TOOLS)) for row in rows]
+                      step_p50(groups[base_of[row["server"]]], LIST_TOOLS),
+                      first_progress_p50(groups[base_of[row["server"]]])) for row in rows]
         latency = latency_ranking(groups, cells, cons.ranking_alpha) if d.config.dimension.name == "agent" else None
         tables.append(PointTable(point, cells, rankings, groups, latency))
     first = next(iter(points))
@@ -154,8 +183,9 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
         changes, sessions = _changes(points), []
         series = {server: [(p, stats.geo_interval(points[p][server].throughputs).mean) for p in points
                            if server in points[p]] for server in points[first]} if len(points) > 1 else {}
+    progress = progress_cost(points) if d.config.dimension.name == "progress" else []
     return DimensionView(d.config.dimension.name, d.config.dimension.question, d.run_id, first, tables, changes,
-                         series, sessions)
+                         series, sessions, progress)
 
 
 def _changes(points: dict[str, dict[str, Group]]) -> list[Change]:
@@ -177,24 +207,51 @@ def _changes(points: dict[str, dict[str, Group]]) -> list[Change]:
 def session_memory(points: dict[str, dict[str, Group]]) -> list[SessionMemory]:
     """Per server, memory per open session between the fewest and the most sessions held (SessionMemory), the
     smallest first. Each round pairs the two measurements of that round; a round missing either is left out."""
-    few_point, many_point = min(points, key=lambda p: _vus(points[p])), max(points, key=lambda p: _vus(points[p]))
-    few_n, many_n = _vus(points[few_point]), _vus(points[many_point])
-    if many_n <= few_n:
-        return []
+    few_n, many_n, pairs = _ends(points, lambda p: _vus(points[p]))
     out = []
-    for server, many in points[many_point].items():
-        few = points[few_point].get(server)
-        if few is None:
-            continue
-        low_mem, high_mem = few.by_round("mem_avg_mb"), many.by_round("mem_avg_mb")
-        per = [(high_mem[r] - low_mem[r]) * 1024 / (many_n - few_n) for r in high_mem
-               if r in low_mem and high_mem[r] is not None and low_mem[r] is not None]
+    for server, few, many in pairs:
+        per = _per_unit(few.by_round("mem_avg_mb"), many.by_round("mem_avg_mb"), many_n - few_n, 1024)
         if not per:
             continue
         failed = any(sum(run.failed.values()) for run in many.runs)
         out.append(SessionMemory(server, few_n, many_n, float(np.median(per)), min(per), max(per), len(per),
                                  not failed))
     return sorted(out, key=lambda m: m.kib_per_session)
+
+
+def _ends(points: dict[str, dict[str, Group]], size) -> tuple[int, int, list[tuple[str, Group, Group]]]:
+    """The smallest and the largest point's size (sessions held, notifications) and each server measured at both,
+    as (server, its group there, its group here); no server when the two sizes are equal."""
+    few_point, many_point = min(points, key=size), max(points, key=size)
+    few_n, many_n = size(few_point), size(many_point)
+    pairs = [(server, points[few_point][server], many) for server, many in points[many_point].items()
+             if server in points[few_point]] if many_n > few_n else []
+    return few_n, many_n, pairs
+
+
+def _per_unit(few: dict[int, float | None], many: dict[int, float | None], units: int, scale: float) -> list[float]:
+    """Per round present in both, (many - few) x scale / units: a figure's increment per unit between two points."""
+    return [(many[r] - few[r]) * scale / units for r in many
+            if r in few and many[r] is not None and few[r] is not None]
+
+
+def _notifications(point: str) -> int:
+    """A progress point's count of notifications, from its display ("100 notifications": dimension.Point)."""
+    return int(point.split()[0].replace(",", ""))
+
+
+def progress_cost(points: dict[str, dict[str, Group]]) -> list[ProgressCost]:
+    """Per server, what one notification adds (ProgressCost), the cheapest first."""
+    few_n, many_n, pairs = _ends(points, _notifications)
+    out = []
+    for server, few, many in pairs:
+        cpu = _per_unit(few.by_round("cpu_ms_per_call"), many.by_round("cpu_ms_per_call"), many_n - few_n, 1000)
+        latency = _per_unit(few.by_round("p50_all"), many.by_round("p50_all"), many_n - few_n, 1000)
+        if not cpu or not latency:
+            continue
+        out.append(ProgressCost(server, few_n, many_n, float(np.median(cpu)), min(cpu), max(cpu),
+                                float(np.median(latency)), min(latency), max(latency), min(len(cpu), len(latency))))
+    return sorted(out, key=lambda c: c.cpu_us)
 
 
 def _vus(groups: dict[str, Group]) -> int:

@@ -1,6 +1,6 @@
 package main
 
-// Dimension tools (issue 37: tools/list at scale, reply and argument size); off unless the contract's
+// Dimension tools (issue 37: tools/list at scale, reply and argument size, streamed progress); off unless the contract's
 // EXTRA_TOOLS / DIMENSION_TOOLS settings turn them on (docs/server-contract.md).
 
 import (
@@ -31,6 +31,12 @@ const (
 		`"size":{"type":"integer","minimum":0,"maximum":16777216,"description":"how many characters of payload to return"},` +
 		`"data":{"type":"string","default":"","description":"any text; only its length is counted"}},` +
 		`"required":["size"]}}`
+	maxProgress        = 1000
+	streamProgressTool = `{"name":"stream_progress",` +
+		`"description":"Sends count progress notifications, then answers.",` +
+		`"inputSchema":{"type":"object","properties":{` +
+		`"count":{"type":"integer","minimum":0,"maximum":1000,"description":"how many progress notifications to send"}},` +
+		`"required":["count"]}}`
 )
 
 // extraToolsFromEnv reads EXTRA_TOOLS: unset, "" or "0" registers none.
@@ -56,7 +62,9 @@ func (s *server) addDimensionTools(list []byte) []byte {
 	}
 	if s.dimensionTools {
 		s.tools["echo_payload"] = s.echoPayload
+		s.tools["stream_progress"] = s.streamProgress
 		list = append(append(list, ','), echoPayloadTool...)
+		list = append(append(list, ','), streamProgressTool...)
 	}
 	return list
 }
@@ -97,4 +105,54 @@ func (s *server) echoPayload(_ context.Context, raw json.RawMessage, enc *json.E
 		Payload    string `json:"payload"`
 		ServerType string `json:"server_type"`
 	}{*a.Size, utf8.RuneCountInString(a.Data), strings.Repeat(payloadAlphabet, *a.Size/64+1)[:*a.Size], s.serverType})
+}
+
+// progressKey holds a tools/call's *progress in its context when the call carries a progress token
+// (mcp.go, dispatch).
+type progressKey struct{}
+
+// progress is a call's progress token and the transport's way to send a notification ahead of its reply.
+type progress struct {
+	token json.RawMessage // a JSON string or number, as the request gave it
+	out   notifier
+	msg   []byte
+}
+
+// send sends notifications/progress {progressToken, progress: i, total}; the transport has written or
+// queued it when send returns.
+func (p *progress) send(i, total int) error {
+	m := append(p.msg[:0], `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`...)
+	m = append(m, p.token...)
+	m = append(m, `,"progress":`...)
+	m = strconv.AppendInt(m, int64(i), 10)
+	m = append(m, `,"total":`...)
+	m = strconv.AppendInt(m, int64(total), 10)
+	p.msg = append(m, "}}"...)
+	return p.out.send(p.msg)
+}
+
+func (s *server) streamProgress(ctx context.Context, raw json.RawMessage, enc *json.Encoder) error {
+	var a struct {
+		Count *int `json:"count"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return err
+	}
+	if a.Count == nil || *a.Count < 0 || *a.Count > maxProgress {
+		return &invalidParams{fmt.Sprintf("invalid arguments: count must be an integer from 0 to %d", maxProgress)}
+	}
+	sent := 0
+	if p, ok := ctx.Value(progressKey{}).(*progress); ok { // no token: no notification
+		for i := 1; i <= *a.Count; i++ {
+			if err := p.send(i, *a.Count); err != nil {
+				return err
+			}
+			sent++
+		}
+	}
+	return enc.Encode(struct {
+		Count      int    `json:"count"`
+		Sent       int    `json:"sent"`
+		ServerType string `json:"server_type"`
+	}{*a.Count, sent, s.serverType})
 }

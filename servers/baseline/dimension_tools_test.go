@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -11,7 +15,7 @@ func TestDimensionTools(t *testing.T) {
 	s.registerTools()
 	_, r := post(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	tools := r["result"].(map[string]any)["tools"].([]any)
-	if len(tools) != 3+100+1 || tools[102].(map[string]any)["name"] != "extra_00100" {
+	if len(tools) != 3+100+2 || tools[102].(map[string]any)["name"] != "extra_00100" {
 		t.Fatalf("tools/list: %d tools", len(tools))
 	}
 	_, r = post(t, s, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"extra_00100","arguments":{"query":"q"}}}`)
@@ -27,5 +31,52 @@ func TestDimensionTools(t *testing.T) {
 		if _, r = post(t, s, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo_payload","arguments":`+args+`}}`); errCode(r) != codeInvalidParams {
 			t.Errorf("echo_payload %s: %v", args, r)
 		}
+	}
+}
+
+// stream_progress: with a token, its notifications in order on the call's own reply (an SSE stream over
+// HTTP, lines over stdio) before the result; without one, a plain JSON reply.
+func TestStreamProgress(t *testing.T) {
+	s := &server{serverType: "test", dimensionTools: true}
+	s.registerTools()
+	call := func(meta string) string {
+		return `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"stream_progress","arguments":{"count":3}` + meta + `}}`
+	}
+	note := func(token string, i int) string {
+		return `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + token +
+			`,"progress":` + strconv.Itoa(i) + `,"total":3}}`
+	}
+	result := func(sent string) string {
+		return `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"{\"count\":3,\"sent\":` + sent +
+			`,\"server_type\":\"test\"}"}],"isError":false}}`
+	}
+
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(call(`,"_meta":{"progressToken":"tok"}`)))
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	var want strings.Builder
+	for i := 1; i <= 3; i++ {
+		want.WriteString("event: message\ndata: " + note(`"tok"`, i) + "\n\n")
+	}
+	want.WriteString("event: message\ndata: " + result("3") + "\n\n")
+	if ct := rec.Header().Get("Content-Type"); ct != "text/event-stream" || rec.Body.String() != want.String() {
+		t.Errorf("with a token: %s\n%s", ct, rec.Body)
+	}
+
+	if _, r := post(t, s, call("")); r["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"] != `{"count":3,"sent":0,"server_type":"test"}` {
+		t.Errorf("without a token: %v", r)
+	}
+	for _, args := range []string{`{"count":-1}`, `{"count":1001}`, `{"count":"3"}`, `{}`} {
+		if _, r := post(t, s, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"stream_progress","arguments":`+args+`}}`); errCode(r) != codeInvalidParams {
+			t.Errorf("stream_progress %s: %v", args, r)
+		}
+	}
+
+	var out strings.Builder
+	if err := s.serveStdio(context.Background(), strings.NewReader(call(`,"_meta":{"progressToken":7}`)+"\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if wantLines := note("7", 1) + "\n" + note("7", 2) + "\n" + note("7", 3) + "\n" + result("3") + "\n"; out.String() != wantLines {
+		t.Errorf("stdio: %s", out.String())
 	}
 }

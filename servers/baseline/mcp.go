@@ -25,7 +25,13 @@ var protocolVersions = map[string]bool{"2024-11-05": true, "2025-03-26": true, "
 
 const latestProtocol = "2025-06-18"
 
-var ctJSON = []string{"application/json"}
+var (
+	ctJSON = []string{"application/json"}
+	ctSSE  = []string{"text/event-stream"}
+
+	sseEventStart = []byte("event: message\ndata: ")
+	sseEventEnd   = []byte("\n\n")
+)
 
 type rpcRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -37,6 +43,9 @@ type rpcRequest struct {
 type callParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	Meta      struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	} `json:"_meta"`
 }
 
 // invalidParams marks an error that is the caller's fault (-32602) rather than a failed tool run.
@@ -45,12 +54,48 @@ type invalidParams struct{ msg string }
 func (e *invalidParams) Error() string { return e.msg }
 
 // buffers is one request's scratch space, pooled: the request body, the tool's JSON payload (written
-// by an encoder bound to it once) and the response being assembled.
+// by an encoder bound to it once) and the response being assembled; and the transport's way to send a
+// message ahead of the reply (notify: sse over HTTP, the reply line queue over stdio).
 type buffers struct {
 	body    bytes.Buffer
 	payload bytes.Buffer
 	enc     *json.Encoder
 	out     []byte
+	notify  notifier
+	sse     sseReply
+}
+
+// A notifier sends one message (a progress notification) ahead of a call's reply.
+type notifier interface{ send(msg []byte) error }
+
+// sseReply is how a reply over HTTP carries notifications: the first one turns the response into an
+// SSE stream (text/event-stream, one `message` event per JSON-RPC message, each flushed as written),
+// and the reply then follows as its last event. A call that sends none is answered application/json,
+// as every other request is, so SSE_REPLIES changes nothing here.
+type sseReply struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (r *sseReply) send(msg []byte) error {
+	if !r.started {
+		h := r.w.Header()
+		h["Content-Type"] = ctSSE
+		h["Cache-Control"] = []string{"no-cache"}
+		r.w.WriteHeader(http.StatusOK)
+		r.started = true
+	}
+	_, err := r.w.Write(sseEventStart)
+	if err == nil {
+		_, err = r.w.Write(msg) // compact JSON: no newline in it
+	}
+	if err == nil {
+		_, err = r.w.Write(sseEventEnd)
+	}
+	if err == nil {
+		err = http.NewResponseController(r.w).Flush()
+	}
+	return err
 }
 
 var bufPool = sync.Pool{New: func() any {
@@ -69,6 +114,7 @@ func putBuffers(b *buffers) {
 	b.body.Reset()
 	b.payload.Reset()
 	b.out = b.out[:0]
+	b.notify, b.sse = nil, sseReply{}
 	bufPool.Put(b)
 }
 
@@ -97,7 +143,13 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	b.sse.w = w
+	b.notify = &b.sse
 	reply, status := s.handle(r.Context(), b.body.Bytes(), b)
+	if b.sse.started { // notifications went out as SSE events: the reply is the stream's last
+		_ = b.sse.send(reply)
+		return
+	}
 	if reply == nil {
 		w.WriteHeader(status)
 		return
@@ -170,6 +222,10 @@ func (s *server) dispatch(ctx context.Context, req *rpcRequest, b *buffers) []by
 		}
 		if bytes.Equal(p.Arguments, []byte("null")) {
 			p.Arguments = nil
+		}
+		if token := p.Meta.ProgressToken; len(token) > 0 && validID(token) && b.notify != nil {
+			// Only a call that asks for progress pays for the context value (stream_progress reads it).
+			ctx = context.WithValue(ctx, progressKey{}, &progress{token: token, out: b.notify})
 		}
 		err := tool(ctx, p.Arguments, b.enc)
 		var bad *invalidParams

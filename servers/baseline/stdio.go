@@ -48,6 +48,7 @@ func (s *server) readLines(ctx context.Context, in io.Reader, calls *sync.WaitGr
 		} else if line = bytes.TrimSpace(line); len(line) > 0 {
 			b := getBuffers()
 			b.body.Write(line) // line points into r's buffer, which the next read overwrites
+			b.notify = stdioQueue(replies)
 			calls.Go(func() {
 				reply, _ := s.handle(ctx, b.body.Bytes(), b)
 				if reply == nil { // a notification
@@ -64,6 +65,17 @@ func (s *server) readLines(ctx context.Context, in io.Reader, calls *sync.WaitGr
 			return err
 		}
 	}
+}
+
+// stdioQueue sends a notification as one more line through the writer, queued behind what the call
+// already sent, so it leaves before the call's reply.
+type stdioQueue chan<- *buffers
+
+func (q stdioQueue) send(msg []byte) error {
+	b := getBuffers()
+	b.out = append(b.out, msg...)
+	q <- b
+	return nil
 }
 
 // writeLines writes each reply as one line, flushing whenever no other reply is waiting. After a

@@ -1,6 +1,6 @@
 package main
 
-// Dimension tools (issue 37: tools/list at scale, reply and argument size); off unless the contract's
+// Dimension tools (issue 37: tools/list at scale, reply and argument size, streamed progress); off unless the contract's
 // EXTRA_TOOLS / DIMENSION_TOOLS settings turn them on (docs/server-contract.md).
 
 import (
@@ -20,6 +20,7 @@ import (
 const (
 	payloadAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 	maxPayload      = 16 << 20
+	maxProgress     = 1000
 )
 
 // The input schemas, given as JSON and parsed once: the SDK validates the arguments against them (a size
@@ -38,6 +39,9 @@ var (
 		`"size":{"type":"integer","minimum":0,"maximum":16777216,"description":"how many characters of payload to return"},` +
 		`"data":{"type":"string","default":"","description":"any text; only its length is counted"}},` +
 		`"required":["size"]}`)
+	streamProgressSchema = mustSchema(`{"type":"object","properties":{` +
+		`"count":{"type":"integer","minimum":0,"maximum":1000,"description":"how many progress notifications to send"}},` +
+		`"required":["count"]}`)
 )
 
 func mustSchema(text string) *jsonschema.Schema {
@@ -98,5 +102,37 @@ func registerDimensionTools(s *mcp.Server, serverType string, extra int, echo bo
 			Payload    string `json:"payload"`
 			ServerType string `json:"server_type"`
 		}{in.Size, utf8.RuneCountInString(in.Data), strings.Repeat(payloadAlphabet, in.Size/64+1)[:in.Size], serverType})
+	})
+	// The SDK's progress API: each ServerSession.NotifyProgress returns once the notification is written.
+	// The handler's ctx carries the call's JSON-RPC id, so the notification goes out on the call's own
+	// reply stream; that needs JSONResponse off (SSE_REPLIES=1, main.go): with it on, the SDK routes every
+	// non-response message to the standalone GET stream (mcp/streamable.go:1852-1856), which a stateless
+	// server has not.
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "stream_progress",
+		Description: "Sends count progress notifications, then answers.",
+		InputSchema: streamProgressSchema,
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+		Count int `json:"count"`
+	}) (*mcp.CallToolResult, any, error) {
+		if in.Count < 0 || in.Count > maxProgress { // the schema already refuses these
+			return nil, nil, fmt.Errorf("count must be an integer from 0 to %d", maxProgress)
+		}
+		sent := 0
+		if token := req.Params.GetProgressToken(); token != nil {
+			for i := 1; i <= in.Count; i++ {
+				err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token, Progress: float64(i), Total: float64(in.Count)})
+				if err != nil {
+					return nil, nil, fmt.Errorf("progress notification %d: %w", i, err)
+				}
+				sent++
+			}
+		}
+		return textResult(struct {
+			Count      int    `json:"count"`
+			Sent       int    `json:"sent"`
+			ServerType string `json:"server_type"`
+		}{in.Count, sent, serverType})
 	})
 }

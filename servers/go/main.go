@@ -38,6 +38,8 @@ type config struct {
 	// EXTRA_TOOLS / DIMENSION_TOOLS: the dimension tools (dimension_tools.go), off by default.
 	extraTools     int
 	dimensionTools bool
+	// SSE_REPLIES=1: replies are SSE streams, so stream_progress's notifications ride on them.
+	sseReplies bool
 }
 
 func loadConfig() config {
@@ -52,6 +54,7 @@ func loadConfig() config {
 
 		extraTools:     extraToolsFromEnv(),
 		dimensionTools: os.Getenv("DIMENSION_TOOLS") == "1",
+		sseReplies:     os.Getenv("SSE_REPLIES") == "1",
 	}
 	if limit, err := strconv.ParseFloat(os.Getenv("CPU_LIMIT"), 64); err == nil && limit > 0 && !math.IsInf(limit, 0) {
 		cfg.cores = max(1, int(math.Ceil(limit)))
@@ -111,8 +114,10 @@ func main() {
 	handler := mcp.NewStreamableHTTPHandler(
 		func(*http.Request) *mcp.Server { return mcpServer }, // one server shared by every request
 		&mcp.StreamableHTTPOptions{
-			Stateless:    true,
-			JSONResponse: true,
+			Stateless: true,
+			// JSON replies unless SSE_REPLIES=1: a JSON reply cannot carry the call's progress
+			// notifications (dimension_tools.go).
+			JSONResponse: !cfg.sseReplies,
 			// The SDK's DNS-rebinding guard (403 for a non-localhost Host on a loopback
 			// connection) stays on; checkHosts adds the ALLOWED_HOSTS list. "*" turns both off.
 			DisableLocalhostProtection: cfg.allowHosts == nil,

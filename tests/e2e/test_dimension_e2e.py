@@ -19,15 +19,17 @@ SHORT = ["--quick", "--rounds", "3", "--ramp-up", "1", "--warmup", "2", "--durat
 
 
 def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_path: Path) -> None:
-    proc = mcpbench("dimension", "--dimension", "payload", SERVER, *SHORT, "--results-dir", str(tmp_path / "r"))
+    # two of the four sizes (--points), the smallest and one the load driver reads slowly: CI's time
+    proc = mcpbench("dimension", "--dimension", "payload", SERVER, *SHORT, "--points", "1kib,1mib",
+                    "--results-dir", str(tmp_path / "r"))
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, out[-3000:]
     run_dir = only_run(tmp_path / "r")
     assert not leftovers(str(tmp_path)), "a process of the run is still running"
     run = json.loads((run_dir / "run.json").read_text())
-    assert run["config"]["dimension"]["points"] == ["1 KiB", "64 KiB", "1 MiB", "4 MiB"]
+    assert run["config"]["dimension"]["points"] == ["1 KiB", "1 MiB"]
     assert run["config"]["modes"] == ["persistent"] and run["config"]["vus"] == [10]
-    twins = [f"{SERVER}-{label}" for label in ("1kib", "64kib", "1mib", "4mib")]
+    twins = [f"{SERVER}-{label}" for label in ("1kib", "1mib")]
     assert [name for name in run["servers"]] == twins
     for name in twins:
         record = run["servers"][name]
@@ -40,7 +42,7 @@ def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_
         for path in measurements:
             summary = json.loads(path.read_text())
             assert summary["errors"]["count"] == 0 and summary["throughput"]["successful_tool_calls"] > 0, path
-    with gzip.open(next((run_dir / twins[2]).glob("persistent-10vu-r1/samples.csv.gz")), "rt") as handle:
+    with gzip.open(next((run_dir / twins[1]).glob("persistent-10vu-r1/samples.csv.gz")), "rt") as handle:
         header, first = handle.readline(), handle.readline()
     assert header.startswith("t_s,vu,tool") and ",echo_payload,1," in first  # checked and ok under load
     site = tmp_path / "site"
@@ -48,12 +50,12 @@ def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_
     text, _ = report.communicate(timeout=300)
     assert report.returncode == 0, text[-2000:]
     page = (site / "dimensions.html").read_text()
-    for point in ("1 KiB", "64 KiB", "1 MiB", "4 MiB", "Change from 1 KiB"):
+    for point in ("1 KiB", "1 MiB", "Change from 1 KiB"):
         assert f">{point}<" in page or point in page, point
     assert "payload — fastest at large replies" in page
     # the decision page asks the dimension's question of its largest point, among that point's twins only
     decision = (site / "decision.html").read_text()
-    assert "Most 4 MiB replies per CPU-second" in decision
+    assert "Most 1 MiB replies per CPU-second" in decision
 
 
 def test_the_sessions_dimension_holds_sessions_and_reports_memory_per_session(tmp_path: Path) -> None:
@@ -95,3 +97,37 @@ def test_the_sessions_dimension_holds_sessions_and_reports_memory_per_session(tm
     assert "sessions — smallest memory holding open sessions" in page and "Memory per open session" in page
     assert page.index("persistent · 1 VUs") < page.index("persistent · 20 VUs")  # by level, not as text sorts
     assert "Smallest memory holding open sessions (persistent · 20 VUs)" in (site / "decision.html").read_text()
+
+
+def test_the_progress_dimension_counts_every_notification_and_times_the_first(tmp_path: Path) -> None:
+    proc = mcpbench("dimension", "--dimension", "progress", SERVER, *SHORT, "--results-dir", str(tmp_path / "r"))
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out[-3000:]
+    run_dir = only_run(tmp_path / "r")
+    assert not leftovers(str(tmp_path)), "a process of the run is still running"
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["config"]["dimension"]["points"] == ["1 notification", "100 notifications"]
+    for label in ("progress1", "progress100"):
+        name = f"{SERVER}-{label}"
+        assert run["servers"][name]["status"] == "ok", run["servers"][name]
+        verify = json.loads((run_dir / name / "verify.json").read_text())
+        stream = next(c for c in verify["checks"] if c["name"] == "stream_progress")
+        assert stream["status"] == "pass", stream
+        measurements = [p for p in (run_dir / name).glob("persistent-10vu-r*/summary.json")
+                        if p.parent.name.rsplit("-r", 1)[1].isdigit()]
+        assert len(measurements) == 3, measurements
+        for path in measurements:
+            summary = json.loads(path.read_text())
+            # every call had all its notifications before its result (else progress_missing), the first one timed
+            assert summary["errors"]["count"] == 0 and summary["throughput"]["successful_tool_calls"] > 0, path
+            first = summary["latency_ms"]["first_progress"]
+            assert first["count"] == summary["latency_ms"]["tool_call"]["count"], path
+            assert 0 < first["p50"] <= summary["latency_ms"]["tool_call"]["p50"], path
+    site = tmp_path / "site"
+    report = mcpbench("report", str(run_dir), "--out", str(site))
+    text, _ = report.communicate(timeout=300)
+    assert report.returncode == 0, text[-2000:]
+    page = (site / "dimensions.html").read_text()
+    assert "progress — cheapest streamed progress" in page and "What one progress notification costs" in page
+    assert "first notification p50 ms" in page
+    assert "Most streamed calls per CPU-second (100 notifications each)" in (site / "decision.html").read_text()

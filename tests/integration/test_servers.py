@@ -68,7 +68,7 @@ def _runtime_for(spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Inf
 @pytest.mark.parametrize("spec", _selected(), ids=lambda s: s.name)
 def test_server_builds_starts_under_limits_and_passes_verify(
         spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
-    """Started as `mcpbench verify` starts its NAME-tools twin (EXTRA_TOOLS=100, DIMENSION_TOOLS=1), so one start
+    """Started as `mcpbench verify` starts its NAME-tools twin (EXTRA_TOOLS=100, DIMENSION_TOOLS=1, SSE_REPLIES=1), so one start
     checks the workload, the dimension tools against their reference answers (docs/workload.md §6) and the
     conformance suite; that a server lists only the three tools without the settings, every run's verify checks
     (an unasked-for tool fails it)."""
@@ -78,9 +78,9 @@ def test_server_builds_starts_under_limits_and_passes_verify(
     started = dataclasses.replace(spec, run_env={**spec.run_env, **settings})
     server = runtime.start(started, infra, tmp_path / "server.log")
     try:
-        verdict = verify(server.url, spec.name, spec.info.protocols, VERIFY_TOOLS)
+        verdict = verify(server.url, spec.name, spec.info.protocols, VERIFY_TOOLS, spec.info.unsupported)
         names = {c.name for c in verdict.checks}
-        assert {"extra tool", "echo_payload 1 MiB", "echo_payload 4 MiB"} <= names, names
+        assert {"extra tool", "echo_payload 1 MiB", "echo_payload 4 MiB", "stream_progress"} <= names, names
         failures = [f"{c.name}: {c.reason}" for c in verdict.failures()]
         assert verdict.status != "fail", failures
         assert server.alive(), server.log_tail()

@@ -70,3 +70,40 @@ def test_a_recorded_held_session_waits_its_think_time_and_is_no_idle_generator(t
     busy = reanalyze(copy)
     assert busy["status"] == "invalid" and busy["checks"]["idle_seconds"] == 7
     assert busy["reason"].startswith("7 second(s) of the window have no sample and no call in flight")
+
+
+def test_the_progress_dimension_streams_with_a_token_from_servers_started_for_sse() -> None:
+    specs = select(discover(SERVERS), ["go"])
+    progress = DIMENSIONS["progress"]
+    measured = twins(specs, progress, progress.points)
+    assert [s.name for s in measured] == ["go-progress1", "go-progress100"]
+    for spec, count in zip(measured, (1, 100)):
+        assert spec.run_env["DIMENSION_TOOLS"] == "1" and spec.run_env["SSE_REPLIES"] == "1"
+        plan = json.loads(spec.workload.driver_json())
+        (call,) = plan["calls"]
+        # the token names the VU, the driver counts `progress` notifications before the result and times the first
+        assert call["progress"] == count and '"_meta":{"progressToken":"mcpbench-{vu}"}' in call["params"]
+        assert {"pointer": "/sent", "equals": count} in call["checks"]
+
+
+def test_a_server_whose_sdk_cannot_stream_is_listed_with_its_reason_not_measured() -> None:
+    import dataclasses
+    (go,) = select(discover(SERVERS), ["go"])
+    why = "its transport answers every request with one JSON body"
+    cannot = dataclasses.replace(go, info=go.info.model_copy(update={"unsupported": {"progress": why}}))
+    progress = DIMENSIONS["progress"]
+    assert all(t.unavailable == f"its SDK cannot stream progress: {why}" for t in twins([cannot], progress, progress.points))
+    assert all(t.unavailable is None for t in twins([go], progress, progress.points))
+    # another dimension does not ask for streaming
+    assert all(t.unavailable is None for t in twins([cannot], DIMENSIONS["payload"], DIMENSIONS["payload"].points))
+
+
+def test_a_bad_unsupported_entry_in_a_manifest_is_one_line(tmp_path: Path) -> None:
+    source = SERVERS / "go" / "mcpbench.toml"
+    server = tmp_path / "go"
+    server.mkdir()
+    text = source.read_text().replace("[server]\n", '[server]\nunsupported = { streaming = "no" }\n', 1)
+    (server / "mcpbench.toml").write_text(text)
+    found = discover(tmp_path)
+    (error,) = found.errors
+    assert not found.servers and "unsupported" in str(error) and "\n" not in str(error)

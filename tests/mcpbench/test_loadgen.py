@@ -2,6 +2,7 @@ import gzip
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mcpbench.loads.timing import Timing
@@ -51,3 +52,23 @@ def test_k6_is_told_the_whole_timeline_and_the_load() -> None:
     assert (scenario["executor"], scenario["exec"], scenario["preAllocatedVUs"], scenario["stages"][1]["target"]) \
         == ("ramping-arrival-rate", "openIteration", 10, 2500)
     assert (closed["executor"], closed["exec"], closed["stages"][1]["target"]) == ("ramping-vus", "closedIteration", 10)
+
+
+def test_a_streamed_calls_first_notification_is_a_column_of_its_own(tmp_path: Path) -> None:
+    # the load driver's lines: a streamed call has a tenth field (first_ms), a call that streamed nothing nine
+    log = tmp_path / "samples.log"
+    log.write_text("T,1763750000123\n"
+                   "S,1.000,1,stream_progress,1,,12.500,12.600,12.500,0.800\n"
+                   "S,1.100,2,stream_progress,0,progress_missing,13.000,13.100,13.000\n")
+    samples, _ = parse_samples(log)
+    assert samples["first_ms"].tolist()[0] == 0.8 and np.isnan(samples["first_ms"].tolist()[1])
+    compress_samples([log], tmp_path / "samples.csv.gz", samples, tmp_path / "loadgen.log")
+    again = read_samples(tmp_path / "samples.csv.gz")
+    assert again["first_ms"].tolist()[0] == 0.8 and np.isnan(again["first_ms"].tolist()[1])
+    # a file from before (or of calls that streamed nothing) reads with the column empty
+    plain = tmp_path / "plain.log"
+    plain.write_text("T,1763750000123\nS,1.000,1,get_user_cart,1,,2.0,2.0,2.0\n")
+    samples, _ = parse_samples(plain)
+    assert "first_ms" not in samples.columns
+    compress_samples([plain], tmp_path / "plain.csv.gz", samples, tmp_path / "loadgen.log")
+    assert read_samples(tmp_path / "plain.csv.gz")["first_ms"].isna().all()

@@ -91,6 +91,7 @@ class SpecServer(BaseHTTPRequestHandler):
     extra_tools = 0  # the dimension tools it registers (docs/workload.md §6), as if started with these settings
     dimension_tools = False
     payload_rule = "spec"  # or "truncate at 1 MiB", "refuse above 1 MiB", "altered"
+    progress_rule = "spec"  # or "json" (an SDK replying JSON: its notifications dropped), "after the result"
     counters: dict[str, int]
     histories: dict[str, list[str]]
 
@@ -133,7 +134,8 @@ class SpecServer(BaseHTTPRequestHandler):
                                        "serverInfo": {"name": "spec"}})
         if method == "tools/list":
             extras = [{"name": dims.extra_tool_name(i), "inputSchema": EXTRA_SCHEMA} for i in range(1, self.extra_tools + 1)]
-            echo = [{"name": dims.ECHO_PAYLOAD, "inputSchema": {"type": "object"}}] if self.dimension_tools else []
+            echo = [{"name": name, "inputSchema": {"type": "object"}} for name in (dims.ECHO_PAYLOAD, dims.STREAM_PROGRESS)
+                    if self.dimension_tools]
             return self.result(ident, {"tools": TOOLS + extras + echo})
         if method != "tools/call":
             return self.error(ident, -32601, "method not found")
@@ -141,6 +143,8 @@ class SpecServer(BaseHTTPRequestHandler):
                  **({dims.ECHO_PAYLOAD: self.echo_payload} if self.dimension_tools else {}),
                  **{dims.extra_tool_name(i): lambda query, i=i: {"tool": dims.extra_tool_name(i), "query": query}
                     for i in range(1, self.extra_tools + 1)}}
+        if self.dimension_tools and params["name"] == dims.STREAM_PROGRESS:
+            return self.stream_progress(ident, params)
         tool = tools.get(params["name"])
         if tool is None:
             return self.error(ident, -32602, "unknown tool")
@@ -171,6 +175,24 @@ class SpecServer(BaseHTTPRequestHandler):
         elif self.payload_rule == "altered":
             text = text[:-1] + "!"
         return {"size": size, "received": len(data), "payload": text}
+
+    def stream_progress(self, ident: object, params: dict) -> None:
+        count = (params.get("arguments") or {}).get("count")
+        token = (params.get("_meta") or {}).get("progressToken")
+        notes = [{"jsonrpc": "2.0", "method": "notifications/progress",
+                  "params": {"progressToken": token, "progress": i, "total": count}}
+                 for i in range(1, count + 1)] if token is not None else []
+        answer = {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": json.dumps(
+            {"count": count, "sent": len(notes), "server_type": "spec"})}]}}
+        if self.progress_rule == "json":
+            return self.reply(200, answer)
+        events = notes + [answer] if self.progress_rule == "spec" else [answer] + notes
+        raw = "".join(f"event: message\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
 
     def cart(self, user_id: str = "user-00042") -> dict[str, object]:
         history = [json.loads(entry) for entry in self.histories[user_id][:5]]
@@ -314,7 +336,7 @@ def test_a_server_without_the_contracts_host_check_fails_verify(spec_server: Cal
                for check in verdict.failures())
 
 
-ON = ToolSettings(extra_tools=5, dimension_tools=True)
+ON = ToolSettings(extra_tools=5, dimension_tools=True, sse_replies=True)
 
 
 def test_the_dimension_tools_pass_when_they_are_the_reference_answers(spec_server: Callable[..., str]) -> None:
@@ -322,8 +344,9 @@ def test_the_dimension_tools_pass_when_they_are_the_reference_answers(spec_serve
     by_name = {check.name: check for check in verdict.checks}
     assert verdict.status == "pass", [(c.name, c.reason) for c in verdict.checks if c.status != "pass"]
     assert {"extra tool", "echo_payload 1 KiB", "echo_payload 64 KiB", "echo_payload 1 MiB",
-            "echo_payload 4 MiB"} <= set(by_name)
-    assert "9 tools" in by_name["tools/list"].reason
+            "echo_payload 4 MiB", "stream_progress"} <= set(by_name)
+    assert by_name["stream_progress"].reason.startswith("3 progress notifications in order before the result")
+    assert "10 tools" in by_name["tools/list"].reason
 
 
 @pytest.mark.parametrize(("server", "failing", "reason"), [
@@ -333,7 +356,11 @@ def test_the_dimension_tools_pass_when_they_are_the_reference_answers(spec_serve
      "payload is 1,048,576 characters, expected 4,194,304 (truncated)"),
     ({"extra_tools": 5, "dimension_tools": True, "payload_rule": "altered"}, "echo_payload 1 KiB",
      "differs from the reference at character 1,023"),
-], ids=["extra-tools-ignored", "dimension-tools-ignored", "truncated", "altered"])
+    ({"extra_tools": 5, "dimension_tools": True, "progress_rule": "json"}, "stream_progress",
+     "replied application/json, not an SSE stream"),
+    ({"extra_tools": 5, "dimension_tools": True, "progress_rule": "after the result"}, "stream_progress",
+     "0 progress notification(s) before the result, expected 3"),
+], ids=["extra-tools-ignored", "dimension-tools-ignored", "truncated", "altered", "progress-as-json", "progress-late"])
 def test_verify_names_a_setting_ignored_and_a_payload_truncated(spec_server: Callable[..., str], server: dict,
                                                                 failing: str, reason: str) -> None:
     verdict = verify(spec_server(**server), "spec", settings=ON)
@@ -352,3 +379,52 @@ def test_a_refused_large_reply_is_the_servers_limit_and_unasked_tools_fail(spec_
     # without the settings a reference server lists the three tools only (docs/workload.md §6)
     unasked = verify(spec_server(extra_tools=5), "spec")
     assert {check.name: check.status for check in unasked.checks}["tools/list"] == "fail"
+
+
+def test_a_server_whose_sdk_cannot_stream_is_held_to_its_answer_and_warned_with_its_reason(
+        spec_server: Callable[..., str]) -> None:
+    why = "its transport answers with one JSON body"
+    verdict = verify(spec_server(extra_tools=5, dimension_tools=True, progress_rule="json"), "spec", settings=ON,
+                     unsupported={"progress": why})
+    check = next(c for c in verdict.checks if c.name == "stream_progress")
+    assert (check.status, check.reason) == ("warn", f"unsupported (its manifest): {why}") and verdict.status != "fail"
+
+
+def test_streaming_is_asked_only_of_a_server_started_for_it(spec_server: Callable[..., str]) -> None:
+    # a payload twin (DIMENSION_TOOLS=1 without SSE_REPLIES=1) may reply JSON: its stream_progress is not checked
+    verdict = verify(spec_server(extra_tools=5, dimension_tools=True, progress_rule="json"), "spec",
+                     settings=ToolSettings(extra_tools=5, dimension_tools=True))
+    assert verdict.status == "pass" and "stream_progress" not in {c.name for c in verdict.checks}
+
+
+def _streamed(notes: list[dict], answer: dict, content_type: str = "text/event-stream"):
+    from mcpbench.workload.dimension_tools import StreamedReply
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": json.dumps(answer)}]}}
+    return StreamedReply(200, content_type, tuple((0.001 * i, {"jsonrpc": "2.0", "method": "notifications/progress",
+                                                                "params": n}) for i, n in enumerate(notes)),
+                         message, 0.01, "")
+
+
+@pytest.mark.parametrize("notes, answer, content_type, wrong", [
+    ([{"progressToken": "t", "progress": i, "total": 3} for i in (1, 2, 3)], {"count": 3, "sent": 3}, "text/event-stream", None),
+    ([], {"count": 3, "sent": 3}, "application/json", "not an SSE stream"),
+    ([{"progressToken": "t", "progress": i, "total": 3} for i in (1, 2)], {"count": 3, "sent": 3}, "text/event-stream",
+     "2 progress notification(s) before the result, expected 3"),
+    ([{"progressToken": "t", "progress": i, "total": 3} for i in (2, 1, 3)], {"count": 3, "sent": 3}, "text/event-stream",
+     "is not the contract's"),
+    ([{"progressToken": "other", "progress": i, "total": 3} for i in (1, 2, 3)], {"count": 3, "sent": 3},
+     "text/event-stream", "is not the contract's"),
+    ([{"progressToken": "t", "progress": i, "total": 3} for i in (1, 2, 3)], {"count": 3, "sent": 0}, "text/event-stream",
+     "expected {'count': 3, 'sent': 3"),
+])
+def test_stream_progress_is_held_to_the_reference(notes, answer, content_type, wrong) -> None:
+    from mcpbench.workload.dimension_tools import check_progress
+    problems = check_progress(_streamed(notes, {**answer, "server_type": "s"}, content_type), 3, "t", "s")
+    assert (not problems) if wrong is None else any(wrong in p for p in problems), problems
+
+
+def test_without_a_token_stream_progress_sends_nothing() -> None:
+    from mcpbench.workload.dimension_tools import check_progress
+    assert check_progress(_streamed([], {"count": 2, "sent": 0, "server_type": "s"}), 2, None, "s") == []
+    sent = _streamed([{"progressToken": None, "progress": 1, "total": 2}], {"count": 2, "sent": 1, "server_type": "s"})
+    assert any("the call carried no progress token" in p for p in check_progress(sent, 2, None, "s"))

@@ -62,7 +62,8 @@ def test_load_keys_open_and_sweep():
 
 def test_samples_columns_and_types():
     df = read_samples(ROUNDS / "rust" / "session-8vu-r1" / "samples.csv.gz")
-    assert list(df.columns) == list(model.SAMPLE_COLUMNS)
+    assert list(df.columns) == [*model.SAMPLE_COLUMNS, model.FIRST_MS]  # a file whose calls streamed none: empty
+    assert df[model.FIRST_MS].isna().all()
     assert df["ok"].dtype.kind == "i" and df["call_ms"].dtype.kind == "f"
     assert set(df["tool"]) == {"search_products", "get_user_cart", "checkout", "tools/list"}
 

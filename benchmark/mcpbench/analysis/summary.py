@@ -18,7 +18,7 @@ import pandas as pd
 from mcpbench import loads as load_kinds
 from mcpbench.results import upgrades
 from mcpbench.results.layout import MeasurementDir, measurement_dir
-from mcpbench.results.model import SCHEMA, Sample, Summary, validated
+from mcpbench.results.model import FIRST_MS, SCHEMA, Sample, Summary, validated
 from mcpbench.results.read import http_durations
 from mcpbench.analysis.stats import latency_stats
 from mcpbench.results.read import read_samples, resource_samples
@@ -285,6 +285,8 @@ def latency(window_samples: pd.DataFrame, request_timeout_s: float, mode: str = 
         "v2_tools_call": latency_stats(calls["call_ms"].dropna().to_numpy()),
         "steps": steps,
         "handshake_share": handshake_share,
+        "first_progress": (latency_stats(ok_calls[FIRST_MS].dropna().to_numpy(dtype=float))
+                           if FIRST_MS in ok_calls.columns and ok_calls[FIRST_MS].notna().any() else None),
     }
 
 

@@ -45,6 +45,10 @@ class ServerInfo(_Strict):
     # What kind of MCP layer it is (the report's filters and decision page): the protocol's own SDK for the
     # language, a community SDK, a framework's MCP layer (Spring AI, Quarkus, Micronaut, FastMCP), or none.
     sdk_kind: SdkKind | None = None
+    # What its SDK cannot do that a dimension asks (docs/workload.md §6), with the SDK's reason: `progress` (stream
+    # progress notifications on a call's reply). verify holds it to the tool's answer only, and the dimension lists
+    # it as unsupported with the reason instead of measuring it.
+    unsupported: dict[Literal["progress"], str] = Field(default_factory=dict)
 
 
 class BuildSection(_Strict):
@@ -161,6 +165,9 @@ class ServerSpec:
     # Given on the command line (catalog/target.py): held to its workload file, not to the server contract (a
     # reference server a dimension calls with its own workload is still held to the contract).
     given: bool = False
+    # Why it cannot be measured in this experiment, where its manifest says its SDK cannot do what is asked
+    # (ServerInfo.unsupported): listed as unavailable with the reason, never started.
+    unavailable: str | None = None
 
     @property
     def serves_stdio(self) -> bool:

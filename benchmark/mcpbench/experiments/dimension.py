@@ -12,6 +12,9 @@ same interleaved rounds, so the points of one server are compared round by round
               at 10 VUs without think time: what a session costs
 - sessions:   1, 100 and 1,000 persistent sessions opened (initialize, a call) and held, each calling one small
               tool every 4 s: the memory a server holds per open session, and whether it keeps answering
+- progress:   stream_progress sending 1 and 100 progress notifications on the call's SSE reply before its result
+              (10 with --all-points; persistent sessions, 10 VUs, no think time): the time to the first
+              notification, to the result, and what a notification costs
 """
 
 from __future__ import annotations
@@ -59,6 +62,20 @@ def payload_workload(size: int) -> Workload:
     return Workload(Path(f"dimension:payload:{label}"), spec)
 
 
+def progress_workload(count: int) -> Workload:
+    """stream_progress asking for `count` notifications: each must arrive on the call's reply before its result
+    (the load driver counts them and times the first), and the result says all were sent."""
+    call = Call(tool=dims.STREAM_PROGRESS, arguments={"count": count}, progress=count,
+                check=[Check(pointer="/count", equals=count), Check(pointer="/sent", equals=count)])
+    spec = WorkloadFile(description=f"stream_progress with {count} notification(s) (docs/workload.md §6)", call=[call])
+    return Workload(Path(f"dimension:progress:{count}"), spec)
+
+
+def _progress_point(count: int) -> Point:
+    return Point(f"progress{count}", f"{count} notification{'s' if count > 1 else ''}",
+                 ToolSettings(dimension_tools=True, sse_replies=True), progress_workload(count))
+
+
 def held_session_workload() -> Workload:
     """A held session's keep-alive: the lineup's cart lookup alone (one small Redis read, checked as the lineup
     checks it), so a thousand held sessions cost the server little work besides their state."""
@@ -79,9 +96,12 @@ class Dimension:
     more_points: tuple[Point, ...] = ()      # --all-points adds these
     workload: Workload | None = None         # a dimension without points: what its servers are called with
     ramp_up_s: float | None = None           # None: the run's
+    needs: str | None = None                 # what a server's SDK must be able to do (ServerInfo.unsupported's key)
 
 
 TOOL_COUNTS = (0, 100, 1000)
+# Two counts apart by 99 notifications: what one costs is the difference over 99 (report: per notification).
+PROGRESS_COUNTS = (1, 100)
 
 DIMENSIONS: dict[str, Dimension] = {d.name: d for d in (
     Dimension("payload", "fastest at large replies", "persistent", "10", 0.0, points=tuple(
@@ -98,6 +118,9 @@ DIMENSIONS: dict[str, Dimension] = {d.name: d for d in (
     # server closing it as the call goes out (measured at 5 s: python-lowlevel, 437 transport errors in a window).
     Dimension("sessions", "smallest memory holding open sessions", "persistent", "1,100,1000", 4.0,
               workload=held_session_workload(), ramp_up_s=4.0),
+    Dimension("progress", "cheapest streamed progress", "persistent", "10", 0.0,
+              points=tuple(_progress_point(n) for n in PROGRESS_COUNTS), more_points=(_progress_point(10),),
+              needs=dims.PROGRESS),
 )}
 
 
@@ -130,9 +153,11 @@ def twins(specs: list[ServerSpec], dimension: Dimension, points: tuple[Point, ..
     taken = {spec.name for spec in specs}
     out = []
     for spec in specs:
+        why = spec.info.unsupported.get(dimension.needs) if dimension.needs else None
         for point in points:
             twin = setting_twin(spec, taken, point.label, point.settings.environment(), point.display)
-            out.append(dataclasses.replace(twin, workload=point.workload, point=point.display))
+            out.append(dataclasses.replace(twin, workload=point.workload, point=point.display,
+                                           unavailable=f"its SDK cannot stream progress: {why}" if why else None))
     return out
 
 
@@ -141,12 +166,12 @@ class DimensionExperiment(RunExperiment):
     order = 25
     help = ("Measure what MCP clients do besides one small tool call: payload (reply size), tools-list (many "
             "tools), agent (one caller in sequence), churn (a session per call against persistent sessions), "
-            "sessions (memory holding 1, 100, 1,000 open sessions).")
+            "sessions (memory holding 1, 100, 1,000 open sessions), progress (streamed progress notifications).")
     options = (Option("dimension", str, "payload", f"Which: {', '.join(DIMENSIONS)}.", ("--dimension",)),
                Option("all_points", bool, False, "Every point, the costly ones too (tools-list: 10,000 tools).",
                       ("--all-points",)),
                Option("points", Optional[str], None, "Only these points, e.g. 1kib,1mib (payload: 1kib, 64kib, 1mib, "
-                      "4mib; tools-list: tools0, tools100, tools1000, tools10000)."),
+                      "4mib; tools-list: tools0, tools100, tools1000, tools10000; progress: progress1, progress10, progress100)."),
                *RunExperiment.options)
     directory_suffix = "-dimension"
 

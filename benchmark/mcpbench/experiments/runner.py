@@ -423,6 +423,8 @@ class Runner:
         recorded, the runtime that ran it), then the experiment's measurements."""
         assert self.record is not None and self.bench is not None
         spec = state.spec
+        if spec.unavailable:
+            raise ServerUnavailable("unsupported", spec.unavailable)
         state.unsupported = self._unsupported_modes(spec)
         if len(state.unsupported) == len(self.config.modes):
             phase = "transport" if set(state.unsupported) <= set(self.config.stdio_modes) else "protocol"
@@ -571,7 +573,8 @@ class Runner:
         with self.console.status(f"verifying {spec.name}…"):
             # A server given on the command line is held to its workload file; the lineup's to the whole spec.
             verdict = (verify_calls(server.url, spec.workload) if spec.given and spec.workload
-                       else verify(server.url, spec.name, spec.info.protocols, ToolSettings.from_environment(spec.run_env)))
+                       else verify(server.url, spec.name, spec.info.protocols, ToolSettings.from_environment(spec.run_env),
+                              spec.info.unsupported))
         checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s"), *verdict.checks]
         suite = self._conformance(spec, server, checks) if self.config.conformance else None
         listening = server.listening()

@@ -17,7 +17,7 @@ from mcpbench.experiments.options import Values
 from mcpbench.workload.dimension_tools import ToolSettings
 
 # The settings the NAME-tools twin is started with: what docs/workload.md §6 asks of every reference server.
-VERIFY_TOOLS = ToolSettings(extra_tools=100, dimension_tools=True)
+VERIFY_TOOLS = ToolSettings(extra_tools=100, dimension_tools=True, sse_replies=True)
 
 
 # verify's own: the official MCP conformance suite beside the workload's checks (workload/conformance.py).
@@ -56,7 +56,7 @@ class VerifyExperiment(Experiment):
             out.append(spec)
             if not spec.given and spec.serves_http and not spec.overrides:
                 out.append(setting_twin(spec, taken, "tools", VERIFY_TOOLS.environment(),
-                                        f"EXTRA_TOOLS={VERIFY_TOOLS.extra_tools}, DIMENSION_TOOLS=1"))
+                                        f"EXTRA_TOOLS={VERIFY_TOOLS.extra_tools}, DIMENSION_TOOLS=1, SSE_REPLIES=1"))
         return out
 
     def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:

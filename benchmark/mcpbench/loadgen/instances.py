@@ -15,7 +15,7 @@ from typing import Protocol
 import pandas as pd
 
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import SAMPLE_COLUMNS
+from mcpbench.results.model import FIRST_MS, SAMPLE_COLUMNS
 from mcpbench.results.write import writing
 from mcpbench.analysis.warmup import LiveSamples
 from mcpbench.loadgen.base import LoadError, LoadGenerator, OnStart, OnTick, Tick
@@ -93,8 +93,10 @@ def read_counts(path: Path) -> dict | None:
 
 
 def parse_samples(log_path: Path) -> tuple[pd.DataFrame, float | None]:
-    """The `S,…` lines of a raw sample log as a table, and the scenario start (epoch seconds)."""
+    """The `S,…` lines of a raw sample log as a table, and the scenario start (epoch seconds). A line of a call
+    that streamed progress has a tenth field, first_ms (the table then has that column, empty elsewhere)."""
     rows: list[list[str]] = []
+    streamed = False
     start_ms: float | None = None
     if log_path.exists():
         with open(log_path, encoding="utf-8", errors="replace") as handle:
@@ -102,11 +104,16 @@ def parse_samples(log_path: Path) -> tuple[pd.DataFrame, float | None]:
                 if line.startswith("S,"):
                     parts = line.rstrip("\n").split(",")
                     if len(parts) == 9:
+                        rows.append(parts[1:] + [""])
+                    elif len(parts) == 10:
                         rows.append(parts[1:])
+                        streamed = True
                 elif line.startswith("T,") and start_ms is None:
                     start_ms = float(line[2:])
-    frame = pd.DataFrame(rows, columns=list(SAMPLE_COLUMNS))
-    for column in ("t_s", "call_ms", "session_ms"):
+    frame = pd.DataFrame(rows, columns=[*SAMPLE_COLUMNS, FIRST_MS])
+    if not streamed:
+        frame = frame.drop(columns=FIRST_MS)
+    for column in ("t_s", "call_ms", "session_ms", *((FIRST_MS,) if streamed else ())):
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
     frame["vu"] = pd.to_numeric(frame["vu"], errors="coerce").astype("Int64")
     frame["ok"] = pd.to_numeric(frame["ok"], errors="coerce").fillna(0).astype(int)

@@ -35,6 +35,9 @@ from mcpbench.loads.base import LIST_TOOLS
 SCHEMA = 4
 SCHEMAS_READ = (1, 2, 3, 4)
 SAMPLE_COLUMNS = ("t_s", "vu", "tool", "ok", "error_kind", "call_ms", "session_ms", "http_ms")
+# samples.csv's optional column: a call that streamed progress (the workload's `progress`) has the arrival of its
+# first notification, ms from the call's start; a file whose calls streamed none has no such column.
+FIRST_MS = "first_ms"
 RESOURCE_COLUMNS = ("t_s", "component", "cpu_pct", "mem_mb")
 # processes.csv (soak): the server's process tree at 1 Hz; fds/threads empty where unreadable.
 PROCESS_COLUMNS = ("t_s", "rss_mb", "cgroup_mb", "fds", "threads", "processes")
@@ -571,6 +574,9 @@ class Latency(Closed):
     handshake_share: float | None = described(
         "session mode: the median share of a tool call's session spent in initialize + "
         "notifications/initialized (null: another mode, or analysed before)", None)
+    first_progress: LatencyStats | None = described(
+        "successful tool calls that streamed progress: their first notifications/progress's arrival, from the "
+        "call's start (samples' first_ms; null: no call streamed)", None)
 
 
 class Errors(Closed):

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from mcpbench.results.model import PROCESS_COLUMNS, RESOURCE_COLUMNS, SAMPLE_COLUMNS, ResultsError, Sample
+from mcpbench.results.model import FIRST_MS, PROCESS_COLUMNS, RESOURCE_COLUMNS, SAMPLE_COLUMNS, ResultsError, Sample
 from mcpbench.results.upgrades import OLD_COMPONENTS
 
 
@@ -28,7 +28,7 @@ def read_samples(path: Path) -> pd.DataFrame:
         raise ResultsError(f"missing file: {path}")
     try:
         df = pd.read_csv(path, dtype={"tool": str, "error_kind": str, "http_ms": str}, keep_default_na=False,
-                         na_values={"t_s": [""], "call_ms": [""], "session_ms": [""]})
+                         na_values={"t_s": [""], "call_ms": [""], "session_ms": [""], FIRST_MS: [""]})
     except (OSError, EOFError, pd.errors.ParserError) as exc:
         raise ResultsError(f"{path}: cannot read samples: {exc}") from None
     missing = [c for c in SAMPLE_COLUMNS if c not in df.columns]
@@ -37,6 +37,7 @@ def read_samples(path: Path) -> pd.DataFrame:
     df["ok"] = pd.to_numeric(df["ok"], errors="coerce").fillna(0).astype(int)
     for col in ("t_s", "call_ms", "session_ms"):
         df[col] = pd.to_numeric(df[col], errors="coerce")
+    df[FIRST_MS] = pd.to_numeric(df[FIRST_MS], errors="coerce") if FIRST_MS in df.columns else float("nan")
     return df
 
 

@@ -1,6 +1,7 @@
 """The dimension tools (docs/workload.md §6): what a reference server registers beside the three workload tools
 when a contract setting turns it on — `EXTRA_TOOLS=N` tools for tools/list at scale, `DIMENSION_TOOLS=1` for
-`echo_payload` (reply size) — their reference answers, and verify's checks of them.
+`echo_payload` (reply size) and `stream_progress` (streamed progress), `SSE_REPLIES=1` for replies a notification can
+ride on — their reference answers, and verify's checks of them.
 
 Off by default, so the lineup's tools/list, its wire pattern and every figure measured without them stay as
 they were.
@@ -8,13 +9,21 @@ they were.
 
 from __future__ import annotations
 
+import json
+import time
 from dataclasses import dataclass
 
-from mcpbench.workload.mcp_client import JsonRpc, McpClient, Reply, tool_payload
+from mcpbench.workload.mcp_client import JsonRpc, McpClient, Reply, parse_message, tool_payload
 
 EXTRA_TOOLS = "EXTRA_TOOLS"          # the environment settings, docs/server-contract.md
 DIMENSION_TOOLS = "DIMENSION_TOOLS"
+SSE_REPLIES = "SSE_REPLIES"
 ECHO_PAYLOAD = "echo_payload"
+STREAM_PROGRESS = "stream_progress"
+MAX_PROGRESS = 1000                  # stream_progress's count at most (docs/workload.md §6)
+VERIFY_PROGRESS = 3                  # the notifications verify asks for
+# The manifest's name for the streamed-progress capability ([server] unsupported = { progress = "why" }).
+PROGRESS = "progress"
 PAYLOAD_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 MAX_PAYLOAD = 16 * 1024 * 1024
 # What a request to echo_payload carries at most: every server refuses request bodies of 1 MiB and more
@@ -54,20 +63,23 @@ class ToolSettings:
 
     extra_tools: int = 0
     dimension_tools: bool = False
+    sse_replies: bool = False     # reply over SSE where the SDK has the choice (a JSON reply carries no notification)
 
     @classmethod
     def from_environment(cls, env: dict[str, str]) -> ToolSettings:
         extra = env.get(EXTRA_TOOLS, "").strip()
         return cls(extra_tools=int(extra) if extra.isdigit() else 0,
-                   dimension_tools=env.get(DIMENSION_TOOLS, "").strip() == "1")
+                   dimension_tools=env.get(DIMENSION_TOOLS, "").strip() == "1",
+                   sse_replies=env.get(SSE_REPLIES, "").strip() == "1")
 
     def tool_names(self) -> set[str]:
         """The tools a server started with these settings registers beside the three workload tools."""
         names = {extra_tool_name(i) for i in range(1, self.extra_tools + 1)}
-        return names | ({ECHO_PAYLOAD} if self.dimension_tools else set())
+        return names | ({ECHO_PAYLOAD, STREAM_PROGRESS} if self.dimension_tools else set())
 
     def environment(self) -> dict[str, str]:
-        return {EXTRA_TOOLS: str(self.extra_tools), DIMENSION_TOOLS: "1" if self.dimension_tools else "0"}
+        return {EXTRA_TOOLS: str(self.extra_tools), DIMENSION_TOOLS: "1" if self.dimension_tools else "0",
+                **({SSE_REPLIES: "1"} if self.sse_replies else {})}
 
 
 def check_listed(tools: dict[str, JsonRpc], settings: ToolSettings) -> list[str]:
@@ -77,7 +89,7 @@ def check_listed(tools: dict[str, JsonRpc], settings: ToolSettings) -> list[str]
     missing = sorted(wanted - set(tools))
     if missing:
         ignored = [f"{EXTRA_TOOLS}={settings.extra_tools}"] if any(m.startswith("extra_") for m in missing) else []
-        ignored += [f"{DIMENSION_TOOLS}=1"] if ECHO_PAYLOAD in missing else []
+        ignored += [f"{DIMENSION_TOOLS}=1"] if {ECHO_PAYLOAD, STREAM_PROGRESS} & set(missing) else []
         problems.append(f"{' and '.join(ignored)} ignored: {len(missing)} tool(s) missing "
                         f"({', '.join(missing[:3])}{'…' if len(missing) > 3 else ''})")
     for name in sorted(wanted & set(tools)):
@@ -140,3 +152,87 @@ def check_payload(reply: Reply, size: int) -> PayloadVerdict:
 
 def call_payload(client: McpClient, size: int) -> Reply:
     return client.call_tool(ECHO_PAYLOAD, {"size": size, "data": argument(size)})
+
+
+@dataclass(frozen=True)
+class StreamedReply:
+    """A tools/call answered over Streamable HTTP, read as it arrived: the progress notifications before the
+    result (each with the seconds from the request's start), the result's message, and how it was framed."""
+
+    status: int
+    content_type: str
+    notifications: tuple[tuple[float, JsonRpc], ...]
+    message: JsonRpc | None
+    result_s: float
+    body_head: str
+
+
+def progress_token(vu: int | str) -> str:
+    return f"mcpbench-{vu}"
+
+
+def check_progress(reply: StreamedReply, count: int, token: str | None, server_type: str) -> list[str]:
+    """What is wrong with stream_progress's answer to a call asking for `count` notifications under `token`
+    (docs/workload.md §6): every one of them, in order (progress 1 … count, total count, the call's token), on the
+    call's own reply before its result, and the result {count, sent, server_type}; without a token, none, sent 0."""
+    if reply.status != 200 or not reply.message or reply.message.get("error") or \
+            (reply.message.get("result") or {}).get("isError"):
+        return [f"HTTP {reply.status} ({reply.content_type or 'no content type'}): {reply.body_head[:200]!r}"]
+    problems = []
+    got = [n.get("params") or {} for _, n in reply.notifications if n.get("method") == "notifications/progress"]
+    wanted = count if token is not None else 0
+    if wanted and "text/event-stream" not in reply.content_type:
+        problems.append(f"replied {reply.content_type or 'nothing'}, not an SSE stream: no notification can ride on it "
+                        f"(the server ignores {SSE_REPLIES}=1, or its SDK cannot stream)")
+    elif len(got) != wanted:
+        problems.append(f"{len(got)} progress notification(s) before the result, expected {wanted}"
+                        + ("" if token is not None else " (the call carried no progress token)"))
+    else:
+        wrong = [p for i, p in enumerate(got, 1)
+                 if p.get("progressToken") != token or p.get("progress") != i or p.get("total") != count]
+        if wrong:
+            problems.append(f"progress notification {wrong[0]} is not the contract's (progressToken {token!r}, "
+                            f"progress 1 … {count} in order, total {count})")
+    texts = [item.get("text") for item in (reply.message.get("result") or {}).get("content") or []
+             if item.get("type") == "text"]
+    try:
+        data = json.loads(texts[0]) if texts else None
+    except json.JSONDecodeError:
+        data = None
+    expected = {"count": count, "sent": wanted, "server_type": server_type}
+    if data != expected:
+        problems.append(f"answered {str(data)[:200]}, expected {expected}")
+    return problems
+
+
+def call_progress(client: McpClient, count: int, token: str | None) -> StreamedReply:
+    """stream_progress called once in the client's session, its reply read line by line as it streams, each
+    notification timed from the request's start."""
+    params: JsonRpc = {"name": STREAM_PROGRESS, "arguments": {"count": count},
+                       **({"_meta": {"progressToken": token}} if token is not None else {})}
+    started = time.monotonic()
+    notifications: list[tuple[float, JsonRpc]] = []
+    message: JsonRpc | None = None
+    lines: list[str] = []
+    with client.stream("tools/call", params) as response:
+        content_type = response.headers.get("content-type", "")
+        sse = "text/event-stream" in content_type
+        for line in response.iter_lines():
+            lines.append(line)
+            if not sse or not line.startswith("data:"):
+                continue
+            try:
+                parsed = json.loads(line[5:])
+            except json.JSONDecodeError:
+                continue
+            if isinstance(parsed, dict) and "method" in parsed and "id" not in parsed and message is None:
+                notifications.append((time.monotonic() - started, parsed))  # one after the result is none
+            elif isinstance(parsed, dict) and ("result" in parsed or "error" in parsed):
+                message = parsed
+    if not sse:
+        try:
+            message = parse_message(content_type, "\n".join(lines))
+        except json.JSONDecodeError:
+            message = None
+    return StreamedReply(response.status_code, content_type, tuple(notifications), message,
+                         time.monotonic() - started, "\n".join(lines)[:400])

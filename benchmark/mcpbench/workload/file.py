@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
 from mcpbench.loads.base import METHODS
+from mcpbench.workload.dimension_tools import MAX_PROGRESS
 
 LINEUP = Path(__file__).with_name("lineup.toml")
 
@@ -106,11 +107,17 @@ class Call(_Strict):
     arguments: dict[str, JsonValue] = Field(default_factory=dict)
     weight: int = Field(default=1, ge=1)
     check: list[Check] = Field(default_factory=list)
+    # Streamed progress (docs/workload.md §6): the call carries a progress token (params._meta.progressToken) and
+    # its reply must bring this many notifications/progress before the result; the first one's arrival is timed.
+    progress: int = Field(default=0, ge=0, le=MAX_PROGRESS,
+                          description="notifications/progress the call asks for and must receive before its result")
 
     @model_validator(mode="after")
     def _tool_or_method(self) -> Call:
         if self.method == TOOLS_CALL and not self.tool:
             raise ValueError("a call names its `tool` (or `method = \"tools/list\"`)")
+        if self.progress and self.method != TOOLS_CALL:
+            raise ValueError(f"{self.method} streams no progress (`progress` is a tool call's)")
         if self.method != TOOLS_CALL and (self.tool or self.arguments):
             raise ValueError(f"{self.method} takes no tool and no arguments")
         for text in _strings(self.arguments):
@@ -168,7 +175,9 @@ class Call(_Strict):
         the file's order, 50.0 as 50)."""
         if self.method != TOOLS_CALL:
             return ""
-        return f'"name":{_json(self.tool)},"arguments":{_json(self.arguments)}'
+        # The token names the VU: a client's tokens need only be unique among its own requests in flight.
+        meta = ',"_meta":{"progressToken":"mcpbench-{vu}"}' if self.progress else ""
+        return f'"name":{_json(self.tool)},"arguments":{_json(self.arguments)}{meta}'
 
 
 class WorkloadFile(_Strict):
@@ -255,7 +264,8 @@ class Workload:
     def driver_json(self) -> str:
         """The load driver's --workload (benchmark/load-driver/plan.go)."""
         return _json({"calls": [{"name": c.label, "method": c.method, "tool": c.tool or "", "params": c.params(),
-                                 "weight": c.weight, "checks": [k.compiled() for k in c.check]}
+                                 "weight": c.weight, "checks": [k.compiled() for k in c.check],
+                                 **({"progress": c.progress} if c.progress else {})}
                                 for c in self.calls], **({"headers": self.headers} if self.headers else {})})
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from dataclasses import dataclass
@@ -101,6 +102,13 @@ class McpClient:
         if params is not None:
             payload["params"] = params
         return self.post_raw(json.dumps(payload).encode(), headers)
+
+    def stream(self, method: str, params: JsonRpc | None = None) -> contextlib.AbstractContextManager[httpx.Response]:
+        """A request whose reply is read as it arrives (response.iter_lines()): a stream's notifications timed."""
+        payload: JsonRpc = {"jsonrpc": "2.0", "id": next(self._ids), "method": method,
+                            **({"params": params} if params is not None else {})}
+        headers = {"Content-Type": "application/json", **({"Mcp-Session-Id": self.session_id} if self.session_id else {})}
+        return self._http.stream("POST", self.url, content=json.dumps(payload).encode(), headers=headers)
 
     def notify(self, method: str) -> Reply:
         return self.post_raw(json.dumps({"jsonrpc": "2.0", "method": method}).encode())

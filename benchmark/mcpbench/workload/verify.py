@@ -73,10 +73,11 @@ def _rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
 
 
 class _Verifier:
-    def __init__(self, url: str, server_type: str, settings: ToolSettings):
+    def __init__(self, url: str, server_type: str, settings: ToolSettings, unsupported: dict[str, str]):
         self.url = url
         self.server_type = server_type
         self.settings = settings
+        self.unsupported = unsupported
         self.checks: list[Check] = []
 
     def add(self, name: str, status: Status, reason: str) -> None:
@@ -139,6 +140,9 @@ class _Verifier:
             if self.settings.dimension_tools:
                 for size in dims.PAYLOAD_SIZES:
                     self.guarded(f"{dims.ECHO_PAYLOAD} {dims.size_text(size)}", lambda size=size: self.echo_payload(client, size))
+            if self.settings.dimension_tools and self.settings.sse_replies:
+                # streaming is asked of a server started for it (SSE_REPLIES=1): by default an SDK may reply JSON
+                self.guarded(dims.STREAM_PROGRESS, lambda: self.stream_progress(client))
 
             def delete() -> None:
                 status = client.delete_session()
@@ -197,6 +201,31 @@ class _Verifier:
             self.add(name, "fail" if size <= dims.MAX_ARGUMENT else "warn", f"limit: refused: {verdict.refused}")
         else:
             self.add(name, "pass", f"{size:,} characters as the reference (argument {len(dims.argument(size)):,})")
+
+    def stream_progress(self, client: McpClient) -> None:
+        """Its notifications, in order and before the result, on the call's own SSE reply (docs/workload.md §6);
+        without a progress token, none. A server whose manifest says its SDK cannot stream (`unsupported.progress`)
+        must still answer right; that it streams nothing is then a warning that gives its reason."""
+        token = dims.progress_token("verify")
+        count = dims.VERIFY_PROGRESS
+        streamed = dims.call_progress(client, count, token)
+        problems = dims.check_progress(streamed, count, token, self.server_type)
+        why = self.unsupported.get(dims.PROGRESS)
+        if why:
+            answered = not any(p.startswith(("HTTP", "answered")) for p in problems)
+            self.add(dims.STREAM_PROGRESS, "warn" if answered else "fail",
+                     f"unsupported (its manifest): {why}" if answered else "; ".join(problems))
+            return
+        if problems:
+            self.add(dims.STREAM_PROGRESS, "fail", "; ".join(problems))
+            return
+        untokened = dims.check_progress(dims.call_progress(client, 2, None), 2, None, self.server_type)
+        if untokened:
+            self.add(dims.STREAM_PROGRESS, "fail", "without a progress token: " + "; ".join(untokened))
+            return
+        first_ms = streamed.notifications[0][0] * 1000
+        self.add(dims.STREAM_PROGRESS, "pass", f"{count} progress notifications in order before the result "
+                 f"(first after {first_ms:.1f} ms, result after {streamed.result_s * 1000:.1f} ms); none without a token")
 
     def stateless_call(self) -> None:
         # The `stateless` load mode sends tools/call with no initialize and no session.
@@ -389,11 +418,12 @@ class _Verifier:
 
 
 def verify(url: str, server_type: str, protocols: list[str] | None = None,
-           settings: ToolSettings = ToolSettings()) -> Verdict:
+           settings: ToolSettings = ToolSettings(), unsupported: dict[str, str] | None = None) -> Verdict:
     """Run every check against the MCP endpoint `url`; never raises for a misbehaving server. `protocols`:
     the revisions its manifest says its SDK accepts; a listed 2026-07-28 is checked too. `settings`: the
-    contract settings it was started with, whose tools (workload/dimension_tools.py) are checked too."""
-    verifier = _Verifier(url, server_type, settings)
+    contract settings it was started with, whose tools (workload/dimension_tools.py) are checked too;
+    `unsupported`: what its manifest says its SDK cannot do (progress: why), checked as a limit, not a failure."""
+    verifier = _Verifier(url, server_type, settings, unsupported or {})
     verifier.session()
     verifier.guarded("tools/call without a session", verifier.stateless_call)
     if REVISION_2026 in (protocols or ()):

@@ -90,10 +90,12 @@ export async function serve(config: Config): Promise<void> {
     await server.start({ transportType: 'stdio' });
   } else {
     // Stateless: a new session (SDK Server + transport) per request, no Mcp-Session-Id, GET/DELETE /mcp
-    // answered 405; JSON replies instead of an SSE stream per POST.
+    // answered 405; JSON replies instead of an SSE stream per POST, unless SSE_REPLIES=1 (the progress
+    // dimension, docs/server-contract.md): a call's progress notifications can only ride on an SSE reply.
+    const enableJsonResponse = process.env.SSE_REPLIES?.trim() !== '1';
     await server.start({
       transportType: 'httpStream',
-      httpStream: { host: config.host, port: config.port, endpoint: '/mcp', stateless: true, enableJsonResponse: true },
+      httpStream: { host: config.host, port: config.port, endpoint: '/mcp', stateless: true, enableJsonResponse },
     });
   }
 }

@@ -1,5 +1,6 @@
-// Issue 37's dimension tools (tools/list at scale, payload size): EXTRA_TOOLS=N catalog tools and, with
-// DIMENSION_TOOLS=1, echo_payload; off unless the contract settings turn them on (docs/workload.md §6).
+// Issue 37's dimension tools (tools/list at scale, payload size, streamed progress): EXTRA_TOOLS=N catalog tools
+// and, with DIMENSION_TOOLS=1, echo_payload and stream_progress; off unless the contract settings turn them on
+// (docs/workload.md §6).
 import { jsonSchemaAdapter, type FastMCP } from 'fastmcp';
 
 const extraTools = /^\d+$/.test(process.env.EXTRA_TOOLS?.trim() ?? '') ? Number(process.env.EXTRA_TOOLS) : 0;
@@ -29,6 +30,13 @@ const echoSchema = jsonSchemaAdapter({
   },
   required: ['size'],
 });
+const progressSchema = jsonSchemaAdapter({
+  type: 'object',
+  properties: {
+    count: { type: 'integer', minimum: 0, maximum: 1000, description: 'how many progress notifications to send' },
+  },
+  required: ['count'],
+});
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const payload = (size: number) => ALPHABET.repeat(Math.ceil(size / 64)).slice(0, size);
@@ -53,6 +61,29 @@ export function addDimensionTools(server: FastMCP, serverType: string): void {
       execute: async (args) => {
         const { size, data = '' } = args as { size: number; data?: string };
         return JSON.stringify({ size, received: characters(data), payload: payload(size), server_type: serverType });
+      },
+    });
+    // FastMCP's reportProgress sends a notifications/progress related to this call (the SDK's
+    // extra.sendNotification), so it rides on the call's SSE reply (app.ts: SSE under SSE_REPLIES=1). Without a
+    // progress token it is a silent no-op, and FastMCP's Context does not expose the token; it reads the fields of
+    // the Progress it is given only when it builds a notification, so a getter counts the ones actually sent.
+    server.addTool({
+      name: 'stream_progress',
+      description: 'Sends count progress notifications, then answers.',
+      parameters: progressSchema,
+      execute: async (args, { reportProgress }) => {
+        const { count } = args as { count: number };
+        let sent = 0;
+        for (let i = 1; i <= count; i++) {
+          await reportProgress({
+            get progress() {
+              sent++;
+              return i;
+            },
+            total: count,
+          });
+        }
+        return JSON.stringify({ count, sent, server_type: serverType });
       },
     });
   }

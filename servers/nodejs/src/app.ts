@@ -41,6 +41,10 @@ export function serve(config: Config, onListening: () => void) {
   }
   app.use(express.json({ limit: '1mb' }));
 
+  // SSE_REPLIES=1 (the progress dimension, docs/server-contract.md): SSE replies instead of JSON on both paths,
+  // so that a call's progress notifications can ride on its reply; unset, JSON replies as always.
+  const sseReplies = process.env.SSE_REPLIES?.trim() === '1';
+
   // 2026-07-28 requests (and the modern path's own rejections: a bad envelope, header/body mismatches):
   // the SDK's per-request entry, JSON replies. `legacy: 'reject'` because 2025-era requests never get
   // here: its built-in legacy fallback would answer them with SSE (it builds its transport without
@@ -48,7 +52,7 @@ export function serve(config: Config, onListening: () => void) {
   const modern = toNodeHandler(
     createMcpHandler(() => newMcpServer(backends), {
       legacy: 'reject',
-      responseMode: 'json',
+      responseMode: sseReplies ? 'sse' : 'json',
       keepAliveMs: 0,
       onerror: (err) => console.error(`mcp: ${err.message}`),
     }),
@@ -67,7 +71,10 @@ export function serve(config: Config, onListening: () => void) {
     if (route.kind !== 'legacy') return modern(req, res, req.body);
     // 2025 era, stateless (no session id is issued): a fresh McpServer and transport per request.
     const server = newMcpServer(backends);
-    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !sseReplies,
+    });
     res.on('close', () => void server.close());
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);

@@ -1,5 +1,6 @@
-// Issue 37's dimension tools (tools/list at scale, payload size): EXTRA_TOOLS=N catalog tools and, with
-// DIMENSION_TOOLS=1, echo_payload; off unless the contract settings turn them on (docs/workload.md §6).
+// Issue 37's dimension tools (tools/list at scale, payload size, streamed progress): EXTRA_TOOLS=N catalog tools
+// and, with DIMENSION_TOOLS=1, echo_payload and stream_progress; off unless the contract settings turn them on
+// (docs/workload.md §6).
 import { fromJsonSchema, type CallToolResult, type jsonSchemaValidator, type McpServer } from '@modelcontextprotocol/server';
 
 const extraTools = /^\d+$/.test(process.env.EXTRA_TOOLS?.trim() ?? '') ? Number(process.env.EXTRA_TOOLS) : 0;
@@ -27,6 +28,13 @@ const echoSchema = {
   },
   required: ['size'],
 };
+const progressSchema = {
+  type: 'object',
+  properties: {
+    count: { type: 'integer', minimum: 0, maximum: 1000, description: 'how many progress notifications to send' },
+  },
+  required: ['count'],
+};
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const payload = (size: number) => ALPHABET.repeat(Math.ceil(size / 64)).slice(0, size);
@@ -34,14 +42,19 @@ const payload = (size: number) => ALPHABET.repeat(Math.ceil(size / 64)).slice(0,
 const characters = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
 const text = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
 
-type Schemas = { extra: ReturnType<typeof fromJsonSchema>; echo: ReturnType<typeof fromJsonSchema> };
+type Schema = ReturnType<typeof fromJsonSchema>;
+type Schemas = { extra: Schema; echo: Schema; progress: Schema };
 let schemas: Schemas | undefined;
 
 // Called for every McpServer (one per request): the JSON schemas are wrapped (and compiled by the shared
 // validator) once per process, the registrations are the SDK's registerTool like the workload tools'.
 export function addDimensionTools(server: McpServer, serverType: string, validator: jsonSchemaValidator): void {
   if (extraTools === 0 && !dimensionTools) return;
-  schemas ??= { extra: fromJsonSchema(extraSchema, validator), echo: fromJsonSchema(echoSchema, validator) };
+  schemas ??= {
+    extra: fromJsonSchema(extraSchema, validator),
+    echo: fromJsonSchema(echoSchema, validator),
+    progress: fromJsonSchema(progressSchema, validator),
+  };
   for (let i = 1; i <= extraTools; i++) {
     const name = `extra_${String(i).padStart(5, '0')}`;
     server.registerTool(
@@ -57,6 +70,21 @@ export function addDimensionTools(server: McpServer, serverType: string, validat
       (args) => {
         const { size, data = '' } = args as { size: number; data?: string };
         return text({ size, received: characters(data), payload: payload(size), server_type: serverType });
+      },
+    );
+    // The SDK's request-scoped notify: the notification is related to this call, so the transport writes it on
+    // the call's own SSE reply (JSON replies have nowhere to put it: app.ts switches to SSE under SSE_REPLIES=1).
+    server.registerTool(
+      'stream_progress',
+      { description: 'Sends count progress notifications, then answers.', inputSchema: schemas.progress },
+      async (args, ctx) => {
+        const { count } = args as { count: number };
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        if (progressToken === undefined) return text({ count, sent: 0, server_type: serverType });
+        for (let progress = 1; progress <= count; progress++) {
+          await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total: count } });
+        }
+        return text({ count, sent: count, server_type: serverType });
       },
     );
   }

@@ -1,24 +1,28 @@
 """The dimension tools (docs/workload.md §6), for issue 37: tools/list at scale (EXTRA_TOOLS=N more tools,
-`extra_00001` …) and payload size (DIMENSION_TOOLS=1: `echo_payload`); off unless the contract setting turns them on.
+`extra_00001` …), payload size and streamed progress (DIMENSION_TOOLS=1: `echo_payload`, `stream_progress`); off
+unless the contract setting turns them on.
 
 FastMCP's idiom for a tool whose input schema is data: a `Tool` with `parameters` (the JSON schema) and its own
 `run()`, added with `mcp.add_tool` (as FastMCP's proxy and OpenAPI tools are). FastMCP validates arguments only for
-function tools, so each `run()` checks what it reads. No I/O."""
+function tools, so each `run()` checks what it reads. `stream_progress` is a function tool instead: FastMCP injects
+its `Context` (whose `report_progress` it needs) into function tools only. No I/O."""
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Annotated, Any
 
-from fastmcp import FastMCP
+from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ValidationError
 from fastmcp.tools import Tool, ToolResult
+from pydantic import Field
 
 SERVER_TYPE = os.environ.get("SERVER_TYPE", "python-fastmcp")
 EXTRA_TOOLS = int(os.environ.get("EXTRA_TOOLS") or 0)
 DIMENSION_TOOLS = os.environ.get("DIMENSION_TOOLS") == "1"
 MAX_PAYLOAD = 16 * 1024 * 1024
+MAX_PROGRESS = 1000
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 _JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
@@ -72,6 +76,17 @@ class EchoPayload(Tool):
         )
 
 
+async def stream_progress(count: Annotated[int, Field(ge=0, le=MAX_PROGRESS)], ctx: Context) -> str:
+    # ctx.report_progress sends notifications/progress against the call's token with related_request_id = this
+    # call, so the SDK writes it on the call's own SSE reply (SSE_REPLIES=1, server.py). Without a token it would
+    # not notify (it would update a background task's progress, if any): the tool sends none.
+    has_token = (ctx.request_context.meta or {}).get("progressToken") is not None  # the raw _meta; set in a call
+    if has_token:
+        for i in range(1, count + 1):
+            await ctx.report_progress(i, count)
+    return _JSON.encode({"count": count, "sent": count if has_token else 0, "server_type": SERVER_TYPE})
+
+
 def register(mcp: FastMCP) -> None:
     if not 0 <= EXTRA_TOOLS <= 99_999:
         raise ValueError(f"EXTRA_TOOLS must be 0 … 99999, not {EXTRA_TOOLS}")
@@ -87,3 +102,9 @@ def register(mcp: FastMCP) -> None:
             description="Returns size bytes of deterministic text and counts the characters of data.",
             parameters=ECHO_SCHEMA,
         ))
+        mcp.tool(
+            stream_progress,
+            name="stream_progress",
+            description="Sends count progress notifications, then answers.",
+            output_schema=None,
+        )

@@ -204,13 +204,15 @@ def host_origin_protection() -> dict:
     }
 
 
-# FastMCP's own Starlette app: POST/DELETE /mcp, stateless (no session id; DELETE answers 405), JSON replies. Its
-# lifespan runs the SDK's session manager and, through it, backends() above. FastMCP does not pass a body limit to
-# the SDK's session manager (whose default is 4 MiB), so the SDK's own limit middleware is added at 1 MiB.
+# FastMCP's own Starlette app: POST/DELETE /mcp, stateless (no session id; DELETE answers 405), JSON replies — SSE
+# under the contract's SSE_REPLIES=1, since a JSON reply has no room for the progress notifications a call sends
+# (stream_progress). Its lifespan runs the SDK's session manager and, through it, backends() above. FastMCP does not
+# pass a body limit to the SDK's session manager (whose default is 4 MiB), so the SDK's own limit middleware is added
+# at 1 MiB.
 app = mcp.http_app(
     path="/mcp",
     stateless_http=True,
-    json_response=True,
+    json_response=os.environ.get("SSE_REPLIES") != "1",
     middleware=[Middleware(RequestBodyLimitMiddleware, max_body_size=MAX_BODY_BYTES)],
     **host_origin_protection(),
 )

@@ -1,13 +1,13 @@
-"""The dimension tools on MCPServer, for issue 37 (tools/list at scale and payload size); off unless the contract's
-EXTRA_TOOLS / DIMENSION_TOOLS turn them on (`mcpbench_workload.dimension_tools`). Registered with `add_tool`, as the
-workload tools: MCPServer takes no schema as data, it derives each input schema (pydantic) from the function's
-annotated signature, so the contract's schema is written as annotations."""
+"""The dimension tools on MCPServer, for issue 37 (tools/list at scale, payload size, streamed progress); off unless
+the contract's EXTRA_TOOLS / DIMENSION_TOOLS turn them on (`mcpbench_workload.dimension_tools`). Registered with
+`add_tool`, as the workload tools: MCPServer takes no schema as data, it derives each input schema (pydantic) from the
+function's annotated signature, so the contract's schema is written as annotations."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field, WithJsonSchema
 from typing_extensions import TypedDict
 
@@ -47,8 +47,19 @@ async def echo_payload(size: Annotated[int, Field(ge=0, le=dims.MAX_PAYLOAD)], d
     return await dims.echo_payload(size, data)
 
 
+async def stream_progress(count: Annotated[int, Field(ge=0, le=dims.MAX_PROGRESS)], ctx: Context) -> str:
+    # MCPServer injects the Context (a parameter annotated with it; not in the input schema). ctx.report_progress
+    # sends notifications/progress against the call's token, related to this request, so the SDK writes it on the
+    # call's own SSE reply (SSE_REPLIES=1, mcpbench_workload/app.py); without a token it would send nothing.
+    has_token = (ctx.request_context.meta or {}).get("progress_token") is not None
+    return await dims.stream_progress(count, ctx.report_progress if has_token else None)
+
+
 def register(mcp: MCPServer[Any]) -> None:
     for name, description in dims.EXTRA.items():
         mcp.add_tool(_extra(name), name=name, description=description, structured_output=False)
     if dims.DIMENSION_TOOLS:
         mcp.add_tool(echo_payload, name=dims.ECHO_PAYLOAD, description=dims.ECHO_DESCRIPTION, structured_output=False)
+        mcp.add_tool(
+            stream_progress, name=dims.STREAM_PROGRESS, description=dims.PROGRESS_DESCRIPTION, structured_output=False
+        )

@@ -1,13 +1,15 @@
-"""The dimension tools on the low-level Server, for issue 37 (tools/list at scale and payload size); off unless the
-contract's EXTRA_TOOLS / DIMENSION_TOOLS turn them on (`mcpbench_workload.dimension_tools`). As the workload tools:
-input schemas as data, key for key what MCPServer derives from `mcpbench_fastmcp/dimension_tools.py`, and the
-arguments each body reads, by JSON type, for the server's own checks (`server.TOOLS`)."""
+"""The dimension tools on the low-level Server, for issue 37 (tools/list at scale, payload size, streamed progress);
+off unless the contract's EXTRA_TOOLS / DIMENSION_TOOLS turn them on (`mcpbench_workload.dimension_tools`). As the
+workload tools: input schemas as data, key for key what MCPServer derives from `mcpbench_fastmcp/dimension_tools.py`,
+and the arguments each body reads, by JSON type, for the server's own checks (`server.TOOLS`)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
+
+from mcp.server.context import ServerRequestContext
 
 from mcpbench_workload import dimension_tools as dims
 
@@ -45,6 +47,25 @@ ECHO_SCHEMA: dict[str, Any] = {
     "type": "object",
 }
 
+PROGRESS_SCHEMA: dict[str, Any] = {
+    "properties": {"count": {"maximum": dims.MAX_PROGRESS, "minimum": 0, "title": "Count", "type": "integer"}},
+    "required": ["count"],
+    "title": "stream_progressArguments",
+    "type": "object",
+}
+
+
+async def stream_progress(count: int, *, ctx: ServerRequestContext[Any]) -> str:
+    # The handler's context carries a session scoped to this request: its report_progress sends notifications/progress
+    # against the call's token, related to the request, so the SDK writes it on the call's own SSE reply
+    # (SSE_REPLIES=1, mcpbench_workload/app.py).
+    has_token = (ctx.meta or {}).get("progress_token") is not None
+    return await dims.stream_progress(count, ctx.session.report_progress if has_token else None)
+
+
+# The bodies that also take the call's request context (`ctx=`), for the SDK's progress API.
+WITH_CONTEXT = {dims.STREAM_PROGRESS}
+
 # name -> (description, input schema, body, {argument the body reads: its JSON type}). An extra tool reads only
 # its query (limit, sort and filters are listed for the scale test, not used).
 TOOLS: dict[str, tuple[str, dict[str, Any], Callable[..., Awaitable[str]], dict[str, str]]] = {
@@ -55,3 +76,4 @@ if dims.DIMENSION_TOOLS:
     TOOLS[dims.ECHO_PAYLOAD] = (
         dims.ECHO_DESCRIPTION, ECHO_SCHEMA, dims.echo_payload, {"size": "integer", "data": "string"}
     )
+    TOOLS[dims.STREAM_PROGRESS] = (dims.PROGRESS_DESCRIPTION, PROGRESS_SCHEMA, stream_progress, {"count": "integer"})

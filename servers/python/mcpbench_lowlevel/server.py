@@ -153,7 +153,7 @@ async def list_tools(_ctx: ServerRequestContext[Any], _params: PaginatedRequestP
     return LIST_TOOLS
 
 
-async def call_tool(_ctx: ServerRequestContext[Any], params: CallToolRequestParams) -> CallToolResult:
+async def call_tool(ctx: ServerRequestContext[Any], params: CallToolRequestParams) -> CallToolResult:
     """Errors are tool results with isError and MCPServer's texts: an unknown tool, arguments off the schema, the
     tool's own ToolError (checkout's empty items), and a crash (its text stays in the server's log)."""
     name = params.name
@@ -172,6 +172,8 @@ async def call_tool(_ctx: ServerRequestContext[Any], params: CallToolRequestPara
                 arguments[key] = check(given[key])
             except _Invalid as exc:
                 return _tool_error(f"Error executing tool {name}: {key} must be {exc}")
+    if name in dimension_tools.WITH_CONTEXT:
+        arguments["ctx"] = ctx
     try:
         text = await body(**arguments)
     except ToolError as exc:

@@ -1,6 +1,7 @@
-"""The ASGI app both MCP layers are served as: the SDK's Streamable HTTP routes, stateless with JSON replies, its
-DNS-rebinding protection for the contract's ALLOWED_HOSTS and its 1 MiB body limit, under a lifespan that owns the
-worker's Redis pool and API client. One function for MCPServer and the low-level Server, so the two cannot drift."""
+"""The ASGI app both MCP layers are served as: the SDK's Streamable HTTP routes, stateless with JSON replies (SSE under
+SSE_REPLIES=1), its DNS-rebinding protection for the contract's ALLOWED_HOSTS and its 1 MiB body limit, under a
+lifespan that owns the worker's Redis pool and API client. One function for MCPServer and the low-level Server, so
+the two cannot drift."""
 
 from __future__ import annotations
 
@@ -40,7 +41,9 @@ def asgi_app(server: MCPServer[Any] | Server[Any]) -> Starlette:
     transport options here, in `streamable_http_app()`, with the same keywords on both layers."""
     routes = server.streamable_http_app(
         stateless_http=True,
-        json_response=True,
+        # JSON replies, unless the contract's SSE_REPLIES=1 asks for SSE: a JSON reply has no room for the
+        # notifications/progress a call sends (stream_progress); on an SSE reply the SDK writes them before the result.
+        json_response=os.environ.get("SSE_REPLIES") != "1",
         transport_security=transport_security(),
         max_request_body_size=MAX_BODY_BYTES,
         host="0.0.0.0",

@@ -1,11 +1,12 @@
 """The dimension tools (docs/workload.md §6), off unless a contract setting turns them on: they exist for issue 37,
-tools/list at scale (EXTRA_TOOLS=N more tools, `extra_00001` …) and payload size (DIMENSION_TOOLS=1: `echo_payload`).
-Their settings and bodies, shared by both MCP layers; each registers them its own way (`mcpbench_fastmcp` and
-`mcpbench_lowlevel`, in their `dimension_tools.py`). No I/O."""
+tools/list at scale (EXTRA_TOOLS=N more tools, `extra_00001` …), payload size and streamed progress
+(DIMENSION_TOOLS=1: `echo_payload`, `stream_progress`). Their settings and bodies, shared by both MCP layers; each
+registers them its own way (`mcpbench_fastmcp` and `mcpbench_lowlevel`, in their `dimension_tools.py`). No I/O."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -25,6 +26,9 @@ ECHO_PAYLOAD = "echo_payload"
 ECHO_DESCRIPTION = "Returns size bytes of deterministic text and counts the characters of data."
 MAX_PAYLOAD = 16 * 1024 * 1024
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+STREAM_PROGRESS = "stream_progress"
+PROGRESS_DESCRIPTION = "Sends count progress notifications, then answers."
+MAX_PROGRESS = 1000
 
 
 async def extra_tool(name: str, query: str) -> str:
@@ -37,3 +41,14 @@ async def echo_payload(size: int, data: str = "") -> str:
     whole, rest = divmod(size, len(ALPHABET))
     payload = ALPHABET * whole + ALPHABET[:rest]
     return _JSON.encode({"size": size, "received": len(data), "payload": payload, "server_type": SERVER_TYPE})
+
+
+async def stream_progress(count: int, report: Callable[[float, float], Awaitable[None]] | None) -> str:
+    """`report(progress, total)` is the layer's progress API for this call, None when the call carried no progress
+    token. Each notification is awaited (handed to the SDK's write stream) before the next."""
+    if not 0 <= count <= MAX_PROGRESS:  # MCPServer's schema refuses it first; the low-level Server's check is this
+        raise ToolError(f"count must be 0 … {MAX_PROGRESS}")
+    if report is not None:
+        for i in range(1, count + 1):
+            await report(i, count)
+    return _JSON.encode({"count": count, "sent": count if report is not None else 0, "server_type": SERVER_TYPE})

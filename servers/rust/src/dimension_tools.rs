@@ -1,18 +1,20 @@
 //! The dimension tools (docs/workload.md §6), for issue 37: tools/list at scale (`EXTRA_TOOLS=N`
-//! more tools, `extra_00001` …) and payload size (`DIMENSION_TOOLS=1`: `echo_payload`); off unless
-//! the contract setting turns them on. rmcp's way for a tool whose input schema is data: a
+//! more tools, `extra_00001` …), payload size and streamed progress (`DIMENSION_TOOLS=1`:
+//! `echo_payload`, `stream_progress`); off unless the contract setting turns them on. rmcp's way for a tool whose input schema is data: a
 //! `ToolRoute` of a `model::Tool` built with that JSON schema and a handler, added to the same
 //! `ToolRouter` as the `#[tool]` methods. No I/O.
 
-use std::sync::Arc;
+use std::{pin::Pin, sync::Arc};
 
 use rmcp::{
+    RoleServer,
     handler::server::{
         router::tool::{ToolRoute, ToolRouter},
         tool::ToolName,
         wrapper::Parameters,
     },
-    model::{Tool, object},
+    model::{ProgressNotificationParam, Tool, object},
+    service::RequestContext,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -20,6 +22,7 @@ use serde_json::json;
 use crate::{config::Config, tools::Bench};
 
 const MAX_PAYLOAD: usize = 16 * 1024 * 1024;
+const MAX_PROGRESS: u32 = 1000;
 const ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 pub fn router(cfg: &Config) -> ToolRouter<Bench> {
@@ -60,6 +63,16 @@ pub fn router(cfg: &Config) -> ToolRouter<Bench> {
         router.add_route(ToolRoute::new(
             Tool::new("echo_payload", description, schema),
             echo_payload,
+        ));
+        let schema = object(json!({
+            "type": "object",
+            "properties": {"count": {"type": "integer", "minimum": 0, "maximum": MAX_PROGRESS}},
+            "required": ["count"]
+        }));
+        let description = "Sends count progress notifications, then answers.";
+        router.add_route(ToolRoute::new(
+            Tool::new("stream_progress", description, schema),
+            stream_progress,
         ));
     }
     router
@@ -116,6 +129,55 @@ fn echo_payload(bench: &Bench, Parameters(args): Parameters<EchoArgs>) -> Result
         received: args.data.chars().count(),
         payload: &payload[..size],
         server_type: bench.server_type(),
+    })
+}
+
+#[derive(Deserialize)]
+struct ProgressArgs {
+    count: i64,
+}
+
+#[derive(Serialize)]
+struct ProgressResult<'a> {
+    count: u32,
+    sent: u32,
+    server_type: &'a str,
+}
+
+/// rmcp's progress API, `Peer::notify_progress`, each notification awaited before the next. Over
+/// stateless HTTP every message the handler emits goes out on the call's own reply, and rmcp turns
+/// a `json_response` reply into an SSE stream when the handler's first message is a notification
+/// (rmcp-3.11.0 `src/transport/streamable_http_server/tower.rs:2443-2485`), so this server streams
+/// without `SSE_REPLIES` and ignores it; a call without notifications still gets JSON.
+/// An async handler taking `&Bench` returns a boxed future borrowing it (rmcp's method adapter).
+fn stream_progress(
+    bench: &Bench,
+    context: RequestContext<RoleServer>,
+    Parameters(args): Parameters<ProgressArgs>,
+) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send + '_>> {
+    Box::pin(async move {
+        let count = u32::try_from(args.count)
+            .ok()
+            .filter(|&count| count <= MAX_PROGRESS)
+            .ok_or_else(|| format!("count must be from 0 to {MAX_PROGRESS}, not {}", args.count))?;
+        let mut sent = 0;
+        if let Some(token) = context.meta.get_progress_token() {
+            for i in 1..=count {
+                let progress = ProgressNotificationParam::new(token.clone(), i.into())
+                    .with_total(count.into());
+                context
+                    .peer
+                    .notify_progress(progress)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                sent += 1;
+            }
+        }
+        to_json(&ProgressResult {
+            count,
+            sent,
+            server_type: bench.server_type(),
+        })
     })
 }
 

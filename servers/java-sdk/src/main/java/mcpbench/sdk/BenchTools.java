@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -40,8 +41,25 @@ final class BenchTools {
 		this.serverType = serverType;
 	}
 
-	/** A tool: its MCP declaration and its call (the arguments bound to its record, the result's text). */
-	record Definition(McpSchema.Tool tool, Function<Map<String, Object>, String> call) {
+	/**
+	 * A tool: its MCP declaration and its call (the arguments bound to its record, the result's text). The
+	 * call also gets the call's {@link Progress}, or null when the call carries no progress token.
+	 */
+	record Definition(McpSchema.Tool tool, BiFunction<Map<String, Object>, Progress, String> call) {
+
+		/** A tool that sends no progress: the three tools and most dimension tools. */
+		Definition(McpSchema.Tool tool, Function<Map<String, Object>, String> call) {
+			this(tool, (args, progress) -> call.apply(args));
+		}
+
+	}
+
+	/** Sends one progress notification for the call being answered, under its progress token (Mcp.progress). */
+	@FunctionalInterface
+	interface Progress {
+
+		void send(int progress, int total);
+
 	}
 
 	List<Definition> definitions() {

@@ -13,11 +13,13 @@ import java.util.stream.Stream;
 
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpStatelessSyncServer;
+import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStatelessServerTransport;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import jakarta.servlet.http.HttpServlet;
 import org.apache.catalina.Context;
-import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.catalina.valves.ErrorReportValve;
@@ -59,25 +61,52 @@ public final class Main {
 	}
 
 	private static void http(List<BenchTools.Definition> tools, Clients clients, long started) throws Exception {
-		// The SDK's stateless transport: one POST, one JSON reply, no session (DELETE /mcp: 405).
-		var servlet = HttpServletStatelessServerTransport.builder()
-			.jsonMapper(Mcp.JSON_MAPPER)
-			.messageEndpoint("/mcp")
-			.httpHeaderValidator(Mcp.hostValidator(List.of(env("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(","))))
-			// Refused with 413 from Content-Length, or while reading a chunked body, before it is parsed.
-			.maxRequestSize(1024 * 1024)
-			.build();
-		var transport = new Mcp.StatelessTransport(servlet);
-		// immediateExecution: a tool runs on the request's thread, which the servlet blocks on the reply
-		// anyway (Spring AI sets the same on servlet stacks); without it, each call hops to boundedElastic.
-		McpStatelessSyncServer server = McpServer.sync(transport)
-			.jsonMapper(Mcp.JSON_MAPPER)
-			.serverInfo(SERVER_INFO)
-			.capabilities(CAPABILITIES)
-			.tools(Mcp.statelessTools(tools))
-			.immediateExecution(true)
-			.build();
-		warmUp(transport);
+		var validator = Mcp.hostValidator(List.of(env("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")));
+		HttpServlet servlet;
+		AutoCloseable server;
+		if ("1".equals(env("SSE_REPLIES", ""))) {
+			// SSE_REPLIES=1 (docs/server-contract.md): the stateless transport below has no way to send a
+			// notification, so the SDK's streamable transport instead: a session per initialize (Mcp-Session-Id),
+			// each request answered on an SSE stream that carries its progress notifications before the result.
+			var streamable = HttpServletStreamableServerTransportProvider.builder()
+				.jsonMapper(Mcp.JSON_MAPPER)
+				.mcpEndpoint("/mcp")
+				.httpHeaderValidator(validator)
+				.maxRequestSize(1024 * 1024)
+				.build();
+			McpSyncServer sessions = McpServer.sync(streamable)
+				.jsonMapper(Mcp.JSON_MAPPER)
+				.serverInfo(SERVER_INFO)
+				.capabilities(CAPABILITIES)
+				.tools(Mcp.sessionTools(tools))
+				.immediateExecution(true) // as below: the servlet blocks its thread on the reply stream
+				.build();
+			servlet = streamable;
+			server = sessions::close;
+		}
+		else {
+			// The SDK's stateless transport: one POST, one JSON reply, no session (DELETE /mcp: 405).
+			var stateless = HttpServletStatelessServerTransport.builder()
+				.jsonMapper(Mcp.JSON_MAPPER)
+				.messageEndpoint("/mcp")
+				.httpHeaderValidator(validator)
+				// Refused with 413 from Content-Length, or while reading a chunked body, before it is parsed.
+				.maxRequestSize(1024 * 1024)
+				.build();
+			var transport = new Mcp.StatelessTransport(stateless);
+			// immediateExecution: a tool runs on the request's thread, which the servlet blocks on the reply
+			// anyway (Spring AI sets the same on servlet stacks); without it, each call hops to boundedElastic.
+			McpStatelessSyncServer statelessServer = McpServer.sync(transport)
+				.jsonMapper(Mcp.JSON_MAPPER)
+				.serverInfo(SERVER_INFO)
+				.capabilities(CAPABILITIES)
+				.tools(Mcp.statelessTools(tools))
+				.immediateExecution(true)
+				.build();
+			warmUp(transport);
+			servlet = stateless;
+			server = statelessServer::close;
+		}
 
 		Path baseDir = Files.createTempDirectory("mcpbench-tomcat-");
 		Tomcat tomcat = tomcat(servlet, baseDir);
@@ -92,7 +121,7 @@ public final class Main {
 					files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
 				}
 			}
-			catch (LifecycleException | IOException ex) {
+			catch (Exception ex) {
 				logger.warn("Shutdown: {}", ex.toString());
 			}
 		}, "shutdown"));
@@ -112,7 +141,7 @@ public final class Main {
 	 * CPU_LIMIT), keep-alive without a request limit, no JMX MBeans, no error details in error pages,
 	 * and a start that fails when the port cannot be bound.
 	 */
-	private static Tomcat tomcat(HttpServletStatelessServerTransport servlet, Path baseDir) {
+	private static Tomcat tomcat(HttpServlet servlet, Path baseDir) {
 		// Spring Boot's default (server.tomcat.mbeanregistry.enabled=false): less memory, a faster start.
 		Registry.disableRegistry();
 		var tomcat = new Tomcat();

@@ -11,6 +11,7 @@ import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerHandler;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
 import io.modelcontextprotocol.server.transport.ServerHttpHeaderValidator;
 import io.modelcontextprotocol.spec.McpError;
@@ -45,18 +46,37 @@ final class Mcp {
 	private Mcp() {
 	}
 
-	/** The tools for the stateless server (HTTP). */
+	/**
+	 * The tools for the stateless server (HTTP). It answers each request with one JSON-RPC response and
+	 * hands a tool only its McpTransportContext, no exchange: a progress notification has nowhere to go
+	 * (SSE_REPLIES=1 runs the session server instead, Main.http).
+	 */
 	static List<McpStatelessServerFeatures.SyncToolSpecification> statelessTools(List<BenchTools.Definition> tools) {
+		BenchTools.Progress nowhere = (progress, total) -> {
+		};
 		return tools.stream()
-			.map(t -> new McpStatelessServerFeatures.SyncToolSpecification(t.tool(), (context, call) -> call(t, call)))
+			.map(t -> new McpStatelessServerFeatures.SyncToolSpecification(t.tool(),
+					(context, call) -> call(t, call, call.progressToken() == null ? null : nowhere)))
 			.toList();
 	}
 
-	/** The same tools for the session server (stdio). */
+	/** The same tools for the session servers (stdio; HTTP with SSE_REPLIES=1), which can send progress. */
 	static List<McpServerFeatures.SyncToolSpecification> sessionTools(List<BenchTools.Definition> tools) {
 		return tools.stream()
-			.map(t -> new McpServerFeatures.SyncToolSpecification(t.tool(), (exchange, call) -> call(t, call)))
+			.map(t -> new McpServerFeatures.SyncToolSpecification(t.tool(),
+					(exchange, call) -> call(t, call, progress(exchange, call))))
 			.toList();
+	}
+
+	/**
+	 * The SDK's progress API for a call that carries a progress token (null for one without): each
+	 * notification goes through the call's exchange, which writes it on the call's own reply (its SSE stream
+	 * over HTTP) and returns once it is written.
+	 */
+	private static BenchTools.Progress progress(McpSyncServerExchange exchange, CallToolRequest call) {
+		Object token = call.progressToken();
+		return token == null ? null : (progress, total) -> exchange
+			.progressNotification(new McpSchema.ProgressNotification(token, progress, (double) total, null));
 	}
 
 	/**
@@ -64,9 +84,9 @@ final class Mcp {
 	 * exception into one: left to the SDK, an exception would be a JSON-RPC internal error. The input
 	 * schema was checked by the SDK already; "arguments" is optional in MCP (absent: every default).
 	 */
-	private static CallToolResult call(BenchTools.Definition tool, CallToolRequest call) {
+	private static CallToolResult call(BenchTools.Definition tool, CallToolRequest call, BenchTools.Progress progress) {
 		try {
-			String text = tool.call().apply(call.arguments() != null ? call.arguments() : Map.of());
+			String text = tool.call().apply(call.arguments() != null ? call.arguments() : Map.of(), progress);
 			return CallToolResult.builder().addTextContent(text).isError(false).build();
 		}
 		catch (RuntimeException ex) {

@@ -23,6 +23,12 @@ public class Application {
 				"server.tomcat.threads.min-spare", 8 * CORES,
 				"spring.task.execution.pool.core-size", 32 * CORES,
 				"mcpbench.http-pool-size", 32 * CORES));
+		// SSE_REPLIES=1 (docs/server-contract.md): Spring AI's stateless transport answers every POST with one JSON
+		// body, where a progress notification has no place; its stateful STREAMABLE transport answers tools/call
+		// over SSE, the call's notifications first. A system property, as it must outrank application.properties.
+		if ("1".equals(System.getenv("SSE_REPLIES"))) {
+			System.setProperty("spring.ai.mcp.server.protocol", "STREAMABLE");
+		}
 		app.run(args);
 	}
 

@@ -3,10 +3,11 @@ package mcpbench.spring;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -18,15 +19,18 @@ import org.springframework.context.annotation.Configuration;
 
 import static mcpbench.spring.Clients.JSON;
 
-/** Issue 37: tools/list at scale (EXTRA_TOOLS=N more tools) and payload size (DIMENSION_TOOLS=1: echo_payload);
- * off unless those contract settings turn them on (docs/workload.md §6). SDK tool specifications as beans, which
- * Spring AI's auto-configuration registers beside the @McpTool methods' (stateless over HTTP, session on stdio). */
+/** Issue 37: tools/list at scale (EXTRA_TOOLS=N more tools), payload size and streamed progress (DIMENSION_TOOLS=1:
+ * echo_payload, stream_progress); off unless those contract settings turn them on (docs/workload.md §6). SDK tool
+ * specifications as beans, which Spring AI's auto-configuration registers beside the @McpTool methods' (stateless
+ * over HTTP; session-bound on stdio and over HTTP with SSE_REPLIES=1, where the protocol is STREAMABLE). */
 @Configuration(proxyBeanMethods = false)
 class DimensionTools {
 
 	static final String ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 	static final int MAX_SIZE = 16 * 1024 * 1024;
+
+	static final int MAX_COUNT = 1000;
 
 	private static final String EXTRA_SCHEMA = """
 			{"type": "object", "required": ["query"], "properties": {
@@ -41,8 +45,19 @@ class DimensionTools {
 			  "size": {"type": "integer", "minimum": 0, "maximum": 16777216, "description": "how many characters of payload to return"},
 			  "data": {"type": "string", "default": "", "description": "text whose characters are counted"}}}""";
 
-	/** A tool and its call: the arguments to the result's text. */
-	record Definition(McpSchema.Tool tool, Function<Map<String, Object>, String> call) {
+	private static final String PROGRESS_SCHEMA = """
+			{"type": "object", "required": ["count"], "properties": {
+			  "count": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "how many progress notifications to send"}}}""";
+
+	/** A tool and its call: the arguments (and where its progress goes) to the result's text. */
+	record Definition(McpSchema.Tool tool, BiFunction<Map<String, Object>, Progress, String> call) {
+	}
+
+	/** Sends notifications/progress for the call's token; null when the call has none, or nowhere to send it. */
+	interface Progress {
+
+		void send(int progress, int total);
+
 	}
 
 	@Bean
@@ -51,17 +66,19 @@ class DimensionTools {
 			@Value("${mcpbench.extra-tools}") String extraTools, @Value("${mcpbench.dimension-tools}") String dimensionTools,
 			@Value("${mcpbench.server-type}") String serverType) {
 		return definitions(extraTools, dimensionTools, serverType).stream()
-			.map(t -> new McpStatelessServerFeatures.SyncToolSpecification(t.tool(), (context, call) -> call(t, call)))
+			// The stateless transport answers with one JSON body: a notification has nowhere to go (no Progress).
+			.map(t -> new McpStatelessServerFeatures.SyncToolSpecification(t.tool(), (context, call) -> call(t, call, null)))
 			.toList();
 	}
 
 	@Bean
-	@ConditionalOnProperty(name = "spring.ai.mcp.server.stdio", havingValue = "true")
+	@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STREAMABLE")
 	List<McpServerFeatures.SyncToolSpecification> sessionDimensionTools(
 			@Value("${mcpbench.extra-tools}") String extraTools, @Value("${mcpbench.dimension-tools}") String dimensionTools,
 			@Value("${mcpbench.server-type}") String serverType) {
 		return definitions(extraTools, dimensionTools, serverType).stream()
-			.map(t -> new McpServerFeatures.SyncToolSpecification(t.tool(), (exchange, call) -> call(t, call)))
+			.map(t -> new McpServerFeatures.SyncToolSpecification(t.tool(),
+					(exchange, call) -> call(t, call, progress(exchange, call.progressToken()))))
 			.toList();
 	}
 
@@ -76,7 +93,8 @@ class DimensionTools {
 			var tool = McpSchema.Tool.builder(name, extraSchema)
 				.description("Extra tool " + i + ": a catalog lookup registered for the tools/list scale test.")
 				.build();
-			tools.add(new Definition(tool, args -> JSON.writeValueAsString(new ExtraResult(name, args.get("query"), serverType))));
+			tools.add(new Definition(tool,
+					(args, progress) -> JSON.writeValueAsString(new ExtraResult(name, args.get("query"), serverType))));
 		}
 		if ("1".equals(dimensionTools.trim())) {
 			@SuppressWarnings("unchecked")
@@ -84,15 +102,20 @@ class DimensionTools {
 			var tool = McpSchema.Tool.builder("echo_payload", echoSchema)
 				.description("Returns size bytes of deterministic text and counts the characters of data.")
 				.build();
-			tools.add(new Definition(tool, args -> echoPayload(args, serverType)));
+			tools.add(new Definition(tool, (args, progress) -> echoPayload(args, serverType)));
+			@SuppressWarnings("unchecked")
+			Map<String, Object> progressSchema = JSON.readValue(PROGRESS_SCHEMA, Map.class);
+			tools.add(new Definition(McpSchema.Tool.builder("stream_progress", progressSchema)
+				.description("Sends count progress notifications, then answers.")
+				.build(), (args, progress) -> streamProgress(args, progress, serverType)));
 		}
 		return tools;
 	}
 
 	/** The call's text, or a tool error (isError) saying why it failed, as Spring AI does for @McpTool methods. */
-	private static CallToolResult call(Definition tool, CallToolRequest call) {
+	private static CallToolResult call(Definition tool, CallToolRequest call, Progress progress) {
 		try {
-			String text = tool.call().apply(call.arguments() != null ? call.arguments() : Map.of());
+			String text = tool.call().apply(call.arguments() != null ? call.arguments() : Map.of(), progress);
 			return CallToolResult.builder().addTextContent(text).isError(false).build();
 		}
 		catch (RuntimeException ex) {
@@ -110,12 +133,36 @@ class DimensionTools {
 		return JSON.writeValueAsString(new EchoResult(size, data.codePointCount(0, data.length()), payload, serverType));
 	}
 
+	/**
+	 * The SDK's progress notification on the session's exchange, which the STREAMABLE transport writes to the call's
+	 * own SSE reply; progressNotification blocks until it is sent.
+	 */
+	private static Progress progress(McpSyncServerExchange exchange, Object token) {
+		return token == null ? null : (progress, total) -> exchange
+			.progressNotification(McpSchema.ProgressNotification.builder(token, progress).total((double) total).build());
+	}
+
+	/** count notifications, one after the other, when the call can send them; then how many went out. */
+	private static String streamProgress(Map<String, Object> args, Progress progress, String serverType) {
+		if (!(args.get("count") instanceof Integer count) || count < 0 || count > MAX_COUNT) {
+			throw new IllegalArgumentException("count must be an integer from 0 to " + MAX_COUNT);
+		}
+		int sent = progress != null ? count : 0;
+		for (int i = 1; i <= sent; i++) {
+			progress.send(i, count);
+		}
+		return JSON.writeValueAsString(new ProgressResult(count, sent, serverType));
+	}
+
 	// Wire types; JSON names are the snake_case of the component names (Clients.JSON).
 
 	record ExtraResult(String tool, Object query, String serverType) {
 	}
 
 	record EchoResult(int size, int received, String payload, String serverType) {
+	}
+
+	record ProgressResult(int count, int sent, String serverType) {
 	}
 
 }

@@ -19,6 +19,12 @@ public class Application {
 		SpringApplication app = new SpringApplication(Application.class);
 		// Lowest precedence: an env var or --flag still wins.
 		app.setDefaultProperties(Map.of("mcpbench.http-pool-size", 64 * CORES));
+		// SSE_REPLIES=1 (docs/server-contract.md): Spring AI's stateless transport answers every POST with one JSON
+		// body, where a progress notification has no place; its stateful STREAMABLE transport answers tools/call
+		// over SSE, the call's notifications first. A system property, as it must outrank application.properties.
+		if ("1".equals(System.getenv("SSE_REPLIES"))) {
+			System.setProperty("spring.ai.mcp.server.protocol", "STREAMABLE");
+		}
 		app.run(args);
 	}
 

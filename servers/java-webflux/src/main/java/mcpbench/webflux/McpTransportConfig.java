@@ -22,8 +22,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.ai.mcp.server.common.autoconfigure.properties.McpServerStreamableHttpProperties;
 import org.springframework.ai.mcp.server.webflux.transport.WebFluxStatelessServerTransport;
+import org.springframework.ai.mcp.server.webflux.transport.WebFluxStreamableServerTransportProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.jackson.JacksonComponent;
 import org.springframework.context.annotation.Bean;
@@ -49,6 +51,10 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * validator) and has no property to turn it on.</li>
  * </ul>
  * HTTP only: the stdio profile (application-stdio.properties) runs without a web application.
+ * <p>
+ * SSE_REPLIES=1 (Application) selects Spring AI's stateful STREAMABLE transport instead: it lists
+ * 2024-11-05, answers DELETE (session end) itself and needs none of these patches but the Host/Origin
+ * guard. SDK 2.0.0 leaves its reply to an unknown method open (fixed in 2.0.1).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication
@@ -59,11 +65,26 @@ class McpTransportConfig {
 	 * this bean), plus the MCP SDK's Host/Origin validator configured from ALLOWED_HOSTS.
 	 */
 	@Bean
+	@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STATELESS")
 	WebFluxStatelessServerTransport statelessTransport(@Qualifier("mcpServerJsonMapper") JsonMapper jsonMapper,
 			McpServerStreamableHttpProperties properties, @Value("${mcpbench.allowed-hosts}") List<String> allowedHosts) {
 		return WebFluxStatelessServerTransport.builder()
 			.jsonMapper(new JacksonMcpJsonMapper(jsonMapper))
 			.messageEndpoint(properties.getMcpEndpoint())
+			.securityValidator(hostValidator(allowedHosts))
+			.build();
+	}
+
+	/** SSE_REPLIES=1: Spring AI's streamable transport, built as its auto-configuration builds it, plus the guard. */
+	@Bean
+	@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STREAMABLE")
+	WebFluxStreamableServerTransportProvider streamableTransport(@Qualifier("mcpServerJsonMapper") JsonMapper jsonMapper,
+			McpServerStreamableHttpProperties properties, @Value("${mcpbench.allowed-hosts}") List<String> allowedHosts) {
+		return WebFluxStreamableServerTransportProvider.builder()
+			.jsonMapper(new JacksonMcpJsonMapper(jsonMapper))
+			.messageEndpoint(properties.getMcpEndpoint())
+			.keepAliveInterval(properties.getKeepAliveInterval())
+			.disallowDelete(properties.isDisallowDelete())
 			.securityValidator(hostValidator(allowedHosts))
 			.build();
 	}
@@ -95,11 +116,13 @@ class McpTransportConfig {
 
 	@Bean
 	@Primary
+	@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STATELESS")
 	PatchedTransport mcpTransport(WebFluxStatelessServerTransport transport) {
 		return new PatchedTransport(transport);
 	}
 
 	@Bean
+	@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STATELESS")
 	RouterFunction<ServerResponse> mcpDelete() {
 		return RouterFunctions.route()
 			.DELETE("/mcp", request -> ServerResponse.status(HttpStatus.METHOD_NOT_ALLOWED).header("Allow", "POST").build())

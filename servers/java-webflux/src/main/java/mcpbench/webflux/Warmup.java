@@ -9,6 +9,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.stereotype.Component;
 
@@ -19,10 +20,12 @@ import org.springframework.stereotype.Component;
  * backends and for loading and compiling a few thousand classes: ~2.5 s of CPU, which on a
  * contended core outlasted a client's 10 s timeout. checkout is left out: it writes to Redis.
  * Best effort: a backend that is not up only costs a warning. HTTP only (it goes through the
- * HTTP transport's handler).
+ * HTTP transport's handler), and stateless only: SSE_REPLIES=1's stateful transport (Application) has no
+ * handler to call outside a session.
  */
 @Component
 @ConditionalOnWebApplication
+@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STATELESS")
 class Warmup implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(Warmup.class);

@@ -3,6 +3,8 @@ package mcpbench.kotlin
 import io.modelcontextprotocol.kotlin.sdk.server.Server
 import io.modelcontextprotocol.kotlin.sdk.types.CallToolResult
 import io.modelcontextprotocol.kotlin.sdk.types.McpJson
+import io.modelcontextprotocol.kotlin.sdk.types.ProgressNotification
+import io.modelcontextprotocol.kotlin.sdk.types.ProgressNotificationParams
 import io.modelcontextprotocol.kotlin.sdk.types.TextContent
 import io.modelcontextprotocol.kotlin.sdk.types.ToolSchema
 import kotlinx.serialization.json.JsonNull
@@ -11,11 +13,13 @@ import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.put
 
-// Issue 37 (tools/list at scale, reply size): EXTRA_TOOLS=N registers extra_00001…N and DIMENSION_TOOLS=1
-// registers echo_payload, with Server.addTool and the contract's JSON schemas; off unless set.
+// Issue 37 (tools/list at scale, reply size, streamed progress): EXTRA_TOOLS=N registers extra_00001…N and
+// DIMENSION_TOOLS=1 registers echo_payload and stream_progress, with Server.addTool and the contract's JSON schemas;
+// off unless set.
 
 private const val ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 private const val MAX_SIZE = 16 * 1024 * 1024
+private const val MAX_COUNT = 1000
 
 private val EXTRA_SCHEMA = McpJson.decodeFromString<ToolSchema>("""
     {"type": "object",
@@ -34,6 +38,11 @@ private val ECHO_SCHEMA = McpJson.decodeFromString<ToolSchema>("""
        "size": {"type": "integer", "minimum": 0, "maximum": 16777216},
        "data": {"type": "string", "default": ""}},
      "required": ["size"]}""")
+
+private val PROGRESS_SCHEMA = McpJson.decodeFromString<ToolSchema>("""
+    {"type": "object",
+     "properties": {"count": {"type": "integer", "minimum": 0, "maximum": 1000}},
+     "required": ["count"]}""")
 
 fun registerDimensionTools(server: Server, serverType: String) {
     val extra = System.getenv("EXTRA_TOOLS")?.trim()?.takeIf { it.isNotEmpty() }?.toInt() ?: 0
@@ -59,6 +68,28 @@ fun registerDimensionTools(server: Server, serverType: String) {
                 put("size", length)
                 put("received", data.codePointCount(0, data.length))
                 put("payload", ALPHABET.repeat(length / ALPHABET.length + 1).substring(0, length))
+                put("server_type", serverType)
+            }.toString())
+        }
+        server.addTool("stream_progress", "Sends count progress notifications, then answers.", PROGRESS_SCHEMA) { request ->
+            val count = (request.arguments?.get("count") as? JsonPrimitive)?.takeUnless { it.isString }?.doubleOrNull
+            if (count == null || count != Math.rint(count) || count < 0 || count > MAX_COUNT) {
+                return@addTool CallToolResult(content = listOf(TextContent("count must be an integer from 0 to $MAX_COUNT")), isError = true)
+            }
+            val token = request.meta?.progressToken
+            val total = count.toInt()
+            if (token != null) {
+                // Each one handed to the SDK before the next (notification suspends until the transport took it).
+                // Over HTTP it goes nowhere: 0.14.0's transport answers a POST with JSON only and passes a call's
+                // notifications to the standalone GET stream, which this stateless server has not (README,
+                // mcpbench.toml's unsupported.progress). Over stdio they are written to stdout before the result.
+                for (i in 1..total) {
+                    notification(ProgressNotification(ProgressNotificationParams(token, i.toDouble(), count)))
+                }
+            }
+            text(buildJsonObject {
+                put("count", total)
+                put("sent", if (token != null) total else 0)
                 put("server_type", serverType)
             }.toString())
         }

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 import io.micronaut.context.annotation.Value;
 import io.micronaut.context.event.BeanCreatedEvent;
@@ -16,13 +16,15 @@ import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import jakarta.inject.Singleton;
 
 /**
- * Issue 37 (tools/list at scale, reply size): EXTRA_TOOLS=N registers extra_00001…N and DIMENSION_TOOLS=1
- * registers echo_payload, off unless set. Each is an MCP Java SDK tool whose schema is the contract's JSON text,
+ * Issue 37 (tools/list at scale, reply size, streamed progress): EXTRA_TOOLS=N registers extra_00001…N and
+ * DIMENSION_TOOLS=1 registers echo_payload and stream_progress, off unless set. Each is an MCP Java SDK tool whose schema is the contract's JSON text,
  * added to the SDK's server specification that micronaut-mcp builds (beside the @Tool methods) when that bean is
  * created: stateless over HTTP, a session over stdio.
  */
@@ -31,6 +33,8 @@ final class DimensionTools {
 
     static final String ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     static final int MAX_SIZE = 16 * 1024 * 1024;
+
+    static final int MAX_COUNT = 1000;
 
     static final String EXTRA_SCHEMA = """
             {"type": "object",
@@ -50,9 +54,26 @@ final class DimensionTools {
                "data": {"type": "string", "default": ""}},
              "required": ["size"]}""";
 
-    /** A tool and what answers it, for either kind of specification. */
-    record Entry(Tool tool, Function<Map<String, Object>, CallToolResult> call) {
+    static final String PROGRESS_SCHEMA = """
+            {"type": "object",
+             "properties": {"count": {"type": "integer", "minimum": 0, "maximum": 1000}},
+             "required": ["count"]}""";
+
+    /** A tool and what answers it (its arguments; the call's Progress, null without a progress token). */
+    record Entry(Tool tool, BiFunction<Map<String, Object>, Progress, CallToolResult> call) {
     }
+
+    /** Sends progress notification `progress` of `total` for the call being answered, under its token. */
+    interface Progress {
+        void send(int progress, int total);
+    }
+
+    /**
+     * Over HTTP a notification has nowhere to go: micronaut-mcp's McpController answers each POST with the one
+     * JSONRPCResponse of the SDK's McpStatelessServerHandler, whose tools get a McpTransportContext, no exchange
+     * (mcpbench.toml: unsupported.progress).
+     */
+    private static final Progress NOWHERE = (progress, total) -> { };
 
     private final JsonMapper json;
     private final String serverType;
@@ -67,12 +88,15 @@ final class DimensionTools {
             String name = String.format("extra_%05d", i);
             entries.add(new Entry(Tool.builder().name(name)
                     .description("Extra tool " + i + ": a catalog lookup registered for the tools/list scale test.")
-                    .inputSchema(mcpJson, EXTRA_SCHEMA).build(), args -> extra(name, args)));
+                    .inputSchema(mcpJson, EXTRA_SCHEMA).build(), (args, progress) -> extra(name, args)));
         }
         if (dimensionTools.trim().equals("1")) {
             entries.add(new Entry(Tool.builder().name("echo_payload")
                     .description("Returns size bytes of deterministic text and counts the characters of data.")
-                    .inputSchema(mcpJson, ECHO_SCHEMA).build(), this::echo));
+                    .inputSchema(mcpJson, ECHO_SCHEMA).build(), (args, progress) -> echo(args)));
+            entries.add(new Entry(Tool.builder().name("stream_progress")
+                    .description("Sends count progress notifications, then answers.")
+                    .inputSchema(mcpJson, PROGRESS_SCHEMA).build(), this::streamProgress));
         }
     }
 
@@ -82,7 +106,8 @@ final class DimensionTools {
         @Override
         public McpServer.StatelessSyncSpecification onCreated(BeanCreatedEvent<McpServer.StatelessSyncSpecification> event) {
             return event.getBean().tools(dims.entries.stream().map(e -> new McpStatelessServerFeatures.SyncToolSpecification(
-                    e.tool(), (transport, request) -> e.call().apply(request.arguments()))).toList());
+                    e.tool(), (transport, request) -> e.call().apply(request.arguments(),
+                            request.progressToken() == null ? null : NOWHERE))).toList());
         }
     }
 
@@ -93,7 +118,8 @@ final class DimensionTools {
         @Override
         public McpServer.SyncSpecification onCreated(BeanCreatedEvent<McpServer.SyncSpecification> event) {
             return event.getBean().tools(dims.entries.stream().map(e -> McpServerFeatures.SyncToolSpecification.builder()
-                    .tool(e.tool()).callHandler((exchange, request) -> e.call().apply(request.arguments())).build()).toList());
+                    .tool(e.tool()).callHandler((exchange, request) -> e.call().apply(request.arguments(),
+                            progress(exchange, request.progressToken()))).build()).toList());
         }
     }
 
@@ -117,6 +143,29 @@ final class DimensionTools {
         result.put("size", length);
         result.put("received", data.codePointCount(0, data.length()));
         result.put("payload", ALPHABET.repeat(length / ALPHABET.length() + 1).substring(0, length));
+        result.put("server_type", serverType);
+        return text(result);
+    }
+
+    /** The SDK's progress API on a session: each notification written (stdout) before the next. */
+    private static Progress progress(McpSyncServerExchange exchange, Object token) {
+        return token == null ? null : (progress, total) ->
+                exchange.progressNotification(new ProgressNotification(token, progress, (double) total, null));
+    }
+
+    private CallToolResult streamProgress(Map<String, Object> args, Progress progress) {
+        Object count = args == null ? null : args.get("count");
+        if (!(count instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())
+                || n.doubleValue() < 0 || n.doubleValue() > MAX_COUNT) {
+            return CallToolResult.builder().addTextContent("count must be an integer from 0 to " + MAX_COUNT).isError(true).build();
+        }
+        int total = n.intValue();
+        for (int i = 1; progress != null && i <= total; i++) {
+            progress.send(i, total);
+        }
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("count", total);
+        result.put("sent", progress != null ? total : 0);
         result.put("server_type", serverType);
         return text(result);
     }

@@ -2,9 +2,11 @@ package mcpbench.quarkus;
 
 import java.util.Optional;
 
+import io.quarkiverse.mcp.server.Progress;
 import io.quarkiverse.mcp.server.ToolManager;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import jakarta.enterprise.event.Observes;
@@ -14,13 +16,16 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Issue 37 (tools/list at scale, reply size): EXTRA_TOOLS=N registers extra_00001…N and DIMENSION_TOOLS=1
- * registers echo_payload, through the extension's ToolManager with the contract's JSON schemas; off unless set.
+ * registers echo_payload and stream_progress, through the extension's ToolManager with the contract's JSON schemas;
+ * off unless set. SSE_REPLIES=1 changes nothing here: the extension answers a tools/call with JSON unless the tool
+ * sends a notification, which turns that POST's reply into an SSE stream (lazy SSE init, its default).
  */
 @Singleton
 class DimensionTools {
 
     static final String ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     static final int MAX_SIZE = 16 * 1024 * 1024;
+    static final int MAX_COUNT = 1000;
 
     static final JsonObject EXTRA_SCHEMA = new JsonObject("""
             {"type": "object",
@@ -39,6 +44,12 @@ class DimensionTools {
                "size": {"type": "integer", "minimum": 0, "maximum": 16777216},
                "data": {"type": "string", "default": ""}},
              "required": ["size"]}""");
+
+    static final JsonObject PROGRESS_SCHEMA = new JsonObject("""
+            {"type": "object",
+             "properties": {
+               "count": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "how many progress notifications to send"}},
+             "required": ["count"]}""");
 
     @Inject
     ToolManager tools;
@@ -69,6 +80,11 @@ class DimensionTools {
                     .setInputSchema(ECHO_SCHEMA)
                     .setAsyncHandler(args -> Uni.createFrom().item(echo(args.args().get("size"), args.args().get("data"), serverType)))
                     .register();
+            tools.newTool("stream_progress")
+                    .setDescription("Sends count progress notifications, then answers.")
+                    .setInputSchema(PROGRESS_SCHEMA)
+                    .setAsyncHandler(args -> streamProgress(args.args().get("count"), args.progress(), serverType))
+                    .register();
         }
     }
 
@@ -86,5 +102,24 @@ class DimensionTools {
                 .put("payload", payload)
                 .put("server_type", serverType)
                 .encode());
+    }
+
+    /**
+     * count notifications/progress through the extension's Progress API when the call carries a progress token, each
+     * one's send() completed before the next is built; the first one turns the call's reply into an SSE stream.
+     */
+    static Uni<ToolResponse> streamProgress(Object count, Progress progress, String serverType) {
+        if (!(count instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())
+                || n.doubleValue() < 0 || n.doubleValue() > MAX_COUNT) {
+            return Uni.createFrom().item(ToolResponse.error("count must be an integer from 0 to " + MAX_COUNT));
+        }
+        int total = n.intValue();
+        int sent = progress.token().isPresent() ? total : 0;
+        return Multi.createFrom().range(1, sent + 1)
+                .onItem().transformToUniAndConcatenate(i -> progress.notificationBuilder()
+                        .setProgress(i).setTotal(total).build().send())
+                .onItem().ignoreAsUni()
+                .replaceWith(() -> ToolResponse.success(new JsonObject()
+                        .put("count", total).put("sent", sent).put("server_type", serverType).encode()));
     }
 }
