@@ -20,6 +20,11 @@ STACK_NAMES = [
     (r"org\.springframework\.ai\.mcp\.server\.web(mvc|flux)\.transport\.Web(Mvc|Flux)StatelessServerTransport",
      "TRANSPORT_CLASS"),
     (r"Web(Mvc|Flux)StatelessServerTransport", "TRANSPORT"),
+    (r"org\.springframework\.ai\.mcp\.server\.web(mvc|flux)\.transport\.Web(Mvc|Flux)StreamableServerTransportProvider",
+     "STREAMABLE_CLASS"),
+    (r"Web(Mvc|Flux)StreamableServerTransportProvider", "STREAMABLE"),
+    # the streamable transports' builders name the endpoint differently (MVC: mcpEndpoint, WebFlux: messageEndpoint)
+    (r"\.(mcpEndpoint|messageEndpoint)\(", ".ENDPOINT("),
     (r"org\.springframework\.web\.(servlet\.function|reactive\.function\.server)\.", "FUNCTIONAL."),
 ]
 
