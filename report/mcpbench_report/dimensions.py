@@ -124,19 +124,22 @@ def _percentiles(group: Group) -> tuple[float | None, float | None]:
     return float(np.percentile(latency, 50)), float(np.percentile(latency, 99))
 
 
-def first_progress_p50(group: Group) -> float | None:
-    """The first progress notification's p50 (summary latency_ms.first_progress), the median over the rounds."""
-    values = [r.summary.latency_ms.first_progress for r in group.runs]
+def _rounds_p50(group: Group, pick) -> float | None:
+    """A latency population's p50 (pick: the summary's LatencyStats of it, each run's own percentile of its
+    samples), the median over the rounds; None when no run has it."""
+    values = [pick(r.summary.latency_ms) for r in group.runs]
     values = [v.p50 for v in values if v is not None and v.p50 is not None]
     return float(np.median(values)) if values else None
+
+
+def first_progress_p50(group: Group) -> float | None:
+    """The first progress notification's p50 (summary latency_ms.first_progress), the median over the rounds."""
+    return _rounds_p50(group, lambda latency: latency.first_progress)
 
 
 def step_p50(group: Group, step: str) -> float | None:
-    """A step's p50 (summary latency_ms.steps, each run's own percentile of its samples), the median over the
-    rounds; None when no run timed it."""
-    values = [((r.summary.latency_ms.steps or {}).get(step)) for r in group.runs]
-    values = [v.p50 for v in values if v is not None and v.p50 is not None]
-    return float(np.median(values)) if values else None
+    """A step's p50 (summary latency_ms.steps), the median over the rounds; None when no run timed it."""
+    return _rounds_p50(group, lambda latency: (latency.steps or {}).get(step))
 
 
 def _points(cons: Consolidated, d) -> dict[str, dict[str, Group]]:

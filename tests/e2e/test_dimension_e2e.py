@@ -18,15 +18,29 @@ SHORT = ["--quick", "--rounds", "3", "--ramp-up", "1", "--warmup", "2", "--durat
          "--no-calibrate"]
 
 
-def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_path: Path) -> None:
-    # two of the four sizes (--points), the smallest and one the load driver reads slowly: CI's time
-    proc = mcpbench("dimension", "--dimension", "payload", SERVER, *SHORT, "--points", "1kib,1mib",
-                    "--results-dir", str(tmp_path / "r"))
+def dimension_run(tmp_path: Path, *args: str) -> tuple[Path, dict]:
+    """`mcpbench dimension ARGS` into tmp_path/r, which must succeed and leave nothing running: its directory
+    and its run.json."""
+    proc = mcpbench("dimension", *args, "--results-dir", str(tmp_path / "r"))
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, out[-3000:]
     run_dir = only_run(tmp_path / "r")
     assert not leftovers(str(tmp_path)), "a process of the run is still running"
-    run = json.loads((run_dir / "run.json").read_text())
+    return run_dir, json.loads((run_dir / "run.json").read_text())
+
+
+def reported(run_dir: Path, tmp_path: Path) -> Path:
+    """The report of the run, which must build: its site directory."""
+    site = tmp_path / "site"
+    report = mcpbench("report", str(run_dir), "--out", str(site))
+    text, _ = report.communicate(timeout=300)
+    assert report.returncode == 0, text[-2000:]
+    return site
+
+
+def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_path: Path) -> None:
+    # two of the four sizes (--points), the smallest and one the load driver reads slowly: CI's time
+    run_dir, run = dimension_run(tmp_path, "--dimension", "payload", SERVER, *SHORT, "--points", "1kib,1mib")
     assert run["config"]["dimension"]["points"] == ["1 KiB", "1 MiB"]
     assert run["config"]["modes"] == ["persistent"] and run["config"]["vus"] == [10]
     twins = [f"{SERVER}-{label}" for label in ("1kib", "1mib")]
@@ -45,10 +59,7 @@ def test_the_payload_dimension_measures_every_size_as_a_twin_and_reports_it(tmp_
     with gzip.open(next((run_dir / twins[1]).glob("persistent-10vu-r1/samples.csv.gz")), "rt") as handle:
         header, first = handle.readline(), handle.readline()
     assert header.startswith("t_s,vu,tool") and ",echo_payload,1," in first  # checked and ok under load
-    site = tmp_path / "site"
-    report = mcpbench("report", str(run_dir), "--out", str(site))
-    text, _ = report.communicate(timeout=300)
-    assert report.returncode == 0, text[-2000:]
+    site = reported(run_dir, tmp_path)
     page = (site / "dimensions.html").read_text()
     for point in ("1 KiB", "1 MiB", "Change from 1 KiB"):
         assert f">{point}<" in page or point in page, point
@@ -62,13 +73,8 @@ def test_the_sessions_dimension_holds_sessions_and_reports_memory_per_session(tm
     # 1 and 20 held sessions, each calling every second (the preset's 1, 100, 1,000 and 5 s, made short)
     # calibrated: the limit its calls/s is judged against is the load model's
     calibrated = [arg for arg in SHORT if arg != "--no-calibrate"]
-    proc = mcpbench("dimension", "--dimension", "sessions", SERVER, *calibrated, "--vus", "1,20", "--think", "1",
-                    "--results-dir", str(tmp_path / "r"))
-    out, _ = proc.communicate(timeout=900)
-    assert proc.returncode == 0, out[-3000:]
-    run_dir = only_run(tmp_path / "r")
-    assert not leftovers(str(tmp_path)), "a process of the run is still running"
-    run = json.loads((run_dir / "run.json").read_text())
+    run_dir, run = dimension_run(tmp_path, "--dimension", "sessions", SERVER, *calibrated, "--vus", "1,20",
+                                 "--think", "1")
     assert run["config"]["dimension"]["name"] == "sessions" and run["config"]["vus"] == [1, 20]
     assert run["config"]["modes"] == ["persistent"] and run["servers"][SERVER]["status"] == "ok"
     verify = json.loads((run_dir / SERVER / "verify.json").read_text())
@@ -89,10 +95,7 @@ def test_the_sessions_dimension_holds_sessions_and_reports_memory_per_session(tm
         handle.readline()
         tools = {line.split(",")[2] for line in handle}
     assert tools == {"get_user_cart"}  # the held sessions' keep-alive, nothing else
-    site = tmp_path / "site"
-    report = mcpbench("report", str(run_dir), "--out", str(site))
-    text, _ = report.communicate(timeout=300)
-    assert report.returncode == 0, text[-2000:]
+    site = reported(run_dir, tmp_path)
     page = (site / "dimensions.html").read_text()
     assert "sessions — smallest memory holding open sessions" in page and "Memory per open session" in page
     assert page.index("persistent · 1 VUs") < page.index("persistent · 20 VUs")  # by level, not as text sorts
@@ -100,12 +103,7 @@ def test_the_sessions_dimension_holds_sessions_and_reports_memory_per_session(tm
 
 
 def test_the_progress_dimension_counts_every_notification_and_times_the_first(tmp_path: Path) -> None:
-    proc = mcpbench("dimension", "--dimension", "progress", SERVER, *SHORT, "--results-dir", str(tmp_path / "r"))
-    out, _ = proc.communicate(timeout=900)
-    assert proc.returncode == 0, out[-3000:]
-    run_dir = only_run(tmp_path / "r")
-    assert not leftovers(str(tmp_path)), "a process of the run is still running"
-    run = json.loads((run_dir / "run.json").read_text())
+    run_dir, run = dimension_run(tmp_path, "--dimension", "progress", SERVER, *SHORT)
     assert run["config"]["dimension"]["points"] == ["1 notification", "100 notifications"]
     for label in ("progress1", "progress100"):
         name = f"{SERVER}-{label}"
@@ -123,10 +121,7 @@ def test_the_progress_dimension_counts_every_notification_and_times_the_first(tm
             first = summary["latency_ms"]["first_progress"]
             assert first["count"] == summary["latency_ms"]["tool_call"]["count"], path
             assert 0 < first["p50"] <= summary["latency_ms"]["tool_call"]["p50"], path
-    site = tmp_path / "site"
-    report = mcpbench("report", str(run_dir), "--out", str(site))
-    text, _ = report.communicate(timeout=300)
-    assert report.returncode == 0, text[-2000:]
+    site = reported(run_dir, tmp_path)
     page = (site / "dimensions.html").read_text()
     assert "progress — cheapest streamed progress" in page and "What one progress notification costs" in page
     assert "first notification p50 ms" in page

@@ -171,38 +171,54 @@ def progress_token(vu: int | str) -> str:
     return f"mcpbench-{vu}"
 
 
-def check_progress(reply: StreamedReply, count: int, token: str | None, server_type: str) -> list[str]:
-    """What is wrong with stream_progress's answer to a call asking for `count` notifications under `token`
-    (docs/workload.md §6): every one of them, in order (progress 1 … count, total count, the call's token), on the
-    call's own reply before its result, and the result {count, sent, server_type}; without a token, none, sent 0."""
+def _progress_failed(reply: StreamedReply) -> str | None:
+    """The call failed outright (no 200, no result, an error or a tool error): nothing else can be judged."""
     if reply.status != 200 or not reply.message or reply.message.get("error") or \
             (reply.message.get("result") or {}).get("isError"):
-        return [f"HTTP {reply.status} ({reply.content_type or 'no content type'}): {reply.body_head[:200]!r}"]
-    problems = []
+        return f"HTTP {reply.status} ({reply.content_type or 'no content type'}): {reply.body_head[:200]!r}"
+    return None
+
+
+def _progress_answer(reply: StreamedReply, count: int, token: str | None, server_type: str) -> list[str]:
+    """The result itself: {count, sent, server_type}, sent = count with a token, 0 without one."""
+    try:
+        data = tool_payload(Reply(reply.status, reply.content_type, None, reply.message, reply.body_head))
+    except (ValueError, TypeError):
+        data = None
+    expected = {"count": count, "sent": count if token is not None else 0, "server_type": server_type}
+    return [] if data == expected else [f"answered {str(data)[:200]}, expected {expected}"]
+
+
+def _progress_stream(reply: StreamedReply, count: int, token: str | None) -> list[str]:
+    """The notifications: every one of them, in order (progress 1 … count, total count, the call's token), on the
+    call's own SSE reply before its result; without a token, none."""
     got = [n.get("params") or {} for _, n in reply.notifications if n.get("method") == "notifications/progress"]
     wanted = count if token is not None else 0
     if wanted and "text/event-stream" not in reply.content_type:
-        problems.append(f"replied {reply.content_type or 'nothing'}, not an SSE stream: no notification can ride on it "
-                        f"(the server ignores {SSE_REPLIES}=1, or its SDK cannot stream)")
-    elif len(got) != wanted:
-        problems.append(f"{len(got)} progress notification(s) before the result, expected {wanted}"
-                        + ("" if token is not None else " (the call carried no progress token)"))
-    else:
-        wrong = [p for i, p in enumerate(got, 1)
-                 if p.get("progressToken") != token or p.get("progress") != i or p.get("total") != count]
-        if wrong:
-            problems.append(f"progress notification {wrong[0]} is not the contract's (progressToken {token!r}, "
-                            f"progress 1 … {count} in order, total {count})")
-    texts = [item.get("text") for item in (reply.message.get("result") or {}).get("content") or []
-             if item.get("type") == "text"]
-    try:
-        data = json.loads(texts[0]) if texts else None
-    except json.JSONDecodeError:
-        data = None
-    expected = {"count": count, "sent": wanted, "server_type": server_type}
-    if data != expected:
-        problems.append(f"answered {str(data)[:200]}, expected {expected}")
-    return problems
+        return [f"replied {reply.content_type or 'nothing'}, not an SSE stream: no notification can ride on it "
+                f"(the server ignores {SSE_REPLIES}=1, or its SDK cannot stream)"]
+    if len(got) != wanted:
+        return [f"{len(got)} progress notification(s) before the result, expected {wanted}"
+                + ("" if token is not None else " (the call carried no progress token)")]
+    wrong = [p for i, p in enumerate(got, 1)
+             if p.get("progressToken") != token or p.get("progress") != i or p.get("total") != count]
+    return [f"progress notification {wrong[0]} is not the contract's (progressToken {token!r}, "
+            f"progress 1 … {count} in order, total {count})"] if wrong else []
+
+
+def check_progress_answer(reply: StreamedReply, count: int, token: str | None, server_type: str) -> list[str]:
+    """What is wrong with stream_progress's answer alone (a server whose SDK cannot stream is held to this)."""
+    failed = _progress_failed(reply)
+    return [failed] if failed else _progress_answer(reply, count, token, server_type)
+
+
+def check_progress(reply: StreamedReply, count: int, token: str | None, server_type: str) -> list[str]:
+    """What is wrong with stream_progress's answer to a call asking for `count` notifications under `token`
+    (docs/workload.md §6): its notifications (_progress_stream), then its result (_progress_answer)."""
+    failed = _progress_failed(reply)
+    if failed:
+        return [failed]
+    return _progress_stream(reply, count, token) + _progress_answer(reply, count, token, server_type)
 
 
 def call_progress(client: McpClient, count: int, token: str | None) -> StreamedReply:

@@ -83,11 +83,19 @@ class McpClient:
     def __exit__(self, *_: object) -> None:
         self.close()
 
+    def _headers(self, headers: dict[str, str] | None) -> dict[str, str]:
+        """A POST's headers: JSON, the session's id once there is one, and the request's own."""
+        return {"Content-Type": "application/json", **(headers or {}),
+                **({"Mcp-Session-Id": self.session_id} if self.session_id else {})}
+
+    def _body(self, method: str, params: JsonRpc | None) -> bytes:
+        payload: JsonRpc = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
+        if params is not None:
+            payload["params"] = params
+        return json.dumps(payload).encode()
+
     def post_raw(self, content: bytes, headers: dict[str, str] | None = None) -> Reply:
-        all_headers = {"Content-Type": "application/json", **(headers or {})}
-        if self.session_id:
-            all_headers["Mcp-Session-Id"] = self.session_id
-        response = self._http.post(self.url, content=content, headers=all_headers)
+        response = self._http.post(self.url, content=content, headers=self._headers(headers))
         content_type = response.headers.get("content-type", "")
         try:
             message = parse_message(content_type, response.text)
@@ -98,17 +106,11 @@ class McpClient:
 
     def request(self, method: str, params: JsonRpc | None = None,
                 headers: dict[str, str] | None = None) -> Reply:
-        payload: JsonRpc = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
-        if params is not None:
-            payload["params"] = params
-        return self.post_raw(json.dumps(payload).encode(), headers)
+        return self.post_raw(self._body(method, params), headers)
 
     def stream(self, method: str, params: JsonRpc | None = None) -> contextlib.AbstractContextManager[httpx.Response]:
         """A request whose reply is read as it arrives (response.iter_lines()): a stream's notifications timed."""
-        payload: JsonRpc = {"jsonrpc": "2.0", "id": next(self._ids), "method": method,
-                            **({"params": params} if params is not None else {})}
-        headers = {"Content-Type": "application/json", **({"Mcp-Session-Id": self.session_id} if self.session_id else {})}
-        return self._http.stream("POST", self.url, content=json.dumps(payload).encode(), headers=headers)
+        return self._http.stream("POST", self.url, content=self._body(method, params), headers=self._headers(None))
 
     def notify(self, method: str) -> Reply:
         return self.post_raw(json.dumps({"jsonrpc": "2.0", "method": method}).encode())

@@ -209,13 +209,13 @@ class _Verifier:
         token = dims.progress_token("verify")
         count = dims.VERIFY_PROGRESS
         streamed = dims.call_progress(client, count, token)
-        problems = dims.check_progress(streamed, count, token, self.server_type)
         why = self.unsupported.get(dims.PROGRESS)
         if why:
-            answered = not any(p.startswith(("HTTP", "answered")) for p in problems)
-            self.add(dims.STREAM_PROGRESS, "warn" if answered else "fail",
-                     f"unsupported (its manifest): {why}" if answered else "; ".join(problems))
+            wrong = dims.check_progress_answer(streamed, count, token, self.server_type)
+            self.add(dims.STREAM_PROGRESS, "fail" if wrong else "warn",
+                     "; ".join(wrong) if wrong else f"unsupported (its manifest): {why}")
             return
+        problems = dims.check_progress(streamed, count, token, self.server_type)
         if problems:
             self.add(dims.STREAM_PROGRESS, "fail", "; ".join(problems))
             return
