@@ -485,18 +485,21 @@ def _order_held(rows: dict[str, dict], order: list[str], groups: dict[str, Group
         rows[order[-1]].setdefault(f"{prefix}order_held", None)
 
 
-def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, stats.Ranking] | None = None) -> list[dict]:
+def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, stats.Ranking] | None = None,
+         apart: dict[str, str] | None = None) -> list[dict]:
     """Rows of one load: harness-limited rows first (no rank), then the ranked sections (TIER_RULE with Holm
     per ranking), then rows that are not publishable (no rank). Every row also carries its efficiency rank.
     `rankings` receives the publishable section's rankings by row prefix ("" throughput, "cpu_", "mem_", and at
-    an equal load "p50_", "p99_"): the decision page's claims rest on their pair tests."""
+    an equal load "p50_", "p99_"): the decision page's claims rest on their pair tests. `apart`: servers the
+    caller knows measured something else than the rest (name -> why), kept out of every ranking, shown with why."""
     rankings = {} if rankings is None else rankings
+    apart = apart or {}
     by_name = {g.server: g for g in groups}
     rows = {g.server: g.figures() for g in groups}
     for name, row in rows.items():
         row["tool_calls_per_s_runs"] = row["runs"]
-        row["section"] = by_name[name].section()
-        row["efficiency_section"] = by_name[name].efficiency_section()
+        row["section"] = UNPUBLISHABLE if name in apart else by_name[name].section()
+        row["efficiency_section"] = UNPUBLISHABLE if name in apart else by_name[name].efficiency_section()
     # per-round ratio to the round's geometric mean (every server of this load measured in that round)
     rounds: dict[tuple[str, int], dict[str, float]] = {}
     for g in groups:
@@ -539,7 +542,7 @@ def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, st
                   key=lambda n: -(rows[n]["tool_calls_per_s"] or 0))
     for name in rest:
         rows[name].update(rank=None, tier=None, letters=None, power_text=None, ranked=False,
-                          rank_note="not publishable", vs_leader=None,
+                          rank_note=apart.get(name, "not publishable"), vs_leader=None,
                           vs_next=None, vs_next_significant=None, order_held=None, family=None)
     ordered += rest
     # efficiency: CPU ms per successful call and per-run peak memory, lower is better, same rules
@@ -568,6 +571,9 @@ def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, st
             _apply_ranking(rows, ranking, prefix, metric)
             rankings[prefix] = ranking
             _order_held(rows, ranking.order, by_name, metric, False, prefix)
+    for name, why in apart.items():
+        if name in rows:
+            rows[name].update(cpu_rank_note=why, mem_rank_note=why, p50_rank_note=why, p99_rank_note=why)
     for row in rows.values():  # every ranking's fields on every row, None where it took no part
         for prefix in ("cpu_", "mem_", "p50_", "p99_"):
             for k in ("rank", "tier", "letters", "power_text", "ranked", "rank_note", "vs_leader", "vs_next",

@@ -31,6 +31,11 @@ class Cell:
     p99_ms: float | None
     list_p50_ms: float | None = None   # tools/list's own p50 (summary latency_ms.steps), the median over the rounds
     first_p50_ms: float | None = None  # a streamed call's first progress notification (latency_ms.first_progress)
+    list_bytes: int | None = None      # one client's whole tools/list, every page (verify.json tools_list)
+
+    @property
+    def list_kib(self) -> float | None:
+        return self.list_bytes / 1024 if self.list_bytes is not None else None
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,23 @@ def step_p50(group: Group, step: str) -> float | None:
     return _rounds_p50(group, lambda latency: (latency.steps or {}).get(step))
 
 
+def _tools_listed(cons: Consolidated, d, twin: str) -> dict | None:
+    """What the dimension run d's verify read of the twin's tools/list (verify.json tools_list: tools, pages,
+    bytes), if it did."""
+    view = cons.servers.get(twin)
+    records = [r for r in view.records if r.results.run_id == d.run_id] if view else []
+    return next(((r.verify or {}).get("tools_list") for r in records), None)
+
+
+def _paged_note(cons: Consolidated, d, twin: str) -> str | None:
+    """Why a twin is shown but never ranked at its point: its tools/list came in pages, and the load's tools/list
+    is one request (loads.LIST_TOOLS), so it fetched the first page only — less than every other server sent."""
+    listed = _tools_listed(cons, d, twin)
+    if not listed or listed.get("pages", 1) <= 1:
+        return None
+    return f"not ranked: tools/list came in {listed['pages']} pages and the load fetched the first only"
+
+
 def _points(cons: Consolidated, d) -> dict[str, dict[str, Group]]:
     """point -> base server -> its group, for one dimension run: a twin's point from its server record, or, for
     a dimension without points (agent, churn), each load of the run as a point."""
@@ -168,13 +190,17 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
     if not points:
         return None
     tables = []
+    compared: dict[str, dict[str, Group]] = {}  # the twins whose point measured what the rest's did: the changes' pairs
     for point, groups in points.items():
         rankings: dict[str, stats.Ranking] = {}
-        rows = consolidate.rank(list(groups.values()), cons.ranking_alpha, rankings)
+        apart = {g.server: why for g in groups.values() if (why := _paged_note(cons, d, g.server))}
+        compared[point] = {base: g for base, g in groups.items() if g.server not in apart}
+        rows = consolidate.rank(list(groups.values()), cons.ranking_alpha, rankings, apart)
         base_of = {g.server: base for base, g in groups.items()}
         cells = [Cell(base_of[row["server"]], row["server"], row, *_percentiles(groups[base_of[row["server"]]]),
                       step_p50(groups[base_of[row["server"]]], LIST_TOOLS),
-                      first_progress_p50(groups[base_of[row["server"]]])) for row in rows]
+                      first_progress_p50(groups[base_of[row["server"]]]),
+                      (_tools_listed(cons, d, row["server"]) or {}).get("bytes")) for row in rows]
         latency = latency_ranking(groups, cells, cons.ranking_alpha) if d.config.dimension.name == "agent" else None
         tables.append(PointTable(point, cells, rankings, groups, latency))
     first = next(iter(points))
@@ -183,9 +209,9 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
         # between them says how many calls were offered, not what the server did. Memory per session says that.
         changes, series, sessions = [], {}, session_memory(points)
     else:
-        changes, sessions = _changes(points), []
-        series = {server: [(p, stats.geo_interval(points[p][server].throughputs).mean) for p in points
-                           if server in points[p]] for server in points[first]} if len(points) > 1 else {}
+        changes, sessions = _changes(compared), []
+        series = {server: [(p, stats.geo_interval(compared[p][server].throughputs).mean) for p in points
+                           if server in compared[p]] for server in compared[first]} if len(points) > 1 else {}
     progress = progress_cost(points) if d.config.dimension.name == "progress" else []
     return DimensionView(d.config.dimension.name, d.config.dimension.question, d.run_id, first, tables, changes,
                          series, sessions, progress)

@@ -83,6 +83,10 @@ def test_server_builds_starts_under_limits_and_passes_verify(
         assert {"extra tool", "echo_payload 1 MiB", "echo_payload 4 MiB", "stream_progress"} <= names, names
         failures = [f"{c.name}: {c.reason}" for c in verdict.failures()]
         assert verdict.status != "fail", failures
+        # what one client's whole tools/list costs, every page (the Go SDK's included): 100 extra tools, the
+        # three of the workload, echo_payload and stream_progress, each with its name and schema
+        listed = verdict.tools_list
+        assert listed is not None and listed.tools == 105 and listed.bytes > 50 * listed.tools, listed
         assert server.alive(), server.log_tail()
         usage = server.usage()
         assert usage is not None and usage.memory_bytes > 0

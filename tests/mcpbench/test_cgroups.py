@@ -47,6 +47,40 @@ def test_groups_left_by_a_killed_orchestrator_are_removed_and_live_ones_kept(sup
         live.remove()
 
 
+def test_a_stale_group_left_frozen_is_thawed_and_its_tasks_killed(support: cgroups.Support, tmp_path: Path) -> None:
+    """A run killed while the host probe had its server frozen leaves the group frozen; on cgroup v1 its tasks then
+    outlive SIGKILL until thawed, so the next run's clean-up must thaw before it kills."""
+    dead = cgroups.Cgroup.create("leftover-4194998-2", cgroups.Limits(0.5, 256, None), support.version or 1)
+    proc = processes.spawn("busy", ["bash", "-c", "yes > /dev/null"], log_path=tmp_path / "log", cgroup=dead)
+    try:
+        time.sleep(0.3)
+        assert dead.set_frozen(True)
+        removed = cgroups.remove_stale()
+        assert any("leftover-4194998-2" in path for path in removed)
+        proc.popen.wait(timeout=10)  # killed: it would hang here, frozen, had the clean-up not thawed it
+        assert not any(Path(p).parent.exists() for p in dead.procs_files())
+    finally:
+        dead.remove()
+        proc.stop(grace_s=1)
+
+
+def test_the_probes_freeze_thaws_on_every_way_out(support: cgroups.Support, tmp_path: Path) -> None:
+    group = cgroups.Cgroup.create(f"probe-exit-{os.getpid()}", cgroups.Limits(0.5, 256, None), support.version or 1)
+    proc = processes.spawn("busy", ["bash", "-c", "yes > /dev/null"], log_path=tmp_path / "log", cgroup=group)
+    try:
+        time.sleep(0.3)
+        with pytest.raises(KeyboardInterrupt):
+            with group.frozen() as frozen:
+                assert frozen
+                raise KeyboardInterrupt  # Ctrl-C during the host probe
+        before = group.cpu_usage_ns()
+        time.sleep(0.5)
+        assert (group.cpu_usage_ns() - before) / 1e6 > 20  # running again
+    finally:
+        proc.stop(grace_s=1)
+        group.remove()
+
+
 def test_a_frozen_group_uses_no_cpu_and_still_stops(support: cgroups.Support, tmp_path: Path) -> None:
     """The host probe freezes the server: frozen, a busy loop gets no CPU; thawed, it runs again; a process
     left frozen still stops (stop() thaws it first)."""

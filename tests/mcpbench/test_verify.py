@@ -92,6 +92,7 @@ class SpecServer(BaseHTTPRequestHandler):
     dimension_tools = False
     payload_rule = "spec"  # or "truncate at 1 MiB", "refuse above 1 MiB", "altered"
     progress_rule = "spec"  # or "json" (an SDK replying JSON: its notifications dropped), "after the result"
+    page_size = 0  # tools/list's page (0: one page; the Go SDK pages at 1,000), the cursor the next page's index
     counters: dict[str, int]
     histories: dict[str, list[str]]
 
@@ -136,7 +137,12 @@ class SpecServer(BaseHTTPRequestHandler):
             extras = [{"name": dims.extra_tool_name(i), "inputSchema": EXTRA_SCHEMA} for i in range(1, self.extra_tools + 1)]
             echo = [{"name": name, "inputSchema": {"type": "object"}} for name in (dims.ECHO_PAYLOAD, dims.STREAM_PROGRESS)
                     if self.dimension_tools]
-            return self.result(ident, {"tools": TOOLS + extras + echo})
+            tools = TOOLS + extras + echo
+            if not self.page_size:
+                return self.result(ident, {"tools": tools})
+            start = int(params.get("cursor") or 0)
+            end = start + self.page_size
+            return self.result(ident, {"tools": tools[start:end], **({"nextCursor": str(end)} if end < len(tools) else {})})
         if method != "tools/call":
             return self.error(ident, -32601, "method not found")
         tools = {"search_products": self.search, "get_user_cart": self.cart, "checkout": self.checkout,
@@ -347,6 +353,20 @@ def test_the_dimension_tools_pass_when_they_are_the_reference_answers(spec_serve
             "echo_payload 4 MiB", "stream_progress"} <= set(by_name)
     assert by_name["stream_progress"].reason.startswith("3 progress notifications in order before the result")
     assert "10 tools" in by_name["tools/list"].reason
+
+
+def test_verify_follows_tools_list_pages_and_records_the_whole_lists_size(spec_server: Callable[..., str]) -> None:
+    one = verify(spec_server(extra_tools=5, dimension_tools=True), "spec", settings=ON)
+    paged = verify(spec_server(extra_tools=5, dimension_tools=True, page_size=4), "spec", settings=ON)
+    assert paged.status == "pass", [(c.name, c.reason) for c in paged.checks if c.status != "pass"]
+    assert one.tools_list is not None and paged.tools_list is not None
+    assert (one.tools_list.tools, one.tools_list.pages) == (10, 1)
+    assert (paged.tools_list.tools, paged.tools_list.pages) == (10, 3)
+    # every page's reply counted: three envelopes around the same ten tools weigh more than one
+    assert one.tools_list.bytes < paged.tools_list.bytes < 3 * one.tools_list.bytes
+    said = next(c.reason for c in paged.checks if c.name == "tools/list")
+    assert f"in the first of 3 pages ({paged.tools_list.bytes:,} in all)" in said, said
+    assert paged.record()["tools_list"] == {"tools": 10, "pages": 3, "bytes": paged.tools_list.bytes}
 
 
 @pytest.mark.parametrize(("server", "failing", "reason"), [

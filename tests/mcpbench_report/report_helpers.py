@@ -30,6 +30,9 @@ SOAK = FIXTURES / "20261123-184242-local"            # mcpbench soak: go and pyt
 OVERHEADS = FIXTURES / "20261125-053426-local"  # baseline, go, python in modes session, stateless, stdio x 3 rounds
 WHAT_IF = FIXTURES / "20261126-125834-local"  # go and its --what-if twin go-unguarded (ALLOWED_HOSTS=*) x 3 rounds
 EQUAL = FIXTURES / "20261125-111418-local"   # baseline, go: 5 VUs and --equal-load 0.5 x 3 rounds, host-disturbed ones set aside
+# mcpbench dimension --dimension tools-list: go at 100 and 10,000 extra tools (at 10,000 the Go SDK's tools/list came
+# in 11 pages), baseline and rust at 10,000, 3 rounds (the run's other twins left out for size, run.json as written)
+TOOLS_LIST = FIXTURES / "20261128-162656-local-dimension"
 SCHEMA1 = FIXTURES / "20261123-114227-local"    # rust, go x 3 runs at 8 VUs, written by schema-1 mcpbench (584cd9c)
 
 def copy_with_manifest(tmp_path: Path, root: Path, server: str, **changes) -> Path:

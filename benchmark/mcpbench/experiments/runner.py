@@ -591,7 +591,7 @@ class Runner:
             cause = server.exit_cause()
             checks.append(Check("server alive", "fail", "the server exited during verify"
                                 + (f": {cause}" if cause else "") + ":\n" + server.log_tail()))
-        verdict = Verdict(checks)
+        verdict = Verdict(checks, verdict.tools_list)
         write_checked(self.run_dir.server(spec.name).verify_json,
                       {**verdict.record(), **({"conformance": suite.record()} if suite else {})})
         for check in verdict.checks:

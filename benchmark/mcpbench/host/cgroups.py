@@ -203,14 +203,16 @@ class Cgroup:
 
     @contextmanager
     def frozen(self) -> Iterator[bool]:
-        """Frozen while inside (the host's speed probe); yields whether it froze. Thawed on every way out."""
-        done = False
+        """Frozen while inside (the host's speed probe); yields whether it froze. Thawed on every way out, also
+        when the freeze did not complete in time: a v1 group left FREEZING goes on to FROZEN, and its tasks then
+        outlive SIGKILL (state D) until someone thaws it."""
         try:
-            done = bool(self.set_frozen(True))
-            yield done
+            yield bool(self.set_frozen(True))
         finally:
-            if done:
+            try:
                 self.set_frozen(False)
+            except OSError:
+                pass  # the group is gone with its tasks: nothing left to thaw
 
     def pids(self) -> list[int]:
         pids: set[int] = set()
@@ -247,11 +249,12 @@ class Cgroup:
 
 def remove_stale() -> list[str]:
     """Remove mcpbench/<server>-<pid>-<n> groups whose orchestrator (pid) is gone: leftovers of a
-    run that was killed with SIGKILL. Groups of live orchestrators are left alone."""
-    removed = []
-    parents = [ROOT / PARENT] if (ROOT / "cgroup.controllers").exists() else \
-        [mount / PARENT for mount in _v1_mounts().values()]
-    for parent in parents:
+    run that was killed with SIGKILL. Groups of live orchestrators are left alone. A v1 group is one
+    directory per controller, gathered into one Cgroup so that remove() finds its freezer and thaws it first."""
+    v2 = (ROOT / "cgroup.controllers").exists()
+    parents = {"any": ROOT / PARENT} if v2 else {c: mount / PARENT for c, mount in _v1_mounts().items()}
+    stale: dict[str, dict[str, Path]] = {}
+    for controller, parent in parents.items():
         if not parent.is_dir():
             continue
         for leaf in parent.iterdir():
@@ -260,7 +263,7 @@ def remove_stale() -> list[str]:
                 continue
             if Path(f"/proc/{parts[1]}").exists():
                 continue
-            group = Cgroup(leaf.name, 2 if parent.parent == ROOT else 1, {"any": leaf})
-            group.remove()
-            removed.append(str(leaf))
-    return removed
+            stale.setdefault(leaf.name, {})[controller] = leaf
+    for name, dirs in stale.items():
+        Cgroup(name, 2 if v2 else 1, dirs).remove()
+    return sorted(str(leaf) for dirs in stale.values() for leaf in dirs.values())

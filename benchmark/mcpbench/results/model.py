@@ -501,9 +501,17 @@ class Conformance(Closed):
     not_applicable: dict[str, str] = described("every other server scenario of the suite, with why it does not apply")
 
 
+class ToolsListed(Closed):
+    tools: int = described("the tools it lists, every page")
+    pages: int = described("the pages they came in (nextCursor followed; the Go SDK pages at 1,000 tools)")
+    bytes: int = described("one client's whole tools/list: the reply bytes of every page, SSE framing included")
+
+
 class Verify(Closed):
     status: Literal["pass", "warn", "fail", "unavailable"] = described("the worst of its checks")
     checks: list[Check] = described("every check, in order")
+    tools_list: ToolsListed | None = described("tools/list's size, read once per server and run (null: not read, or "
+                                               "written before it was recorded)", None)
     conformance: Conformance | None = described("`verify --conformance`: the official MCP conformance suite's "
                                                 "applicable scenarios (null: not run)", None)
 

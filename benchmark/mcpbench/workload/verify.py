@@ -39,8 +39,18 @@ class Check:
 
 
 @dataclass(frozen=True)
+class ToolsListed:
+    """What one client's whole tools/list costs: its tools, its pages, and the reply bytes of all pages
+    together (the body as the client read it, SSE framing included). Fixed for a server and its settings."""
+    tools: int
+    pages: int
+    bytes: int
+
+
+@dataclass(frozen=True)
 class Verdict:
     checks: list[Check]
+    tools_list: ToolsListed | None = None  # None: tools/list was not read (a workload file's own checks)
 
     @property
     def status(self) -> Status:
@@ -51,7 +61,8 @@ class Verdict:
         return [check for check in self.checks if check.status == "fail"]
 
     def record(self) -> dict[str, object]:
-        return {"status": self.status, "checks": [asdict(check) for check in self.checks]}
+        return {"status": self.status, "checks": [asdict(check) for check in self.checks],
+                **({"tools_list": asdict(self.tools_list)} if self.tools_list else {})}
 
 
 def _rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
@@ -79,6 +90,7 @@ class _Verifier:
         self.settings = settings
         self.unsupported = unsupported
         self.checks: list[Check] = []
+        self.listed: ToolsListed | None = None
 
     def add(self, name: str, status: Status, reason: str) -> None:
         self.checks.append(Check(name, status, reason))
@@ -110,7 +122,8 @@ class _Verifier:
             self.guarded("notifications/initialized", initialized)
 
             def tools_list() -> None:
-                reply, tools, pages = self.list_all(client)
+                reply, tools, listed = self.list_all(client)
+                self.listed = listed
                 missing = [name for name in TOOL_NAMES if name not in tools]
                 if missing:
                     self.add("tools/list", "fail", f"missing tools {missing}; got {sorted(tools)}")
@@ -125,12 +138,13 @@ class _Verifier:
                     self.add("tools/list", "fail", "; ".join(wrong))
                     return
                 extra = sorted(set(tools) - set(TOOL_NAMES) - self.settings.tool_names())
-                listed = (f"{len(tools)} tools with input schemas, {len(reply.body.encode()):,} bytes"
-                          + (f" in the first of {pages} pages" if pages > 1 else "") + f" ({reply.framing} reply)")
+                said = (f"{len(tools)} tools with input schemas, {len(reply.body.encode()):,} bytes"
+                        + (f" in the first of {listed.pages} pages ({listed.bytes:,} in all)" if listed.pages > 1 else "")
+                        + f" ({reply.framing} reply)")
                 # A reference server registers its dimension tools only when a setting asks (docs/workload.md §6):
                 # by default tools/list is the three tools, whose wire pattern the v2 comparison rests on.
                 self.add("tools/list", "fail" if extra else "pass",
-                         listed + (f"; tools no setting asked for: {extra[:5]}" if extra else ""))
+                         said + (f"; tools no setting asked for: {extra[:5]}" if extra else ""))
             self.guarded("tools/list", tools_list)
 
             for tool in TOOL_NAMES:
@@ -151,17 +165,18 @@ class _Verifier:
             self.guarded("DELETE /mcp", delete)
 
     @staticmethod
-    def list_all(client: McpClient) -> tuple[Reply, dict[str, JsonRpc], int]:
+    def list_all(client: McpClient) -> tuple[Reply, dict[str, JsonRpc], ToolsListed]:
         """tools/list followed through its pages (nextCursor: the Go SDK pages at 1,000 tools): the first
-        page's reply, every tool by name, and the number of pages."""
+        page's reply, every tool by name, and what the whole list cost (tools, pages, bytes)."""
         reply = client.request("tools/list")
         tools: dict[str, JsonRpc] = {}
-        page, pages = reply, 1
+        page, pages, size = reply, 1, 0
         while True:
+            size += len(page.body.encode())
             tools.update({tool["name"]: tool for tool in (page.result or {}).get("tools", [])})
             cursor = (page.result or {}).get("nextCursor")
             if not cursor or pages >= MAX_PAGES:
-                return reply, tools, pages
+                return reply, tools, ToolsListed(len(tools), pages, size)
             page = client.request("tools/list", {"cursor": cursor})
             pages += 1
 
@@ -431,4 +446,4 @@ def verify(url: str, server_type: str, protocols: list[str] | None = None,
     verifier.guarded("workload details", verifier.workload_details)
     verifier.guarded("bad input", verifier.bad_input)
     verifier.dns_rebinding()
-    return Verdict(verifier.checks)
+    return Verdict(verifier.checks, verifier.listed)

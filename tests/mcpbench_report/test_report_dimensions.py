@@ -1,0 +1,55 @@
+"""The Dimensions page's tools-list tables on the recorded TOOLS_LIST run (go at 100 and 10,000 extra tools, baseline
+and rust at 10,000): each twin's whole tools/list as verify read it, and a twin whose list came in pages (go at 10,000:
+the Go SDK pages at 1,000 tools) shown with its figures but kept out of every ranking at that point, since its
+load fetched the first page only."""
+
+from __future__ import annotations
+
+import json
+
+from mcpbench_report import load
+from mcpbench_report.consolidate import consolidate
+from mcpbench_report.dimensions import views
+
+from report_helpers import TOOLS_LIST
+
+
+def _tables():
+    (view,) = views(consolidate(load.load([TOOLS_LIST])))
+    assert view.name == "tools-list"
+    return {t.point: {c.server: c for c in t.cells} for t in view.tables}, view
+
+
+def test_each_twins_tools_list_size_is_its_whole_list_every_page_counted() -> None:
+    tables, _ = _tables()
+    assert set(tables) == {"100 extra tools", "10,000 extra tools"}
+    assert set(tables["100 extra tools"]) == {"go"}
+    assert set(tables["10,000 extra tools"]) == {"go", "baseline", "rust"}
+    for cells in tables.values():
+        for cell in cells.values():
+            listed = json.loads((TOOLS_LIST / cell.twin / "verify.json").read_text())["tools_list"]
+            assert cell.list_bytes == listed["bytes"] and cell.list_kib == listed["bytes"] / 1024
+    go = json.loads((TOOLS_LIST / "go-tools10000" / "verify.json").read_text())["tools_list"]
+    rust = json.loads((TOOLS_LIST / "rust-tools10000" / "verify.json").read_text())["tools_list"]
+    assert go["pages"] == 11 and rust["pages"] == 1 and go["tools"] == rust["tools"] == 10_003
+    # go's eleven pages together weigh about what rust's one does: the size counts every page
+    assert 0.8 < go["bytes"] / rust["bytes"] < 1.25
+    assert tables["10,000 extra tools"]["go"].list_bytes > 50 * tables["100 extra tools"]["go"].list_bytes
+
+
+def test_a_paged_twin_is_shown_but_ranked_nowhere_at_that_point() -> None:
+    tables, view = _tables()
+    paged = tables["10,000 extra tools"]["go"].row
+    assert paged["rank"] is None and paged["cpu_rank"] is None and paged["mem_rank"] is None
+    assert paged["rank_note"] == paged["cpu_rank_note"] == \
+        "not ranked: tools/list came in 11 pages and the load fetched the first only"
+    assert paged["tool_calls_per_s"] > 0  # its figures stay on the page
+    ten_thousand = next(t for t in view.tables if t.point == "10,000 extra tools")
+    for ranking in ten_thousand.rankings.values():
+        assert "go-tools10000" not in ranking.order
+    # at 100 tools go's list is one page: ranked there like every other server
+    assert tables["100 extra tools"]["go"].row["cpu_rank"] is not None
+    assert "go-tools100" in next(t for t in view.tables if t.point == "100 extra tools").rankings["cpu_"].order
+    # nor is its change from 100 tools a change of the same work: no change, no chart point at 10,000
+    assert all(change.server != "go" for change in view.changes)
+    assert [point for point, _ in view.series.get("go", [])] == ["100 extra tools"]
