@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import signal
+import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -73,12 +77,27 @@ def one_line(exc: BaseException) -> str:
 
 
 def terminate_on_sigterm() -> None:
-    """SIGTERM (CI timeouts, `kill`) takes the same path as Ctrl-C: record, then stop everything."""
+    """SIGTERM (CI timeouts, `kill`) takes the same path as Ctrl-C: record, then stop everything. And a Ctrl-C
+    is never lost (_redeliver_lost_interrupts)."""
     def handler(signum, frame):  # noqa: ARG001
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, handler)
     atexit.register(processes.stop_all)
+    sys.unraisablehook = _redeliver_lost_interrupts(sys.unraisablehook)
+
+
+def _redeliver_lost_interrupts(previous: Callable[[Any], object]) -> Callable[[Any], object]:
+    """A Ctrl-C whose KeyboardInterrupt is raised where Python can only print and drop it (an at-fork callback
+    while a subprocess starts: logging's _releaseLock, seen in a docker run that then ran its 120 s to the end) is
+    sent again, 50 ms later from another thread, so it lands where the main thread can raise it. Only a dropped
+    one: the hook sees nothing of an interrupt that propagated."""
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+            return
+        previous(unraisable)
+    return hook
 
 
 def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only: bool = False,
