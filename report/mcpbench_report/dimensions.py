@@ -155,10 +155,10 @@ def _tools_listed(cons: Consolidated, d, twin: str) -> dict | None:
     return next(((r.verify or {}).get("tools_list") for r in records), None)
 
 
-def _paged_note(cons: Consolidated, d, twin: str) -> str | None:
-    """Why a twin is shown but never ranked at its point: its tools/list came in pages, and the load's tools/list
-    is one request (loads.LIST_TOOLS), so it fetched the first page only — less than every other server sent."""
-    listed = _tools_listed(cons, d, twin)
+def _paged_note(listed: dict | None) -> str | None:
+    """Why a twin is shown but never ranked at its point: its tools/list (listed: _tools_listed) came in pages, and
+    the load's tools/list is one request (loads.LIST_TOOLS), so it fetched the first page only — less than every
+    other server sent."""
     if not listed or listed.get("pages", 1) <= 1:
         return None
     return f"not ranked: tools/list came in {listed['pages']} pages and the load fetched the first only"
@@ -193,14 +193,17 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
     compared: dict[str, dict[str, Group]] = {}  # the twins whose point measured what the rest's did: the changes' pairs
     for point, groups in points.items():
         rankings: dict[str, stats.Ranking] = {}
-        apart = {g.server: why for g in groups.values() if (why := _paged_note(cons, d, g.server))}
+        listed = {g.server: _tools_listed(cons, d, g.server) for g in groups.values()}
+        apart = {twin: why for twin, one in listed.items() if (why := _paged_note(one))}
         compared[point] = {base: g for base, g in groups.items() if g.server not in apart}
         rows = consolidate.rank(list(groups.values()), cons.ranking_alpha, rankings, apart)
         base_of = {g.server: base for base, g in groups.items()}
-        cells = [Cell(base_of[row["server"]], row["server"], row, *_percentiles(groups[base_of[row["server"]]]),
-                      step_p50(groups[base_of[row["server"]]], LIST_TOOLS),
-                      first_progress_p50(groups[base_of[row["server"]]]),
-                      (_tools_listed(cons, d, row["server"]) or {}).get("bytes")) for row in rows]
+        cells = []
+        for row in rows:
+            twin = row["server"]
+            group = groups[base_of[twin]]
+            cells.append(Cell(base_of[twin], twin, row, *_percentiles(group), step_p50(group, LIST_TOOLS),
+                              first_progress_p50(group), (listed[twin] or {}).get("bytes")))
         latency = latency_ranking(groups, cells, cons.ranking_alpha) if d.config.dimension.name == "agent" else None
         tables.append(PointTable(point, cells, rankings, groups, latency))
     first = next(iter(points))
