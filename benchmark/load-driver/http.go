@@ -281,8 +281,28 @@ func (v *httpVU) initialize() httpReply {
 	return v.post(body(v.init, v.nextID(), 0), nil, -1)
 }
 
-func (v *httpVU) callRequest(call int, session *string) httpReply {
-	return v.post(body(v.prefixes.of(call, v.iteration), v.nextID(), 0), session, call)
+// request sends the call and judges its reply. A tools/list whose reply names a next page (result.nextCursor)
+// is followed to its last page, as a client must to see every tool (the Go SDK pages its list at 1,000): the
+// reply's duration is all its pages', its verdict the first failing page's.
+func (v *httpVU) request(call int, session *string) (httpReply, string) {
+	res := v.post(body(v.prefixes.of(call, v.iteration), v.nextID(), 0), session, call)
+	kind := v.judgeCall(res, call)
+	c := v.t.plan.Calls[call]
+	for pages := 1; kind == ""; pages++ {
+		line, _ := res.message()
+		cursor := nextCursor(c, line)
+		if cursor == nil {
+			break
+		}
+		if pages == maxListPages {
+			return res, "pages_unending"
+		}
+		page := v.post(body(v.prefixes.cursor(call, cursor), v.nextID(), 0), session, call)
+		v.t.plan.cursorPages.Add(1)
+		page.ms += res.ms
+		res, kind = page, v.judgeCall(page, call)
+	}
+	return res, kind
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
@@ -314,10 +334,10 @@ func (v *httpVU) sessionCall(call int) outcome {
 	if o.kind = note.transportKind(); o.kind != "" {
 		return done()
 	}
-	res := v.callRequest(call, &session)
+	res, kind := v.request(call, &session)
 	o.callMs, o.firstMs, o.first = res.ms, res.firstMs, res.first
 	o.httpMs = append(o.httpMs, res.ms)
-	o.kind = v.judgeCall(res, call)
+	o.kind = kind
 	if session != "" {
 		del := v.send(http.MethodDelete, nil, &session, -1)
 		o.httpMs = append(o.httpMs, del.ms)
@@ -330,8 +350,8 @@ func (v *httpVU) sessionCall(call int) outcome {
 
 func (v *httpVU) statelessCall(call int) outcome {
 	started := time.Now()
-	res := v.callRequest(call, nil)
-	return outcome{kind: v.judgeCall(res, call), callMs: res.ms, sessionMs: msSince(started), httpMs: []float64{res.ms},
+	res, kind := v.request(call, nil)
+	return outcome{kind: kind, callMs: res.ms, sessionMs: msSince(started), httpMs: []float64{res.ms},
 		firstMs: res.firstMs, first: res.first}
 }
 
@@ -365,14 +385,14 @@ func (v *httpVU) persistentCall(call int) outcome {
 				return outcome{kind: kind, callMs: -1, sessionMs: msSince(started), httpMs: []float64{v.lastOpen}}
 			}
 		}
-		res := v.callRequest(call, v.session)
+		res, kind := v.request(call, v.session)
 		if res.status == http.StatusNotFound && *v.session != "" {
 			v.session = nil // gone: the next call opens a new one
 			if attempt == 0 {
 				continue
 			}
 		}
-		return outcome{kind: v.judgeCall(res, call), callMs: res.ms, sessionMs: msSince(started),
+		return outcome{kind: kind, callMs: res.ms, sessionMs: msSince(started),
 			httpMs: []float64{res.ms}, firstMs: res.firstMs, first: res.first}
 	}
 }

@@ -74,6 +74,9 @@ type counts struct {
 	GarbageLines      int64    `json:"garbage_lines"`
 	ServerMessages    int64    `json:"server_messages"`
 	LateReplies       int64    `json:"late_replies"`
+	// CursorPages: tools/list pages fetched after a first (result.nextCursor). They are in http_reqs; a
+	// sample holds its whole list as one request's duration, so the samples' count leaves them out.
+	CursorPages int64 `json:"cursor_pages"`
 	// StallsS: the spans (seconds from the scenario start) in which the driver itself did not run for longer
 	// than stallAfter: stopped (SIGSTOP), or starved of CPU. The orchestrator's analysis reads them as the
 	// generator's liveness, apart from a server that is slow or stopped answering.
@@ -286,6 +289,7 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 	c.Calls, err = samples.close()
 	c.Iterations, c.DroppedIterations, c.MaxVUsUsed = l.iterations.Load(), l.dropped.Load(), l.vusUsed.Load()
 	c.StartLagP99Ms, c.StartLagMaxMs = l.startLag()
+	c.CursorPages = o.plan.cursorPages.Load()
 	if srv != nil {
 		state, selfExited := srv.stop()
 		switch {

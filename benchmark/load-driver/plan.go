@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -29,6 +30,9 @@ type plan struct {
 	// the open model's cycle (the tool calls only, each `weight` times): arrival k makes open[k % len].
 	closed []int
 	open   []int
+	// cursorPages counts the tools/list pages fetched after a first one (following result.nextCursor) by
+	// every VU: they are sent, and counted in http_reqs, but a sample holds its list as one duration.
+	cursorPages atomic.Int64
 }
 
 // call is one request of the workload.
@@ -204,6 +208,37 @@ func (c *call) prefix(b []byte, vu int, iteration int64, meta string) []byte {
 	return append(b, `},"id":`...)
 }
 
+// cursorPrefix is the request for the page of call c's list after `cursor` (the JSON string a reply's
+// result.nextCursor held, as it came): the same method with params {"cursor": …} and meta.
+func (c *call) cursorPrefix(cursor []byte, meta string) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","method":"`), c.Method...)
+	b = append(b, `","params":{"cursor":`...)
+	b = append(b, cursor...)
+	if meta != "" {
+		b = append(append(b, ','), meta...)
+	}
+	return append(b, `},"id":`...)
+}
+
+// maxListPages bounds one list: a server whose cursors never end fails the call instead of holding the VU.
+const maxListPages = 1000
+
+var nextCursorName = []byte(`"nextCursor"`)
+
+// nextCursor is the cursor of the page after this reply of a tools/list (line: its JSON-RPC message), as JSON
+// text; nil on the last page. The bytes are searched first: a whole list's result (MBs at 10,000 tools) is
+// scanned again only when it names a cursor at all.
+func nextCursor(c *call, line []byte) []byte {
+	if c.Method != toolsList || !bytes.Contains(line, nextCursorName) {
+		return nil
+	}
+	value, ok := lookup(resultOf(line), []string{"nextCursor"})
+	if !ok || firstByte(value) != '"' || bytes.Equal(bytes.TrimSpace(value), []byte(`""`)) {
+		return nil
+	}
+	return bytes.TrimSpace(value)
+}
+
 // prefixes is every call's prefix for a VU, made once; a call whose arguments name {iteration} is
 // rendered for each call instead (requestPrefix).
 type prefixes struct {
@@ -229,6 +264,11 @@ func (p prefixes) of(i int, iteration int64) []byte {
 		return f
 	}
 	return p.plan.Calls[i].prefix(nil, p.vu, iteration, p.meta)
+}
+
+// cursor is the request prefix of the page after `cursor` of call i's list.
+func (p prefixes) cursor(i int, cursor []byte) []byte {
+	return p.plan.Calls[i].cursorPrefix(cursor, p.meta)
 }
 
 // judgeResult makes the call's checks on a JSON document (a tool's result, or a method's result object).

@@ -23,31 +23,57 @@ func newStdioVU(srv *server, p *plan, global int, timeout time.Duration, checks 
 		replies: make(chan answer, 1), timer: t}
 }
 
-// do sends one request and waits for its reply or its timeout; ok is false when the server's stdout had
-// already closed (nothing is issued then). A call is one sample: its duration is the sample's.
+// do makes one call and waits for its reply or its timeout; ok is false when the server's stdout had
+// already closed (nothing is issued then). A call is one sample: its duration is the sample's. A tools/list
+// that names a next page (result.nextCursor) is followed to its last, as over HTTP (httpVU.request).
 func (v *stdioVU) do(call int, iteration int64) (outcome, bool) {
+	c := v.prefixes.plan.Calls[call]
+	o, reply, ok := v.exchange(call, v.prefixes.of(call, iteration))
+	for pages := 1; ok && o.kind == ""; pages++ {
+		cursor := nextCursor(c, reply)
+		if cursor == nil {
+			break
+		}
+		if pages == maxListPages {
+			o.kind = "pages_unending"
+			break
+		}
+		var page outcome
+		if page, reply, ok = v.exchange(call, v.prefixes.cursor(call, cursor)); !ok {
+			return outcome{kind: "server_exited", callMs: o.callMs, sessionMs: o.sessionMs}, true
+		}
+		v.prefixes.plan.cursorPages.Add(1)
+		page.callMs += o.callMs
+		page.sessionMs += o.sessionMs
+		o = page
+	}
+	return o, ok
+}
+
+// exchange sends one request and waits for its reply line (nil when there was none) or its timeout.
+func (v *stdioVU) exchange(call int, prefix []byte) (outcome, []byte, bool) {
 	id := v.srv.ids.Add(1)
-	line := body(v.prefixes.of(call, iteration), id, '\n')
+	line := body(prefix, id, '\n')
 	if !v.srv.register(id, v.replies) {
-		return outcome{}, false
+		return outcome{}, nil, false
 	}
 	sent := time.Now()
 	v.timer.Reset(v.timeout)
 	var a answer
 	if !v.srv.send(line, v.timer.C) {
-		return v.timedOut(id, sent), true
+		return v.timedOut(id, sent), nil, true
 	}
 	select {
 	case a = <-v.replies:
 		v.timer.Stop()
 	case <-v.timer.C:
-		return v.timedOut(id, sent), true
+		return v.timedOut(id, sent), nil, true
 	}
 	ms := float64(a.at.Sub(sent).Nanoseconds()) / 1e6
 	if a.gone {
-		return outcome{kind: "server_exited", callMs: ms, sessionMs: ms}, true
+		return outcome{kind: "server_exited", callMs: ms, sessionMs: ms}, nil, true
 	}
-	return outcome{kind: judge(v.prefixes.plan.Calls[call], a.line, v.checks), callMs: ms, sessionMs: ms}, true
+	return outcome{kind: judge(v.prefixes.plan.Calls[call], a.line, v.checks), callMs: ms, sessionMs: ms}, a.line, true
 }
 
 func (v *stdioVU) timedOut(id uint64, sent time.Time) outcome {

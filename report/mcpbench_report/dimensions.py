@@ -155,11 +155,18 @@ def _tools_listed(cons: Consolidated, d, twin: str) -> dict | None:
     return next(((r.verify or {}).get("tools_list") for r in records), None)
 
 
-def _paged_note(listed: dict | None) -> str | None:
-    """Why a twin is shown but never ranked at its point: its tools/list (listed: _tools_listed) came in pages, and
-    the load's tools/list is one request (loads.LIST_TOOLS), so it fetched the first page only — less than every
-    other server sent."""
-    if not listed or listed.get("pages", 1) <= 1:
+def _followed_cursors(group: Group) -> bool:
+    """Whether every round's load followed tools/list's pages (summary checks.loadgen_cursor_pages > 0): the load
+    driver does; k6, and the driver before it did, sent one request and took the first page."""
+    return bool(group.runs) and all(r.summary.checks is not None and (r.summary.checks.loadgen_cursor_pages or 0) > 0
+                                   for r in group.runs)
+
+
+def _paged_note(listed: dict | None, group: Group) -> str | None:
+    """Why a twin is shown but never ranked at its point: its tools/list (listed: _tools_listed) came in pages and
+    its load fetched the first page only — less than every other server sent. A load that followed every page
+    (_followed_cursors) timed the whole list, as the others', and is ranked."""
+    if not listed or listed.get("pages", 1) <= 1 or _followed_cursors(group):
         return None
     return f"not ranked: tools/list came in {listed['pages']} pages and the load fetched the first only"
 
@@ -194,7 +201,7 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
     for point, groups in points.items():
         rankings: dict[str, stats.Ranking] = {}
         listed = {g.server: _tools_listed(cons, d, g.server) for g in groups.values()}
-        apart = {twin: why for twin, one in listed.items() if (why := _paged_note(one))}
+        apart = {g.server: why for g in groups.values() if (why := _paged_note(listed[g.server], g))}
         compared[point] = {base: g for base, g in groups.items() if g.server not in apart}
         rows = consolidate.rank(list(groups.values()), cons.ranking_alpha, rankings, apart)
         base_of = {g.server: base for base, g in groups.items()}

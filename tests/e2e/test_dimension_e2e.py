@@ -128,3 +128,25 @@ def test_the_progress_dimension_counts_every_notification_and_times_the_first(tm
     assert "progress — cheapest streamed progress" in page and "What one progress notification costs" in page
     assert "first notification p50 ms" in page
     assert "Most streamed calls per CPU-second (100 notifications each)" in (site / "decision.html").read_text()
+
+
+def test_a_paged_tools_list_is_followed_by_the_load_and_ranked(tmp_path: Path) -> None:
+    # The Go SDK pages tools/list at 1,000 tools (servers/go/README.md): at 1,000 extra tools its 1,003 come in
+    # two pages. The load follows result.nextCursor, so its tools/list is the whole list, as every other server's.
+    one_round = [*SHORT[:SHORT.index("--rounds")], "--rounds", "1", *SHORT[SHORT.index("--rounds") + 2:]]
+    run_dir, run = dimension_run(tmp_path, "--dimension", "tools-list", "go", *one_round, "--points", "tools1000")
+    name = "go-tools1000"
+    assert run["servers"][name]["status"] == "ok", run["servers"][name]
+    listed = json.loads((run_dir / name / "verify.json").read_text())["tools_list"]
+    assert listed["tools"] == 1003 and listed["pages"] == 2, listed
+    measurement = run_dir / name / "persistent-10vu-r1"
+    summary = json.loads((measurement / "summary.json").read_text())
+    assert summary["status"] == "ok" and summary["errors"]["count"] == 0, summary["errors"]
+    assert summary["checks"]["problems"] == [], summary["checks"]
+    with gzip.open(measurement / "samples.csv.gz", "rt") as samples:
+        lists = sum(1 for line in samples if ",tools/list,1," in line)
+    # every list fetched its second page (one may be cut short at the end: in flight when the load stopped)
+    assert lists > 0 and 0 <= summary["checks"]["loadgen_cursor_pages"] - lists <= 10, (lists, summary["checks"])
+    assert summary["latency_ms"]["steps"]["tools/list"]["count"] > 0
+    page = (reported(run_dir, tmp_path) / "dimensions.html").read_text()
+    assert name in page and "not ranked: tools/list came in" not in page

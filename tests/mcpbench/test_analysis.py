@@ -154,6 +154,17 @@ def test_k6s_own_counts_must_agree_with_the_samples() -> None:
     assert disagree["status"] == "invalid" and "the load generator counted 500 HTTP requests" in disagree["reason"]
 
 
+def test_the_pages_after_a_first_of_a_paged_tools_list_are_counted_apart() -> None:
+    # the driver sent 80 cursor pages besides the 420 requests the samples hold (a sample is its whole list)
+    rows = frame(steady_rows(range(8, 22)))
+    paged = summarize(rows, (10.0, 20.0), [], loadgen_counts={"iterations": 0, "http_reqs": 501, "cursor_pages": 80})
+    assert paged["status"] == "ok", paged["reason"]
+    assert paged["checks"]["loadgen_http_reqs"] == 501 and paged["checks"]["loadgen_cursor_pages"] == 80
+    # a generator that does not follow cursors says nothing of them (k6)
+    assert summarize(rows, (10.0, 20.0), [], loadgen_counts={"iterations": 0, "http_reqs": 421}
+                     )["checks"]["loadgen_cursor_pages"] is None
+
+
 def closed_loop_rows() -> list[tuple]:
     """10 iterations/s, each 4 sessions of 20 ms + 50 ms think = 0.13 s: 1.3 VUs busy (Little's law)."""
     rows = []

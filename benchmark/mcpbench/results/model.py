@@ -577,7 +577,7 @@ class Latency(Closed):
     steps: dict[str, LatencyStats] | None = described(
         "each request of the successful samples apart, by step: session mode's initialize, "
         "notifications/initialized, tools/call, tools/list, DELETE (http_ms read in the order the load sends "
-        "them); another mode's tools/call and tools/list (null: analysed before steps were; `mcpbench "
+        "them; a paged tools/list is all its pages, as the load driver follows nextCursor); another mode's tools/call and tools/list (null: analysed before steps were; `mcpbench "
         "upgrade` adds them)", None)
     handshake_share: float | None = described(
         "session mode: the median share of a tool call's session spent in initialize + "
@@ -645,6 +645,11 @@ class Checks(Closed):
     loadgen_stopped_early: bool = described("the orchestrator ended the generator at the window's end")
     loadgen_iterations: int | None = described("the generator's own iteration count (loadgen-counts.json)")
     loadgen_http_reqs: int | None = described("the generator's own HTTP request count")
+    loadgen_cursor_pages: int | None = described(
+        "tools/list pages the generator fetched after a first, following result.nextCursor (in loadgen_http_reqs, "
+        "not in the samples: a sample holds a paged list as one duration, all its pages'); null: a generator that "
+        "does not follow cursors (k6, drivers before it did), so a paged server's load fetched the first page only",
+        None)
     sample_iterations: int = described("iterations the samples hold")
     sample_http_reqs: int = described("HTTP requests the samples hold")
     count_gap: float | None = described("the larger relative gap of the two counts")
@@ -733,6 +738,8 @@ class LoadgenCounts(Closed):
     garbage_lines: int | None = described("stdout lines of the stdio server that were no JSON-RPC message", None)
     server_messages: int | None = described("requests and notifications the stdio server sent (ignored)", None)
     late_replies: int | None = described("replies to no waiting call (after its timeout, or a null id)", None)
+    cursor_pages: int | None = described("tools/list pages fetched after a first, following result.nextCursor "
+                                         "(counted in http_reqs; a sample holds its whole list)", None)
     stalls_s: list[tuple[float, float]] | None = described("spans (s from the scenario start) in which the driver "
                                                             "itself did not run for over 1 s: stopped, or starved "
                                                             "of CPU (its liveness; docs/faults.md)", None)
