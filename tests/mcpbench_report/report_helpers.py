@@ -33,6 +33,7 @@ EQUAL = FIXTURES / "20261125-111418-local"   # baseline, go: 5 VUs and --equal-l
 # mcpbench dimension --dimension tools-list: go at 100 and 10,000 extra tools (at 10,000 the Go SDK's tools/list came
 # in 11 pages), baseline and rust at 10,000, 3 rounds (the run's other twins left out for size, run.json as written)
 TOOLS_LIST = FIXTURES / "20261128-162656-local-dimension"
+TOOLS_LIST_FOLLOWED = FIXTURES / "20261128-195645-local-dimension"  # the same points, the load following pages
 SCHEMA1 = FIXTURES / "20261123-114227-local"    # rust, go x 3 runs at 8 VUs, written by schema-1 mcpbench (584cd9c)
 
 def copy_with_manifest(tmp_path: Path, root: Path, server: str, **changes) -> Path:

@@ -113,7 +113,8 @@ def test_recorded_fixtures_are_what_the_analysis_computes():
     for m in measurements:
         assert analysis.reanalysis_differences(m) == [], m
     # (6.5 MB since the equal-load recording, 0.5 MB, joined them; 7.2 MB with the what-if one, 0.7 MB; 8.4 MB
-    # with the twin run's part, 1.2 MB; 9.2 MB with the tools-list dimension's part, 0.8 MB)
+    # with the twin run's part, 1.2 MB; 9.2 MB with the tools-list dimension's part, 0.8 MB; 9.1 MB once
+    # that part was 0.6 MB, with the tools-list run whose load followed go's pages, 0.6 MB)
     assert sum(p.stat().st_size for p in FIXTURES.rglob("*") if p.is_file()) < 9_200_000
 
 
