@@ -160,6 +160,11 @@ def test_the_pages_after_a_first_of_a_paged_tools_list_are_counted_apart() -> No
     paged = summarize(rows, (10.0, 20.0), [], loadgen_counts={"iterations": 0, "http_reqs": 501, "cursor_pages": 80})
     assert paged["status"] == "ok", paged["reason"]
     assert paged["checks"]["loadgen_http_reqs"] == 501 and paged["checks"]["loadgen_cursor_pages"] == 80
+    # over stdio they were no HTTP requests: the driver counts none, and nothing is left out
+    stdio = frame([(8 + i * 0.1, 1, "checkout", 1, "", 1.0, 1.0, "") for i in range(140)])
+    piped = summarize(stdio, (10.0, 20.0), [], mode="stdio",
+                      loadgen_counts={"iterations": 0, "http_reqs": 0, "cursor_pages": 80})
+    assert piped["status"] == "ok" and piped["checks"]["sample_http_reqs"] == 0, piped["reason"]
     # a generator that does not follow cursors says nothing of them (k6)
     assert summarize(rows, (10.0, 20.0), [], loadgen_counts={"iterations": 0, "http_reqs": 421}
                      )["checks"]["loadgen_cursor_pages"] is None

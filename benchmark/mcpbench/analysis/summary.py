@@ -447,9 +447,10 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
     sample_http = int(_http_counts(samples["http_ms"]).sum()) if len(samples) else 0
     theirs_iterations, theirs_http = counts.get("iterations"), counts.get("http_reqs")
     # A paged tools/list's pages after the first are sent and counted, but its sample holds the list as one
-    # request's duration (its step is the whole list's): they are left out of the comparison.
+    # request's duration (its step is the whole list's): they are left out of the comparison. Over stdio they
+    # were no HTTP requests (the driver counts none there).
     cursor_pages = counts.get("cursor_pages")
-    if theirs_http is not None and cursor_pages:
+    if theirs_http is not None and cursor_pages and load_kinds.MODE_TRANSPORT.get(ctx.mode) == "http":
         theirs_http -= cursor_pages
     gaps = []
     # What the VUs in flight when k6 stopped sent or finished without a sample is no disagreement:

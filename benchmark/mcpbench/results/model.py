@@ -646,7 +646,7 @@ class Checks(Closed):
     loadgen_iterations: int | None = described("the generator's own iteration count (loadgen-counts.json)")
     loadgen_http_reqs: int | None = described("the generator's own HTTP request count")
     loadgen_cursor_pages: int | None = described(
-        "tools/list pages the generator fetched after a first, following result.nextCursor (in loadgen_http_reqs, "
+        "tools/list pages the generator fetched after a first, following result.nextCursor (over HTTP in loadgen_http_reqs, "
         "not in the samples: a sample holds a paged list as one duration, all its pages'); null: a generator that "
         "does not follow cursors (k6, drivers before it did), so a paged server's load fetched the first page only",
         None)
@@ -739,7 +739,7 @@ class LoadgenCounts(Closed):
     server_messages: int | None = described("requests and notifications the stdio server sent (ignored)", None)
     late_replies: int | None = described("replies to no waiting call (after its timeout, or a null id)", None)
     cursor_pages: int | None = described("tools/list pages fetched after a first, following result.nextCursor "
-                                         "(counted in http_reqs; a sample holds its whole list)", None)
+                                         "(over HTTP also in http_reqs; a sample holds its whole list)", None)
     stalls_s: list[tuple[float, float]] | None = described("spans (s from the scenario start) in which the driver "
                                                             "itself did not run for over 1 s: stopped, or starved "
                                                             "of CPU (its liveness; docs/faults.md)", None)
