@@ -74,8 +74,9 @@ type counts struct {
 	GarbageLines      int64    `json:"garbage_lines"`
 	ServerMessages    int64    `json:"server_messages"`
 	LateReplies       int64    `json:"late_replies"`
-	// CursorPages: tools/list pages fetched after a first (result.nextCursor). They are in http_reqs; a
-	// sample holds its whole list as one request's duration, so the samples' count leaves them out.
+	// CursorPages: tools/list pages fetched after a first (result.nextCursor). Over HTTP they are in
+	// http_reqs too; a sample holds its whole list as one request's duration, so the samples' count leaves
+	// them out.
 	CursorPages int64 `json:"cursor_pages"`
 	// StallsS: the spans (seconds from the scenario start) in which the driver itself did not run for longer
 	// than stallAfter: stopped (SIGSTOP), or starved of CPU. The orchestrator's analysis reads them as the

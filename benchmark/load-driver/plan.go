@@ -31,7 +31,7 @@ type plan struct {
 	closed []int
 	open   []int
 	// cursorPages counts the tools/list pages fetched after a first one (following result.nextCursor) by
-	// every VU: they are sent, and counted in http_reqs, but a sample holds its list as one duration.
+	// every VU: they are sent (over HTTP counted in http_reqs too), but a sample holds its list as one duration.
 	cursorPages atomic.Int64
 }
 

@@ -160,6 +160,11 @@ def test_the_pages_after_a_first_of_a_paged_tools_list_are_counted_apart() -> No
     paged = summarize(rows, (10.0, 20.0), [], loadgen_counts={"iterations": 0, "http_reqs": 501, "cursor_pages": 80})
     assert paged["status"] == "ok", paged["reason"]
     assert paged["checks"]["loadgen_http_reqs"] == 501 and paged["checks"]["loadgen_cursor_pages"] == 80
+    # a disagreement beyond them names them: the total is the generator's own, the rest is what was compared
+    short = summarize(rows, (10.0, 20.0), [], loadgen_counts={"iterations": 0, "http_reqs": 580, "cursor_pages": 80})
+    assert short["status"] == "invalid" and short["checks"]["loadgen_http_reqs"] == 580
+    assert ("the load generator counted 500 HTTP requests besides its 80 tools/list cursor pages, the samples 420"
+            in short["reason"])
     # over stdio they were no HTTP requests: the driver counts none, and nothing is left out
     stdio = frame([(8 + i * 0.1, 1, "checkout", 1, "", 1.0, 1.0, "") for i in range(140)])
     piped = summarize(stdio, (10.0, 20.0), [], mode="stdio",

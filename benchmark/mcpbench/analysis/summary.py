@@ -450,18 +450,21 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
     # request's duration (its step is the whole list's): they are left out of the comparison. Over stdio they
     # were no HTTP requests (the driver counts none there).
     cursor_pages = counts.get("cursor_pages")
+    http_besides = ""  # what the compared HTTP count leaves out, said with it: the generator's file has the total
     if theirs_http is not None and cursor_pages and load_kinds.MODE_TRANSPORT.get(ctx.mode) == "http":
         theirs_http -= cursor_pages
+        http_besides = f" besides its {cursor_pages} tools/list cursor pages"
     gaps = []
     # What the VUs in flight when k6 stopped sent or finished without a sample is no disagreement:
     # count_allowance.
-    for what, theirs, ours in (("iterations", theirs_iterations, sample_iterations), ("HTTP requests", theirs_http, sample_http)):
+    for what, theirs, ours, per_vu, besides in (
+            ("iterations", theirs_iterations, sample_iterations, 1, ""),
+            ("HTTP requests", theirs_http, sample_http, UNSAMPLED_HTTP_PER_VU.get(ctx.mode, 4), http_besides)):
         if theirs is None:
             continue
         gaps.append(abs(theirs - ours) / max(theirs, 1))
-        per_vu = UNSAMPLED_HTTP_PER_VU.get(ctx.mode, 4) if what == "HTTP requests" else 1
         if abs(theirs - ours) > count_allowance(theirs, ctx, per_vu):
-            problems.append(f"the load generator counted {theirs} {what}, the samples {ours}")
+            problems.append(f"the load generator counted {theirs} {what}{besides}, the samples {ours}")
     return {
         "loadgen_exit_code": ctx.loadgen_exit_code, "loadgen_stopped_early": ctx.loadgen_stopped_early,
         "loadgen_iterations": theirs_iterations, "loadgen_http_reqs": counts.get("http_reqs"),

@@ -577,8 +577,8 @@ class Latency(Closed):
     steps: dict[str, LatencyStats] | None = described(
         "each request of the successful samples apart, by step: session mode's initialize, "
         "notifications/initialized, tools/call, tools/list, DELETE (http_ms read in the order the load sends "
-        "them; a paged tools/list is all its pages, as the load driver follows nextCursor); another mode's tools/call and tools/list (null: analysed before steps were; `mcpbench "
-        "upgrade` adds them)", None)
+        "them; a paged tools/list is all its pages, as the load driver follows nextCursor); another mode's "
+        "tools/call and tools/list (null: analysed before steps were; `mcpbench upgrade` adds them)", None)
     handshake_share: float | None = described(
         "session mode: the median share of a tool call's session spent in initialize + "
         "notifications/initialized (null: another mode, or analysed before)", None)
@@ -646,8 +646,8 @@ class Checks(Closed):
     loadgen_iterations: int | None = described("the generator's own iteration count (loadgen-counts.json)")
     loadgen_http_reqs: int | None = described("the generator's own HTTP request count")
     loadgen_cursor_pages: int | None = described(
-        "tools/list pages the generator fetched after a first, following result.nextCursor (over HTTP in loadgen_http_reqs, "
-        "not in the samples: a sample holds a paged list as one duration, all its pages'); null: a generator that "
+        "tools/list pages the generator fetched after a first, following result.nextCursor (over HTTP in "
+        "loadgen_http_reqs, not in the samples: a sample holds a paged list as one duration, all its pages'); null: a generator that "
         "does not follow cursors (k6, drivers before it did), so a paged server's load fetched the first page only",
         None)
     sample_iterations: int = described("iterations the samples hold")
