@@ -15,6 +15,7 @@ import psutil
 import pytest
 
 from mcpbench.analysis import summary as analysis
+from mcpbench.experiments import events as ev
 from mcpbench.host import cgroups
 from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.results.model import SCHEMA
@@ -54,12 +55,24 @@ def leftovers(marker: str) -> list[str]:
 
 def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> None:
     calibrated = [arg for arg in TINY if arg != "--no-calibrate"]
-    proc = mcpbench("run", SERVER, *calibrated, "--results-dir", str(tmp_path))
+    events_file = tmp_path / "events.jsonl"
+    proc = mcpbench("run", SERVER, *calibrated, "--results-dir", str(tmp_path), "--events", str(events_file))
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, out
     run_dir = only_run(tmp_path)
+    # The run's events, as a CI log reads them: the lifecycle in order, the figures summary.json holds.
+    events = [ev.Event.from_json(json.loads(line)) for line in events_file.read_text().splitlines()]
+    names = [e.name for e in events if e.name not in ("activity_begun", "activity_ended")]
+    first = ["run_started", "server_built", "calibration_begun", "round_begun", "server_started", "server_verified",
+             "measured"]
+    again = ["set_aside", "server_started", "measured"]  # a measurement the shared host disturbed, made again
+    assert names in (first + ["run_ended"], first + again + ["run_ended"]), names
+    started, measured, ended = events[0], [e for e in events if e.name == "measured"][-1], events[-1]
+    assert isinstance(started, ev.RunStarted) and started.directory == str(run_dir)
+    assert isinstance(ended, ev.RunEnded) and ended.status == "complete"
     run = json.loads((run_dir / "run.json").read_text())
     assert run["status"] == "complete" and run["error"] is None
+    assert ended.measurements == len(run["servers"][SERVER]["measurements"])
     assert run["servers"][SERVER]["status"] == "ok"
     assert run["calibration"]["session"]["tool_calls_per_s"] > 0 and run["calibration"]["session"]["vus"] == 5
     assert run["rounds"] == [[SERVER]]
@@ -80,6 +93,9 @@ def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> No
     assert run["calibrations"][0]["reason"] == "before the first round" and run["harness_capacity"] is None
     assert summary["checks"]["loadgen_exit_code"] == 0 and summary["checks"]["problems"] == []
     assert summary["throughput"]["tool_calls_per_s"] > 0
+    assert isinstance(measured, ev.Measured) and (measured.server, measured.measurement) == (SERVER, "session-5vu-r1")
+    assert measured.tool_calls_per_s == summary["throughput"]["tool_calls_per_s"]
+    assert measured.p99_ms == summary["latency_ms"]["tool_call"]["p99"]
     assert summary["errors"]["count"] == 0, summary["errors"]
     assert summary["latency_ms"]["tool_call"]["p99"] > 0
     assert summary["resources"]["server"]["mem_peak_mb"] > 0
@@ -130,9 +146,16 @@ def test_the_2026_revision_goes_only_to_servers_that_accept_it(tmp_path: Path) -
 
 def test_a_server_that_will_not_start_is_recorded_and_the_suite_goes_on(tmp_path: Path) -> None:
     proc, results = run_beside_the_real_server(
-        tmp_path, "crasher", '[run]\ncommand = ["bash", "-c", "echo boom: no such config >&2; exit 3"]\n')
+        tmp_path, "crasher", '[run]\ncommand = ["bash", "-c", "echo boom: no such config >&2; exit 3"]\n',
+        "--events", "-")
     out, _ = proc.communicate(timeout=900)
     assert proc.returncode == 1, out
+    # --events -: the events on stdout, one JSON line each, among the console's lines (here on the same pipe)
+    events = [ev.Event.from_json(json.loads(line)) for line in out.splitlines() if line.startswith('{"event"')]
+    failed = [e for e in events if isinstance(e, ev.ServerFailed)]
+    assert [(e.server, e.status, e.phase) for e in failed] == [("crasher", "failed", "start")], out
+    assert "boom: no such config" in (failed[0].reason or "")
+    assert "✗ crasher failed in start" in out  # the console's line, now on stderr
     run = json.loads((only_run(results) / "run.json").read_text())
     crasher = run["servers"]["crasher"]
     assert (crasher["status"], crasher["phase"]) == ("failed", "start")

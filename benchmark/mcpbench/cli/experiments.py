@@ -5,7 +5,9 @@ the experiment (one line on a bad value), run it on the runner, let it conclude,
 from __future__ import annotations
 
 import inspect
-from typing import Any
+import sys
+from contextlib import ExitStack
+from typing import IO, Any
 
 import typer
 from rich.console import Console
@@ -14,6 +16,8 @@ from mcpbench import experiments
 from mcpbench.cli.options import annotation, console, fail, measured_servers, one_line, terminate_on_sigterm
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
+from mcpbench.experiments.events import Events
+from mcpbench.experiments.listeners import ConsoleListener, JsonLinesListener
 from mcpbench.experiments.runner import Runner, RunFailed
 from mcpbench.experiments.options import Option
 from mcpbench.experiments.options import Values
@@ -33,8 +37,29 @@ def run_experiment(cls: type[Experiment], values: Values) -> None:
             values = resume.resumed_values(cls.options, values)
         except ValueError as exc:
             raise fail(str(exc)) from exc
-    # With --json, progress goes to stderr and stdout holds only the document.
-    out = Console(stderr=True) if cls.json_option and values.get(cls.json_option) else console
+    # With --json or --events -, progress goes to stderr and stdout holds only the document or the events.
+    events_to = values.get("events")
+    document_to_stdout = bool(cls.json_option and values.get(cls.json_option))
+    if document_to_stdout and events_to == "-":
+        raise fail("--events - and --json both write to stdout: give --events a file")
+    to_stdout = document_to_stdout or events_to == "-"
+    out = Console(stderr=True) if to_stdout else console
+    with ExitStack() as stack:
+        events = Events(ConsoleListener(out))
+        if events_to:
+            events.add(JsonLinesListener(sys.stdout if events_to == "-" else stack.enter_context(_events_file(events_to))))
+        _run(cls, values, out, events)
+
+
+def _events_file(path: str) -> IO[str]:
+    """--events FILE, opened before anything runs: a path that cannot be written is one line, nothing measured."""
+    try:
+        return open(path, "w", encoding="utf-8", buffering=1)
+    except OSError as exc:
+        raise fail(f"--events {path}: {exc.strerror or exc}") from None
+
+
+def _run(cls: type[Experiment], values: Values, out: Console, events: Events) -> None:
     specs = measured_servers(values) if cls.measures_servers else []
     try:
         experiment = cls(values, specs, out)
@@ -42,7 +67,7 @@ def run_experiment(cls: type[Experiment], values: Values) -> None:
         raise fail(str(exc)) from exc
     resumed = values.get("resume")
     runner = Runner(experiment, values["results_dir"], out, run_id=resumed.name if resumed else None,
-                    resuming=resumed is not None)
+                    resuming=resumed is not None, events=events)
     try:
         record = runner.run()
     except RunFailed as exc:

@@ -122,7 +122,12 @@ LOAD = (
            "pre-allocates the largest."),
 )
 QUICK = (Option("quick", bool, False, "Smoke profile: short windows.", ("--quick",)),)
-RESULTS = (Option("results_dir", Path, RESULTS_DIR, "Parent of the run's results directory."),)
+# Where the run's results go, and where its events go besides the console (docs/events.md).
+RESULTS = (Option("results_dir", Path, RESULTS_DIR, "Parent of the run's results directory."),
+           Option("events", Optional[str], None, "Also write the run's events as JSON lines to FILE (`-`: stdout, "
+                  "the console then on stderr); docs/events.md.", ("--events",), metavar="FILE|-"))
+# How a run is watched, not what it measures: not recorded in run.json, and free to change on --resume.
+WATCHING = ("events",)
 # The options every experiment that measures servers takes.
 MEASURING = SELECTION + TARGET + PLACEMENT + BUILDING + LOAD_SOURCE + RESULTS
 

@@ -24,7 +24,7 @@ class Restorable(Protocol):
 
     failed: bool
     verified: bool
-from mcpbench.experiments.options import Values
+from mcpbench.experiments.options import WATCHING, Values
 
 # The fingerprint fields that make another host (or other code): a resume on one calibrates the harness again.
 HOST_KEYS = ("hostname", "cpu_model", "cores", "memory_gb", "kernel", "os", "tools", "git")
@@ -33,7 +33,7 @@ HOST_KEYS = ("hostname", "cpu_model", "cores", "memory_gb", "kernel", "os", "too
 def recordable(values: Values) -> Values:
     """The option values as run.json keeps them (paths as text), less --resume itself."""
     return {name: str(value) if isinstance(value, Path) else value
-            for name, value in values.items() if name != "resume"}
+            for name, value in values.items() if name != "resume" and name not in WATCHING}
 
 
 def _flag(option) -> str:
@@ -49,7 +49,7 @@ def resumed_values(options: tuple, values: Values) -> Values:
     run_dir: Path = values["resume"]
     if not RunDir(run_dir).exists():
         raise ValueError(f"--resume {run_dir}: no {RunDir(run_dir).run_json.name} there")
-    given = [_flag(o) for o in options if o.name != "resume"
+    given = [_flag(o) for o in options if o.name != "resume" and o.name not in WATCHING
              and values.get(o.name, o.default) not in (o.default, *([[], ()] if o.default is None else []))]
     if given:
         raise ValueError(f"--resume continues the run with the options it was started with: leave out {', '.join(given)}")
@@ -74,6 +74,7 @@ def resumed_values(options: tuple, values: Values) -> Values:
     restored["servers"] = list(run.config.servers)  # exactly what it measured, not what is found now
     restored["results_dir"] = run_dir.parent
     restored["resume"] = run_dir
+    restored.update({name: values.get(name) for name in WATCHING})
     return restored
 
 

@@ -16,15 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from mcpbench import loadgen
 from mcpbench import runtime as runtimes
 from mcpbench.analysis import summary as analysis
 from mcpbench.catalog.build import run_commands
 from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.experiments import events as ev
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
+from mcpbench.experiments.listeners import ConsoleListener
 from mcpbench.host import cgroups, paths, ports
 from mcpbench.host.fingerprint import fingerprint, limits_record
 from mcpbench.measure import calibration as calibrate
@@ -77,9 +78,9 @@ class ServerState:
 
 class Runner:
     def __init__(self, experiment: Experiment, results_root: Path, console: Console | None = None,
-                 run_id: str | None = None, resuming: bool = False):
+                 run_id: str | None = None, resuming: bool = False, events: ev.Events | None = None):
         """`resuming`: continue the run `run_id` under results_root (`mcpbench run --resume`, experiments/resume.py)
-        instead of starting a new one."""
+        instead of starting a new one. `events`: where the run says what happens (default: the console alone)."""
         self.experiment = experiment
         # Absolute: the stdio load driver and the servers run in other working directories, and each is handed
         # paths under it (a relative --results-dir once sent the load driver looking for server.log in the server's).
@@ -88,7 +89,8 @@ class Runner:
         self.resume_record: Resume | None = None  # run.json `resumes[-1]` while resuming
         self.config = experiment.config
         self.specs = experiment.specs
-        self.console = console or experiment.console
+        self.console = console or experiment.console  # the load generators' progress bars
+        self.events = events or ev.Events(ConsoleListener(self.console))
         self.run_id = run_id or new_run_id(self.config.runtime) + experiment.directory_suffix
         self.run_dir = RunDir.under(self.results_root, self.run_id)
         self.directory = self.run_dir.path
@@ -103,16 +105,16 @@ class Runner:
     # -- the whole run ---------------------------------------------------------------------------------
     def run(self) -> RunRecord:
         self._mark_abandoned()
-        if self.config.profile.note:
-            self.console.print(f"[yellow]Resource profile: {self.config.profile.note}[/]")
         # Whether limits apply is the runtime's to say, once it has started (below).
         unknown = cgroups.Support(None, False, "not known: the runtime did not start")
         if self.resuming:
             self.record = RunRecord.reopen(self.directory)
             self.resume_record = resume.begin(self.record, fingerprint(unknown))
             self.started_at -= self.resume_record.elapsed_before_s  # the time budget counts every part
-            self.console.print(f"Resuming: [bold]{self.directory}[/] ({self.resume_record.previous_status}; "
-                               f"{resume.describe(self.resume_record)})")
+            self.events.emit(ev.RunStarted(run_id=self.run_id, directory=str(self.directory),
+                                           experiment=self.experiment.name, profile_note=self.config.profile.note,
+                                           resumed_status=self.resume_record.previous_status,
+                                           resumed_note=resume.describe(self.resume_record)))
         else:
             try:
                 self.directory.mkdir(parents=True, exist_ok=False)
@@ -122,7 +124,8 @@ class Runner:
                 self.record = RunRecord(self.directory, self.run_id, self._config_record(), fingerprint(unknown))
             except OSError as exc:
                 raise RunFailed(f"{io_said(exc, self.directory)}; nothing was measured") from None
-            self.console.print(f"Results: [bold]{self.directory}[/]")
+            self.events.emit(ev.RunStarted(run_id=self.run_id, directory=str(self.directory),
+                                           experiment=self.experiment.name, profile_note=self.config.profile.note))
         self._pin_orchestrator()
         # "complete" only once the run has ended normally: Ctrl-C, and a terminal or pipe that closed (Rich ends the
         # program with SystemExit when its output is a broken pipe: `… | tee log` and Ctrl-C), leave it interrupted.
@@ -133,7 +136,7 @@ class Runner:
                 self._run_all()
             status = "complete"
         except KeyboardInterrupt:
-            self.console.print("[bold red]Interrupted: stopping everything; finished measurements are kept.[/]")
+            pass  # status stays "interrupted"; RunEnded says so
         except OSError as exc:  # a full disk, a read-only file system: a sentence, not an exception's name
             status, error = "failed", io_said(exc, self.directory)
         except Exception as exc:  # noqa: BLE001 - recorded, then one line on the console (cli)
@@ -146,6 +149,8 @@ class Runner:
                 pass
         finally:
             unrecorded = self._finish(status, error)
+            self.events.emit(ev.RunEnded(status=status, error=error, directory=str(self.directory),
+                                         measurements=self._finished_count()))
         if error or unrecorded:
             raise RunFailed("; ".join(filter(None, [error, self._kept(), unrecorded])))
         return self.record
@@ -160,6 +165,10 @@ class Runner:
             return (f"run.json could not be updated either ({io_said(exc)}): it still says `running`, and the next "
                     "run under this results directory marks it abandoned")
         return None
+
+    def _finished_count(self) -> int:
+        assert self.record is not None
+        return sum(len(server.measurements) for server in self.record.run.servers.values())
 
     def _kept(self) -> str:
         """Which measurements are complete and kept, and where."""
@@ -177,12 +186,11 @@ class Runner:
             try:
                 record = RunRecord.reopen(directory)
             except ValueError as exc:
-                self.console.print(f"[yellow]{exc}[/]")
+                self.events.emit(ev.Warned(text=str(exc)))
                 continue
             record.abandon()
-            last = (record.run.abandoned.last_measurement if record.run.abandoned else None) or "none"
-            self.console.print(f"[yellow]{directory}: its orchestrator is gone; marked abandoned (last finished "
-                               f"measurement: {last}). `mcpbench run --resume {directory}` continues it.[/]")
+            last = record.run.abandoned.last_measurement if record.run.abandoned else None
+            self.events.emit(ev.RunMarkedAbandoned(directory=str(directory), last_measurement=last))
 
     def _config_record(self) -> Record:
         """run.json's config: the run configuration and what the experiment adds to it."""
@@ -200,9 +208,7 @@ class Runner:
             runtime_description=runtimes.description(runtime.name),  # what the report says it ran as
             **({runtime.name: extra} if extra else {}))  # docker: engine, compose, base image
         if not support.usable:
-            self.console.print(
-                f"[bold red]WARNING: CPU/memory limits cannot be applied ({support.reason}). The servers run "
-                "WITHOUT them; every result is flagged cgroup-not-applied.[/]")
+            self.events.emit(ev.LimitsNotApplied(reason=str(support.reason)))
 
     def _pin_orchestrator(self) -> None:
         """The orchestrator (sampling, probes, progress) runs on the harness CPUs, never on the server's."""
@@ -248,9 +254,8 @@ class Runner:
                 names = [state.spec.name for state in order]
             rounds.append(names)
             self.record.set_rounds(rounds)
-            if self.config.runs > 1:
-                of = f"at most {self.config.runs}" if self.config.rounds_auto else f"{self.config.runs}"
-                self.console.print(f"[bold]Round {round_index} ({of}):[/] " + ", ".join(rounds[-1]))
+            self.events.emit(ev.RoundBegun(round=round_index, rounds=self.config.runs, auto=self.config.rounds_auto,
+                                           servers=names))
             for position, state in enumerate(order, start=1):
                 self._guarded(state, lambda: self._measure_server(state, round_index, position))
             self.experiment.after_round(self, round_index)
@@ -271,8 +276,8 @@ class Runner:
             state.failed = True
             status = "unavailable" if isinstance(failure, ServerUnavailable) else "failed"
             self.record.update_server(state.spec.name, status=status, phase=failure.phase, reason=failure.reason)
-            self.console.print(f"[red]✗ {state.spec.name} {status} in {failure.phase}:[/] "
-                               f"{escape(failure.reason.splitlines()[0]) if failure.reason else ''}")
+            self.events.emit(ev.ServerFailed(server=state.spec.name, status=status, phase=failure.phase,
+                                             reason=failure.reason))
 
     def each_server(self, round_index: int, measure: Callable[[ServerRound], None]) -> None:
         """A further pass over a round (after_round): `measure` for every server still in the run, in the
@@ -319,7 +324,7 @@ class Runner:
         (a new Redis/API pair); a calibration the infrastructure broke is retried once on a new pair.
         run.json keeps the current limits and every calibration in `calibrations`."""
         assert self.record is not None and self.harness is not None and self.bench is not None
-        self.console.print(f"[bold]Calibrating the harness[/] ({reason})")
+        self.events.emit(ev.CalibrationBegun(reason=reason))
         timing, ladder = self.experiment.calibration_timing()
         index = len(self.record.run.calibrations or [])
         limits: dict[str, Record] = {}
@@ -338,9 +343,8 @@ class Runner:
                 if valid and starts == self.bench.infra_starts:
                     break
                 if attempt + 1 < CALIBRATION_TRIES:
-                    self.console.print("  [yellow]the calibration was not valid; restarting the infrastructure "
-                                       "and measuring again[/]")
                     self.bench.restart_infra()
+                    self.events.emit(ev.InfraRestarted(cause="calibration"))
         self.record.add_calibration(reason, self.bench.infra_starts, limits, capacities)
         self._calibrated_at = self.bench.infra_starts
 
@@ -390,7 +394,7 @@ class Runner:
             raise RuntimeError(f"the API service did not build: {outcome.reason}")
         for state in self.states.values():
             spec = state.spec
-            with self.console.status(f"building {spec.name}…"):
+            with self.events.activity(f"building {spec.name}…"):
                 outcome = self.bench.build(spec, self.run_dir.server(spec.name).build_log)
             write_json(self.run_dir.server(spec.name).build_json, outcome.record())
             if outcome.status != "ok":
@@ -398,10 +402,10 @@ class Runner:
                 # skipped = this machine lacks the toolchain: the server is unavailable here, not broken
                 status = "unavailable" if outcome.status == "skipped" else "failed"
                 self.record.update_server(spec.name, status=status, phase="build", reason=outcome.reason)
-                colour = "yellow" if status == "unavailable" else "red"
-                self.console.print(f"[{colour}]✗ {spec.name}: {status}:[/] {escape(outcome.reason or '')}")
+                self.events.emit(ev.ServerBuilt(server=spec.name, status=status, seconds=outcome.seconds,
+                                                reason=outcome.reason))
             else:
-                self.console.print(f"[green]✓[/] built {spec.name} in {outcome.seconds:.1f} s")
+                self.events.emit(ev.ServerBuilt(server=spec.name, status="ok", seconds=outcome.seconds))
 
     # -- one server --------------------------------------------------------------------------------------------
     def _unsupported_modes(self, spec: ServerSpec) -> dict[str, str]:
@@ -434,11 +438,11 @@ class Runner:
             if state.unsupported:
                 self.record.update_server(spec.name, unsupported_modes=state.unsupported)
                 for mode, why in state.unsupported.items():
-                    self.console.print(f"[yellow]{spec.name}: not measured in mode {mode}:[/] {escape(why)}")
+                    self.events.emit(ev.ModeUnsupported(server=spec.name, mode=mode, reason=why))
             version = self.bench.runtime_version(spec)
             if version:
                 self.record.update_server(spec.name, runtime_version=version)
-                self.console.print(f"[cyan]{spec.name}[/] runs on {version}")
+                self.events.emit(ev.RuntimeFound(server=spec.name, version=version))
         with self.experiment.interrupts():
             self.experiment.measure_server(ServerRound(self, state, round_index, position))
 
@@ -468,10 +472,8 @@ class Runner:
             self.record.update_server(spec.name, startup_s=round(server.startup_s, 3),
                                       idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
                                       idle_rss_mb=idle_rss_mb)
-            self.console.print(f"[cyan]{spec.name}[/] {out.name}: ready in {server.startup_s:.2f} s, "
-                               f"idle {idle_mem_mb or 0:.1f} MiB"
-                               f"{f' (RSS {idle_rss_mb:.1f} MiB)' if idle_rss_mb is not None else ''}, "
-                               f"Redis seeded in {seed_s:.2f} s")
+            self.events.emit(ev.ServerStarted(server=spec.name, measurement=out.name, startup_s=server.startup_s,
+                                              idle_mem_mb=idle_mem_mb, idle_rss_mb=idle_rss_mb, seed_s=seed_s))
             if not state.verified:
                 self._verify(spec, server)
                 state.verified = True
@@ -493,10 +495,12 @@ class Runner:
 
     def measure(self, state: ServerState, started: Started, load: Load, round_index: int, position: int,
                 timing: Timing | None = None, out: MeasurementDir | None = None, probe_processes: bool = False,
-                stop_requested: Callable[[], bool] | None = None, prewarm_s: float | None = None) -> Summary:
+                stop_requested: Callable[[], bool] | None = None, prewarm_s: float | None = None,
+                shown: bool = True) -> Summary:
         """One measurement of a started server, recorded: summary.json written with who, when and how the
         server started, run.json listing it. A dead server ends its part of the run (ServerFailed); an
-        invalid measurement is kept and said (and the infrastructure restarted when it was the cause)."""
+        invalid measurement is kept and said (and the infrastructure restarted when it was the cause).
+        `shown`: False when the experiment says the measurement its own way (its Measured event says so)."""
         assert self.record is not None and self.bench is not None
         spec = state.spec
         out = (out or started.out).mkdir()
@@ -507,6 +511,7 @@ class Runner:
             if prewarm_s and not started.server.stdio_launch:
                 warmed = prewarm(harness, started.server, ClosedLoad(load.mode, load.vus), prewarm_s, out,
                                  timing.think_time_s, spec.workload)
+                self.events.emit(ev.WarmedUp(server=spec.name, measurement=out.name, seconds=prewarm_s))
             summary = measure(harness, started.server, load, out, timing, self.limit(load, spec),
                               probe_processes=probe_processes, stop_requested=stop_requested, workload=spec.workload)
         except MeasurementFailed as exc:
@@ -521,13 +526,24 @@ class Runner:
         record = parsed(Summary, summary, out.summary)
         write_checked(out.summary, document(record))
         self.record.list_measurement(spec.name, out.name)
+        self.events.emit(self._measured(spec.name, out.name, record, shown))
         self._count(state, out, load, round_index, record)
         if record.status == "invalid":
-            self.console.print(f"  [bold red]{spec.name} {out.name} invalid[/] ({record.phase}): {record.reason}")
             if record.phase == "infra":
                 self.bench.restart_infra()
-                self.console.print("  [yellow]infrastructure restarted and re-seeded; going on[/]")
+                self.events.emit(ev.InfraRestarted(cause="measurement"))
         return record
+
+    @staticmethod
+    def _measured(server: str, measurement: str, summary: Summary, shown: bool) -> ev.Measured:
+        """The Measured event of a recorded summary: its status and headline figures."""
+        lat = summary.latency_ms.tool_call
+        res = summary.resources.get("server")
+        return ev.Measured(server=server, measurement=measurement, status=summary.status, phase=summary.phase,
+                           reason=summary.reason, tool_calls_per_s=summary.throughput.tool_calls_per_s,
+                           p50_ms=lat.p50, p99_ms=lat.p99, error_rate=summary.errors.rate,
+                           cpu_avg_pct=res.cpu_avg_pct if res else None, mem_peak_mb=res.mem_peak_mb if res else None,
+                           flags=list(summary.flags), shown=shown)
 
     @staticmethod
     def _count(state: ServerState, out: MeasurementDir, load: Load, round_index: int, summary: Summary) -> None:
@@ -551,7 +567,7 @@ class Runner:
         summary = parsed(Summary, json.loads(out.summary.read_text(encoding="utf-8")), out.summary)
         self.resume_record.kept += 1
         self.record.list_measurement(state.spec.name, out.name)  # stopped between writing and listing it
-        self.console.print(f"  [dim]{state.spec.name} {out.name}: kept (measured before the resume)[/]")
+        self.events.emit(ev.MeasurementKept(server=state.spec.name, measurement=out.name))
         self._count(state, out, load, round_index, summary)
         return summary
 
@@ -565,12 +581,11 @@ class Runner:
         summary.repeated = f"{why}: measured again in {out.name}"
         write_checked(target.summary, document(summary))
         self.record.list_measurement(state.spec.name, target.name, replaces=out.name)
-        self.console.print(f"  [yellow]{state.spec.name} {out.name}: the host was disturbed ({why}); "
-                           "measured again on a fresh start[/]")
+        self.events.emit(ev.SetAside(server=state.spec.name, measurement=out.name, why=why))
 
     def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
         """verify.json: the server's start and the workload's checks (workload/verify.py); a fail ends its part."""
-        with self.console.status(f"verifying {spec.name}…"):
+        with self.events.activity(f"verifying {spec.name}…"):
             # A server given on the command line is held to its workload file; the lineup's to the whole spec.
             verdict = (verify_calls(server.url, spec.workload) if spec.given and spec.workload
                        else verify(server.url, spec.name, spec.info.protocols, ToolSettings.from_environment(spec.run_env),
@@ -594,45 +609,30 @@ class Runner:
         verdict = Verdict(checks, verdict.tools_list)
         write_checked(self.run_dir.server(spec.name).verify_json,
                       {**verdict.record(), **({"conformance": suite.record()} if suite else {})})
-        for check in verdict.checks:
-            colour = {"pass": "green", "warn": "yellow", "fail": "red", "unavailable": "yellow"}[check.status]
-            if check.status != "pass":
-                self.console.print(f"  [{colour}]{check.status}[/] {check.name}: {escape(check.reason or '')}")
-        self.console.print(f"  verify: [bold]{verdict.status}[/] ({len(verdict.checks)} checks)")
+        self.events.emit(ev.ServerVerified(server=spec.name, status=verdict.status, checks=[
+            ev.VerifyCheck(name=check.name, status=check.status, reason=check.reason) for check in verdict.checks]))
         # A --what-if twin may change how the server is deployed (its protection off): those failures are
         # recorded, and only a wrong answer ends its part.
         fatal = [c for c in verdict.failures() if not (spec.overrides and is_deployment_check(c))]
         if fatal:
             raise ServerFailed("verify", "; ".join(f"{c.name}: {c.reason}" for c in fatal))
         if verdict.status == "fail":
-            self.console.print(f"  [yellow]{spec.name} is a what-if ({spec.what_if}): measured with the deployment "
-                               "checks it fails[/]")
+            self.events.emit(ev.Warned(text=f"{spec.name} is a what-if ({spec.what_if}): measured with the "
+                                            "deployment checks it fails"))
 
     def _conformance(self, spec: ServerSpec, server: RunningServer,
                      checks: list[Check]) -> conformance.Conformance | None:
         """--conformance: the official MCP conformance suite's applicable scenarios, their checks added to
         `checks`; a suite that cannot run here is one `unavailable` check (the server is not failed for it)."""
-        with self.console.status(f"{spec.name}: the MCP conformance suite ({conformance.SUITE})…"):
+        with self.events.activity(f"{spec.name}: the MCP conformance suite ({conformance.SUITE})…"):
             try:
                 suite = conformance.run(server.url, paths.CONFORMANCE_DIR)
             except conformance.SuiteUnavailable as exc:
                 checks.append(Check("conformance", "unavailable", str(exc)))
                 return None
         checks.extend(suite.checks())
-        self.console.print(f"  conformance: {suite.passed}/{suite.applicable} applicable scenarios pass")
+        self.events.emit(ev.ConformanceRan(server=spec.name, passed=suite.passed, applicable=suite.applicable))
         return suite
-
-    def print_summary(self, name: str, measurement: str, summary: Summary) -> None:
-        lat = summary.latency_ms.tool_call
-        res = summary.resources.get("server")
-        flags = ", ".join(summary.flags) or "-"
-        p50 = lat.p50 if lat.p50 is not None else float("nan")
-        p99 = lat.p99 if lat.p99 is not None else float("nan")
-        self.console.print(
-            f"  [bold]{name}[/] {measurement}: {summary.throughput.tool_calls_per_s:.1f} tool calls/s, "
-            f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, errors {summary.errors.rate or 0:.2%}, "
-            f"CPU {(res.cpu_avg_pct if res else None) or 0:.0f} %, "
-            f"peak mem {(res.mem_peak_mb if res else None) or 0:.1f} MiB, flags {flags}")
 
 
 @dataclass(frozen=True)
@@ -671,11 +671,8 @@ class ServerRound:
         """One recorded measurement (in the started server's directory, or <label>-r<round>), after `prewarm_s`
         seconds of the closed model at its VUs when given (measure.prewarm)."""
         out = self.directory(label) if label else started.out
-        summary = self.runner.measure(self.state, started, load, self.round, self.position, timing, out,
-                                      probe_processes, stop_requested, prewarm_s)
-        if summary.status == "ok" and not quiet:
-            self.runner.print_summary(self.name, out.name, summary)
-        return summary
+        return self.runner.measure(self.state, started, load, self.round, self.position, timing, out,
+                                   probe_processes, stop_requested, prewarm_s, shown=not quiet)
 
     def measure_load(self, load: Load, timing: Timing | None = None, prewarm_s: float | None = None) -> Summary:
         """The load on a fresh start of the server, recorded. A measurement the host disturbed (a noisy or
