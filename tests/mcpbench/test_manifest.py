@@ -174,9 +174,9 @@ def test_an_aa_twin_is_the_server_again_under_a_second_name(tmp_path: Path) -> N
         aa_twins(chosen, discovery, ["rust"])
 
 
-def test_the_readme_lists_every_server() -> None:
-    """README's lineup table names every discovered server: a new directory shows up there or fails here."""
+def test_the_docs_list_every_server() -> None:
+    """docs/servers.md's lineup table names every discovered server: a new directory shows up there or fails here."""
     root = Path(__file__).resolve().parents[2]
-    section = (root / "README.md").read_text().split("## The servers", 1)[1].split("\n## ", 1)[0]
+    section = (root / "docs" / "servers.md").read_text().split("## The lineup", 1)[1].split("\n## ", 1)[0]
     missing = [s.name for s in discover(root / "servers").servers if f"`{s.name}`" not in section]
-    assert not missing, f"README.md's lineup does not name {missing}"
+    assert not missing, f"docs/servers.md's lineup does not name {missing}"
