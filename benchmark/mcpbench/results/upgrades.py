@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from mcpbench.results.model import NOT_ASSESSED, SCHEMA, SCHEMAS_READ, ResultsError, Run, validated
+from mcpbench.results.model import NOT_ASSESSED, SCHEMA, SCHEMAS_READ, ResultsError, Run, dimension_headings, validated
 
 
 def _upgrade_run_1(run: dict) -> dict:
@@ -168,6 +168,51 @@ def _upgrade_summary_3(summary: dict, run: dict) -> dict:
     return s
 
 
+# A dimension plan (run.json config.dimension) recorded before it carried its decision-page question and its
+# section's display: what the report asked and showed of each built-in dimension by its name then. The one place
+# a dimension's name decides anything outside its own module (mcpbench/dimensions/). `{point}`: the point's
+# heading; "last"/"first": the last or first point in the section's order, of the loads in `mode` when given.
+PLANS_BY_NAME: dict[str, dict[str, Any]] = {
+    "payload": {"ask": ("Most {point} replies per CPU-second", "cpu_per_call", "replies per CPU-second", -1, None),
+                "section": ([], [], False, True)},
+    "tools-list": {"ask": ("Most calls per CPU-second with {point} registered", "cpu_per_call", "calls per CPU-second",
+                           -1, None), "section": (["tools_list"], [], False, True)},
+    "agent": {"ask": ("Lowest latency for one agent", "p50_all_calls", "ms, p50 of all calls", 0, None),
+              "section": ([], [], True, True)},
+    "churn": {"ask": ("Most sessions per CPU-second (connect, one call, disconnect)", "cpu_per_call",
+                      "sessions per CPU-second", 0, "session"), "section": ([], [], False, True)},
+    "sessions": {"ask": ("Smallest memory holding open sessions ({point})", "mem_peak", "MiB", -1, None),
+                 "section": (["memory_rank"], ["session_memory"], False, False)},
+    "progress": {"ask": ("Most streamed calls per CPU-second ({point} each)", "cpu_per_call", "calls per CPU-second",
+                         -1, None), "section": (["first_notification"], ["progress_cost"], False, True)},
+}
+
+
+def recorded_dimension_plan(run: dict) -> dict:
+    """A dimension plan without `decision` and `section`, filled from its name (PLANS_BY_NAME); a name not there
+    asks no question and shows every point's figures and their changes. Not a schema step: the two fields are
+    added, and a schema of their own would re-judge every older summary's publishability (summary.upgrade_summary)
+    for a change of run.json's config alone."""
+    config = run.get("config") or {}
+    plan = config.get("dimension")
+    if not isinstance(plan, dict) or "section" in plan:
+        return run
+    known = PLANS_BY_NAME.get(plan.get("name"), {})
+    columns, tables, latency, changes = known.get("section", ([], [], False, True))
+    decision = None
+    if "ask" in known:
+        text, figure, unit, at, mode = known["ask"]
+        headings = dimension_headings(plan.get("points") or [], config.get("modes") or [], config.get("kind"),
+                                      config.get("vus") or [], config.get("rates"))
+        candidates = [heading for heading, of in headings if mode is None or of == mode]
+        if -len(candidates) <= at < len(candidates):
+            point = candidates[at]
+            decision = {"question": text.format(point=point), "figure": figure, "point": point, "unit": unit}
+    plan = {**plan, "decision": decision, "section": {"columns": columns, "tables": tables, "latency_ranking": latency,
+                                                      "changes": changes}}
+    return {**run, "config": {**config, "dimension": plan}}
+
+
 RUN_UPGRADES = {1: _upgrade_run_1, 2: _upgrade_run_2, 3: _upgrade_run_3}
 SUMMARY_UPGRADES = {1: _upgrade_summary_1, 2: _upgrade_summary_2, 3: _upgrade_summary_3}
 DOCUMENT_UPGRADES = {2: upgrade_flags_document, 3: lambda document: dict(document, schema=4)}
@@ -196,7 +241,7 @@ def upgrade_run(run: Any, where: Path) -> dict:
     original = _schema_of(run, where)
     while run["schema"] != SCHEMA:
         run = RUN_UPGRADES[run["schema"]](run)
-    return dict(validated(Run, run, where), schema_read=original)
+    return dict(validated(Run, recorded_dimension_plan(run), where), schema_read=original)
 
 
 def summary_fields(summary: Any, run: dict, where: Path) -> tuple[dict, int]:
