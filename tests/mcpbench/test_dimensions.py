@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from mcpbench.experiments.dimension import chosen_points, twins
 from mcpbench.experiments.verify import not_offered_checks, with_not_offered
 from mcpbench.results.model import DimensionSection
 from mcpbench.results.upgrades import PLANS_BY_NAME, recorded_dimension_plan, upgrade_run
+from mcpbench.results.write import RunRecord
 from mcpbench.workload.dimension_tools import ToolSettings
 
 SERVERS = Path(__file__).resolve().parents[2] / "servers"
@@ -149,3 +151,10 @@ def test_the_upgrade_fills_an_old_recorded_plan_from_its_name_and_only_there(tmp
     again = upgrade_run({**recorded, "config": {**recorded["config"], "dimension": {**plan, "question": "q"}}}, Path("r"))
     assert again["config"]["dimension"]["question"] == "q"
     assert set(PLANS_BY_NAME) == set(BUILT_IN)
+
+
+def test_a_run_recorded_without_the_fields_reopens_to_be_resumed_or_marked(tmp_path: Path) -> None:
+    copy_dir = tmp_path / TOOLS_LIST.name
+    shutil.copytree(TOOLS_LIST, copy_dir)
+    plan = RunRecord.reopen(copy_dir).run.config.dimension
+    assert plan.decision.point == "10,000 extra tools" and plan.section.columns == ["tools_list"]
