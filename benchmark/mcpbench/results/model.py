@@ -506,7 +506,7 @@ class Server(Open):
     stdio: list[str] | None = described("the manifest's stdio command (null: HTTP only)", None)
     workload: str | None = described("the workload file it was measured with (null: the lineup's, "
                                      "workload/lineup.toml; `dimension:payload:1mib`: a dimension's own calls, "
-                                     "experiments/dimension.py)", None)
+                                     "mcpbench/dimensions/)", None)
     point: str | None = described("`mcpbench dimension`: the point this twin measures (\"1 MiB\", \"100 extra "
                                   "tools\"); its base server is `variant_of`", None)
     url: str | None = described("a server already running, measured where it is (--url): nothing started, "
