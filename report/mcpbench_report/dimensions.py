@@ -14,7 +14,7 @@ import numpy as np
 
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX, LOAD_MODEL
 from mcpbench.loads import LIST_TOOLS
-from mcpbench.results.model import DimensionDecision, DimensionSection
+from mcpbench.results.model import DimensionDecision, DimensionSection, plain_section
 
 from . import consolidate, stats
 from .consolidate import Consolidated, Group, LoadKey
@@ -108,8 +108,7 @@ class DimensionView:
     series: dict[str, list[tuple[str, float | None]]]   # base server -> (point, calls/s) for the chart
     sessions: list[SessionMemory] = dataclasses.field(default_factory=list)
     progress: list[ProgressCost] = dataclasses.field(default_factory=list)
-    section: DimensionSection = dataclasses.field(default_factory=lambda: DimensionSection(
-        columns=[], tables=[], latency_ranking=False, changes=True))
+    section: DimensionSection = dataclasses.field(default_factory=plain_section)
     decision: DimensionDecision | None = None      # the decision page's question of it, as the run recorded it
     not_measured: list[tuple[str, str]] = dataclasses.field(default_factory=list)   # (base server, why)
 

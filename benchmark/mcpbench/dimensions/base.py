@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mcpbench.results.model import (DimensionDecision, DimensionFigure, DimensionPlan, DimensionSection,
-                                    dimension_headings)
+                                    dimension_headings, plain_section)
 from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.file import Workload
 
@@ -39,14 +39,9 @@ class Question:
     mode: str | None = None
 
     def asked(self, headings: list[tuple[str, str | None]]) -> DimensionDecision | None:
-        """The question at its point among `headings` (each point's heading and its load's mode); None when no
+        """The question at its point among `headings` (each table's heading and its load's mode); None when no
         point is there to ask it of."""
-        candidates = [heading for heading, mode in headings if self.mode is None or mode == self.mode]
-        if not -len(candidates) <= self.at < len(candidates):
-            return None
-        point = candidates[self.at]
-        return DimensionDecision(question=self.text.format(point=point), figure=self.figure, point=point,
-                                 unit=self.unit)
+        return DimensionDecision.asked(self.text, self.figure, self.unit, self.at, self.mode, headings)
 
 
 @dataclass(frozen=True)
@@ -61,8 +56,7 @@ class Dimension:
     workload: Workload | None = None         # a dimension without points: what its servers are called with
     ramp_up_s: float | None = None           # None: the run's
     ask: Question | None = None              # the decision page's question (None: it asks none)
-    section: DimensionSection = field(default_factory=lambda: DimensionSection(
-        columns=[], tables=[], latency_ranking=False, changes=True))
+    section: DimensionSection = field(default_factory=plain_section)
     # How a server whose manifest opts out of this dimension (`unsupported.<name>`) is listed, before its reason.
     not_offered: str = ""
     order: int = 100                         # its place in `--dimension`'s choices

@@ -213,6 +213,18 @@ class DimensionDecision(Closed):
                            "load of a dimension without points, \"session · 10 VUs\")")
     unit: str = described("the figure's unit as the page words it (\"replies per CPU-second\", \"MiB\")")
 
+    @classmethod
+    def asked(cls, text: str, figure: DimensionFigure, unit: str, at: int, mode: str | None,
+              headings: list[tuple[str, str | None]]) -> DimensionDecision | None:
+        """`text` asked at one of the section's tables (`headings`: each heading with its load's mode, in the
+        section's order, dimension_headings): the `at`-th (-1: the last) among those of loads in `mode` when it
+        is given, `{point}` in the text its heading; None when no table is there to ask it of."""
+        candidates = [heading for heading, of in headings if mode is None or of == mode]
+        if not -len(candidates) <= at < len(candidates):
+            return None
+        point = candidates[at]
+        return cls(question=text.format(point=point), figure=figure, point=point, unit=unit)
+
 
 class DimensionSection(Closed):
     columns: list[DimensionColumn] = described("figures beside each point's own: `tools_list` (tools/list's own p50 and "
@@ -225,6 +237,11 @@ class DimensionSection(Closed):
                                       "its throughput is the load model's by design)")
     changes: bool = described("each server's throughput and CPU per call at every point ÷ at the first, and its chart "
                               "(false where the load sets the rate between points: N sessions ÷ the think time)")
+
+
+def plain_section() -> DimensionSection:
+    """A dimension section that shows every point's figures and their changes from the first point, nothing more."""
+    return DimensionSection(columns=[], tables=[], latency_ranking=False, changes=True)
 
 
 def dimension_headings(points: list[str], modes: list[str], kind: str | None, vus: list[int],

@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from mcpbench.results.model import NOT_ASSESSED, SCHEMA, SCHEMAS_READ, ResultsError, Run, dimension_headings, validated
+from mcpbench.results.model import (NOT_ASSESSED, SCHEMA, SCHEMAS_READ, DimensionDecision, ResultsError, Run,
+                                    dimension_headings, plain_section, validated)
 
 
 def _upgrade_run_1(run: dict) -> dict:
@@ -170,8 +171,10 @@ def _upgrade_summary_3(summary: dict, run: dict) -> dict:
 
 # A dimension plan (run.json config.dimension) recorded before it carried its decision-page question and its
 # section's display: what the report asked and showed of each built-in dimension by its name then. The one place
-# a dimension's name decides anything outside its own module (mcpbench/dimensions/). `{point}`: the point's
-# heading; "last"/"first": the last or first point in the section's order, of the loads in `mode` when given.
+# a dimension's name decides anything outside its own module (mcpbench/dimensions/). "ask": the question with
+# `{point}` for its point's heading, the figure, the unit, which point in the section's order (-1 the last, 0 the
+# first) and the mode of the loads it is chosen among (DimensionDecision.asked); "section": columns, tables,
+# latency ranking, changes (DimensionSection).
 PLANS_BY_NAME: dict[str, dict[str, Any]] = {
     "payload": {"ask": ("Most {point} replies per CPU-second", "cpu_per_call", "replies per CPU-second", -1, None),
                 "section": ([], [], False, True)},
@@ -198,18 +201,16 @@ def recorded_dimension_plan(run: dict) -> dict:
     if not isinstance(plan, dict) or "section" in plan:
         return run
     known = PLANS_BY_NAME.get(plan.get("name"), {})
-    columns, tables, latency, changes = known.get("section", ([], [], False, True))
+    section = plain_section().model_dump()
+    if "section" in known:
+        section = dict(zip(("columns", "tables", "latency_ranking", "changes"), known["section"]))
     decision = None
     if "ask" in known:
-        text, figure, unit, at, mode = known["ask"]
         headings = dimension_headings(plan.get("points") or [], config.get("modes") or [], config.get("kind"),
                                       config.get("vus") or [], config.get("rates"))
-        candidates = [heading for heading, of in headings if mode is None or of == mode]
-        if -len(candidates) <= at < len(candidates):
-            point = candidates[at]
-            decision = {"question": text.format(point=point), "figure": figure, "point": point, "unit": unit}
-    plan = {**plan, "decision": decision, "section": {"columns": columns, "tables": tables, "latency_ranking": latency,
-                                                      "changes": changes}}
+        asked = DimensionDecision.asked(*known["ask"], headings)
+        decision = asked.model_dump() if asked else None
+    plan = {**plan, "decision": decision, "section": section}
     return {**run, "config": {**config, "dimension": plan}}
 
 
