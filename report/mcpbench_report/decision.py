@@ -13,7 +13,6 @@ by the capacity page's rule (their intervals never overlap in any round).
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field
 
@@ -249,66 +248,36 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
 
 
 def _dimension_answers(cons: Consolidated) -> list[Answer]:
-    """The questions `mcpbench dimension` answers (docs/dimensions.md), each from its point's own ranking, with
-    the headline's rules (consolidate.rank; a harness-limited twin never leads its throughput): the most replies
-    per CPU-second at the largest reply (payload), the most calls per CPU-second with the most tools (tools-list),
-    the lowest all-calls p50 for one agent, the most sessions per CPU-second (churn: session mode's CPU per call),
-    the smallest memory with the most sessions held (sessions), the most calls per CPU-second streaming the most
-    progress notifications (progress). One answer per dimension, its newest run."""
+    """The questions `mcpbench dimension` answers (docs/dimensions.md), one per dimension (its newest run), each as
+    the run recorded it (its plan's `decision`: the question, the point whose table it reads, the figure ranked
+    there), from that point's own ranking with the headline's rules (consolidate.rank; a harness-limited twin
+    never leads its throughput)."""
     newest = {view.name: view for view in dimensions.views(cons)}
     out = []
     for view in newest.values():
-        anchor = view.anchor
-        per_cpu = functools.partial(_per_cpu_answer, cons, view)
-        if view.name == "payload":
-            # CPU per call, not calls/s: at 1 MiB the load driver, sharing the host, caps every server near the
-            # same rate (bound:loadgen), and the efficiency ranking stays valid where the harness limits throughput.
-            table = view.tables[-1]
-            out.append(per_cpu(table, f"Most {table.point} replies per CPU-second", "replies"))
-        elif view.name == "tools-list":
-            # CPU per call, as for the payload: with 1,000 tools each tools/list reply is large, and the load
-            # driver parsing it caps the fastest servers near one rate, which leaves only slow ones ranked by
-            # throughput (measured: 10 of 19 stacks capped at 199-341 calls/s).
-            table = view.tables[-1]
-            out.append(per_cpu(table, f"Most calls per CPU-second with {table.point} registered", "calls"))
-        elif view.name == "sessions":
-            # Memory with the most sessions held: the mem_ ranking of that load (peak memory, lower is better,
-            # valid whatever capped the throughput — here the think time, by design); the per-session increment
-            # is beside it on the Dimensions page.
-            table = view.tables[-1]
-            rows = table.rows
-            out.append(_from_ranking(
-                cons, table.rankings.get("mem_"), None, key="dimension-sessions",
-                question=f"Smallest memory holding open sessions ({table.point})", unit="MiB",
-                figure=lambda n, rows=rows: (rows.get(n) or {}).get("mem_peak_mb_mean"),
-                fmt=lambda v: f"{v:,.1f} MiB", evidence=anchor, source=f"{view.run_id}: {table.point}"))
-        elif view.name == "agent":
-            table = view.tables[0]
-            ranking = table.latency
-            figures = {cell.twin: cell.p50_ms for cell in table.cells}
-            out.append(_from_ranking(cons, ranking, None, key="dimension-agent", question="Lowest latency for one agent",
-                                     unit="ms, p50 of all calls", figure=figures.get, fmt=_ms, evidence=anchor,
-                                     source=f"{view.run_id}: {table.point}"))
-        elif view.name == "churn":
-            table = next((t for t in view.tables if t.point.startswith("session")), None)
-            if table is not None:
-                out.append(per_cpu(table, "Most sessions per CPU-second (connect, one call, disconnect)", "sessions"))
-        elif view.name == "progress":
-            # CPU per call at the most notifications, as for the payload: streaming is the server's work, and a
-            # fast server's calls/s there is capped by the load driver reading the streams on the same host.
-            table = view.tables[-1]
-            out.append(per_cpu(table, f"Most streamed calls per CPU-second ({table.point} each)", "calls"))
+        asked = view.decision
+        table = next((t for t in view.tables if t.point == asked.point), None) if asked else None
+        if table is None:
+            continue
+        ranking, figure, fmt = _dimension_figure(table, asked.figure, asked.unit)
+        out.append(_from_ranking(cons, ranking, None, key=f"dimension-{view.name}", question=asked.question,
+                                 unit=asked.unit, figure=figure, fmt=fmt, evidence=view.anchor,
+                                 source=f"{view.run_id}: {table.point}"))
     return out
 
 
-def _per_cpu_answer(cons: Consolidated, view, table, question: str, noun: str) -> Answer:
-    """A dimension point's CPU ranking asked as "N <noun> per CPU-second"."""
+def _dimension_figure(table, figure: str, unit: str):
+    """A dimension point's ranking of `figure` (results.model.DimensionFigure), each server's figure as the
+    question asks it, and how it is shown: (ranking, figure of a twin, format)."""
     rows = table.rows
-    return _from_ranking(
-        cons, table.rankings.get("cpu_"), None, key=f"dimension-{view.name}", question=question,
-        unit=f"{noun} per CPU-second", figure=lambda n: per_cpu_second(rows.get(n)),
-        fmt=lambda v: f"{v:,.0f} {noun} per CPU-second", evidence=view.anchor,
-        source=f"{view.run_id}: {table.point}")
+    if figure == "cpu_per_call":   # the CPU ranking, asked as "N <unit>" (calls per CPU-second)
+        return (table.rankings.get("cpu_"), lambda n: per_cpu_second(rows.get(n)),
+                lambda v: f"{v:,.0f} {unit}")
+    if figure == "mem_peak":       # peak memory, lower is better, valid whatever capped the throughput
+        return (table.rankings.get("mem_"), lambda n: (rows.get(n) or {}).get("mem_peak_mb_mean"),
+                lambda v: f"{v:,.1f} {unit}")
+    figures = {cell.twin: cell.p50_ms for cell in table.cells}   # p50_all_calls: the section's latency ranking
+    return table.latency, figures.get, _ms
 
 
 def _capacity_answer(cons: Consolidated, by_mode: dict) -> Answer:

@@ -14,6 +14,7 @@ import numpy as np
 
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX, LOAD_MODEL
 from mcpbench.loads import LIST_TOOLS
+from mcpbench.results.model import DimensionDecision, DimensionSection, plain_section
 
 from . import consolidate, stats
 from .consolidate import Consolidated, Group, LoadKey
@@ -44,7 +45,8 @@ class PointTable:
     cells: list[Cell]            # in ranked order
     rankings: dict[str, stats.Ranking]   # consolidate.rank's, by row prefix ("" throughput, "cpu_", "mem_")
     groups: dict[str, Group]     # base server -> the twin's group
-    # agent: the all-calls p50 ranking (latency_ranking), of the servers no limit but the load model's capped
+    # the all-calls p50 ranking (latency_ranking) where the section ranks on it, of the servers no limit but the
+    # load model's capped
     latency: stats.Ranking | None = None
 
     @property
@@ -106,6 +108,9 @@ class DimensionView:
     series: dict[str, list[tuple[str, float | None]]]   # base server -> (point, calls/s) for the chart
     sessions: list[SessionMemory] = dataclasses.field(default_factory=list)
     progress: list[ProgressCost] = dataclasses.field(default_factory=list)
+    section: DimensionSection = dataclasses.field(default_factory=plain_section)
+    decision: DimensionDecision | None = None      # the decision page's question of it, as the run recorded it
+    not_measured: list[tuple[str, str]] = dataclasses.field(default_factory=list)   # (base server, why)
 
     @property
     def anchor(self) -> str:
@@ -173,7 +178,7 @@ def _paged_note(listed: dict | None, group: Group) -> str | None:
 
 def _points(cons: Consolidated, d) -> dict[str, dict[str, Group]]:
     """point -> base server -> its group, for one dimension run: a twin's point from its server record, or, for
-    a dimension without points (agent, churn), each load of the run as a point."""
+    a dimension without points, each load of the run as a point."""
     out: dict[str, dict[str, Group]] = {}
     keys: dict[str, LoadKey] = {}
     names = set(d.config.servers)
@@ -192,7 +197,21 @@ def _points(cons: Consolidated, d) -> dict[str, dict[str, Group]]:
     return {p: out[p] for p in order if p in out}
 
 
+def _not_measured(d) -> list[tuple[str, str]]:
+    """The servers of the dimension run d that were listed, not measured (a manifest opting out of the dimension,
+    a toolchain missing here), each once by its base server with the reason the run gave."""
+    out: dict[tuple[str, str], None] = {}
+    for name, record in d.servers.items():
+        if record.status != "unavailable":
+            continue
+        base = record.manifest.get("variant_of") if record.manifest.get("point") else None
+        out[(base or name, record.reason or "no reason given")] = None
+    return list(out)
+
+
 def _view(cons: Consolidated, d) -> DimensionView | None:
+    plan = d.config.dimension
+    section = plan.section
     points = _points(cons, d)
     if not points:
         return None
@@ -211,20 +230,18 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
             group = groups[base_of[twin]]
             cells.append(Cell(base_of[twin], twin, row, *_percentiles(group), step_p50(group, LIST_TOOLS),
                               first_progress_p50(group), (listed[twin] or {}).get("bytes")))
-        latency = latency_ranking(groups, cells, cons.ranking_alpha) if d.config.dimension.name == "agent" else None
+        latency = latency_ranking(groups, cells, cons.ranking_alpha) if section.latency_ranking else None
         tables.append(PointTable(point, cells, rankings, groups, latency))
     first = next(iter(points))
-    if d.config.dimension.name == "sessions":
-        # Its points are loads whose rate the think time sets (N sessions ÷ 4 s): a change of calls/s or CPU per call
-        # between them says how many calls were offered, not what the server did. Memory per session says that.
-        changes, series, sessions = [], {}, session_memory(points)
-    else:
-        changes, sessions = _changes(compared), []
+    changes, series = [], {}
+    if section.changes:
+        changes = _changes(compared)
         series = {server: [(p, stats.geo_interval(compared[p][server].throughputs).mean) for p in points
                            if server in compared[p]] for server in compared[first]} if len(points) > 1 else {}
-    progress = progress_cost(points) if d.config.dimension.name == "progress" else []
-    return DimensionView(d.config.dimension.name, d.config.dimension.question, d.run_id, first, tables, changes,
-                         series, sessions, progress)
+    sessions = session_memory(points) if "session_memory" in section.tables else []
+    progress = progress_cost(points) if "progress_cost" in section.tables else []
+    return DimensionView(plan.name, plan.question, d.run_id, first, tables, changes, series, sessions, progress,
+                         section, plan.decision, _not_measured(d))
 
 
 def _changes(points: dict[str, dict[str, Group]]) -> list[Change]:

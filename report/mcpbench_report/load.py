@@ -56,7 +56,7 @@ class LoadKey:
 
     @property
     def label(self) -> str:
-        return f"{self.mode} · {self.kind.level_text(self.load, self.basis)}"
+        return self.kind.heading(self.mode, self.load, self.basis)
 
     @property
     def slug(self) -> str:

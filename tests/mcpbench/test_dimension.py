@@ -1,4 +1,4 @@
-"""`mcpbench dimension`'s experiments (experiments/dimension.py) on the real catalog: which servers each measures
+"""`mcpbench dimension`'s experiments (experiments/dimension.py, mcpbench/dimensions/) on the real catalog: which servers each measures
 and with what calls — the sessions dimension holds the reference servers' sessions with the lineup's cart lookup and
 refuses a server given on the command line; and the analysis's idle rule that lets a held session wait."""
 
@@ -15,14 +15,15 @@ from mcpbench.analysis.summary import reanalysis_differences, reanalyze, unexpla
 from mcpbench.catalog.manifest import discover
 from mcpbench.catalog.selection import select
 from mcpbench.catalog.target import target_specs
-from mcpbench.experiments.dimension import DIMENSIONS, twins
+from mcpbench.dimensions import dimension
+from mcpbench.experiments.dimension import twins
 
 SERVERS = Path(__file__).resolve().parents[2] / "servers"
 
 
 def test_the_sessions_dimension_holds_reference_servers_with_the_lineups_cart_lookup() -> None:
     specs = select(discover(SERVERS), ["go", "rust"])
-    sessions = DIMENSIONS["sessions"]
+    sessions = dimension("sessions")
     assert (sessions.mode, sessions.vus, sessions.think_s, sessions.ramp_up_s) == ("persistent", "1,100,1000", 4.0, 4.0)
     measured = twins(specs, sessions, ())
     assert [s.name for s in measured] == ["go", "rust"] and all(not s.given and s.point is None for s in measured)
@@ -31,7 +32,7 @@ def test_the_sessions_dimension_holds_reference_servers_with_the_lineups_cart_lo
         (call,) = spec.workload.spec.call
         assert call.arguments == {"user_id": "user-{vu%1000:05}"} and call.check  # checked as the lineup checks it
     # agent and churn call the servers as they are
-    assert twins(specs, DIMENSIONS["agent"], ()) == specs
+    assert twins(specs, dimension("agent"), ()) == specs
 
 
 def test_a_server_given_on_the_command_line_has_no_cart_to_hold_its_sessions_with(tmp_path: Path) -> None:
@@ -40,7 +41,7 @@ def test_a_server_given_on_the_command_line_has_no_cart_to_hold_its_sessions_wit
     (given,) = target_specs(workload, command="srv --port {port}", directory=tmp_path)
     assert given.given
     with pytest.raises(ValueError, match="only the reference servers under servers/"):
-        twins([given], DIMENSIONS["sessions"], ())
+        twins([given], dimension("sessions"), ())
 
 
 @pytest.mark.parametrize("think_s, idle, unexplained", [
@@ -74,7 +75,7 @@ def test_a_recorded_held_session_waits_its_think_time_and_is_no_idle_generator(t
 
 def test_the_progress_dimension_streams_with_a_token_from_servers_started_for_sse() -> None:
     specs = select(discover(SERVERS), ["go"])
-    progress = DIMENSIONS["progress"]
+    progress = dimension("progress")
     measured = twins(specs, progress, progress.points)
     assert [s.name for s in measured] == ["go-progress1", "go-progress100"]
     for spec, count in zip(measured, (1, 100)):
@@ -91,11 +92,11 @@ def test_a_server_whose_sdk_cannot_stream_is_listed_with_its_reason_not_measured
     (go,) = select(discover(SERVERS), ["go"])
     why = "its transport answers every request with one JSON body"
     cannot = dataclasses.replace(go, info=go.info.model_copy(update={"unsupported": {"progress": why}}))
-    progress = DIMENSIONS["progress"]
+    progress = dimension("progress")
     assert all(t.unavailable == f"its SDK cannot stream progress: {why}" for t in twins([cannot], progress, progress.points))
     assert all(t.unavailable is None for t in twins([go], progress, progress.points))
     # another dimension does not ask for streaming
-    assert all(t.unavailable is None for t in twins([cannot], DIMENSIONS["payload"], DIMENSIONS["payload"].points))
+    assert all(t.unavailable is None for t in twins([cannot], dimension("payload"), dimension("payload").points))
 
 
 def test_a_bad_unsupported_entry_in_a_manifest_is_one_line(tmp_path: Path) -> None:

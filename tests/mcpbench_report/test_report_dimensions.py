@@ -7,10 +7,17 @@ once the load driver followed every page: go at 10,000 is then judged like the r
 from __future__ import annotations
 
 import json
+import re
+import shutil
+from pathlib import Path
 
+from mcpbench.results.upgrades import PLANS_BY_NAME
 from mcpbench_report import load
+from mcpbench_report.build import site_options
 from mcpbench_report.consolidate import consolidate
 from mcpbench_report.dimensions import views
+from mcpbench_report.pages.dimensions import DimensionsPage
+from mcpbench_report.site import Site
 
 from report_helpers import TOOLS_LIST, TOOLS_LIST_FOLLOWED
 
@@ -71,3 +78,35 @@ def test_a_paged_twin_whose_load_followed_every_page_is_judged_like_the_rest() -
     # its tools/list step is the whole list: 11 pages take longer than the first alone did (TOOLS_LIST)
     first_page_only = _tables()[0]["10,000 extra tools"]["go"]
     assert go.list_p50_ms > 10 * first_page_only.list_p50_ms
+
+
+def test_a_server_not_measured_in_a_dimension_is_listed_with_its_reason(tmp_path) -> None:
+    # rust's twin as the runner leaves a server whose manifest opts out (unsupported.tools-list): listed, never started
+    copy = tmp_path / TOOLS_LIST.name
+    shutil.copytree(TOOLS_LIST, copy)
+    why = "it does not offer the tools-list dimension: its SDK lists every tool in one page"
+    run = json.loads((copy / "run.json").read_text())
+    run["servers"]["rust-tools10000"].update(status="unavailable", phase="unsupported", reason=why, measurements=[])
+    (copy / "run.json").write_text(json.dumps(run))
+    for measurement in (copy / "rust-tools10000").glob("persistent-*"):
+        shutil.rmtree(measurement)
+    (copy / "rust-tools10000" / "verify.json").unlink()
+    cons = consolidate(load.load([copy]))
+    (view,) = views(cons)
+    assert view.not_measured == [("rust", why)]
+    assert all(cell.server != "rust" for table in view.tables for cell in table.cells)
+    site = Site(cons, tmp_path / "site", site_options({}), 100.0, None)
+    site.env.globals["nav"] = []   # the page alone (the whole site of this fixture: its index needs every manifest)
+    DimensionsPage().build(site)
+    assert f"Not measured: rust ({why})." in (tmp_path / "site" / "dimensions.html").read_text()
+
+
+def test_the_report_asks_no_dimension_by_its_name() -> None:
+    # what each dimension shows and asks is in its recorded plan (results.model.DimensionPlan); only the upgrade
+    # of plans recorded without it knows the built-in names (mcpbench/results/upgrades.py)
+    names = "|".join(re.escape(name) for name in PLANS_BY_NAME)
+    quoted = re.compile(rf"""["']({names})["']""")
+    report = Path(load.__file__).parent
+    found = [f"{path.relative_to(report)}: {line.strip()}" for path in sorted(report.rglob("*"))
+             if path.suffix in (".py", ".html") for line in path.read_text().splitlines() if quoted.search(line)]
+    assert len(PLANS_BY_NAME) == 6 and found == []

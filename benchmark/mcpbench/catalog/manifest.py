@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from mcpbench import dimensions
 from mcpbench.results.model import Record
 from mcpbench.workload.file import Workload
 
@@ -45,10 +46,20 @@ class ServerInfo(_Strict):
     # What kind of MCP layer it is (the report's filters and decision page): the protocol's own SDK for the
     # language, a community SDK, a framework's MCP layer (Spring AI, Quarkus, Micronaut, FastMCP), or none.
     sdk_kind: SdkKind | None = None
-    # What its SDK cannot do that a dimension asks (docs/workload.md §6), with the SDK's reason: `progress` (stream
-    # progress notifications on a call's reply). verify holds it to the tool's answer only, and the dimension lists
-    # it as unsupported with the reason instead of measuring it.
-    unsupported: dict[Literal["progress"], str] = Field(default_factory=dict)
+    # The dimensions it does not offer (mcpbench/dimensions/: a registered dimension's name), each with its reason:
+    # `progress` where its SDK cannot stream progress notifications on a call's reply (verify then holds it to the
+    # tool's answer only). verify names each, as a warning; the dimension lists it as unavailable with the reason
+    # instead of measuring it.
+    unsupported: dict[str, Annotated[str, Field(min_length=1)]] = Field(default_factory=dict)
+
+    @field_validator("unsupported")
+    @classmethod
+    def _registered_dimensions(cls, value: dict[str, str]) -> dict[str, str]:
+        known = dimensions.names()
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise ValueError(f"{', '.join(map(repr, unknown))}: no such dimension (a dimension's name: {', '.join(known)})")
+        return value
 
 
 class BuildSection(_Strict):
@@ -160,12 +171,12 @@ class ServerSpec:
     # A command that must succeed before the server counts as started (--ready; {port} put in), polled until it
     # exits 0, before the MCP `initialize` that every start waits for.
     ready_command: str | None = None
-    # The point of a dimension this twin measures ("1 MiB", "1,000 extra tools": experiments/dimension.py).
+    # The point of a dimension this twin measures ("1 MiB", "1,000 extra tools": mcpbench/dimensions/).
     point: str | None = None
     # Given on the command line (catalog/target.py): held to its workload file, not to the server contract (a
     # reference server a dimension calls with its own workload is still held to the contract).
     given: bool = False
-    # Why it cannot be measured in this experiment, where its manifest says its SDK cannot do what is asked
+    # Why it cannot be measured in this experiment, where its manifest says it does not offer the dimension
     # (ServerInfo.unsupported): listed as unavailable with the reason, never started.
     unavailable: str | None = None
 

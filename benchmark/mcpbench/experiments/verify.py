@@ -29,6 +29,22 @@ CONFORMANCE = (
 )
 
 
+def not_offered_checks(spec: ServerSpec) -> list[dict[str, str]]:
+    """A warning per dimension the server's manifest opts out of (`unsupported.<dimension>`), with its reason: it
+    is not measured in that dimension, and nothing of the contract fails for it."""
+    return [{"name": f"dimension {name}", "status": "warn", "reason": f"not offered (its manifest): {why}"}
+            for name, why in sorted(spec.info.unsupported.items())]
+
+
+def with_not_offered(verdict: dict, checks: list[dict[str, str]]) -> dict:
+    """A server's verify verdict with its not-offered warnings after its checks: a pass becomes a warn, any other
+    status stays."""
+    if not checks:
+        return verdict
+    return {**verdict, "status": "warn" if verdict["status"] == "pass" else verdict["status"],
+            "checks": [*verdict["checks"], *checks]}
+
+
 class VerifyExperiment(Experiment):
     name = "verify"
     order = 10
@@ -39,6 +55,7 @@ class VerifyExperiment(Experiment):
     json_option = "as_json"
 
     def __init__(self, values: Values, specs: list[ServerSpec], console=None):
+        self.not_offered = {spec.name: not_offered_checks(spec) for spec in specs}
         local = values.get("runtime", "local") == "local"
         super().__init__(values, self.with_tools_twins(specs) if local else specs, console)
         if not local:  # a twin's settings are its environment, which an image's compose service does not take
@@ -81,7 +98,7 @@ class VerifyExperiment(Experiment):
             status = "unavailable" if entry.status == "unavailable" else "fail"
             verdicts[name] = {"status": status, "checks": [
                 {"name": entry.phase or "start", "status": status, "reason": entry.reason or ""}]}
-        return verdicts
+        return {name: with_not_offered(verdict, self.not_offered.get(name, [])) for name, verdict in verdicts.items()}
 
     def conclude(self, runner) -> None:
         verdicts = self.verdicts(runner)

@@ -92,6 +92,11 @@ class Load(ABC):
         return f"{level:g} {cls.words.level_unit}"
 
     @classmethod
+    def heading(cls, mode: str, level: float, basis: str = "abs") -> str:
+        """A load as the report heads its measurements: its mode and level ("session · 10 VUs")."""
+        return f"{mode} · {cls.level_text(level, basis)}"
+
+    @classmethod
     def equal_load(cls, basis: str) -> bool:
         """Whether every server at this level was offered the same work rate (an open model's fixed rate):
         then cost per call and latency compare servers directly, whatever each could sustain."""

@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from mcpbench.loads import kind as load_kind
 from mcpbench.loads.base import LIST_TOOLS
 
 
@@ -194,11 +195,76 @@ class SoakPlan(Closed):
     criteria: SoakCriteria = described("the pass criteria")
 
 
+# What a dimension's decision-page answer ranks at its point (the report reads each from that point's table).
+DimensionFigure = Literal["cpu_per_call", "mem_peak", "p50_all_calls"]
+# The figures a dimension's tables show beside every point's own (the Dimensions page).
+DimensionColumn = Literal["tools_list", "first_notification", "memory_rank"]
+# The tables a dimension's section shows after its points' tables.
+DimensionTable = Literal["session_memory", "progress_cost"]
+
+
+class DimensionDecision(Closed):
+    question: str = described("the decision page's question, as the page asks it, its point filled in (\"Most 4 MiB "
+                              "replies per CPU-second\")")
+    figure: DimensionFigure = described("what the answer ranks at that point: `cpu_per_call` (its CPU ranking, asked as "
+                                        "calls per CPU-second), `mem_peak` (its peak-memory ranking) or `p50_all_calls` "
+                                        "(every call's p50: the section's latency ranking)")
+    point: str = described("the point it reads: its table's heading on the Dimensions page (a point, \"4 MiB\", or a "
+                           "load of a dimension without points, \"session · 10 VUs\")")
+    unit: str = described("the figure's unit as the page words it (\"replies per CPU-second\", \"MiB\")")
+
+    @classmethod
+    def asked(cls, text: str, figure: DimensionFigure, unit: str, at: int, mode: str | None,
+              headings: list[tuple[str, str | None]]) -> DimensionDecision | None:
+        """`text` asked at one of the section's tables (`headings`: each heading with its load's mode, in the
+        section's order, dimension_headings): the `at`-th (-1: the last) among those of loads in `mode` when it
+        is given, `{point}` in the text its heading; None when no table is there to ask it of."""
+        candidates = [heading for heading, of in headings if mode is None or of == mode]
+        if not -len(candidates) <= at < len(candidates):
+            return None
+        point = candidates[at]
+        return cls(question=text.format(point=point), figure=figure, point=point, unit=unit)
+
+
+class DimensionSection(Closed):
+    columns: list[DimensionColumn] = described("figures beside each point's own: `tools_list` (tools/list's own p50 and "
+                                               "its whole size as verify read it), `first_notification` (the first "
+                                               "progress notification's p50), `memory_rank` (the peak-memory rank)")
+    tables: list[DimensionTable] = described("tables after the points': `session_memory` (memory per open session "
+                                             "between the fewest and the most held), `progress_cost` (CPU and p50 per "
+                                             "progress notification between the fewest and the most)")
+    latency_ranking: bool = described("each point's servers ranked on the all-calls p50 too (one caller in sequence: "
+                                      "its throughput is the load model's by design)")
+    changes: bool = described("each server's throughput and CPU per call at every point ÷ at the first, and its chart "
+                              "(false where the load sets the rate between points: N sessions ÷ the think time)")
+
+
+def plain_section() -> DimensionSection:
+    """A dimension section that shows every point's figures and their changes from the first point, nothing more."""
+    return DimensionSection(columns=[], tables=[], latency_ranking=False, changes=True)
+
+
+def dimension_headings(points: list[str], modes: list[str], kind: str | None, vus: list[int],
+                       rates: list[float] | None) -> list[tuple[str, str | None]]:
+    """The headings of a dimension section's tables, in the section's order, each with its load's mode: its points
+    (their displays), or, for a dimension without points, each load of its run (at the VUs or the rates its kind
+    of load is levelled by) by mode, then level, as the report orders them (mcpbench.loads words the heading)."""
+    if points:
+        return [(point, None) for point in points]
+    loads = load_kind(kind)
+    levels = (vus if loads.level_field == "vus" else rates) or []
+    return [(loads.heading(mode, level), mode) for mode, level in sorted((m, v) for m in modes for v in levels)]
+
+
 class DimensionPlan(Closed):
-    name: str = described("`payload`, `tools-list`, `agent` or `churn` (experiments/dimension.py)")
-    question: str = described("what it answers (the decision page's question)")
+    name: str = described("the dimension (mcpbench/dimensions/: `payload`, `tools-list`, `agent`, `churn`, `sessions`, "
+                          "`progress`, or one registered from outside)")
+    question: str = described("what its section answers (the Dimensions page's heading)")
     points: list[str] = described("its points in order (\"1 KiB\" …, \"100 extra tools\" …); each server measured at "
                                   "each as the twin NAME-POINT (the server record's `point`); none: the servers as they are")
+    decision: DimensionDecision | None = described("its question on the decision page (null: it asks none); a plan "
+                                                   "recorded without it is filled from its name on reading (results/upgrades.py)")
+    section: DimensionSection = described("what its section of the Dimensions page shows besides every point's figures")
 
 
 class Config(Closed, Pacing):
@@ -457,7 +523,7 @@ class Server(Open):
     stdio: list[str] | None = described("the manifest's stdio command (null: HTTP only)", None)
     workload: str | None = described("the workload file it was measured with (null: the lineup's, "
                                      "workload/lineup.toml; `dimension:payload:1mib`: a dimension's own calls, "
-                                     "experiments/dimension.py)", None)
+                                     "mcpbench/dimensions/)", None)
     point: str | None = described("`mcpbench dimension`: the point this twin measures (\"1 MiB\", \"100 extra "
                                   "tools\"); its base server is `variant_of`", None)
     url: str | None = described("a server already running, measured where it is (--url): nothing started, "

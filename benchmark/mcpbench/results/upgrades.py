@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from mcpbench.results.model import NOT_ASSESSED, SCHEMA, SCHEMAS_READ, ResultsError, Run, validated
+from mcpbench.results.model import (NOT_ASSESSED, SCHEMA, SCHEMAS_READ, DimensionDecision, ResultsError, Run,
+                                    dimension_headings, plain_section, validated)
 
 
 def _upgrade_run_1(run: dict) -> dict:
@@ -168,6 +169,51 @@ def _upgrade_summary_3(summary: dict, run: dict) -> dict:
     return s
 
 
+# A dimension plan (run.json config.dimension) recorded before it carried its decision-page question and its
+# section's display: what the report asked and showed of each built-in dimension by its name then. The one place
+# a dimension's name decides anything outside its own module (mcpbench/dimensions/). "ask": the question with
+# `{point}` for its point's heading, the figure, the unit, which point in the section's order (-1 the last, 0 the
+# first) and the mode of the loads it is chosen among (DimensionDecision.asked); "section": columns, tables,
+# latency ranking, changes (DimensionSection).
+PLANS_BY_NAME: dict[str, dict[str, Any]] = {
+    "payload": {"ask": ("Most {point} replies per CPU-second", "cpu_per_call", "replies per CPU-second", -1, None),
+                "section": ([], [], False, True)},
+    "tools-list": {"ask": ("Most calls per CPU-second with {point} registered", "cpu_per_call", "calls per CPU-second",
+                           -1, None), "section": (["tools_list"], [], False, True)},
+    "agent": {"ask": ("Lowest latency for one agent", "p50_all_calls", "ms, p50 of all calls", 0, None),
+              "section": ([], [], True, True)},
+    "churn": {"ask": ("Most sessions per CPU-second (connect, one call, disconnect)", "cpu_per_call",
+                      "sessions per CPU-second", 0, "session"), "section": ([], [], False, True)},
+    "sessions": {"ask": ("Smallest memory holding open sessions ({point})", "mem_peak", "MiB", -1, None),
+                 "section": (["memory_rank"], ["session_memory"], False, False)},
+    "progress": {"ask": ("Most streamed calls per CPU-second ({point} each)", "cpu_per_call", "calls per CPU-second",
+                         -1, None), "section": (["first_notification"], ["progress_cost"], False, True)},
+}
+
+
+def recorded_dimension_plan(run: dict) -> dict:
+    """A dimension plan without `decision` and `section`, filled from its name (PLANS_BY_NAME); a name not there
+    asks no question and shows every point's figures and their changes. Not a schema step: the two fields are
+    added, and a schema of their own would re-judge every older summary's publishability (summary.upgrade_summary)
+    for a change of run.json's config alone."""
+    config = run.get("config") or {}
+    plan = config.get("dimension")
+    if not isinstance(plan, dict) or "section" in plan:
+        return run
+    known = PLANS_BY_NAME.get(plan.get("name"), {})
+    section = plain_section().model_dump()
+    if "section" in known:
+        section = dict(zip(("columns", "tables", "latency_ranking", "changes"), known["section"]))
+    decision = None
+    if "ask" in known:
+        headings = dimension_headings(plan.get("points") or [], config.get("modes") or [], config.get("kind"),
+                                      config.get("vus") or [], config.get("rates"))
+        asked = DimensionDecision.asked(*known["ask"], headings)
+        decision = asked.model_dump() if asked else None
+    plan = {**plan, "decision": decision, "section": section}
+    return {**run, "config": {**config, "dimension": plan}}
+
+
 RUN_UPGRADES = {1: _upgrade_run_1, 2: _upgrade_run_2, 3: _upgrade_run_3}
 SUMMARY_UPGRADES = {1: _upgrade_summary_1, 2: _upgrade_summary_2, 3: _upgrade_summary_3}
 DOCUMENT_UPGRADES = {2: upgrade_flags_document, 3: lambda document: dict(document, schema=4)}
@@ -196,7 +242,7 @@ def upgrade_run(run: Any, where: Path) -> dict:
     original = _schema_of(run, where)
     while run["schema"] != SCHEMA:
         run = RUN_UPGRADES[run["schema"]](run)
-    return dict(validated(Run, run, where), schema_read=original)
+    return dict(validated(Run, recorded_dimension_plan(run), where), schema_read=original)
 
 
 def summary_fields(summary: Any, run: dict, where: Path) -> tuple[dict, int]:

@@ -16,6 +16,7 @@ import pandas as pd
 from mcpbench.results import liveness, model
 from mcpbench.results.layout import RunDir
 from mcpbench.results.model import PROCESS_COLUMNS, ProcessSample, RESOURCE_COLUMNS, SCHEMA, Sample
+from mcpbench.results.upgrades import recorded_dimension_plan
 
 
 # What the suite writes, by file name, in words: an I/O error names the file and what it was to hold.
@@ -152,7 +153,8 @@ class RunRecord:
             raise ValueError(f"{path}: results format {data.get('schema')}, not {SCHEMA}: it was written by an "
                              "older mcpbench")
         record = cls.__new__(cls)
-        record.run_dir, record.run = run_dir, model.parsed(model.Run, data, path)
+        # a dimension plan recorded without its section and question reads as the report reads it (upgrades.py)
+        record.run_dir, record.run = run_dir, model.parsed(model.Run, recorded_dimension_plan(data), path)
         return record
 
     @property

@@ -22,7 +22,8 @@ ECHO_PAYLOAD = "echo_payload"
 STREAM_PROGRESS = "stream_progress"
 MAX_PROGRESS = 1000                  # stream_progress's count at most (docs/workload.md §6)
 VERIFY_PROGRESS = 3                  # the notifications verify asks for
-# The manifest's name for the streamed-progress capability ([server] unsupported = { progress = "why" }).
+# The streamed-progress dimension's name, which a manifest whose SDK cannot stream opts out of ([server] unsupported =
+# { progress = "why" }): verify then holds stream_progress to its answer alone.
 PROGRESS = "progress"
 PAYLOAD_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 MAX_PAYLOAD = 16 * 1024 * 1024
