@@ -19,7 +19,7 @@ from mcpbench.experiments.stopping import Headline, StoppingRule
 from mcpbench.analysis.equal_load import DEFAULT_FRACTION, EqualRate, choose_rate
 from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, kind_name, modes_of,
                                           resource_profile_of)
-from mcpbench.loads import KINDS, MODE_TRANSPORT, ClosedLoad, OpenLoad
+from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, OpenLoad
 from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, Timing
 from mcpbench.experiments.options import Values
 
@@ -78,8 +78,8 @@ class RunExperiment(Experiment):
                Option("shuffle", bool, True, "A new random server order in every round.", ("--shuffle/--no-shuffle",)),
                Option("transport", str, "http", "http, or stdio: the servers' [stdio] commands driven by the load "
                       "load driver (same as --mode stdio; --mode stateless,stdio measures both side by side)."),
-               Option("load", str, ClosedLoad.kind, f"The kind of load at each level: {', '.join(KINDS)} (closed: "
-                      "the levels are --vus; open: --rate).", check=kind_name),
+               Option("load", str, DEFAULT_KIND, f"The kind of load at each level: {', '.join(KINDS)} (each "
+                      "reads its levels from the option it names: closed --vus, open --rate).", check=kind_name),
                Option("rate", Optional[str], None, "With --load open: offered rates, tool calls/s (e.g. 200,400)."),
                Option("open_fractions", Optional[str], None, "Open model too: arrival-rate runs at these fractions "
                       "of round 1's measured closed maximum, e.g. 0.5,0.8.", ("--open",)),
@@ -104,13 +104,14 @@ class RunExperiment(Experiment):
         transport = values.get("transport", "http")
         if transport not in ("http", "stdio"):
             raise ValueError(f"--transport {transport!r}: choose http or stdio")
-        kind = values.get("load", ClosedLoad.kind)
+        kind = values.get("load", DEFAULT_KIND)
+        chosen = KINDS[kind_name(kind)]
         rates = csv(values.get("rate"), float, "--rate")
-        if kind == OpenLoad.kind and not rates:
-            raise ValueError("--load open needs --rate, e.g. --rate 200,400")
-        if rates and kind != OpenLoad.kind:
+        if chosen.level_option == "rate" and not rates:
+            raise ValueError(f"--load {kind} needs --rate, e.g. --rate 200,400")
+        if rates and chosen.level_option != "rate":
             raise ValueError("--rate sets the open model's levels: give it with --load open")
-        if values.get("equal_load") is not None and (kind != ClosedLoad.kind or transport != "http"):
+        if values.get("equal_load") is not None and (not chosen.sizes_open_rates or transport != "http"):
             raise ValueError("--equal-load is set from the slowest server's closed-model rate over HTTP: "
                              "give it with the closed model (--load closed) and HTTP modes")
         self.equal_rates: dict[str, EqualRate] = {}  # the equal load's rate per HTTP mode, set after round 1
@@ -147,7 +148,7 @@ class RunExperiment(Experiment):
         if MODE_TRANSPORT[mode] == "http" and (config.equal_rates or config.rates):
             rate = (config.equal_rates or config.rates)[0]
             return Headline(OpenLoad(mode, vus, rate).label, "cpu_ms_per_call", False)
-        return Headline(ClosedLoad(mode, vus).label, "tool_calls_per_s", True)
+        return Headline(KINDS[config.kind].at(mode, vus, max(config.levels)).label, "tool_calls_per_s", True)
 
     def more_rounds(self, runner, round_index: int) -> bool:
         if self.stopping is None:
@@ -173,11 +174,11 @@ class RunExperiment(Experiment):
 
     @property
     def closed_model_used(self) -> bool:
-        return self.config.kind == ClosedLoad.kind and any(MODE_TRANSPORT[m] == "http" for m in self.config.modes)
+        return KINDS[self.config.kind].model == "closed" and any(MODE_TRANSPORT[m] == "http" for m in self.config.modes)
 
     @property
     def open_model_used(self) -> bool:
-        return bool(self.config.rate_fractions) or self.config.equal or self.config.kind == OpenLoad.kind
+        return bool(self.config.rate_fractions) or self.config.equal or KINDS[self.config.kind].model == "open"
 
     def http_modes(self, modes) -> list[str]:
         return [m for m in modes if MODE_TRANSPORT[m] == "http"]
