@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from mcpbench import runtime as runtimes
 from mcpbench.experiments.options import kind_name
 from mcpbench.host.profile import ResourceProfile, resource_profile
-from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, MODES, Load, Mode, OpenLoad
+from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, MODES, Load, Mode, OpenLoad, Stage
 from mcpbench.loads.timing import Timing
 
 
@@ -37,6 +37,8 @@ class RunConfig:
     stacks_only: bool = False  # --stacks-only: the servers are each stack once (what-if variants left out)
     conformance: bool = False  # --conformance (verify): the official MCP conformance suite too
     registry: str | None = None  # --registry (swarm): images pushed there and deployed by digest
+    stages: tuple[Stage, ...] = ()  # --load staged --stages: (seconds, VUs) stages
+    spike: float | None = None  # --load spike --spike: the spike's multiple of the level (--vus)
     prewarm_s: float | None = None  # --prewarm: the closed model this long on the same start before each open-model load
 
     def __post_init__(self) -> None:
@@ -62,6 +64,11 @@ class RunConfig:
         if self.closed_once and (self.equal_fraction is None or not KINDS[self.kind].sizes_open_rates):
             raise ValueError("--closed-once keeps the closed model to round 1, where it sizes --equal-load: "
                              "give it with --equal-load")
+        if self.stages and self.kind != "staged" or self.kind == "staged" and not self.stages:
+            raise ValueError("--stages gives a staged load its stages: give it with --load staged "
+                             "(e.g. --load staged --stages 2m:10,3m:25,10m:50,2m:0)")
+        if self.spike is not None and (self.kind != "spike" or self.spike <= 1):
+            raise ValueError("--spike is the spike's multiple of the level, above 1: give it with --load spike")
         if self.prewarm_s is not None and self.prewarm_s <= 0:
             raise ValueError("--prewarm takes positive seconds, e.g. 5")
         unknown = set(self.modes) - set(MODES)
@@ -80,7 +87,13 @@ class RunConfig:
     @property
     def level_options(self) -> dict[str, tuple[float, ...]]:
         """The options a kind's levels may come from (Load.level_option), by name."""
-        return {"vus": tuple(map(float, self.vus)), "rate": self.rates}
+        return {"vus": tuple(map(float, self.vus)), "rate": self.rates,
+                "stages": (max(t for _, t in self.stages),) if self.stages else ()}
+
+    @property
+    def load_options(self) -> dict[str, object]:
+        """The run's options a kind may read (Load.at): --stages, --spike."""
+        return {"stages": self.stages, "spike": self.spike}
 
     def prewarm_for(self, load: Load) -> float | None:
         """--prewarm's seconds before an open-model load over HTTP (an equal load, --rate, --open); none before
@@ -96,7 +109,8 @@ class RunConfig:
         """The fixed loads of a round: the chosen kind at each of its levels, in each mode (less, after round 1,
         the loads that only size the equal load)."""
         kind = KINDS[self.kind]
-        loads = [kind.at(mode, max(self.vus), level) for mode in self.modes for level in self.levels]
+        loads = [kind.at(mode, max(self.vus), level, **self.load_options) for mode in self.modes
+                 for level in self.levels]
         return loads if round_index == 1 else [load for load in loads if not self.sizes_equal_load(load)]
 
     @property
@@ -122,6 +136,7 @@ class RunConfig:
             "equal_load": self.equal_fraction, "equal_rates": list(self.equal_rates) or None,
             "closed_once": self.closed_once, "stacks_only": self.stacks_only, "conformance": self.conformance,
             "calibrate": self.calibrate, "prewarm_s": self.prewarm_s,
+            "stages": [list(stage) for stage in self.stages] or None, "spike": self.spike,
             **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
             # the generator each transport used is added by the suite once it chose them (by_transport)
             "load_generator": {"name": self.load_generator, "instances": self.load_instances},

@@ -20,6 +20,7 @@ from mcpbench.analysis.equal_load import DEFAULT_FRACTION, EqualRate, choose_rat
 from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, kind_name, modes_of,
                                           resource_profile_of)
 from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, OpenLoad
+from mcpbench.loads.staged import parse_stages
 from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, Timing
 from mcpbench.experiments.options import Values
 
@@ -81,6 +82,10 @@ class RunExperiment(Experiment):
                Option("load", str, DEFAULT_KIND, f"The kind of load at each level: {', '.join(KINDS)} (each "
                       "reads its levels from the option it names: closed --vus, open --rate).", check=kind_name),
                Option("rate", Optional[str], None, "With --load open: offered rates, tool calls/s (e.g. 200,400)."),
+               Option("stages", Optional[str], None, "With --load staged: the stages, duration:VUs each moving "
+                      "linearly from the last (0 s: a step), e.g. 2m:10,3m:25,10m:50,2m:0; figures per stage."),
+               Option("spike", Optional[float], None, "With --load spike: the spike's multiple of the level "
+                      "(--vus), default 4; the p99's recovery time after it is recorded."),
                Option("open_fractions", Optional[str], None, "Open model too: arrival-rate runs at these fractions "
                       "of round 1's measured closed maximum, e.g. 0.5,0.8.", ("--open",)),
                Option("equal_load", Optional[float], None, "Equal load too: every server offered the same rate, this "
@@ -131,7 +136,8 @@ class RunExperiment(Experiment):
             closed_once=values.get("closed_once", False), stacks_only=values.get("stacks_only", False),
             build=not values["no_build"], calibrate=not values.get("no_calibrate"),
             load_generator=values["load_generator"], load_instances=values["load_instances"],
-            prewarm_s=values.get("prewarm"))
+            prewarm_s=values.get("prewarm"), spike=values.get("spike"),
+            stages=parse_stages(values["stages"]) if values.get("stages") else ())
         if values.get("time_budget") and not auto:
             raise ValueError("--time-budget caps --rounds auto: give it with --rounds auto")
         self.stopping = StoppingRule(self.headline(config), config.runs, config.time_budget_s) if auto else None
@@ -148,7 +154,8 @@ class RunExperiment(Experiment):
         if MODE_TRANSPORT[mode] == "http" and (config.equal_rates or config.rates):
             rate = (config.equal_rates or config.rates)[0]
             return Headline(OpenLoad(mode, vus, rate).label, "cpu_ms_per_call", False)
-        return Headline(KINDS[config.kind].at(mode, vus, max(config.levels)).label, "tool_calls_per_s", True)
+        return Headline(KINDS[config.kind].at(mode, vus, max(config.levels), **config.load_options).label,
+                        "tool_calls_per_s", True)
 
     def more_rounds(self, runner, round_index: int) -> bool:
         if self.stopping is None:

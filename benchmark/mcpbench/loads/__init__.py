@@ -6,8 +6,11 @@ from __future__ import annotations
 from mcpbench.loads.base import LIST_TOOLS, METHODS, MODE_PROTOCOL, MODE_TRANSPORT, MODES, Load, Mode, Model, Stage, in_window, tool_calls
 from mcpbench.loads.closed import ClosedLoad, iteration_end
 from mcpbench.loads.open import OpenLoad
+from mcpbench.loads.spike import SpikeLoad
+from mcpbench.loads.staged import StagedLoad
 
-KINDS: dict[str, type[Load]] = {ClosedLoad.kind: ClosedLoad, OpenLoad.kind: OpenLoad}
+KINDS: dict[str, type[Load]] = {ClosedLoad.kind: ClosedLoad, OpenLoad.kind: OpenLoad, StagedLoad.kind: StagedLoad,
+                                SpikeLoad.kind: SpikeLoad}
 DEFAULT_KIND = ClosedLoad.kind
 
 

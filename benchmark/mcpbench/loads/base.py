@@ -35,6 +35,8 @@ Model = Literal["closed", "open"]
 # A load's schedule, generator-neutral: (duration in seconds, target) pairs, as k6's `stages` are. Each stage moves
 # the target linearly from the previous stage's target (0 before the first) to its own; a 0 s stage is a step.
 Stage = tuple[float, float]
+# A span of the test reported on its own: (start_s, end_s, target, name).
+StageSpan = tuple[float, float, float, str]
 
 
 @dataclass(frozen=True)
@@ -80,9 +82,10 @@ class Load(ABC):
 
     @classmethod
     @abstractmethod
-    def at(cls, mode: Mode, vus: int, level: float) -> Load:
+    def at(cls, mode: Mode, vus: int, level: float, **options: Any) -> Load:
         """This kind of load at a level of its option (`--load <kind>`): VUs for the closed model, an
-        offered rate for the open one (which pre-allocates `vus`)."""
+        offered rate for the open one (which pre-allocates `vus`). `options`: the run's load options
+        (RunConfig.load_options: --stages, --spike), each kind taking the ones it reads."""
 
     def record(self) -> LoadFields:
         """What summary.json says about the load."""
@@ -120,6 +123,22 @@ class Load(ABC):
     def stages(self, timing: Timing) -> list[Stage]:
         """The schedule over the timing: (seconds, target) stages, targets in the model's unit (VUs or calls/s).
         A kind at one level ramps to it, holds it for warm-up + window, and ramps down (`ramp`)."""
+
+    def timeline(self, timing: Timing) -> Timing:
+        """The timing the load is measured over: the run's, unless the kind's schedule sets its own."""
+        return timing
+
+    def measured_window(self, timing: Timing, warmup_s: float) -> tuple[float, float]:
+        """The summary's window, once the warm-up lasted `warmup_s`: after the ramp-up and warm-up, the window."""
+        return timing.window_after(warmup_s)
+
+    def reported_stages(self, timing: Timing) -> list[StageSpan] | None:
+        """The spans the summary gives figures of one by one (summary `stages`); None: the window alone."""
+        return None
+
+    def spike_span(self, timing: Timing) -> tuple[float, float] | None:
+        """Where a spike begins and ends (summary `recovery`: the p99's time to recover after it); None: no spike."""
+        return None
 
     # -- analysis --------------------------------------------------------------------------------------------
     @classmethod

@@ -33,7 +33,7 @@ class ClosedLoad(Load):
         return float(self.vus)
 
     @classmethod
-    def at(cls, mode, vus: int, level: float) -> ClosedLoad:
+    def at(cls, mode, vus: int, level: float, **options: object) -> ClosedLoad:
         return cls(mode, int(level))
 
     @property

@@ -43,7 +43,7 @@ class OpenLoad(Load):
         return self.rate_fraction if self.rate_fraction is not None else self.rate
 
     @classmethod
-    def at(cls, mode, vus: int, level: float) -> OpenLoad:
+    def at(cls, mode, vus: int, level: float, **options: object) -> OpenLoad:
         return cls(mode, vus, float(level))
 
     @property
