@@ -488,3 +488,25 @@ def test_a_workload_file_is_what_the_driver_sends(driver: Path, stand_in: Path, 
     assert ("checkout", json.dumps({"note": "it 1", "user_id": "vu-3"}, sort_keys=True)) in arguments
     assert ("get_user_cart", json.dumps({"user_id": "u001"}, sort_keys=True)) in arguments  # VU 3: (3-1)%2+1
     assert ("get_user_cart", json.dumps({"user_id": "u002"}, sort_keys=True)) in arguments  # VU 2
+
+
+def test_the_driver_accepts_the_seed_profile_and_follows_its_first_stage(driver: Path, stand_in: Path,
+                                                                         tmp_path: Path) -> None:
+    # seed 004's 17-minute profile, stopped 13 s in: 10 VUs over 2 minutes bring the first VU at 12 s, no other
+    code, stderr, counts, samples = _run_driver(driver, tmp_path, _server(stand_in), "--stages",
+                                                "2m:10,3m:25,10m:50,2m:0", interrupt_after_s=13)
+    assert code == 0 and counts["error"] is None, stderr
+    rows = _lines(samples)
+    assert rows and {row[2] for row in rows} == {"1"}
+    assert min(float(row[1]) for row in rows) >= 12.0
+
+
+def test_a_zero_duration_stage_is_a_step(driver: Path, stand_in: Path, tmp_path: Path) -> None:
+    # 1 VU for 1 s, a step to 3 VUs held 1 s: VUs 2 and 3 start at the step, not on a ramp before it
+    code, stderr, counts, samples = _run_driver(driver, tmp_path, _server(stand_in), "--stages", "0s:1,1s:1,0s:3,1s:3")
+    assert code == 0, stderr
+    first = {}
+    for row in _lines(samples):
+        first.setdefault(row[2], float(row[1]))
+    assert set(first) == {"1", "2", "3"} and first["1"] < 0.5
+    assert 1.0 <= first["2"] < 1.5 and 1.0 <= first["3"] < 1.5, first
