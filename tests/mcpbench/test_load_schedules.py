@@ -47,7 +47,7 @@ def test_a_malformed_stage_list_is_one_line(text: str, said: str) -> None:
 def test_the_options_belong_to_their_kinds() -> None:
     with pytest.raises(ValueError, match="give it with --load staged"):
         RunConfig(runtime="local", servers=("x",), stages=((1, 1),))
-    with pytest.raises(ValueError, match="give it with --load staged"):
+    with pytest.raises(ValueError, match="--load staged needs --stages"):
         RunConfig(runtime="local", servers=("x",), kind="staged")
     with pytest.raises(ValueError, match="give it with --load spike"):
         RunConfig(runtime="local", servers=("x",), spike=4)

@@ -64,9 +64,10 @@ class RunConfig:
         if self.closed_once and (self.equal_fraction is None or not KINDS[self.kind].sizes_open_rates):
             raise ValueError("--closed-once keeps the closed model to round 1, where it sizes --equal-load: "
                              "give it with --equal-load")
-        if self.stages and self.kind != "staged" or self.kind == "staged" and not self.stages:
-            raise ValueError("--stages gives a staged load its stages: give it with --load staged "
-                             "(e.g. --load staged --stages 2m:10,3m:25,10m:50,2m:0)")
+        if self.stages and self.kind != "staged":
+            raise ValueError("--stages gives a staged load its stages: give it with --load staged")
+        if self.kind == "staged" and not self.stages:
+            raise ValueError("--load staged needs --stages, e.g. --stages 2m:10,3m:25,10m:50,2m:0")
         if self.spike is not None and (self.kind != "spike" or self.spike <= 1):
             raise ValueError("--spike is the spike's multiple of the level, above 1: give it with --load spike")
         if self.prewarm_s is not None and self.prewarm_s <= 0:
