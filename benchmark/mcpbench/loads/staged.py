@@ -48,11 +48,6 @@ def parse_stages(text: str, option: str = "--stages") -> tuple[Stage, ...]:
     return tuple(stages)
 
 
-def stages_text(stages: tuple[Stage, ...]) -> str:
-    """The stages as --stages writes them, in seconds."""
-    return ",".join(f"{d:g}s:{t:g}" for d, t in stages)
-
-
 def spans(stages: tuple[Stage, ...], start_s: float = 0.0, names: tuple[str, ...] | None = None) -> list[StageSpan]:
     """Each stage of non-zero duration as a span of the test: its start, its end, the target it reaches."""
     out: list[StageSpan] = []
