@@ -64,17 +64,17 @@ func (l *load) record(scratch []byte, vu, call int, o outcome, ok bool) ([]byte,
 }
 
 // closed runs the closed model until the stages end or the load is stopped; wg counts its VUs.
-func (l *load) closed(vus int, start time.Time, wg *sync.WaitGroup) {
+func (l *load) closed(start time.Time, wg *sync.WaitGroup) {
 	started := 0 // local VUs started so far, in order
 	ticker := time.NewTicker(20 * time.Millisecond)
 	defer ticker.Stop()
 	for {
 		elapsed := time.Since(start)
-		want := l.seg.localVUs(l.stages.activeVUs(vus, elapsed))
+		want := l.seg.localVUs(l.stages.activeVUs(elapsed))
 		for ; started < want; started++ {
 			global := l.seg.globalVU(started)
 			l.vusUsed.Add(1)
-			wg.Go(func() { l.closedVU(global, vus, start) })
+			wg.Go(func() { l.closedVU(global, start) })
 		}
 		if elapsed >= l.stages.total() {
 			return
@@ -88,14 +88,14 @@ func (l *load) closed(vus int, start time.Time, wg *sync.WaitGroup) {
 }
 
 // closedVU is load.js's closedIteration, again and again, while the stages keep this VU running: the
-// plan's calls in order (the lineup's: the three tools, tools/list), the think time. A VU the ramp-down
+// plan's calls in order (the lineup's: the three tools, tools/list), the think time. A VU a falling stage
 // leaves out finishes its iteration first.
-func (l *load) closedVU(global, vus int, start time.Time) {
+func (l *load) closedVU(global int, start time.Time) {
 	c := l.newVU(global)
 	scratch := make([]byte, 0, 160)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	for iteration := int64(0); l.stages.activeVUs(vus, time.Since(start)) > global && !l.stopping.Load(); iteration++ {
+	for iteration := int64(0); l.stages.activeVUs(time.Since(start)) > global && !l.stopping.Load(); iteration++ {
 		for _, call := range l.plan.closed {
 			if l.stopping.Load() {
 				return
@@ -133,7 +133,7 @@ type openVU struct {
 
 // open runs the open model: arrivals at the staged rate (this instance's share: arrival k is instance
 // k % n's), each one call, load.js's openIteration (the tools in turn by arrival number).
-func (l *load) open(rate float64, vus, maxVUs int, start time.Time, wg *sync.WaitGroup) {
+func (l *load) open(vus, maxVUs int, start time.Time, wg *sync.WaitGroup) {
 	idle := make(chan *openVU, maxVUs)
 	made := 0
 	spawn := func() {
@@ -159,7 +159,7 @@ func (l *load) open(rate float64, vus, maxVUs int, start time.Time, wg *sync.Wai
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for k := int64(l.seg.index); ; k += int64(l.seg.count) {
-		at, ok := l.stages.arrivalAt(rate, k)
+		at, ok := l.stages.arrivalAt(k)
 		if !ok || l.gone.Load() {
 			return
 		}

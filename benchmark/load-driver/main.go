@@ -1,8 +1,8 @@
-// load-driver: mcpbench's load generator (README.md). It runs load.js's closed model (VUs, think time,
-// ramps) or its open model (an arrival rate with pre-allocated VUs) against an MCP server over Streamable
-// HTTP (modes session, stateless, persistent, stateless-2026) or over stdio (it then starts the server
-// and opens one session on its stdin/stdout), checks every reply as load.js does and writes the raw sample
-// lines k6 writes, so the orchestrator's analysis applies whatever generated the load.
+// load-driver: mcpbench's load generator (README.md). It runs load.js's closed model (VUs, think time) or
+// its open model (an arrival rate with pre-allocated VUs), each following a list of stages (--stages), against
+// an MCP server over Streamable HTTP (modes session, stateless, persistent, stateless-2026) or over stdio (it
+// then starts the server and opens one session on its stdin/stdout), checks every reply as load.js does and
+// writes the raw sample lines k6 writes, so the orchestrator's analysis applies whatever generated the load.
 //
 // Exit codes: 0 the test ran (to its end or to SIGINT/SIGTERM), 2 bad arguments, 3 a stdio server did not
 // start (no initialize reply), 4 a stdio server exited during the test, 1 anything else. A failure's
@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -40,11 +41,10 @@ var modes = map[string]bool{"session": true, "stateless": true, "persistent": tr
 
 type options struct {
 	mode        string
-	kind        string
+	model       string
 	target      string
 	vus         int
 	maxVUs      int
-	rate        float64
 	stages      stages
 	think       time.Duration
 	timeout     time.Duration
@@ -111,17 +111,14 @@ func parseOptions(args []string) (options, error) {
 	fs := flag.NewFlagSet("load-driver", flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	var o options
-	var rampUp, hold, rampDown, think, timeout, initTimeout float64
-	var checks, seg, workload string
+	var think, timeout, initTimeout float64
+	var checks, seg, workload, schedule string
 	fs.StringVar(&o.mode, "mode", "", "session | stateless | persistent | stateless-2026 | stdio")
-	fs.StringVar(&o.kind, "kind", "closed", "closed (VUs) | open (arrival rate)")
+	fs.StringVar(&o.model, "model", "closed", "closed (the stages' targets are VUs) | open (arrival rates, calls/s)")
 	fs.StringVar(&o.target, "target", "", "the MCP endpoint's URL (HTTP modes)")
-	fs.IntVar(&o.vus, "vus", 0, "closed: VUs at full load; open: pre-allocated VUs")
+	fs.StringVar(&schedule, "stages", "", "duration:target,...: each stage moves linearly from the last target (0 first) to its own")
+	fs.IntVar(&o.vus, "vus", 0, "open: pre-allocated VUs (closed: the stages' largest target)")
 	fs.IntVar(&o.maxVUs, "max-vus", 0, "open: VUs may grow to this (default 4 x --vus)")
-	fs.Float64Var(&o.rate, "rate", 0, "open: iterations (tool calls) per second at full load")
-	fs.Float64Var(&rampUp, "ramp-up-s", 0, "seconds from 0 to full load")
-	fs.Float64Var(&hold, "hold-s", 0, "seconds at full load")
-	fs.Float64Var(&rampDown, "ramp-down-s", 0, "seconds from full load to 0")
 	fs.Float64Var(&think, "think-time-s", 0.05, "closed: pause after each iteration, seconds")
 	fs.Float64Var(&timeout, "timeout-s", 30, "a request without a reply after this long is a timeout, seconds")
 	fs.Float64Var(&initTimeout, "init-timeout-s", 60, "stdio: how long the server may take to answer initialize")
@@ -140,20 +137,32 @@ func parseOptions(args []string) (options, error) {
 	if o.seg, err = parseSegment(seg); err != nil {
 		return o, err
 	}
-	if o.maxVUs == 0 {
+	if !modes[o.mode] {
+		return o, fmt.Errorf("--mode %q: choose session, stateless, persistent, stateless-2026 or stdio", o.mode)
+	}
+	if o.model != "closed" && o.model != "open" {
+		return o, fmt.Errorf("--model %q: choose closed or open", o.model)
+	}
+	if o.stages, err = parseStages(schedule); err != nil {
+		return o, err
+	}
+	if o.model == "closed" {
+		// A VU count is whole: the closed model's VUs are its stages' largest target.
+		for i, st := range o.stages {
+			if st.target != math.Trunc(st.target) {
+				return o, fmt.Errorf("--stages: stage %d's target %g is a VU count in the closed model: give a whole number", i+1, st.target)
+			}
+		}
+		o.vus = int(o.stages.peak())
+		o.maxVUs = o.vus
+	} else if o.maxVUs == 0 {
 		o.maxVUs = 4 * o.vus
 	}
 	switch {
-	case !modes[o.mode]:
-		return o, fmt.Errorf("--mode %q: choose session, stateless, persistent, stateless-2026 or stdio", o.mode)
-	case o.kind != "closed" && o.kind != "open":
-		return o, fmt.Errorf("--kind %q: choose closed or open", o.kind)
-	case o.vus < 1:
-		return o, errors.New("--vus must be at least 1")
-	case o.kind == "open" && (o.rate <= 0 || o.maxVUs < o.vus):
-		return o, errors.New("the open model needs --rate > 0 and --max-vus >= --vus")
-	case rampUp < 0 || hold < 0 || rampDown < 0 || rampUp+hold+rampDown <= 0:
-		return o, errors.New("--ramp-up-s, --hold-s and --ramp-down-s cannot be negative, and the test must last")
+	case o.model == "closed" && o.vus < 1:
+		return o, errors.New("--stages: the closed model needs a stage with at least 1 VU")
+	case o.model == "open" && (o.vus < 1 || o.maxVUs < o.vus || o.stages.peak() <= 0):
+		return o, errors.New("the open model needs --vus >= 1, --max-vus >= --vus and a stage with a rate > 0")
 	case timeout <= 0 || initTimeout <= 0 || think < 0:
 		return o, errors.New("--timeout-s and --init-timeout-s must be positive, --think-time-s not negative")
 	case checks != "on" && checks != "off":
@@ -172,7 +181,6 @@ func parseOptions(args []string) (options, error) {
 	if o.plan, err = parsePlan(workload); err != nil {
 		return o, err
 	}
-	o.stages = stages{rampUp: seconds(rampUp), hold: seconds(hold), rampDown: seconds(rampDown)}
 	o.think, o.timeout, o.initTimeout = seconds(think), seconds(timeout), seconds(initTimeout)
 	o.checks = checks == "on"
 	return o, nil
@@ -259,10 +267,10 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 	scheduled := make(chan struct{})
 	go func() {
 		defer close(scheduled)
-		if o.kind == "open" {
-			l.open(o.rate, o.vus, o.maxVUs, start, &vus)
+		if o.model == "open" {
+			l.open(o.vus, o.maxVUs, start, &vus)
 		} else {
-			l.closed(o.vus, start, &vus)
+			l.closed(start, &vus)
 		}
 	}()
 	ended := make(chan struct{}) // the stages are over and every VU has finished by itself

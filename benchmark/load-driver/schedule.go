@@ -1,62 +1,111 @@
 package main
 
-// The load's stages over time, as scenarios/base.py's ramp() gives them to k6: 0 -> the target over the
-// ramp-up, the target held, the target -> 0 over the ramp-down. The closed model reads it as a VU count,
-// the open model as an arrival rate whose integral places each arrival.
+// The load's schedule: a list of stages, as k6's `stages` are (and as loadgen/driver.py gives them from a
+// Load's stages). Each stage moves the target linearly from the previous stage's target (0 before the
+// first) to its own over its duration; a stage of zero duration is a step. The closed model reads the
+// target as a VU count, the open model as an arrival rate (calls/s) whose integral places each arrival.
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 )
 
-type stages struct {
-	rampUp, hold, rampDown time.Duration
+type stage struct {
+	duration time.Duration
+	target   float64
 }
 
-func (s stages) total() time.Duration { return s.rampUp + s.hold + s.rampDown }
+type stages []stage
 
-// level is the share of the target (0..1) in force at t: linear on the ramps, 1 while held.
+// parseStages reads --stages: `duration:target` pairs, comma-separated (30s:10,60s:10,10s:0), a duration
+// as Go writes one (90s, 2m, 1m30s, 0s).
+func parseStages(text string) (stages, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, errors.New("--stages is required: duration:target pairs, e.g. 30s:10,60s:10,10s:0")
+	}
+	var s stages
+	for i, part := range strings.Split(text, ",") {
+		dur, target, ok := strings.Cut(strings.TrimSpace(part), ":")
+		d, errD := time.ParseDuration(dur)
+		v, errV := strconv.ParseFloat(target, 64)
+		switch {
+		case !ok || errD != nil || errV != nil:
+			return nil, fmt.Errorf("--stages: stage %d %q is not duration:target (e.g. 30s:10)", i+1, part)
+		case d < 0 || v < 0 || math.IsInf(v, 0) || math.IsNaN(v):
+			return nil, fmt.Errorf("--stages: stage %d %q: the duration and the target cannot be negative", i+1, part)
+		}
+		s = append(s, stage{duration: d, target: v})
+	}
+	if s.total() <= 0 {
+		return nil, errors.New("--stages: the test must last (the stages' durations sum to 0)")
+	}
+	return s, nil
+}
+
+func (s stages) total() time.Duration {
+	var t time.Duration
+	for _, st := range s {
+		t += st.duration
+	}
+	return t
+}
+
+// peak is the largest target of any stage.
+func (s stages) peak() float64 {
+	p := 0.0
+	for _, st := range s {
+		p = max(p, st.target)
+	}
+	return p
+}
+
+// level is the target in force at t: linear within a stage, the later stage's at a step; 0 outside the test.
 func (s stages) level(t time.Duration) float64 {
-	switch {
-	case t < 0:
+	if t < 0 || t >= s.total() {
 		return 0
-	case t < s.rampUp:
-		return float64(t) / float64(s.rampUp)
-	case t < s.rampUp+s.hold:
-		return 1
-	case t < s.total():
-		return 1 - float64(t-s.rampUp-s.hold)/float64(s.rampDown)
+	}
+	from := 0.0
+	for _, st := range s {
+		if t < st.duration {
+			return from + (st.target-from)*float64(t)/float64(st.duration)
+		}
+		t -= st.duration
+		from = st.target
 	}
 	return 0
 }
 
-// activeVUs is how many of the test's `vus` VUs run at t (k6's ramping-vus rounds the interpolated target
-// down; a VU above it finishes its iteration and stops).
-func (s stages) activeVUs(vus int, t time.Duration) int {
-	return int(math.Floor(float64(vus)*s.level(t) + 1e-9))
+// activeVUs is how many VUs run at t (k6's ramping-vus rounds the interpolated target down; a VU above it
+// finishes its iteration and stops).
+func (s stages) activeVUs(t time.Duration) int {
+	return int(math.Floor(s.level(t) + 1e-9))
 }
 
 // arrivalAt is when the open model's arrival k (0-based, over the whole test) is due: where the integral of
-// the rate, rate x level, reaches k+1. ok is false when the test ends first.
-func (s stages) arrivalAt(rate float64, k int64) (time.Duration, bool) {
-	if rate <= 0 {
-		return 0, false
+// the rate reaches k+1. Within a stage the rate is r0 + (r1-r0) u/d, so the area up to u is r0 u + a u^2 with
+// a = (r1-r0)/(2d), solved for u in the form that is stable for rising, falling and flat rates alike. A step
+// adds no area. ok is false when the test ends first.
+func (s stages) arrivalAt(k int64) (time.Duration, bool) {
+	c := float64(k + 1) // the area still to cover, in arrivals
+	var at time.Duration
+	from := 0.0
+	for _, st := range s {
+		d := st.duration.Seconds()
+		area := (from + st.target) / 2 * d
+		if d > 0 && c <= area {
+			a := (st.target - from) / (2 * d)
+			u := 2 * c / (from + math.Sqrt(math.Max(0, from*from+4*a*c)))
+			return at + time.Duration(math.Min(u, d)*float64(time.Second)), true
+		}
+		c -= area
+		at += st.duration
+		from = st.target
 	}
-	c := float64(k+1) / rate // the arrival's place in seconds of full rate
-	up, hold, down := s.rampUp.Seconds(), s.hold.Seconds(), s.rampDown.Seconds()
-	var at float64
-	switch {
-	case c <= up/2: // the ramp-up's area: t^2 / (2 up)
-		at = math.Sqrt(2 * up * c)
-	case c <= up/2+hold:
-		at = up + (c - up/2)
-	case c <= up/2+hold+down/2: // the ramp-down's area: u - u^2 / (2 down)
-		rest := c - up/2 - hold
-		at = up + hold + down*(1-math.Sqrt(math.Max(0, 1-2*rest/down)))
-	default:
-		return 0, false
-	}
-	return time.Duration(at * float64(time.Second)), true
+	return 0, false
 }
 
 // segment is this instance's share of a test split over several (k6's execution segments): VU number g

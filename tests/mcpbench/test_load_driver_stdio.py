@@ -135,9 +135,8 @@ def _run_driver(driver: Path, out_dir: Path, server: list[str], *options: str, v
     """The driver binary run directly (the lineup's workload unless given): its exit code, stderr, counts, and
     the sample file."""
     samples, counts = out_dir / "samples.log", out_dir / "counts.json"
-    argv = [str(driver), "--mode", "stdio", "--kind", "closed", "--vus", str(vus), "--ramp-up-s", "0",
-            "--workload", (workload or lineup()).driver_json(),
-            "--hold-s", f"{duration_s:g}", "--ramp-down-s", "0", "--think-time-s", "0.01", "--timeout-s", "2",
+    argv = [str(driver), "--mode", "stdio", "--model", "closed", "--stages", f"0s:{vus},{duration_s:g}s:{vus}",
+            "--workload", (workload or lineup()).driver_json(), "--think-time-s", "0.01", "--timeout-s", "2",
             "--checks", "on", "--samples", str(samples), "--counts", str(counts),
             "--server-log", str(out_dir / "server.log"), *options, "--", *server]
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -280,18 +279,30 @@ def test_sigint_stops_gracefully_and_takes_a_stubborn_server_down(driver: Path, 
 
 
 def test_bad_arguments_exit_2(driver: Path, tmp_path: Path) -> None:
-    for argv, said in ((["--mode", "stdio", "--vus", "0", "--", "true"], "--vus must be at least 1"),
-                       (["--vus", "1"], '--mode "": choose session, stateless, persistent, stateless-2026 or stdio'),
-                       (["--mode", "session", "--vus", "1", "--hold-s", "1", "--samples", "s", "--counts", "c"],
+    for argv, said in ((["--mode", "stdio", "--stages", "1s:0", "--", "true"],
+                        "--stages: the closed model needs a stage with at least 1 VU"),
+                       (["--stages", "1s:1"], '--mode "": choose session, stateless, persistent, stateless-2026 or stdio'),
+                       (["--mode", "stateless", "--model", "ramp", "--stages", "1s:1"],
+                        '--model "ramp": choose closed or open'),
+                       (["--mode", "stateless"], "--stages is required: duration:target pairs, e.g. 30s:10,60s:10,10s:0"),
+                       (["--mode", "stateless", "--stages", "2m:10,3m"],
+                        '--stages: stage 2 "3m" is not duration:target (e.g. 30s:10)'),
+                       (["--mode", "stateless", "--stages", "2m:10,3m:-5"],
+                        '--stages: stage 2 "3m:-5": the duration and the target cannot be negative'),
+                       (["--mode", "stateless", "--stages", "0s:10"],
+                        "--stages: the test must last (the stages' durations sum to 0)"),
+                       (["--mode", "stateless", "--stages", "1s:2.5"],
+                        "--stages: stage 1's target 2.5 is a VU count in the closed model: give a whole number"),
+                       (["--mode", "session", "--stages", "1s:1", "--samples", "s", "--counts", "c"],
                         "the HTTP modes need --target URL and no command"),
-                       (["--mode", "stateless", "--kind", "open", "--vus", "2", "--hold-s", "1"],
-                        "the open model needs --rate > 0 and --max-vus >= --vus"),
-                       (["--mode", "stateless", "--vus", "2", "--segment", "2/2"],
+                       (["--mode", "stateless", "--model", "open", "--stages", "1s:5"],
+                        "the open model needs --vus >= 1, --max-vus >= --vus and a stage with a rate > 0"),
+                       (["--mode", "stateless", "--stages", "1s:2", "--segment", "2/2"],
                         '--segment "2/2": give i/n with 0 <= i < n'),
-                       (["--mode", "stateless", "--vus", "1", "--hold-s", "1", "--samples", "s", "--counts", "c",
+                       (["--mode", "stateless", "--stages", "1s:1", "--samples", "s", "--counts", "c",
                          "--target", "http://127.0.0.1:9/mcp"],
                         "--workload is required (the orchestrator compiles it from a workload file)"),
-                       (["--mode", "stateless", "--vus", "1", "--hold-s", "1", "--samples", "s", "--counts", "c",
+                       (["--mode", "stateless", "--stages", "1s:1", "--samples", "s", "--counts", "c",
                          "--target", "http://127.0.0.1:9/mcp", "--workload", '{"calls":[]}'], "--workload: no calls")):
         done = subprocess.run([str(driver), *argv], capture_output=True, text=True, timeout=10, check=False)
         assert done.returncode == 2 and done.stderr.strip() == said, (argv, done.stderr)
@@ -371,8 +382,8 @@ def test_usage_reader_counts_the_driver_not_its_server(driver: Path, tmp_path: P
     # A "server" that burns CPU: the driver's reading must not include it.
     spinner = tmp_path / "spin.py"
     spinner.write_text("import time\nend = time.time() + 30\nwhile time.time() < end:\n    pass\n")
-    process = subprocess.Popen([str(driver), "--mode", "stdio", "--kind", "closed", "--vus", "1", "--ramp-up-s",
-                                "0", "--hold-s", "30", "--workload", lineup().driver_json(), "--ramp-down-s", "0", "--init-timeout-s", "3",
+    process = subprocess.Popen([str(driver), "--mode", "stdio", "--model", "closed", "--stages", "0s:1,30s:1",
+                                "--workload", lineup().driver_json(), "--init-timeout-s", "3",
                                 "--samples", str(tmp_path / "s.log"), "--counts", str(tmp_path / "c.json"),
                                 "--server-log", str(tmp_path / "server.log"), "--", sys.executable, str(spinner)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -477,3 +488,25 @@ def test_a_workload_file_is_what_the_driver_sends(driver: Path, stand_in: Path, 
     assert ("checkout", json.dumps({"note": "it 1", "user_id": "vu-3"}, sort_keys=True)) in arguments
     assert ("get_user_cart", json.dumps({"user_id": "u001"}, sort_keys=True)) in arguments  # VU 3: (3-1)%2+1
     assert ("get_user_cart", json.dumps({"user_id": "u002"}, sort_keys=True)) in arguments  # VU 2
+
+
+def test_the_driver_accepts_the_seed_profile_and_follows_its_first_stage(driver: Path, stand_in: Path,
+                                                                         tmp_path: Path) -> None:
+    # seed 004's 17-minute profile, stopped 13 s in: 10 VUs over 2 minutes bring the first VU at 12 s, no other
+    code, stderr, counts, samples = _run_driver(driver, tmp_path, _server(stand_in), "--stages",
+                                                "2m:10,3m:25,10m:50,2m:0", interrupt_after_s=13)
+    assert code == 0 and counts["error"] is None, stderr
+    rows = _lines(samples)
+    assert rows and {row[2] for row in rows} == {"1"}
+    assert min(float(row[1]) for row in rows) >= 12.0
+
+
+def test_a_zero_duration_stage_is_a_step(driver: Path, stand_in: Path, tmp_path: Path) -> None:
+    # 1 VU for 1 s, a step to 3 VUs held 1 s: VUs 2 and 3 start at the step, not on a ramp before it
+    code, stderr, counts, samples = _run_driver(driver, tmp_path, _server(stand_in), "--stages", "0s:1,1s:1,0s:3,1s:3")
+    assert code == 0, stderr
+    first = {}
+    for row in _lines(samples):
+        first.setdefault(row[2], float(row[1]))
+    assert set(first) == {"1", "2", "3"} and first["1"] < 0.5
+    assert 1.0 <= first["2"] < 1.5 and 1.0 <= first["3"] < 1.5, first

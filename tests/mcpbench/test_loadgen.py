@@ -7,7 +7,8 @@ import pytest
 
 from mcpbench.loads.timing import Timing
 from mcpbench.loadgen.instances import compress_samples, parse_samples
-from mcpbench.loadgen.k6 import k6_env
+from mcpbench.loadgen.driver import driver_argv, schedule_arguments
+from mcpbench.loadgen.k6 import k6_env, k6_scenario
 from mcpbench.loads import ClosedLoad, OpenLoad
 from mcpbench.results.read import read_samples
 
@@ -52,6 +53,24 @@ def test_k6_is_told_the_whole_timeline_and_the_load() -> None:
     assert (scenario["executor"], scenario["exec"], scenario["preAllocatedVUs"], scenario["stages"][1]["target"]) \
         == ("ramping-arrival-rate", "openIteration", 10, 2500)
     assert (closed["executor"], closed["exec"], closed["stages"][1]["target"]) == ("ramping-vus", "closedIteration", 10)
+
+
+def test_each_generator_translates_a_loads_model_and_stages() -> None:
+    timing = Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2.5, warmup_cap_s=None)
+    assert schedule_arguments(ClosedLoad("session", 8), timing) == ["--model", "closed", "--stages",
+                                                                     "3s:8,27s:8,2.5s:0"]
+    assert schedule_arguments(OpenLoad("session", 8, 12.34), timing) == [
+        "--model", "open", "--stages", "3s:12.34,27s:12.34,2.5s:0", "--vus", "8", "--max-vus", "32"]
+    closed = k6_scenario(ClosedLoad("session", 8), timing)
+    assert closed["executor"] == "ramping-vus" and closed["exec"] == "closedIteration"
+    assert closed["stages"] == [{"duration": "3s", "target": 8}, {"duration": "27s", "target": 8},
+                                {"duration": "2.5s", "target": 0}]
+    opened = k6_scenario(OpenLoad("session", 8, 12.34), timing)
+    assert opened["executor"] == "ramping-arrival-rate" and opened["exec"] == "openIteration"
+    assert opened["maxVUs"] == 8 * 4 and opened["stages"][1]["target"] == 123  # per 10 s: 0.1/s resolution
+    argv = driver_argv(Path("/bin/load-driver"), "http://127.0.0.1:1/mcp", ClosedLoad("session", 8), timing, True,
+                       Path("s.log"), Path("c.json"))
+    assert argv[argv.index("--stages") + 1] == "3s:8,27s:8,2.5s:0" and "--ramp-up-s" not in argv
 
 
 def test_a_streamed_calls_first_notification_is_a_column_of_its_own(tmp_path: Path) -> None:

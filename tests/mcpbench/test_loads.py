@@ -13,7 +13,10 @@ TIMING = Timing(ramp_up_s=3, warmup_s=7, duration_s=20, ramp_down_s=2, warmup_ca
 
 
 def test_every_kind_is_registered_under_the_name_results_record() -> None:
-    assert load_kinds.KINDS == {"closed": ClosedLoad, "open": OpenLoad}
+    assert {"closed", "open"} <= set(load_kinds.KINDS)
+    for name, kind in load_kinds.KINDS.items():
+        assert kind.kind == name and issubclass(kind, load_kinds.Load)
+        assert kind.model in ("closed", "open")  # what every load generator translates its stages by
     assert load_kinds.kind(None) is ClosedLoad  # results written before kinds were recorded
     with pytest.raises(ValueError, match="unknown load kind 'soak'"):
         load_kinds.kind("soak")
@@ -29,13 +32,11 @@ def test_a_kind_records_what_names_its_measurement() -> None:
             OpenLoad("stateless", 50, 120.5, 0.5).level) == (50, 120.5, 0.5)
 
 
-def test_each_kind_builds_its_own_k6_scenario() -> None:
-    closed = ClosedLoad("session", 8).k6_scenario(TIMING)
-    assert closed["executor"] == "ramping-vus" and closed["exec"] == "closedIteration"
-    assert [stage["target"] for stage in closed["stages"]] == [8, 8, 0]
-    opened = OpenLoad("session", 8, 12.34).k6_scenario(TIMING)
-    assert opened["executor"] == "ramping-arrival-rate" and opened["exec"] == "openIteration"
-    assert opened["maxVUs"] == 8 * 4 and opened["stages"][1]["target"] == 123  # per 10 s: 0.1/s resolution
+def test_a_kind_at_one_level_ramps_to_it_holds_it_and_ramps_down() -> None:
+    # the hold is the warm-up + the window (timing.hold_s); the targets are in the model's unit
+    assert (ClosedLoad.model, ClosedLoad("session", 8).stages(TIMING)) == ("closed", [(3, 8), (27, 8), (2, 0)])
+    assert (OpenLoad.model, OpenLoad("session", 8, 12.34).stages(TIMING)) == ("open", [(3, 12.34), (27, 12.34),
+                                                                                       (2, 0)])
 
 
 SAMPLES = pd.DataFrame({

@@ -143,6 +143,9 @@ class MeasurementContext:
     load_instances: list | None = None
     # The closed model's iteration, its samples' names in order (None: the lineup's, which ends with tools/list).
     iteration: tuple[str, ...] | None = None
+    # The spans reported one by one (Load.reported_stages) and a spike's (Load.spike_span); None: none.
+    stages: list | None = None
+    spike_s: tuple[float, float] | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -164,6 +167,8 @@ class MeasurementContext:
             values[name] = tuple(values.get(name) or ())
         if values.get("iteration") is not None:
             values["iteration"] = tuple(values["iteration"])
+        if values.get("spike_s") is not None:
+            values["spike_s"] = tuple(values["spike_s"])
         return cls(**values)
 
 
@@ -659,7 +664,66 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
     else:
         figures.update(status="ok", phase=None, reason=None)
     figures["publishable"], figures["unpublishable_reasons"] = publishable(figures)
+    if ctx.stages:
+        figures["stages"] = stage_figures(samples, resource_samples, ctx.stages, ctx.request_timeout_s)
+    if ctx.spike_s:
+        figures["recovery"] = recovery(samples, ctx.spike_s, ctx.request_timeout_s)
     return figures
+
+
+def stage_figures(samples: pd.DataFrame, resource_samples: list[Sample], stages: list,
+                  request_timeout_s: float) -> list[dict[str, object]]:
+    """Each stage's figures (summary `stages`), as the window's are computed over the window: throughput, every
+    tool call's latency (a capacity step's population), failed tool calls, the server's CPU and memory from its
+    1 Hz samples in the span."""
+    out = []
+    for start, end, target, name in stages:
+        inside = in_window(samples, (start, end))
+        calls = load_kinds.tool_calls(inside)
+        stats = latency_stats(all_calls_latency_ms(calls, request_timeout_s))
+        failed = int((calls["ok"] == 0).sum())
+        server = resource_figures(resource_samples, (start, end)).get("server") or {}
+        out.append({"name": name, "start_s": start, "end_s": end, "target": target,
+                    "tool_calls_per_s": int((calls["ok"] == 1).sum()) / (end - start),
+                    "p50_ms": stats["p50"], "p95_ms": stats["p95"], "p99_ms": stats["p99"],
+                    "errors": failed, "error_rate": failed / len(calls) if len(calls) else None,
+                    "cpu_avg_pct": server.get("cpu_avg_pct"), "mem_avg_mb": server.get("mem_avg_mb"),
+                    "mem_peak_mb": server.get("mem_peak_mb")})
+    return out
+
+
+RECOVERY_BUCKET_S = 1.0
+RECOVERY_TOLERANCE = 0.10  # within 10 % of the p99 before the spike
+
+
+def bucket_p99(samples: pd.DataFrame, start: float, end: float, request_timeout_s: float) -> list[tuple[float, float]]:
+    """Every tool call's p99 in each RECOVERY_BUCKET_S bucket of [start, end) that holds any call: (its start, p99)."""
+    calls = load_kinds.tool_calls(in_window(samples, (start, end)))
+    if calls.empty:
+        return []
+    latency = pd.Series(all_calls_latency_ms(calls, request_timeout_s), index=calls.index)
+    bucket = ((calls["t_s"] - start) // RECOVERY_BUCKET_S).astype(int)
+    p99 = latency.groupby(bucket).quantile(0.99)
+    return [(start + int(b) * RECOVERY_BUCKET_S, float(v)) for b, v in p99.items()]
+
+
+def recovery(samples: pd.DataFrame, spike_s: tuple[float, float], request_timeout_s: float) -> dict[str, object]:
+    """A spike's recovery time: from the spike's end to the first 1 s bucket whose p99 is within 10 % of the
+    level before the spike (the median of the buckets' p99 over as long a span before it as the spike lasted,
+    at least 3 s); null when none is before the samples end."""
+    begin, end = spike_s
+    baseline_span = max(3 * RECOVERY_BUCKET_S, end - begin)
+    before = [p for _, p in bucket_p99(samples, begin - baseline_span, begin, request_timeout_s)]
+    during = [p for _, p in bucket_p99(samples, begin, end, request_timeout_s)]
+    level = float(np.median(before)) if before else None
+    recovered = None
+    if level is not None:
+        last = float(samples["t_s"].max()) if not samples.empty else end
+        recovered = next((at for at, p99 in bucket_p99(samples, end, last, request_timeout_s)
+                          if p99 <= level * (1 + RECOVERY_TOLERANCE)), None)
+    return {"bucket_s": RECOVERY_BUCKET_S, "tolerance": RECOVERY_TOLERANCE, "before_p99_ms": level,
+            "spike_p99_ms": max(during) if during else None, "spike_end_s": end, "recovered_at_s": recovered,
+            "recovery_s": recovered - end if recovered is not None else None}
 
 
 def limit_figures(calls_per_s: float, ctx: MeasurementContext) -> dict[str, object]:

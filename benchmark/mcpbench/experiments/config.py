@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from mcpbench import runtime as runtimes
 from mcpbench.experiments.options import kind_name
 from mcpbench.host.profile import ResourceProfile, resource_profile
-from mcpbench.loads import KINDS, MODE_TRANSPORT, MODES, ClosedLoad, Load, Mode, OpenLoad
+from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, MODES, Load, Mode, OpenLoad, Stage
 from mcpbench.loads.timing import Timing
 
 
@@ -27,7 +27,7 @@ class RunConfig:
     calibrate: bool = True   # measure the harness's limits before the first round and after every infrastructure restart
     load_generator: str = "driver"  # a name in loadgen.GENERATORS (stdio modes use one that speaks stdio)
     load_instances: int = 1  # >1: each HTTP test split across that many generator processes (segments)
-    kind: str = ClosedLoad.kind  # the kind of load measured at each level (loads.KINDS; --load)
+    kind: str = DEFAULT_KIND  # the kind of load measured at each level (loads.KINDS; --load)
     rates: tuple[float, ...] = ()  # the open model's offered rates, tool calls/s (--load open --rate)
     equal_fraction: float | None = None  # equal load at this fraction of the slowest server's round-1 rate
     equal_rates: tuple[float, ...] = ()  # equal load at these rates, tool calls/s (--equal-rate)
@@ -37,6 +37,8 @@ class RunConfig:
     stacks_only: bool = False  # --stacks-only: the servers are each stack once (what-if variants left out)
     conformance: bool = False  # --conformance (verify): the official MCP conformance suite too
     registry: str | None = None  # --registry (swarm): images pushed there and deployed by digest
+    stages: tuple[Stage, ...] = ()  # --load staged --stages: (seconds, VUs) stages
+    spike: float | None = None  # --load spike --spike: the spike's multiple of the level (--vus)
     prewarm_s: float | None = None  # --prewarm: the closed model this long on the same start before each open-model load
 
     def __post_init__(self) -> None:
@@ -59,9 +61,15 @@ class RunConfig:
             raise ValueError("--equal-load takes a fraction in (0, 1], e.g. 0.7")
         if any(r <= 0 for r in self.equal_rates):
             raise ValueError("--equal-rate takes positive tool calls/s, e.g. 100,300")
-        if self.closed_once and (self.equal_fraction is None or self.kind != ClosedLoad.kind):
+        if self.closed_once and (self.equal_fraction is None or not KINDS[self.kind].sizes_open_rates):
             raise ValueError("--closed-once keeps the closed model to round 1, where it sizes --equal-load: "
                              "give it with --equal-load")
+        if self.stages and self.kind != "staged":
+            raise ValueError("--stages gives a staged load its stages: give it with --load staged")
+        if self.kind == "staged" and not self.stages:
+            raise ValueError("--load staged needs --stages, e.g. --stages 2m:10,3m:25,10m:50,2m:0")
+        if self.spike is not None and (self.kind != "spike" or self.spike <= 1):
+            raise ValueError("--spike is the spike's multiple of the level, above 1: give it with --load spike")
         if self.prewarm_s is not None and self.prewarm_s <= 0:
             raise ValueError("--prewarm takes positive seconds, e.g. 5")
         unknown = set(self.modes) - set(MODES)
@@ -74,30 +82,42 @@ class RunConfig:
 
     @property
     def levels(self) -> tuple[float, ...]:
-        """The levels of the chosen kind: the value of its option (--vus, --rate)."""
-        return {"vus": tuple(map(float, self.vus)), "rate": self.rates}[KINDS[self.kind].level_option]
+        """The levels of the chosen kind: the value of the option it names (--vus, --rate)."""
+        return self.level_options[KINDS[self.kind].level_option]
+
+    @property
+    def level_options(self) -> dict[str, tuple[float, ...]]:
+        """The options a kind's levels may come from (Load.level_option), by name."""
+        return {"vus": tuple(map(float, self.vus)), "rate": self.rates,
+                "stages": (max(t for _, t in self.stages),) if self.stages else ()}
+
+    @property
+    def load_options(self) -> dict[str, object]:
+        """The run's options a kind may read (Load.at): --stages, --spike."""
+        return {"stages": self.stages, "spike": self.spike}
 
     def prewarm_for(self, load: Load) -> float | None:
         """--prewarm's seconds before an open-model load over HTTP (an equal load, --rate, --open); none before
         the closed model, which is its own work."""
-        return self.prewarm_s if load.kind == OpenLoad.kind and MODE_TRANSPORT[load.mode] == "http" else None
+        return self.prewarm_s if load.model == "open" and MODE_TRANSPORT[load.mode] == "http" else None
 
     def sizes_equal_load(self, load: Load) -> bool:
         """Whether the load only sizes the equal load (--closed-once: an HTTP mode's closed-model load), and is
         measured in round 1 only."""
-        return self.closed_once and load.kind == ClosedLoad.kind and MODE_TRANSPORT[load.mode] == "http"
+        return self.closed_once and load.sizes_open_rates and MODE_TRANSPORT[load.mode] == "http"
 
     def loads(self, round_index: int = 1) -> list[Load]:
         """The fixed loads of a round: the chosen kind at each of its levels, in each mode (less, after round 1,
         the loads that only size the equal load)."""
         kind = KINDS[self.kind]
-        loads = [kind.at(mode, max(self.vus), level) for mode in self.modes for level in self.levels]
+        loads = [kind.at(mode, max(self.vus), level, **self.load_options) for mode in self.modes
+                 for level in self.levels]
         return loads if round_index == 1 else [load for load in loads if not self.sizes_equal_load(load)]
 
     @property
     def kind_recorded(self) -> str:
-        """What run.json says the loads were: open when any is open-model."""
-        return OpenLoad.kind if self.rate_fractions or self.equal or self.kind == OpenLoad.kind else self.kind
+        """What run.json says the loads were: open when the chosen kind's loads come with open-model ones."""
+        return OpenLoad.kind if self.rate_fractions or self.equal else self.kind
 
     @property
     def equal(self) -> bool:
@@ -117,6 +137,7 @@ class RunConfig:
             "equal_load": self.equal_fraction, "equal_rates": list(self.equal_rates) or None,
             "closed_once": self.closed_once, "stacks_only": self.stacks_only, "conformance": self.conformance,
             "calibrate": self.calibrate, "prewarm_s": self.prewarm_s,
+            "stages": [list(stage) for stage in self.stages] or None, "spike": self.spike,
             **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
             # the generator each transport used is added by the suite once it chose them (by_transport)
             "load_generator": {"name": self.load_generator, "instances": self.load_instances},

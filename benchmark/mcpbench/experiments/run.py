@@ -19,7 +19,8 @@ from mcpbench.experiments.stopping import Headline, StoppingRule
 from mcpbench.analysis.equal_load import DEFAULT_FRACTION, EqualRate, choose_rate
 from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, kind_name, modes_of,
                                           resource_profile_of)
-from mcpbench.loads import KINDS, MODE_TRANSPORT, ClosedLoad, OpenLoad
+from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, OpenLoad
+from mcpbench.loads.staged import parse_stages
 from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, Timing
 from mcpbench.experiments.options import Values
 
@@ -78,9 +79,13 @@ class RunExperiment(Experiment):
                Option("shuffle", bool, True, "A new random server order in every round.", ("--shuffle/--no-shuffle",)),
                Option("transport", str, "http", "http, or stdio: the servers' [stdio] commands driven by the load "
                       "load driver (same as --mode stdio; --mode stateless,stdio measures both side by side)."),
-               Option("load", str, ClosedLoad.kind, f"The kind of load at each level: {', '.join(KINDS)} (closed: "
-                      "the levels are --vus; open: --rate).", check=kind_name),
+               Option("load", str, DEFAULT_KIND, f"The kind of load at each level: {', '.join(KINDS)} (each "
+                      "reads its levels from the option it names: closed --vus, open --rate).", check=kind_name),
                Option("rate", Optional[str], None, "With --load open: offered rates, tool calls/s (e.g. 200,400)."),
+               Option("stages", Optional[str], None, "With --load staged: the stages, duration:VUs each moving "
+                      "linearly from the last (0 s: a step), e.g. 2m:10,3m:25,10m:50,2m:0; figures per stage."),
+               Option("spike", Optional[float], None, "With --load spike: the spike's multiple of the level "
+                      "(--vus), default 4; the p99's recovery time after it is recorded."),
                Option("open_fractions", Optional[str], None, "Open model too: arrival-rate runs at these fractions "
                       "of round 1's measured closed maximum, e.g. 0.5,0.8.", ("--open",)),
                Option("equal_load", Optional[float], None, "Equal load too: every server offered the same rate, this "
@@ -104,13 +109,14 @@ class RunExperiment(Experiment):
         transport = values.get("transport", "http")
         if transport not in ("http", "stdio"):
             raise ValueError(f"--transport {transport!r}: choose http or stdio")
-        kind = values.get("load", ClosedLoad.kind)
+        kind = values.get("load", DEFAULT_KIND)
+        chosen = KINDS[kind_name(kind)]
         rates = csv(values.get("rate"), float, "--rate")
-        if kind == OpenLoad.kind and not rates:
-            raise ValueError("--load open needs --rate, e.g. --rate 200,400")
-        if rates and kind != OpenLoad.kind:
+        if chosen.level_option == "rate" and not rates:
+            raise ValueError(f"--load {kind} needs --rate, e.g. --rate 200,400")
+        if rates and chosen.level_option != "rate":
             raise ValueError("--rate sets the open model's levels: give it with --load open")
-        if values.get("equal_load") is not None and (kind != ClosedLoad.kind or transport != "http"):
+        if values.get("equal_load") is not None and (not chosen.sizes_open_rates or transport != "http"):
             raise ValueError("--equal-load is set from the slowest server's closed-model rate over HTTP: "
                              "give it with the closed model (--load closed) and HTTP modes")
         self.equal_rates: dict[str, EqualRate] = {}  # the equal load's rate per HTTP mode, set after round 1
@@ -130,7 +136,8 @@ class RunExperiment(Experiment):
             closed_once=values.get("closed_once", False), stacks_only=values.get("stacks_only", False),
             build=not values["no_build"], calibrate=not values.get("no_calibrate"),
             load_generator=values["load_generator"], load_instances=values["load_instances"],
-            prewarm_s=values.get("prewarm"))
+            prewarm_s=values.get("prewarm"), spike=values.get("spike"),
+            stages=parse_stages(values["stages"]) if values.get("stages") else ())
         if values.get("time_budget") and not auto:
             raise ValueError("--time-budget caps --rounds auto: give it with --rounds auto")
         self.stopping = StoppingRule(self.headline(config), config.runs, config.time_budget_s) if auto else None
@@ -147,7 +154,8 @@ class RunExperiment(Experiment):
         if MODE_TRANSPORT[mode] == "http" and (config.equal_rates or config.rates):
             rate = (config.equal_rates or config.rates)[0]
             return Headline(OpenLoad(mode, vus, rate).label, "cpu_ms_per_call", False)
-        return Headline(ClosedLoad(mode, vus).label, "tool_calls_per_s", True)
+        return Headline(KINDS[config.kind].at(mode, vus, max(config.levels), **config.load_options).label,
+                        "tool_calls_per_s", True)
 
     def more_rounds(self, runner, round_index: int) -> bool:
         if self.stopping is None:
@@ -173,11 +181,11 @@ class RunExperiment(Experiment):
 
     @property
     def closed_model_used(self) -> bool:
-        return self.config.kind == ClosedLoad.kind and any(MODE_TRANSPORT[m] == "http" for m in self.config.modes)
+        return KINDS[self.config.kind].model == "closed" and any(MODE_TRANSPORT[m] == "http" for m in self.config.modes)
 
     @property
     def open_model_used(self) -> bool:
-        return bool(self.config.rate_fractions) or self.config.equal or self.config.kind == OpenLoad.kind
+        return bool(self.config.rate_fractions) or self.config.equal or KINDS[self.config.kind].model == "open"
 
     def http_modes(self, modes) -> list[str]:
         return [m for m in modes if MODE_TRANSPORT[m] == "http"]

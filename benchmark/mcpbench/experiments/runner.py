@@ -362,12 +362,12 @@ class Runner:
         # The closed loop's own bound without any round trip: VUs x tool calls per iteration / think time.
         think = self.config.timing.think_time_s
         think_bound = (load.vus * (spec.workload or lineup()).tool_calls_per_iteration / think
-                       if isinstance(load, ClosedLoad) and think > 0 else None)
+                       if load.model == "closed" and think > 0 else None)
         if MODE_TRANSPORT[load.mode] == "stdio":
             # No endpoint to calibrate against over stdio: the think-time bound is what the load model allows at
             # the most.
             return analysis.Limit(analysis.LOAD_MODEL, think_bound) if think_bound else None
-        if isinstance(load, ClosedLoad):
+        if load.model == "closed":
             limit = (self.record.run.calibration or {}).get(load.mode)
             if limit is not None and limit.status == "ok" and limit.tool_calls_per_s:
                 # Calibrated at the run's largest VUs; fewer VUs allow proportionally less (a little more in
@@ -554,7 +554,7 @@ class Runner:
             raise ServerFailed(summary.phase or "load", summary.reason or "")
         if summary.status == "invalid":
             state.invalid.append((summary.phase or "", f"{out.name}: {summary.phase}: {summary.reason}"))
-        elif isinstance(load, ClosedLoad) and round_index == 1:
+        elif load.sizes_open_rates and round_index == 1:
             rate = summary.throughput.tool_calls_per_s
             state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
 

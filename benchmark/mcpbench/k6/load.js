@@ -18,8 +18,8 @@ import { sleep } from 'k6';
 
 const TARGET = __ENV.TARGET_URL;                      // http://127.0.0.1:PORT/mcp
 const MODE = __ENV.MODE || 'session';                 // session | stateless | persistent | stateless-2026
-// The k6 scenario (executor, stages, and `exec`: which iteration below), built by the load's kind in
-// benchmark/mcpbench/scenarios/: a new kind of load needs no change here unless it needs a new iteration.
+// The k6 scenario (executor, stages, and `exec`: which iteration below), built from the load's model and
+// stages by benchmark/mcpbench/loadgen/k6.py: a new kind of load needs no change here.
 const SCENARIO = JSON.parse(__ENV.SCENARIO);
 const THINK = parseFloat(__ENV.THINK_TIME_S || '0.05');
 const TIMEOUT = __ENV.REQUEST_TIMEOUT || '30s';

@@ -113,3 +113,10 @@ class LoadGenerator(ABC):
         """The generator's own CPU and memory (the loadgen component) from the pids on_start gave: by default
         the processes and their children."""
         return process_group_reader(pids)
+
+
+def seconds_text(seconds: float) -> str:
+    """A stage's duration as the generators read one (Go's time.ParseDuration, k6's durations): seconds to the
+    millisecond, never in an exponent."""
+    text = f"{round(seconds * 1000) / 1000:.3f}".rstrip("0").rstrip(".")
+    return (text or "0") + "s"

@@ -19,7 +19,7 @@ from mcpbench.host.paths import ROOT
 from mcpbench.host.resources import UsageReader, process_group_reader, process_reader
 from mcpbench.loads import MODE_PROTOCOL
 from mcpbench.host.toolchain import MissingRequirement, environment_for
-from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
+from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch, seconds_text
 from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
 from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.model import GENERATOR_BUILD_LOG
@@ -28,6 +28,7 @@ from mcpbench.workload.file import Workload, lineup
 if TYPE_CHECKING:
     from mcpbench.loads.timing import Timing
     from mcpbench.loads import Load
+    from mcpbench.loads.base import Stage
 
 DRIVER_DIR = ROOT / "benchmark" / "load-driver"
 DRIVER_BIN = DRIVER_DIR / "bin" / "load-driver"
@@ -63,15 +64,27 @@ def ensure_built(log_path: Path) -> Path:
     return DRIVER_BIN
 
 
+def stages_text(stages: Sequence[Stage]) -> str:
+    """The driver's --stages: `duration:target` pairs (its README)."""
+    return ",".join(f"{seconds_text(duration)}:{target:.10g}" for duration, target in stages)
+
+
+def schedule_arguments(load: Load, timing: Timing) -> list[str]:
+    """The driver's arguments that give the load's schedule: its model, its stages and, in the open model, the
+    VUs it pre-allocates and may grow to."""
+    argv = ["--model", load.model, "--stages", stages_text(load.stages(timing))]
+    if load.model == "open":
+        argv += ["--vus", str(load.vus), "--max-vus", str(load.max_vus(load.vus))]
+    return argv
+
+
 def driver_argv(binary: Path, url: str, load: Load, timing: Timing, checks: bool, samples_log: Path,
                 counts_path: Path, segment: tuple[int, int] = (0, 1), launch: StdioLaunch | None = None,
                 workload: Workload | None = None) -> list[str]:
     """The driver's command line (its contract: benchmark/load-driver/README.md); the calls are the workload
     file's (the lineup's unless another is given)."""
-    argv = [str(binary), "--mode", load.mode, *load.driver_arguments(),
-            "--workload", (workload or lineup()).driver_json(),
-            "--ramp-up-s", f"{timing.ramp_up_s:g}", "--hold-s", f"{timing.hold_s:g}",
-            "--ramp-down-s", f"{timing.ramp_down_s:g}", "--think-time-s", f"{timing.think_time_s:g}",
+    argv = [str(binary), "--mode", load.mode, *schedule_arguments(load, timing),
+            "--workload", (workload or lineup()).driver_json(), "--think-time-s", f"{timing.think_time_s:g}",
             "--timeout-s", f"{timing.request_timeout_s:g}", "--checks", "on" if checks else "off",
             "--protocol", MODE_PROTOCOL[load.mode], "--segment", f"{segment[0]}/{segment[1]}",
             "--samples", str(samples_log), "--counts", str(counts_path)]

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcpbench.host import processes
 from mcpbench.host.paths import K6_SCRIPT
 from mcpbench.host.toolchain import which
-from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch
+from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch, seconds_text
 from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
 from mcpbench.results.layout import MeasurementDir
 from mcpbench.workload.file import Workload
@@ -23,6 +24,7 @@ from mcpbench.workload.file import Workload
 if TYPE_CHECKING:
     from mcpbench.loads.timing import Timing
     from mcpbench.loads import Load
+    from mcpbench.loads.base import Stage
 
 NOT_INSTALLED = ("k6 is not installed: --loadgen k6 uses a k6 you installed yourself (on PATH, or K6=/path/to/k6); "
                  "mcpbench never fetches it (AGPL). The default load generator, the load driver, needs nothing.")
@@ -43,11 +45,32 @@ def available() -> bool:
     return True
 
 
+# k6 wants whole-number arrival-rate targets: iterations per this many seconds give the rate a 0.1/s resolution.
+OPEN_TIME_UNIT_S = 10
+
+
+def k6_stages(stages: Sequence[Stage], scale: float = 1) -> list[dict[str, Any]]:
+    """k6's `stages` from a load's (seconds, target) stages: the same linear moves, k6 reading a 0 s stage as a
+    step too; targets scaled and rounded to k6's whole numbers."""
+    return [{"duration": seconds_text(duration), "target": round(target * scale)} for duration, target in stages]
+
+
+def k6_scenario(load: Load, timing: Timing) -> dict[str, Any]:
+    """The k6 scenario object (options.scenarios.load) for the load's model and stages, `exec` naming load.js's
+    iteration function: ramping-vus for the closed model, ramping-arrival-rate for the open one."""
+    if load.model == "closed":
+        return {"executor": "ramping-vus", "exec": "closedIteration", "startVUs": 0,
+                "stages": k6_stages(load.stages(timing)), "gracefulRampDown": "5s", "gracefulStop": "5s"}
+    return {"executor": "ramping-arrival-rate", "exec": "openIteration", "startRate": 0,
+            "timeUnit": f"{OPEN_TIME_UNIT_S}s", "preAllocatedVUs": load.vus, "maxVUs": load.max_vus(load.vus),
+            "stages": k6_stages(load.stages(timing), OPEN_TIME_UNIT_S), "gracefulStop": "5s"}
+
+
 def k6_env(url: str, load: Load, timing: Timing, counts_path: Path, checks: bool = True) -> dict[str, str]:
-    """What load.js reads: the target, the session mode, the load's k6 scenario (built by its kind), and
-    the per-request settings."""
+    """What load.js reads: the target, the session mode, the load's k6 scenario (k6_scenario), and the
+    per-request settings."""
     return {
-        "TARGET_URL": url, "MODE": load.mode, "SCENARIO": json.dumps(load.k6_scenario(timing)),
+        "TARGET_URL": url, "MODE": load.mode, "SCENARIO": json.dumps(k6_scenario(load, timing)),
         "THINK_TIME_S": str(timing.think_time_s), "REQUEST_TIMEOUT": f"{timing.request_timeout_s:g}s",
         "COUNTS_PATH": str(counts_path), "CHECKS": "on" if checks else "off",
     }

@@ -1,5 +1,6 @@
-"""What a kind of load is (docs/architecture.md): its name, its label, its load generator arguments, and how the
-analysis and the report read its measurements. A new kind is a module here plus a registry entry."""
+"""What a kind of load is (docs/architecture.md): its name, its label, its schedule (its model and its stages, which
+each load generator's module translates: loadgen/driver.py, loadgen/k6.py), and how the analysis and the report read
+its measurements. A new kind is a module here plus a registry entry."""
 
 from __future__ import annotations
 
@@ -26,9 +27,16 @@ MODE_PROTOCOL: dict[str, str] = {"session": "2024-11-05", "stateless": "2024-11-
 MODE_TRANSPORT: dict[str, str] = {mode: "http" for mode in MODE_PROTOCOL} | {"stdio": "stdio"}
 
 # What a load records of itself in summary.json (mode, kind, vus, rate, rate_fraction, equal_fraction) and what a
-# kind reads its level back from; and k6's scenario object (options.scenarios.load), k6's own structure.
+# kind reads its level back from.
 LoadFields = dict[str, Any]
-K6Scenario = dict[str, Any]
+# The two load models a schedule's targets are read in: VUs that each loop over the iteration (closed), or an
+# arrival rate in calls/s (open).
+Model = Literal["closed", "open"]
+# A load's schedule, generator-neutral: (duration in seconds, target) pairs, as k6's `stages` are. Each stage moves
+# the target linearly from the previous stage's target (0 before the first) to its own; a 0 s stage is a step.
+Stage = tuple[float, float]
+# A span of the test reported on its own: (start_s, end_s, target, name).
+StageSpan = tuple[float, float, float, str]
 
 
 @dataclass(frozen=True)
@@ -50,12 +58,16 @@ class Load(ABC):
     vus: int
 
     kind: ClassVar[str]             # recorded as `kind` in summary.json and context.json (`executor` before schema 4)
+    model: ClassVar[Model]          # how its stages' targets are read: VUs (closed) or calls/s (open)
     level_option: ClassVar[str]     # the command-line option its levels come from (--vus, --rate)
     words: ClassVar[Wording]
     level_field: ClassVar[str]      # the summary field its level is (vus, rate)
     drops_iterations: ClassVar[bool] = False  # the generator may drop iterations (counted, shown in the report)
     paced_by_think_time: ClassVar[bool] = False  # iterations wait the think time between them
     v2_comparable: ClassVar[bool] = False     # the v2 study's kind of load (set beside its figures)
+    # Its round-1 throughput is one level's closed-model maximum, which the open model's rates (--open) and the
+    # equal load (--equal-load) are sized from: a closed load that holds one level over its window.
+    sizes_open_rates: ClassVar[bool] = False
 
     # -- naming ------------------------------------------------------------------------------------------
     @property
@@ -70,9 +82,10 @@ class Load(ABC):
 
     @classmethod
     @abstractmethod
-    def at(cls, mode: Mode, vus: int, level: float) -> Load:
+    def at(cls, mode: Mode, vus: int, level: float, **options: Any) -> Load:
         """This kind of load at a level of its option (`--load <kind>`): VUs for the closed model, an
-        offered rate for the open one (which pre-allocates `vus`)."""
+        offered rate for the open one (which pre-allocates `vus`). `options`: the run's load options
+        (RunConfig.load_options: --stages, --spike), each kind taking the ones it reads."""
 
     def record(self) -> LoadFields:
         """What summary.json says about the load."""
@@ -110,16 +123,27 @@ class Load(ABC):
     def unit_of(cls, basis: str) -> str:
         return cls.words.level_unit
 
-    # -- the load generators --------------------------------------------------------------------------------
+    # -- the schedule every load generator follows -----------------------------------------------------------
     @abstractmethod
-    def driver_arguments(self) -> list[str]:
-        """The load driver's arguments that choose this kind and its level (benchmark/load-driver/README.md);
-        the stages (ramp-up, hold, ramp-down) come from the timing, the same for every kind."""
+    def stages(self, timing: Timing) -> list[Stage]:
+        """The schedule over the timing: (seconds, target) stages, targets in the model's unit (VUs or calls/s).
+        A kind at one level ramps to it, holds it for warm-up + window, and ramps down (`ramp`)."""
 
-    @abstractmethod
-    def k6_scenario(self, timing: Timing) -> K6Scenario:
-        """The k6 scenario object (options.scenarios.load), `exec` naming load.js's iteration function
-        (only for a user who runs k6 they installed: --loadgen k6)."""
+    def timeline(self, timing: Timing) -> Timing:
+        """The timing the load is measured over: the run's, unless the kind's schedule sets its own."""
+        return timing
+
+    def measured_window(self, timing: Timing, warmup_s: float) -> tuple[float, float]:
+        """The summary's window, once the warm-up lasted `warmup_s`: after the ramp-up and warm-up, the window."""
+        return timing.window_after(warmup_s)
+
+    def reported_stages(self, timing: Timing) -> list[StageSpan] | None:
+        """The spans the summary gives figures of one by one (summary `stages`); None: the window alone."""
+        return None
+
+    def spike_span(self, timing: Timing) -> tuple[float, float] | None:
+        """Where a spike begins and ends (summary `recovery`: the p99's time to recover after it); None: no spike."""
+        return None
 
     # -- analysis --------------------------------------------------------------------------------------------
     @classmethod
@@ -159,8 +183,6 @@ def in_window(samples: pd.DataFrame, window: tuple[float, float]) -> pd.DataFram
     return samples[(samples["t_s"] >= start) & (samples["t_s"] < end)]
 
 
-def ramp(timing: Timing, target: float) -> list[K6Scenario]:
-    """The stages: ramp up to `target`, hold it for warm-up + window, ramp down."""
-    return [{"duration": f"{timing.ramp_up_s:g}s", "target": target},
-            {"duration": f"{timing.hold_s:g}s", "target": target},
-            {"duration": f"{timing.ramp_down_s:g}s", "target": 0}]
+def ramp(timing: Timing, target: float) -> list[Stage]:
+    """The stages of one level: ramp up to `target`, hold it for warm-up + window, ramp down."""
+    return [(timing.ramp_up_s, target), (timing.hold_s, target), (timing.ramp_down_s, 0.0)]

@@ -12,12 +12,13 @@ import pandas as pd
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
     from mcpbench.loads.timing import Timing
 
-from mcpbench.loads.base import LIST_TOOLS, K6Scenario, Load, Wording, in_window, ramp
+from mcpbench.loads.base import LIST_TOOLS, Load, Model, Stage, Wording, in_window, ramp
 
 
 @dataclass(frozen=True)
 class ClosedLoad(Load):
     kind: ClassVar[str] = "closed"
+    model: ClassVar[Model] = "closed"
     words: ClassVar[Wording] = Wording(
         "closed model (VUs)", "a fixed number of VUs, each starting its next iteration when its last one ended",
         level_unit="VUs", axis_label="virtual users (VUs)", sweep_what="concurrency")
@@ -25,13 +26,14 @@ class ClosedLoad(Load):
     level_option: ClassVar[str] = "vus"
     v2_comparable: ClassVar[bool] = True
     paced_by_think_time: ClassVar[bool] = True
+    sizes_open_rates: ClassVar[bool] = True
 
     @property
     def level(self) -> float:
         return float(self.vus)
 
     @classmethod
-    def at(cls, mode, vus: int, level: float) -> ClosedLoad:
+    def at(cls, mode, vus: int, level: float, **options: object) -> ClosedLoad:
         return cls(mode, int(level))
 
     @property
@@ -42,12 +44,8 @@ class ClosedLoad(Load):
     def level_slug(cls, level: float, basis: str) -> str:
         return f"{level:g}vu"
 
-    def driver_arguments(self) -> list[str]:
-        return ["--kind", "closed", "--vus", str(self.vus)]
-
-    def k6_scenario(self, timing: Timing) -> K6Scenario:
-        return {"executor": "ramping-vus", "exec": "closedIteration", "startVUs": 0,
-                "stages": ramp(timing, self.vus), "gracefulRampDown": "5s", "gracefulStop": "5s"}
+    def stages(self, timing: Timing) -> list[Stage]:
+        return ramp(timing, self.vus)
 
     @classmethod
     def sample_iterations(cls, samples: pd.DataFrame, iteration: tuple[str, ...] | None = None) -> int:

@@ -12,7 +12,7 @@ import pandas as pd
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
     from mcpbench.loads.timing import Timing
 
-from mcpbench.loads.base import K6Scenario, Load, LoadFields, Wording, in_window, ramp
+from mcpbench.loads.base import Load, LoadFields, Model, Stage, Wording, in_window, ramp
 
 # The open model may grow to this many times its pre-allocated VUs (the driver's --max-vus, k6's maxVUs).
 MAX_VUS_FACTOR = 4
@@ -27,6 +27,7 @@ class OpenLoad(Load):
     equal_fraction: float | None = None
 
     kind: ClassVar[str] = "open"
+    model: ClassVar[Model] = "open"
     words: ClassVar[Wording] = Wording(
         "open model (arrival rate)", "the load generator starts iterations at a fixed rate whatever the "
         "server does; an iteration that finds no free VU is dropped and counted",
@@ -42,7 +43,7 @@ class OpenLoad(Load):
         return self.rate_fraction if self.rate_fraction is not None else self.rate
 
     @classmethod
-    def at(cls, mode, vus: int, level: float) -> OpenLoad:
+    def at(cls, mode, vus: int, level: float, **options: object) -> OpenLoad:
         return cls(mode, vus, float(level))
 
     @property
@@ -92,15 +93,8 @@ class OpenLoad(Load):
         # Every server of the level was offered the same rate: a given rate, or the run's equal load.
         return basis in ("abs", "equal")
 
-    def driver_arguments(self) -> list[str]:
-        return ["--kind", "open", "--rate", f"{self.rate:g}", "--vus", str(self.vus),
-                "--max-vus", str(self.max_vus(self.vus))]
-
-    def k6_scenario(self, timing: Timing) -> K6Scenario:
-        # k6 wants whole-number targets: iterations per 10 s give the rate a 0.1/s resolution.
-        return {"executor": "ramping-arrival-rate", "exec": "openIteration", "startRate": 0, "timeUnit": "10s",
-                "preAllocatedVUs": self.vus, "maxVUs": self.max_vus(self.vus),
-                "stages": ramp(timing, round(self.rate * 10)), "gracefulStop": "5s"}
+    def stages(self, timing: Timing) -> list[Stage]:
+        return ramp(timing, self.rate)
 
     @classmethod
     def max_vus(cls, vus: int) -> int:

@@ -109,6 +109,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     process tree is read at 1 Hz too (processes.csv: RSS, FDs, threads; the soak's series). When
     `stop_requested` turns true the test ends as if its window were complete (a soak stopped by Ctrl-C
     keeps what it measured). `workload`: the calls the server is measured with (None: the lineup's)."""
+    timing = load.timeline(timing)  # a kind with its own schedule (staged, spike) sets its own timeline
     profile, infra = harness.profile, harness.infra
     host = harness.host
     readers: dict[str, UsageReader] = {"server": target.usage, **infra.readers(), **host.readers(),
@@ -179,7 +180,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     with target.paused() as paused_after:
         probe_after = host.probe()
     warm = decision[0] if decision else WarmupDecision(timing.warmup_cap_s or timing.warmup_s, False)
-    window = timing.window_after(warm.used_s)
+    window = load.measured_window(timing, warm.used_s)
     start_epoch = result.start_epoch_s or 0.0
     write_resources(out.resources, resource_samples, start_epoch)
     if process_samples is not None:
@@ -196,7 +197,8 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
         probe_server_paused=paused_before and paused_after,
         server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
         warmup=warm.record(timing), load_instances=result.instances,
-        iteration=workload.closed_iteration if workload is not None else None)
+        iteration=workload.closed_iteration if workload is not None else None,
+        stages=[list(span) for span in load.reported_stages(timing) or []] or None, spike_s=load.spike_span(timing))
     write_checked(out.context, context.to_json())
     summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context)
     # What stopped the test decides above the cross-checks: a dead target is its own failure, dead

@@ -289,6 +289,10 @@ class Config(Closed, Pacing):
                                   "load; later rounds measured the equal load alone", False)
     prewarm_s: float | None = described("`--prewarm`: the closed model this many seconds on the same start before "
                                          "each open-model load (summary `prewarm`; null: none)", None)
+    stages: list[tuple[float, float]] | None = described("`--load staged --stages`: the stages, (seconds, VUs) each "
+                                                         "(null: another kind)", None)
+    spike: float | None = described("`--load spike --spike`: the spike's multiple of the level (null: the "
+                                    "default, 4, or another kind)", None)
     options: dict[str, Any] | None = described("the experiment's option values as given (what `--resume` runs "
                                                "again; null before 2026-11-26)", None)
     stacks_only: bool = described("`--stacks-only`: without server names, each stack once (the what-if variants "
@@ -752,6 +756,38 @@ class Prewarm(Closed):
     calls_per_s: float = described("the successful tool calls per second it reached")
 
 
+class StageFigures(Closed):
+    """One stage of a staged load or a spike (summary `stages`): the figures of its span of the test."""
+
+    name: str = described("`stage 1`, `stage 2`…; a spike's `before`, `spike`, `after`")
+    start_s: float = described("its start, seconds since the load test started")
+    end_s: float = described("its end (exclusive)")
+    target: float = described("the VUs it reaches (from the last stage's, linearly)")
+    tool_calls_per_s: float = described("successful tool calls ended in it / its seconds")
+    p50_ms: float | None = described("every tool call's latency (failures at their time, timeouts at the timeout)")
+    p95_ms: float | None = described("the same, p95")
+    p99_ms: float | None = described("the same, p99")
+    errors: int = described("failed tool calls ended in it (a timeout counted where it ended)")
+    error_rate: float | None = described("failed tool calls / tool calls (null: none)")
+    cpu_avg_pct: float | None = described("the server's mean CPU, % of one core (its 1 Hz samples in the span)")
+    mem_avg_mb: float | None = described("the server's mean memory, MiB")
+    mem_peak_mb: float | None = described("the server's highest memory sample")
+
+
+class Recovery(Closed):
+    """A spike's recovery (summary `recovery`): how long after the spike the p99, in 1 s buckets, took to return
+    within 10 % of its level before the spike."""
+
+    bucket_s: float = described("the buckets' width: each bucket's p99 is of the tool calls that ended in it")
+    tolerance: float = described("within this share of the level before the spike counts as recovered")
+    before_p99_ms: float | None = described("the median of the buckets' p99 before the spike (the level)")
+    spike_p99_ms: float | None = described("the highest bucket p99 during the spike")
+    spike_end_s: float = described("when the spike ended, seconds since the load test started")
+    recovered_at_s: float | None = described("the start of the first bucket after it within the tolerance")
+    recovery_s: float | None = described("recovered_at_s - spike_end_s (0: the p99 never left the band; null: "
+                                         "not recovered before the test ended)")
+
+
 class Summary(MeasuredLoad, ServerStart):
     schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
     server: str = described("the server (`calibrate` for the harness's calibration)")
@@ -781,6 +817,9 @@ class Summary(MeasuredLoad, ServerStart):
     seed_s: float | None = described("Redis re-seed before the measurement", None)
     prewarm: Prewarm | None = described("work the server was given on the same start before this load (null: none)",
                                         None)
+    stages: list[StageFigures] | None = described("a staged load's or a spike's figures per stage (null: a load at one "
+                                                  "level)", None)
+    recovery: Recovery | None = described("a spike's p99 recovery time (null: no spike)", None)
     repeated: str | None = described("set aside: the host disturbed it (noisy-host, unstable-host), so it was "
                                      "measured again on a fresh start in the directory named here; the report "
                                      "does not use it", None)
@@ -840,6 +879,9 @@ class Context(MeasuredLoad, Pacing, Pinning):
     iteration: list[str] | None = described(
         "the closed model's iteration: its samples' names in order, each call `weight` times (null: the lineup's "
         "three tools and tools/list)", None)
+    stages: list[tuple[float, float, float, str]] | None = described(
+        "the spans the summary gives figures of (start_s, end_s, target, name; null: the window alone)", None)
+    spike_s: tuple[float, float] | None = described("a spike's start and end, s (null: no spike)", None)
 
 
 # Every file of a results directory the model defines, by name (docs/results-format.md's tables).

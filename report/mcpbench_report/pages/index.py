@@ -19,7 +19,8 @@ class IndexPage(Page):
     def build(self, site: Site) -> None:
         index_charts = headline_charts(site, site.cons.headline)
         sweeps = sweep_sections(site)
-        site.render(self.template, self.file, charts=index_charts, sweeps=sweeps, summary=site.summary)
+        site.render(self.template, self.file, charts=index_charts, sweeps=sweeps, summary=site.summary,
+                    schedules=schedule_sections(site))
         site.index_charts = list(dict.fromkeys(index_charts.values())) + [s["chart"] for s in sweeps]
 
 
@@ -52,6 +53,22 @@ def headline_charts(site: Site, key: LoadKey) -> dict[str, str]:
     out["distribution"] = site.chart(f"{s}-distribution", charts.latency_distribution, series,
                                      title=f"Latency distribution, all runs pooled — {key.label}", colour_of=colour)
     return out
+
+
+def schedule_sections(site: Site) -> list[dict]:
+    """Every measurement of a load over several stages (a staged load, a spike): its figures stage by stage, and a
+    spike's recovery time (summary `stages`, `recovery`), in the order the run measured them."""
+    sections = []
+    for results in site.cons.dirs:
+        for m in results.measurements:
+            if not m.summary.stages:
+                continue
+            kind = load_kinds.kind(m.summary.kind)
+            sections.append({"server": m.server, "display_name": site.cons.servers[m.server].display_name
+                             if m.server in site.cons.servers else m.server, "measurement": m.mid,
+                             "kind": kind.words.title, "status": m.status, "stages": m.summary.stages,
+                             "recovery": m.summary.recovery})
+    return sections
 
 
 def sweep_sections(site: Site) -> list[dict]:
