@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
 from mcpbench.analysis import summary as analysis
 
 from . import stats
@@ -59,7 +60,8 @@ FINDING_MARGIN = 0.02  # a what-if that moves CPU per call by more than this, su
 
 def beyond(ratio: Ratio | None, margin: float = FINDING_MARGIN) -> bool:
     """Whether the whole interval lies more than `margin` away from 1 (a ratio without one never does)."""
-    return bool(ratio and ratio.low is not None and (ratio.high < 1 - margin or ratio.low > 1 + margin))
+    return bool(ratio and ratio.low is not None and ratio.high is not None
+                and (ratio.high < 1 - margin or ratio.low > 1 + margin))
 
 
 def paired_ratio(a: dict, b: dict, load: str) -> Ratio | None:
@@ -91,8 +93,8 @@ def _by_round(group: Group, figure: str) -> dict:
 
 def _best(pairs: list[tuple[Group, Group]], figure: str) -> Ratio | None:
     """The ratio over the load with the most paired rounds (ties: the highest load)."""
-    found = [(paired_ratio(_by_round(a, figure), _by_round(b, figure), a.key.label), a.key.load) for a, b in pairs]
-    found = [(r, level) for r, level in found if r is not None]
+    tried = [(paired_ratio(_by_round(a, figure), _by_round(b, figure), a.key.label), a.key.load) for a, b in pairs]
+    found = [(r, level) for r, level in tried if r is not None]
     return max(found, key=lambda item: (item[0].n, item[1]))[0] if found else None
 
 
@@ -133,7 +135,8 @@ def decomposition(cons: Consolidated) -> list[DecompositionRow]:
         transport = [(group, mine[_with_mode(key, "stdio")]) for key, group in mine.items()
                      if key.mode == "stateless" and _with_mode(key, "stdio") in mine]
         base = view.manifest.get("variant_of") if view.manifest.get("what_if") else None
-        what_if = [(group, cons.groups[(base, key)]) for key, group in mine.items() if (base, key) in cons.groups]
+        what_if = [(group, cons.groups[(base, key)]) for key, group in mine.items()
+                   if base is not None and (base, key) in cons.groups]
         cells = {"sdk_cpu": _best(sdk, "cpu"),
                  "session_cpu": _best(session, "cpu"), "session_latency": _best(session, "latency"),
                  "transport_cpu": _best(transport, "cpu"), "transport_latency": _best(transport, "latency"),

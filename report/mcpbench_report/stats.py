@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import numpy as np
 from scipy import stats as sps
@@ -66,6 +67,10 @@ CHANGE_TEST = ("each server's log figure centred on the median server of its rou
                f"{MIN_CENTRE_SERVERS} servers are common to both sides), OLD against NEW by a moderated two-sample "
                "t-test on the logs (one prior over the servers), Holm within each figure, a change at least "
                f"{MIN_EFFECT:.0%} large")
+
+
+# What a family of tests is keyed by: a pair of servers, a server, a load, a round.
+K = TypeVar("K", bound=Hashable)
 
 
 def not_tested_text(n: int) -> str:
@@ -116,7 +121,7 @@ class Verdict:
         if self.ratio is None:
             return "—"
         text = f"×{ratio_number(self.ratio)}"
-        if self.ratio_low is not None:
+        if self.ratio_low is not None and self.ratio_high is not None:
             text += f" ({ratio_number(self.ratio_low)}–{ratio_number(self.ratio_high)})"
         return text
 
@@ -276,7 +281,7 @@ def compact_letters(n: int, differ: Callable[[int, int], bool]) -> list[str]:
     groups.sort(key=lambda g: sorted(g))
     letters = "abcdefghijklmnopqrstuvwxyz"
     names = [letters[k] if k < len(letters) else f"<{k}>" for k in range(len(groups))]
-    return ["".join(name for name, g in zip(names, groups) if j in g) for j in range(n)]
+    return ["".join(name for name, g in zip(names, groups, strict=True) if j in g) for j in range(n)]
 
 
 def detectable_ratio(tests: moderated.PairTests, family: int, alpha: float = ALPHA) -> dict | None:
@@ -344,11 +349,22 @@ def _oriented(pairs: Mapping[tuple[str, str], Verdict], a: str, b: str) -> Verdi
     v = pairs.get((b, a))
     if v is None:
         return None
-    flip = lambda x: None if x is None else 1.0 / x  # noqa: E731
+
+    def flip(x: float | None) -> float | None:
+        return None if x is None else 1.0 / x
+
     relative = None if v.relative is None else 1.0 / (1.0 + v.relative) - 1.0
     return replace(v, relative=relative, diff=None if v.diff is None else -v.diff,
                    ratio_low=flip(v.ratio_high), ratio_high=flip(v.ratio_low),
                    stat=v.stat.flipped() if v.stat is not None else None)
+
+
+def _pair(pairs: Mapping[tuple[str, str], Verdict], a: str, b: str) -> Verdict:
+    """_oriented for a pair the family holds (every pair of a ranking's tested items): KeyError otherwise."""
+    v = _oriented(pairs, a, b)
+    if v is None:
+        raise KeyError((a, b))
+    return v
 
 
 def _count(runs: Mapping) -> int:
@@ -365,13 +381,20 @@ def _verdict(stat: moderated.PairStat | None, a_figure: float | None, why: str) 
                    p_value=stat.p, n=stat.n, stat=stat)
 
 
-def correct(raw: Mapping[Hashable, Verdict], alpha: float = ALPHA, min_effect: float = MIN_EFFECT) -> dict:
+def correct(raw: Mapping[K, Verdict], alpha: float = ALPHA, min_effect: float = MIN_EFFECT) -> dict[K, Verdict]:
     """One family: Holm over the tested verdicts, the minimum effect, intervals simultaneous over the family."""
     keys = [k for k, v in raw.items() if v.tested]
-    adjusted = holm([raw[k].p_value for k in keys])
-    out = {k: raw[k].adjusted(p, alpha, min_effect, len(keys)) for k, p in zip(keys, adjusted)}
+    adjusted = holm([_p(raw[k]) for k in keys])
+    out = {k: raw[k].adjusted(p, alpha, min_effect, len(keys)) for k, p in zip(keys, adjusted, strict=True)}
     out.update({k: v for k, v in raw.items() if not v.tested})
     return {k: out[k] for k in raw}
+
+
+def _p(verdict: Verdict) -> float:
+    """A tested verdict's raw p (every test gives one)."""
+    if verdict.p_value is None:
+        raise ValueError(f"a tested verdict without a p value: {verdict.method}")
+    return verdict.p_value
 
 
 def rank(items: Mapping[str, Mapping], higher_better: bool = True,
@@ -407,22 +430,26 @@ def rank(items: Mapping[str, Mapping], higher_better: bool = True,
             return False
         return v.relative < 0 if higher_better else v.relative > 0
 
-    tier_of = dict(zip(testable, proven_ranks(len(testable), lambda i, j: better(testable[i], testable[j]))))
+    tier_of = dict(zip(testable, proven_ranks(len(testable), lambda i, j: better(testable[i], testable[j])),
+                       strict=True))
     shown = sorted(testable, key=lambda n: (tier_of[n], sign * (means[n] or 0.0), n))
     order = shown + [n for n in by_figure if n not in tier_of]
-    differ = lambda i, j: bool((_oriented(corrected, shown[i], shown[j]) or Verdict(False, "", None, None)).significant)  # noqa: E731
+
+    def differ(i: int, j: int) -> bool:
+        return bool((_oriented(corrected, shown[i], shown[j]) or Verdict(False, "", None, None)).significant)
+
     letter_list = compact_letters(len(shown), differ)
     pairs_shown = {}
     for i, a in enumerate(shown):
         for b in shown[i + 1:]:
-            pairs_shown[(a, b)] = _oriented(corrected, a, b)
+            pairs_shown[(a, b)] = _pair(corrected, a, b)
     vs_leader = {item: (shown[0], pairs_shown[(shown[0], item)]) for item in shown[1:]}
     tiers: dict[str, int | None] = {n: tier_of.get(n) for n in order}
     labels: dict[str, str | None] = {n: None for n in order}
-    labels.update(zip(shown, rank_labels([tier_of[n] for n in shown])))
+    labels.update(zip(shown, rank_labels([tier_of[n] for n in shown]), strict=True))
     letters: dict[str, str | None] = {n: None for n in order}
-    letters.update(zip(shown, letter_list))
-    raw_shown = {(a, b): (raw.get((a, b)) or _oriented(raw, a, b)) for a, b in pairs_shown}
+    letters.update(zip(shown, letter_list, strict=True))
+    raw_shown = {(a, b): _pair(raw, a, b) for a, b in pairs_shown}
     return Ranking(order, means, tiers, labels, pairs_shown, vs_leader, family, higher_better, letters,
                    detectable_ratio(tests, family, alpha), intervals, raw_shown, alpha)
 
@@ -458,7 +485,7 @@ def leader_tests(ranking: Ranking, candidates: Sequence[str] | None = None, *,
         return LeaderTests(None, {}, untested)
     sign = -1 if ranking.higher_better else 1
     leader = min(tested, key=lambda n: (sign * (ranking.means[n] or 0.0), n))
-    raw = {other: _oriented(ranking.raw, leader, other) for other in tested if other != leader}
+    raw = {other: _pair(ranking.raw, leader, other) for other in tested if other != leader}
     return LeaderTests(leader, correct(raw, ranking.alpha, min_effect), untested)
 
 
@@ -469,11 +496,11 @@ def order_held(a: Mapping, b: Mapping, higher_better: bool = True) -> tuple[int,
     return held, len(shared)
 
 
-def round_ratios(by_round: Mapping[object, Mapping[str, float]]) -> dict[str, dict]:
+def round_ratios(by_round: Mapping[K, Mapping[str, float | None]]) -> dict[str, dict[K, float | None]]:
     """Each item's figure divided by the geometric mean of its round (every item measured in that round).
     The geometric mean, not the median: with an odd number of servers the median server's ratio would be 1
     in every round by construction, and its CV 0. Rounds with a single item are left out (ratio 1)."""
-    out: dict[str, dict] = {}
+    out: dict[str, dict[K, float | None]] = {}
     for rnd, figures in by_round.items():
         values = {k: v for k, v in figures.items() if v is not None}
         if len(values) < 2:
@@ -511,7 +538,7 @@ def _round_centres(logs: Mapping[str, Mapping[Hashable, float]], common: Sequenc
 
 def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, exclude_from_centre: Sequence[str] = (),
                  alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
-                 testable: Callable[[str, float], str | None] | None = None) -> Changes:
+                 testable: Callable[[str, float | None], str | None] | None = None) -> Changes:
     """CHANGE_TEST of every server in both `old` and `new` (name -> per-round figures). `testable(name,
     relative)` may return why a server's change is not tested (a harness-limited throughput whose direction
     proves nothing): it then leaves the family."""
@@ -620,8 +647,8 @@ class Speedup:
         return f"×{self.ratio:#.3g} ({self.low:#.3g}–{self.high:#.3g})"
 
 
-def speedups(pairs: Mapping[Hashable, tuple[Mapping[Hashable, float | None], Mapping[Hashable, float | None]]],
-             alpha: float = ALPHA, moderate: bool = False) -> dict[Hashable, Speedup]:
+def speedups(pairs: Mapping[K, tuple[Mapping[Any, float | None], Mapping[Any, float | None]]],
+             alpha: float = ALPHA, moderate: bool = False) -> dict[K, Speedup]:
     """B / A at each level (level -> (A by round, B by round)): a paired t on log(B/A) over the rounds both have
     (Student; df = rounds - 1), intervals Bonferroni-simultaneous over the levels — the question "where does B
     differ from A" is one family. Not moderated: a prior fitted over a sweep's few levels (the rankings' limma

@@ -12,7 +12,11 @@ PERCENTILES: dict[str, float] = {"p50": 50, "p90": 90, "p95": 95, "p99": 99, "p9
 LATENCY_KEYS = ("count", "avg", "min", *PERCENTILES, "max")
 
 
-def latency_stats(values: Iterable[float] | np.ndarray) -> dict[str, float | int | None]:
+# latency_stats' figures: count, and the rest in ms (None for an empty sample).
+Latency = dict[str, float | int | None]
+
+
+def latency_stats(values: Iterable[float] | np.ndarray) -> Latency:
     """count, avg, min, p50, p90, p95, p99, p999, max of raw latency samples (ms).
 
     Percentiles use linear interpolation between order statistics (numpy's default), which is what
@@ -27,7 +31,7 @@ def latency_stats(values: Iterable[float] | np.ndarray) -> dict[str, float | int
         "avg": float(data.mean()),
         "min": float(data.min()),
     }
-    figures.update({name: float(q) for name, q in zip(PERCENTILES, quantiles)})
+    figures.update({name: float(q) for name, q in zip(PERCENTILES, quantiles, strict=True)})
     figures["max"] = float(data.max())
     return figures
 

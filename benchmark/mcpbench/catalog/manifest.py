@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
 from mcpbench.results.model import Record
+from mcpbench.workload.dimension_tools import Capability
 from mcpbench.workload.file import Workload
 
 MANIFEST_NAME = "mcpbench.toml"
@@ -48,7 +50,7 @@ class ServerInfo(_Strict):
     # What its SDK cannot do that a dimension asks (docs/workload.md §6), with the SDK's reason: `progress` (stream
     # progress notifications on a call's reply). verify holds it to the tool's answer only, and the dimension lists
     # it as unsupported with the reason instead of measuring it.
-    unsupported: dict[Literal["progress"], str] = Field(default_factory=dict)
+    unsupported: dict[Capability, str] = Field(default_factory=dict)
 
 
 class BuildSection(_Strict):

@@ -14,9 +14,8 @@ from mcpbench import experiments
 from mcpbench.cli.options import annotation, console, fail, measured_servers, one_line, terminate_on_sigterm
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
-from mcpbench.experiments.runner import Runner, RunFailed
-from mcpbench.experiments.options import Option
-from mcpbench.experiments.options import Values
+from mcpbench.experiments.options import Option, Values
+from mcpbench.experiments.runner import RunFailed, Runner
 
 
 def _parameter(option: Option) -> inspect.Parameter:
@@ -49,7 +48,7 @@ def run_experiment(cls: type[Experiment], values: Values) -> None:
         if runner.record is not None:  # a run that could not even begin has nothing to conclude
             experiment.conclude(runner)
         raise fail(str(exc), 1) from exc
-    except Exception as exc:  # noqa: BLE001 - before the run could record anything: one line, no traceback
+    except Exception as exc:  # before the run could record anything: one line, no traceback
         raise fail(one_line(exc), 1) from exc
     experiment.conclude(runner)
     run = record.run

@@ -30,7 +30,7 @@ from mcpbench.experiments.options import Option, Values
 from mcpbench.experiments.run import RunExperiment
 from mcpbench.results.model import Record
 from mcpbench.workload import dimension_tools as dims
-from mcpbench.workload.dimension_tools import ToolSettings
+from mcpbench.workload.dimension_tools import Capability, ToolSettings
 from mcpbench.workload.file import Call, Check, Workload, WorkloadFile, lineup
 
 
@@ -96,7 +96,7 @@ class Dimension:
     more_points: tuple[Point, ...] = ()      # --all-points adds these
     workload: Workload | None = None         # a dimension without points: what its servers are called with
     ramp_up_s: float | None = None           # None: the run's
-    needs: str | None = None                 # what a server's SDK must be able to do (ServerInfo.unsupported's key)
+    needs: Capability | None = None          # what a server's SDK must be able to do (ServerInfo.unsupported's key)
 
 
 TOOL_COUNTS = (0, 100, 1000)
@@ -105,7 +105,8 @@ PROGRESS_COUNTS = (1, 100)
 
 DIMENSIONS: dict[str, Dimension] = {d.name: d for d in (
     Dimension("payload", "fastest at large replies", "persistent", "10", 0.0, points=tuple(
-        Point(*_size_label(size), ToolSettings(dimension_tools=True), payload_workload(size)) for size in dims.PAYLOAD_SIZES)),
+        Point(*_size_label(size), ToolSettings(dimension_tools=True), payload_workload(size))
+        for size in dims.PAYLOAD_SIZES)),
     Dimension("tools-list", "fastest tools/list with many tools", "persistent", "10", 0.0, points=tuple(
         Point(f"tools{n}", f"{n:,} extra tools", ToolSettings(extra_tools=n)) for n in TOOL_COUNTS),
         more_points=(Point("tools10000", "10,000 extra tools", ToolSettings(extra_tools=10000)),)),
@@ -171,7 +172,8 @@ class DimensionExperiment(RunExperiment):
                Option("all_points", bool, False, "Every point, the costly ones too (tools-list: 10,000 tools).",
                       ("--all-points",)),
                Option("points", Optional[str], None, "Only these points, e.g. 1kib,1mib (payload: 1kib, 64kib, 1mib, "
-                      "4mib; tools-list: tools0, tools100, tools1000, tools10000; progress: progress1, progress10, progress100)."),
+                      "4mib; tools-list: tools0, tools100, tools1000, tools10000; "
+                      "progress: progress1, progress10, progress100)."),
                *RunExperiment.options)
     directory_suffix = "-dimension"
 
@@ -184,7 +186,8 @@ class DimensionExperiment(RunExperiment):
                   "runs": None if values.get("quick") else "5",
                   **({"ramp_up": dimension.ramp_up_s} if dimension.ramp_up_s is not None else {})}
         # What the command line gave overrides the preset (--vus's default, 50, counts as not given).
-        given = {key: value for key, value in values.items() if value is not None and not (key == "vus" and value == "50")}
+        given = {key: value for key, value in values.items()
+                 if value is not None and not (key == "vus" and value == "50")}
         super().__init__({**values, **{k: v for k, v in preset.items() if k not in given}},
                          twins(specs, dimension, chosen_points(dimension, values.get("all_points", False),
                                                                values.get("points"))), console)

@@ -3,7 +3,17 @@ kind is registered."""
 
 from __future__ import annotations
 
-from mcpbench.loads.base import LIST_TOOLS, METHODS, MODE_PROTOCOL, MODE_TRANSPORT, MODES, Load, Mode, in_window, tool_calls
+from mcpbench.loads.base import (
+    LIST_TOOLS,
+    METHODS,
+    MODE_PROTOCOL,
+    MODE_TRANSPORT,
+    MODES,
+    Load,
+    Mode,
+    in_window,
+    tool_calls,
+)
 from mcpbench.loads.closed import ClosedLoad, iteration_end
 from mcpbench.loads.open import OpenLoad
 
@@ -19,5 +29,5 @@ def kind(name: str | None) -> type[Load]:
         raise ValueError(f"unknown load kind {name!r}; known: {', '.join(KINDS)}") from None
 
 
-__all__ = ["KINDS", "LIST_TOOLS", "METHODS", "MODE_PROTOCOL", "MODE_TRANSPORT", "MODES", "ClosedLoad", "Load", "Mode", "OpenLoad", "in_window", "iteration_end",
-           "kind", "tool_calls"]
+__all__ = ["KINDS", "LIST_TOOLS", "METHODS", "MODE_PROTOCOL", "MODE_TRANSPORT", "MODES", "ClosedLoad", "Load", "Mode",
+           "OpenLoad", "in_window", "iteration_end", "kind", "tool_calls"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 from mcpbench.workload.mcp_client import JsonRpc, McpClient, Reply, parse_message, tool_payload
 
@@ -22,8 +23,10 @@ ECHO_PAYLOAD = "echo_payload"
 STREAM_PROGRESS = "stream_progress"
 MAX_PROGRESS = 1000                  # stream_progress's count at most (docs/workload.md §6)
 VERIFY_PROGRESS = 3                  # the notifications verify asks for
+# What a server's SDK may be unable to do that a dimension asks: the keys of a manifest's `unsupported`.
+Capability = Literal["progress"]
 # The manifest's name for the streamed-progress capability ([server] unsupported = { progress = "why" }).
-PROGRESS = "progress"
+PROGRESS: Capability = "progress"
 PAYLOAD_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 MAX_PAYLOAD = 16 * 1024 * 1024
 # What a request to echo_payload carries at most: every server refuses request bodies of 1 MiB and more
@@ -130,7 +133,8 @@ class PayloadVerdict:
 def check_payload(reply: Reply, size: int) -> PayloadVerdict:
     if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
         what = (f"JSON-RPC error {reply.error.get('code')}: {str(reply.error.get('message'))[:120]}" if reply.error
-                else f"a tool error: {reply.body[:160]!r}" if reply.result else f"HTTP {reply.status}: {reply.body[:160]!r}")
+                else f"a tool error: {reply.body[:160]!r}" if reply.result
+                else f"HTTP {reply.status}: {reply.body[:160]!r}")
         return PayloadVerdict(size, refused=what)
     data = tool_payload(reply)
     got = data.get("payload")
@@ -141,7 +145,7 @@ def check_payload(reply: Reply, size: int) -> PayloadVerdict:
         problems.append(f"payload is {len(got):,} characters, expected {size:,} (truncated)" if len(got) < size
                         else f"payload is {len(got):,} characters, expected {size:,}")
     elif got != payload(size):
-        at = next(i for i, (a, b) in enumerate(zip(got, payload(size))) if a != b)
+        at = next(i for i, (a, b) in enumerate(zip(got, payload(size), strict=True)) if a != b)
         problems.append(f"payload differs from the reference at character {at:,}")
     if data.get("size") != size:
         problems.append(f"size is {data.get('size')!r}, expected {size}")
