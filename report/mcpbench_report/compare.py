@@ -9,7 +9,7 @@ its round when at least MIN_CENTRE_SERVERS servers are common to both sides (a h
 everyone moves no server; that shared shift is reported on its own), OLD against NEW by a moderated two-sample
 t-test on the logs, Holm within the figure at that load (the question "which servers changed on this
 figure"), and a change counts only when corrected-significant AND at least `min_effect` (MIN_EFFECT) large.
-Fewer than MIN_RUNS_FOR_TEST runs a side: "not tested". A harness-limited throughput is a lower bound of the
+Fewer than MIN_ROUNDS runs a side: "not tested". A harness-limited throughput is a lower bound of the
 server's: with both sides limited its change is not tested; with one side limited only the direction that
 bound still proves (a loss below a limited OLD, a gain above a limited NEW) is tested. An equal load offered at
 different rates on the two sides is named: CPU per call and latency depend on the rate. Output: a rich table
@@ -177,7 +177,7 @@ def explanation(cmp: Comparison) -> str:
                f"{stats.MIN_CENTRE_SERVERS} servers are common to both sides: what they all shared is given apart), "
                if cmp.centred else "uncentred (--absolute), ")
     return (f"sig.: {centred}OLD against NEW by a moderated two-sample t-test on the logs "
-            f"(≥ {stats.MIN_RUNS_FOR_TEST} runs a side, else not tested), Holm within each figure at each load "
+            f"(≥ {stats.MIN_ROUNDS} runs a side, else not tested), Holm within each figure at each load "
             f"({cmp.family} tests in all; p_Holm < {stats.ALPHA}), and a change of at least {cmp.min_effect:.0%}; "
             f"ratios NEW/OLD with intervals simultaneous within their figure. At an equal load the figures are CPU "
             f"ms per call and p99 (the throughput is the rate offered); elsewhere throughput and p99. p99 = all tool "

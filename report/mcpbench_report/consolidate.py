@@ -716,9 +716,9 @@ class Consolidated:
             return (f"{bound} of {len(rows)} servers reached a limit of the harness at {key.label}, so their "
                     "throughput says only “at least this much”; what each server spends per call at one rate "
                     "every server sustains compares them all.")
-        if rows and all(row["runs"] < stats.MIN_RUNS_FOR_TEST for row in rows) and any(
-                row["runs"] >= stats.MIN_RUNS_FOR_TEST for row in self.rows.get(self.equal_headline, [])):
-            return (f"the throughput at {key.label} was measured in fewer than {stats.MIN_RUNS_FOR_TEST} rounds "
+        if rows and all(row["runs"] < stats.MIN_ROUNDS for row in rows) and any(
+                row["runs"] >= stats.MIN_ROUNDS for row in self.rows.get(self.equal_headline, [])):
+            return (f"the throughput at {key.label} was measured in fewer than {stats.MIN_ROUNDS} rounds "
                     "(it sized the equal load), too few to test an order; the equal load was measured in every "
                     "round.")
         return None
@@ -810,7 +810,7 @@ class Consolidated:
             return "the two were never measured at the same load"
         name, fewest = min(counts.items(), key=lambda item: item[1])
         return (f"{name} was measured in {fewest} round{'s' if fewest != 1 else ''}; a test needs "
-                f"{stats.MIN_RUNS_FOR_TEST}")
+                f"{stats.MIN_ROUNDS}")
 
     def self_check_lines(self) -> list[str]:
         """One sentence per twin: the A/A self-check as the console and the index say it."""

@@ -7,7 +7,7 @@ best — the leader against each other candidate, its k - 1 moderated pair tests
 comes from all of its pairs) Holm-corrected within that question alone; each per-language and budget answer is
 its own family. A server is named alone only when every one of those tests is significant; otherwise the
 answer names the tie: the leader and every candidate its test does not separate from it. A --twin is never a
-candidate. A ranking with fewer than MIN_RUNS_FOR_TEST rounds claims nothing. Figures with no sampling noise (an
+candidate. A ranking with fewer than MIN_ROUNDS rounds claims nothing. Figures with no sampling noise (an
 image's size) are compared as they are; capacities are told apart by the capacity page's rule (their intervals
 never overlap in any round).
 """

@@ -11,7 +11,7 @@
 
 Each ratio pairs measurements of the same round of the same run (measured minutes apart, in the shuffled
 order the round had), so a slow spell of the host weighs on both sides. The cell is the geometric mean of the
-per-round ratios with a 95 % t interval on their logarithms, over n rounds; below MIN_ROUNDS rounds the
+per-round ratios with a 95 % t interval on their logarithms, over n rounds; below stats.MIN_ROUNDS rounds the
 ratio is shown as "too few rounds" without an interval (with 2 rounds t = 12.7: an interval so wide it says
 nothing), none gives "not measured". Only clean measurements are paired: one carrying any flag (an unsteady
 host, a saturated load generator or service, a load judged against no limit) is left out — except
@@ -36,14 +36,13 @@ from .consolidate import Consolidated, Group, RunData
 from .load import LoadKey
 
 NO_SDK = "none"  # a manifest's `sdk` for the hand-written reference (servers/baseline)
-MIN_ROUNDS = 3   # paired rounds below which a ratio carries no interval ("too few rounds")
 PAIRABLE_FLAGS = frozenset({f"{analysis.HARNESS_BOUND_PREFIX}{analysis.LOAD_MODEL}"})  # see the module's doc
 
 
 @dataclass(frozen=True)
 class Ratio:
     value: float
-    low: float | None     # 95 % interval (None: fewer than MIN_ROUNDS rounds)
+    low: float | None     # 95 % interval (None: fewer than stats.MIN_ROUNDS rounds)
     high: float | None
     n: int                # rounds paired
     load: str             # the load it was measured at
@@ -70,7 +69,7 @@ def paired_ratio(a: dict, b: dict, load: str) -> Ratio | None:
     if not logs:
         return None
     mean = float(np.mean(logs))
-    if len(logs) < MIN_ROUNDS:
+    if len(logs) < stats.MIN_ROUNDS:
         return Ratio(math.exp(mean), None, None, len(logs), load)
     half = stats.t_quantile(0.975, len(logs) - 1) * float(np.std(logs, ddof=1)) / math.sqrt(len(logs))
     return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), len(logs), load)

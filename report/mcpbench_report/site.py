@@ -85,8 +85,8 @@ def rules() -> list[dict]:
 
     quick, full = timing.QUICK_TIMING, timing.FULL_TIMING
     table = (  # (constant, its value or None for a rule in words, the rule)
-        ("MIN_RUNS_FOR_TEST", stats.MIN_RUNS_FOR_TEST,
-         f"below {stats.MIN_RUNS_FOR_TEST} runs per server nothing is claimed: no tier, no rank number, "
+        ("MIN_ROUNDS", stats.MIN_ROUNDS,
+         f"below {stats.MIN_ROUNDS} runs per server nothing is claimed: no tier, no rank number, "
          "no regression (\"1 run — not tested\")"),
         ("ALPHA", stats.ALPHA, "significance level, after correction"),
         ("TIER_RULE", None, stats.TIER_RULE),

@@ -10,7 +10,7 @@ The rules (also rendered, from these constants, on the methodology page):
   the log scale: a server's figure over rounds is the geometric mean, its interval the geometric mean ×/÷ a
   factor (GEO_INTERVAL), never a negative bound. With a single run a throughput interval is a moving-block
   bootstrap over the per-second throughput of the window, labelled "within-run": shown, never evidence.
-- Nothing is claimed below MIN_RUNS_FOR_TEST rounds: no rank number, no change ("not tested").
+- Nothing is claimed below MIN_ROUNDS rounds: no rank number, no change ("not tested").
 - Two servers of one ranking are compared on the log of their per-round ratio over the rounds they share
   (servers in the same round were measured interleaved, so a slow spell of the host hits both), with an
   empirical-Bayes moderated variance (MODERATED_TEST: mcpbench.analysis.moderated, Smyth 2004): one prior
@@ -40,11 +40,9 @@ import numpy as np
 from scipy import stats as sps
 
 from mcpbench.analysis import moderated
-from mcpbench.analysis.stats import holm  # the one definition (analysis: also the run's stopping rule)
+from mcpbench.analysis.stats import ALPHA, MIN_ROUNDS, holm  # one definition each (also the run's stopping rule's)
 
 CONFIDENCE = 0.95
-ALPHA = 0.05
-MIN_RUNS_FOR_TEST = 3
 MIN_EFFECT = 0.05                # never called a win, a loss or a change below a 5 % ratio (ranks, compare, history)
 MIN_CENTRE_SERVERS = 5           # compare/history centre each round on its median server from this many common ones
 BOOTSTRAP_RESAMPLES = 2000
@@ -375,7 +373,7 @@ def _verdict(stat: moderated.PairStat | None, a_figure: float | None, why: str) 
     if stat is None:
         return Verdict(False, why, None, None, tested=False)
     method = (f"moderated paired t on log ratios, {stat.n} shared rounds, {stat.df:.1f} df" if stat.paired
-              else f"moderated log Welch (fewer than {MIN_RUNS_FOR_TEST} shared rounds), {stat.df:.1f} df")
+              else f"moderated log Welch (fewer than {MIN_ROUNDS} shared rounds), {stat.df:.1f} df")
     relative = stat.ratio - 1.0
     return Verdict(stat.p < ALPHA, method, a_figure * relative if a_figure else relative, relative,
                    p_value=stat.p, n=stat.n, stat=stat)
@@ -404,7 +402,7 @@ def rank(items: Mapping[str, Mapping], higher_better: bool = True,
     or by `figures` when given (a latency percentile is ordered by the percentile of the pooled samples, never
     by a mean of per-round percentiles; the tests still pair the per-round figures).
 
-    Items with fewer than MIN_RUNS_FOR_TEST runs get no rank (None): nothing is claimed for them. Every pair of
+    Items with fewer than MIN_ROUNDS runs get no rank (None): nothing is claimed for them. Every pair of
     the testable items is tested (MODERATED_TEST) and the family is Holm-corrected (HOLM) at `alpha` (ALPHA; a
     run whose rounds stopped when its order was known ranks at the level each of its looks spent:
     mcpbench.analysis.sequential)."""
@@ -415,11 +413,11 @@ def rank(items: Mapping[str, Mapping], higher_better: bool = True,
         means = {name: figures.get(name) for name in items}
     sign = -1 if higher_better else 1
     by_figure = sorted(items, key=lambda n: (means[n] is None, sign * (means[n] or 0.0), n))
-    testable = [n for n in by_figure if _count(items[n]) >= MIN_RUNS_FOR_TEST]
+    testable = [n for n in by_figure if _count(items[n]) >= MIN_ROUNDS]
     pairs = [(a, b) for i, a in enumerate(testable) for b in testable[i + 1:]]
-    tests = moderated.pair_tests(items, pairs, MIN_RUNS_FOR_TEST, moderate)
+    tests = moderated.pair_tests(items, pairs, MIN_ROUNDS, moderate)
     raw = {(a, b): _verdict(tests.stats.get((a, b)), means[a],
-                            f"fewer than {MIN_RUNS_FOR_TEST} rounds") for a, b in pairs}
+                            f"fewer than {MIN_ROUNDS} rounds") for a, b in pairs}
     corrected = correct(raw, alpha, min_effect)
     family = sum(1 for v in raw.values() if v.tested)
 
@@ -559,7 +557,7 @@ def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, excl
     own = {}
     for n in names:
         a, b = list(lo.get(n, {}).values()), list(ln.get(n, {}).values())
-        if len(a) >= MIN_RUNS_FOR_TEST and len(b) >= MIN_RUNS_FOR_TEST:
+        if len(a) >= MIN_ROUNDS and len(b) >= MIN_ROUNDS:
             ss = float(np.sum((np.array(a) - np.mean(a)) ** 2) + np.sum((np.array(b) - np.mean(b)) ** 2))
             own[n] = (a, b, ss / (len(a) + len(b) - 2), len(a) + len(b) - 2)
     prior = moderated.fit_prior([v[2] for v in own.values()], [v[3] for v in own.values()])
@@ -568,7 +566,7 @@ def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, excl
     for n in names:
         if n not in own:
             raw[n] = Verdict(False, f"{_count(old[n])} vs {_count(new[n])} runs; a test needs "
-                                    f"{MIN_RUNS_FOR_TEST} a side", None, None, tested=False)
+                                    f"{MIN_ROUNDS} a side", None, None, tested=False)
             continue
         a, b, s2, df = own[n]
         post = prior.posterior(s2, df)
@@ -583,12 +581,6 @@ def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, excl
     corrected = correct(raw, alpha, min_effect)
     return Changes(corrected, shift, centred, sum(1 for v in raw.values() if v.tested))
 
-
-def cpu_ms_per_call(cpu_avg_pct: float | None, tool_calls_per_s: float | None) -> float | None:
-    """Server CPU milliseconds per successful tool call (as mcpbench.analysis.efficiency)."""
-    if cpu_avg_pct is None or not tool_calls_per_s:
-        return None
-    return cpu_avg_pct / 100.0 * 1000.0 / tool_calls_per_s
 
 def per_second_counts(t_s: np.ndarray, window: tuple[float, float]) -> np.ndarray:
     """Events per second over the measured window [start, end): one value per whole second."""

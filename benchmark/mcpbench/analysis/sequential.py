@@ -27,10 +27,8 @@ import numpy as np
 from scipy import stats as sps
 
 from mcpbench.analysis import moderated
-from mcpbench.analysis.stats import holm
+from mcpbench.analysis.stats import ALPHA, MIN_ROUNDS, holm  # ALPHA: what a whole run spends over its looks
 
-ALPHA = 0.05          # the family-wise error rate a whole run spends over its looks
-MIN_ROUNDS = 3        # the first look: a paired t-test needs at least 3 shared rounds
 MARGIN = 0.03         # equivalent: the ratio's interval within 1 ± 3 %
 DEFAULT_MAX_ROUNDS = 6
 PROCEDURE = (f"alpha spending over the looks: the run looks after rounds {MIN_ROUNDS} … max and each look tests at "

@@ -8,6 +8,13 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from scipy import stats as sps
 
+# The significance level: what a ranking's family of tests may err at (Holm), and what a whole `--rounds auto`
+# run spends over its looks (sequential.py).
+ALPHA = 0.05
+# The fewest rounds a test rests on: below it nothing is claimed for a server (no rank, no regression, no
+# interval), and a `--rounds auto` run's first look comes after it. A paired t-test needs at least 3 rounds.
+MIN_ROUNDS = 3
+
 PERCENTILES: dict[str, float] = {"p50": 50, "p90": 90, "p95": 95, "p99": 99, "p999": 99.9}
 LATENCY_KEYS = ("count", "avg", "min", *PERCENTILES, "max")
 
