@@ -13,7 +13,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from . import history as history_mod, pages
+from . import history as history_mod
+from . import pages
 from .consolidate import Consolidated
 from .load import ResultsError
 from .site import MARKER, Site

@@ -13,6 +13,7 @@ says where the order is not proven. Each round is judged again from its steps on
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from statistics import median
 
 from mcpbench.analysis.capacity import instances_for, rejudged
@@ -114,6 +115,6 @@ def capacity_rows(cons: Consolidated) -> dict[str, list[CapacityRow]]:
                 CapacityRow(name, view.display_name, mode, entries, curve=_curve(entries, view.display_name)))
     for rows in by_mode.values():
         rows.sort(key=lambda r: (not r.trustworthy, -r.median))  # a lower bound by its bound: it is at least that
-        for upper, lower in zip(rows, rows[1:]):
+        for upper, lower in pairwise(rows):
             upper.distinct_from_next = upper.trustworthy and lower.trustworthy and _apart(upper, lower)
     return by_mode

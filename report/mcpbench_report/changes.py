@@ -4,6 +4,7 @@ One module for both, so the two pages test the same figures the same way."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from . import stats
@@ -45,7 +46,7 @@ def direction(figure: Figure, verdict: stats.Verdict) -> str:
     return REGRESSION if worse else IMPROVEMENT
 
 
-def bound_rule(old_bound: bool, new_bound: bool):
+def bound_rule(old_bound: bool, new_bound: bool) -> Callable[[float | None], str | None]:
     """A harness-limited throughput is a lower bound: both sides limited, nothing can be said; OLD limited only,
     NEW below it is still a real loss (OLD could do at least that much) and NEW above it says nothing; NEW
     limited only, the reverse. Returns stats.change_tests' `testable` answer for one server."""
@@ -75,12 +76,18 @@ def test_figure(old: dict[str, Group], new: dict[str, Group], figure: Figure, *,
     throughput (a limited server also stays out of the centre: its figure is the harness's)."""
     names = [n for n in new if n in old]
     bound = {n: (old[n].harness_bound, new[n].harness_bound) for n in names}
-    per_run = lambda groups: {n: groups[n].by_round(figure.per_run) for n in names}  # noqa: E731
+
+    def per_run(groups: dict[str, Group]) -> dict:
+        return {n: groups[n].by_round(figure.per_run) for n in names}
+
+    def bounded(n: str, relative: float | None) -> str | None:
+        return bound_rule(*bound[n])(relative)
+
     testable = None
     exclude: list[str] = []
     if figure is THROUGHPUT:
         exclude = [n for n in names if any(bound[n])]
-        testable = lambda n, relative: bound_rule(*bound[n])(relative)  # noqa: E731
+        testable = bounded
     changes = stats.change_tests(per_run(old), per_run(new), exclude_from_centre=exclude if centre else names,
                                  min_effect=min_effect, testable=testable)
     if figure is THROUGHPUT:

@@ -8,16 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
-from mcpbench.loads import Load  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+from matplotlib.typing import RcKeyType
 
-RC = {
+from mcpbench.loads import Load
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+RC: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",          # text stays text: smaller files, selectable, scales cleanly
     "svg.hashsalt": "mcpbench",      # stable element ids: same input, same bytes
     "font.family": "sans-serif",
@@ -94,10 +100,12 @@ def throughput_bars(rows: Sequence[Mapping], path: Path, title: str,
 
 
 def cpu_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: Mapping[str, str] | None = None) -> None:
-    """Horizontal bars of the geometric mean of server CPU ms per successful call with the 95 % interval, best (lowest) on top."""
+    """Horizontal bars of the geometric mean of server CPU ms per successful call with the 95 % interval, best
+    (lowest) on top."""
     _interval_bars([r for r in rows if r.get("cpu_ms_per_call") is not None], path, title, colour_of,
                    "cpu_ms_per_call", "cpu_ms_per_call_ci_low", "cpu_ms_per_call_ci_high",
-                   "server CPU milliseconds per successful call (geometric mean of rounds; error bar: 95 % interval, ×/÷; lower is better)",
+                   "server CPU milliseconds per successful call "
+                   "(geometric mean of rounds; error bar: 95 % interval, ×/÷; lower is better)",
                    "cpu_")
 
 
@@ -108,13 +116,13 @@ def _interval_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: M
         rows = list(rows)[::-1]
         y = np.arange(len(rows))
         means = np.array([r[value] or 0 for r in rows])
-        lo = np.array([r[low] if r[low] is not None else m for r, m in zip(rows, means)])
-        hi = np.array([r[high] if r[high] is not None else m for r, m in zip(rows, means)])
+        lo = np.array([r[low] if r[low] is not None else m for r, m in zip(rows, means, strict=True)])
+        hi = np.array([r[high] if r[high] is not None else m for r, m in zip(rows, means, strict=True)])
         col = colour_of or colours([r["server"] for r in rows])
         ax.barh(y, means, color=[col[r["server"]] for r in rows], height=0.6)
         ax.errorbar(means, y, xerr=[np.clip(means - lo, 0, None), np.clip(hi - means, 0, None)], fmt="none",
                     ecolor="#222222", capsize=3, linewidth=1)
-        for yi, m, h in zip(y, means, hi):
+        for yi, m, h in zip(y, means, hi, strict=True):
             ax.text(max(m, h) * 1.01 + means.max() * 0.01, yi, _fmt(m), va="center", fontsize=8)
         ax.set_yticks(y, [_label(r, rank_prefix) for r in rows])
         ax.set_xlim(0, max(hi.max(), means.max()) * 1.15 if len(rows) else 1)
@@ -153,7 +161,7 @@ def per_tool_latency(rows: Sequence[Mapping], path: Path, title: str) -> None:
                             squeeze=False)
         rows = list(rows)[::-1]
         y = np.arange(len(rows))
-        for ax, tool in zip(axes[0], tools):
+        for ax, tool in zip(axes[0], tools, strict=True):
             p99 = [((r.get("per_tool") or {}).get(tool) or {}).get("p99") or np.nan for r in rows]
             p50 = [((r.get("per_tool") or {}).get(tool) or {}).get("p50") or np.nan for r in rows]
             ax.barh(y, p99, height=0.6, color=PERCENTILE_COLOURS["p95"], label="p99")
@@ -247,7 +255,7 @@ def latency_distribution(series: Mapping[str, np.ndarray], path: Path, title: st
         _save(fig, path)
 
 
-def timeseries(runs: Sequence[tuple[str, object]], window: tuple[float, float], path: Path, title: str) -> None:
+def timeseries(runs: Sequence[tuple[str, pd.DataFrame]], window: tuple[float, float], path: Path, title: str) -> None:
     """Per-run time series over the whole test: throughput, latency, CPU, memory; window shaded.
 
     runs: (label, DataFrame with t_s, calls_per_s, p50_ms, p99_ms, cpu_pct, mem_mb)."""
@@ -258,11 +266,11 @@ def timeseries(runs: Sequence[tuple[str, object]], window: tuple[float, float], 
                   ("cpu_pct", "server CPU (%)"), ("mem_mb", "server memory (MiB)"))
         for i, (label, df) in enumerate(runs):
             colour = PALETTE[i % len(PALETTE)]
-            for ax, (col, _) in zip(axes, panels):
+            for ax, (col, _) in zip(axes, panels, strict=True):
                 ax.plot(df["t_s"], df[col], color=colour, linewidth=1.1, alpha=0.9, label=label)
                 if col == "p99_ms":
                     ax.plot(df["t_s"], df["p50_ms"], color=colour, linewidth=0.9, linestyle="--")
-        for ax, (_, ylabel) in zip(axes, panels):
+        for ax, (_, ylabel) in zip(axes, panels, strict=True):
             ax.axvspan(window[0], window[1], color="#2ca02c", alpha=0.08, linewidth=0)
             ax.set_ylabel(ylabel)
             ax.set_ylim(bottom=0)
@@ -379,7 +387,7 @@ def ratio_intervals(rows: Sequence, columns: Sequence[tuple[str, str]], path: Pa
                                                 "wspace": 0.08}, ncols=len(columns), sharey=True)
         names = [r.display_name for r in rows]
         y = np.arange(len(rows))
-        for ax, (key, label) in zip(axes, columns):
+        for ax, (key, label) in zip(axes, columns, strict=True):
             for i, row in enumerate(rows):
                 cell = row.cells[key]
                 if cell is None:
@@ -410,7 +418,7 @@ def history_small_multiples(servers: Sequence, figure: str, label: str, path: Pa
         col = colour_of or colours([h.server for h in servers])
         for ax in axes.flat[len(servers):]:
             ax.set_visible(False)
-        for ax, h in zip(axes.flat, servers):
+        for ax, h in zip(axes.flat, servers, strict=False):
             xs, ys, lo, hi = [], [], [], []
             for i, point in enumerate(h.points):
                 row = point.row

@@ -45,10 +45,10 @@ def report(
     **page_options: Any,
 ) -> None:
     """Build the static report site (ranking, charts, server pages, methodology, downloads) from results."""
+    from .build import build_site, site_options
+    from .console import print_rankings
     from .consolidate import consolidate
     from .load import load
-    from .console import print_rankings
-    from .build import build_site, site_options
 
     started = time.perf_counter()
     try:

@@ -9,7 +9,7 @@ its round when at least MIN_CENTRE_SERVERS servers are common to both sides (a h
 everyone moves no server; that shared shift is reported on its own), OLD against NEW by a moderated two-sample
 t-test on the logs, Holm within the figure at that load (the question "which servers changed on this
 figure"), and a change counts only when corrected-significant AND at least `min_effect` (MIN_EFFECT) large.
-Fewer than MIN_RUNS_FOR_TEST runs a side: "not tested". A harness-limited throughput is a lower bound of the
+Fewer than MIN_ROUNDS runs a side: "not tested". A harness-limited throughput is a lower bound of the
 server's: with both sides limited its change is not tested; with one side limited only the direction that
 bound still proves (a loss below a limited OLD, a gain above a limited NEW) is tested. An equal load offered at
 different rates on the two sides is named: CPU per call and latency depend on the rate. Output: a rich table
@@ -23,13 +23,23 @@ from pathlib import Path
 
 import numpy as np
 from rich import box
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
 from . import stats
-from .changes import (CPU, IMPROVEMENT, NOT_TESTED, REGRESSION, THROUGHPUT, UNCHANGED, Figure, direction,
-                      figures_for, test_figure)
+from .changes import (
+    CPU,
+    IMPROVEMENT,
+    NOT_TESTED,
+    REGRESSION,
+    THROUGHPUT,
+    UNCHANGED,
+    Figure,
+    direction,
+    figures_for,
+    test_figure,
+)
 from .consolidate import MANIFEST_FINGERPRINT, Consolidated, MixedResultsError, consolidate, fingerprint_differences
 from .load import LoadKey, ResultsDir
 
@@ -53,7 +63,7 @@ class Change:
 
     @property
     def tests(self) -> list[tuple[Figure, stats.Verdict]]:
-        return list(zip(self.figures, (self.headline, self.p99)))
+        return list(zip(self.figures, (self.headline, self.p99), strict=True))
 
     @property
     def throughput(self) -> stats.Verdict | None:
@@ -122,7 +132,7 @@ def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allo
         g_new = {s: g for (s, k), g in new.groups.items() if k == key}
         tested = [test_figure(g_old, g_new, figure, centre=centre, min_effect=min_effect)
                   for figure in figures_for(key)]
-        for figure, result in zip(figures_for(key), tested):
+        for figure, result in zip(figures_for(key), tested, strict=True):
             family += result.family
             if result.shared_shift is not None:
                 shifts.append(Shift(key, figure, result.shared_shift))
@@ -166,14 +176,14 @@ def explanation(cmp: Comparison) -> str:
     centred = (f"each server's log figure centred on the median server of its round (when at least "
                f"{stats.MIN_CENTRE_SERVERS} servers are common to both sides: what they all shared is given apart), "
                if cmp.centred else "uncentred (--absolute), ")
-    return (f"sig.: {centred}OLD against NEW by a moderated two-sample t-test on the logs (≥ {stats.MIN_RUNS_FOR_TEST} "
-            f"runs a side, else not tested), Holm within each figure at each load ({cmp.family} tests in all; p_Holm < "
-            f"{stats.ALPHA}), and a change of at least {cmp.min_effect:.0%}; ratios NEW/OLD with intervals simultaneous "
-            f"within their figure. At an equal load the figures are CPU ms per call and p99 (the throughput is the rate "
-            f"offered); elsewhere throughput and p99. p99 = all tool calls (failures and timeouts included), pooled per "
-            f"side; tested on each run's own p99. A harness-limited throughput is a lower bound: not tested when both "
-            f"sides are limited; with one side limited only a loss below a limited OLD (or a gain above a limited NEW) "
-            f"counts.")
+    return (f"sig.: {centred}OLD against NEW by a moderated two-sample t-test on the logs "
+            f"(≥ {stats.MIN_ROUNDS} runs a side, else not tested), Holm within each figure at each load "
+            f"({cmp.family} tests in all; p_Holm < {stats.ALPHA}), and a change of at least {cmp.min_effect:.0%}; "
+            f"ratios NEW/OLD with intervals simultaneous within their figure. At an equal load the figures are CPU "
+            f"ms per call and p99 (the throughput is the rate offered); elsewhere throughput and p99. p99 = all tool "
+            f"calls (failures and timeouts included), pooled per side; tested on each run's own p99. A harness-limited "
+            f"throughput is a lower bound: not tested when both sides are limited; with one side limited only a loss "
+            f"below a limited OLD (or a gain above a limited NEW) counts.")
 
 
 def _style(verdict: str) -> str:
@@ -191,9 +201,11 @@ def _comparison_table(title: str, changes: list, wide: bool) -> Table:
     verdict); wide, the old and new figures and the tests beside them."""
     if wide:
         table = Table(title=title, title_justify="left")
-        for col, justify in (("server", "left"), ("load", "left"), ("figure", "left"), ("old → new", "right"),
-                             ("Δ tested", "right"), ("sig.", "left"), ("p99 ms (all calls) old → new", "right"),
-                             ("Δ tested ", "right"), ("sig. ", "left"), ("verdict", "left")):
+        columns: tuple[tuple[str, JustifyMethod], ...] = (
+            ("server", "left"), ("load", "left"), ("figure", "left"), ("old → new", "right"), ("Δ tested", "right"),
+            ("sig.", "left"), ("p99 ms (all calls) old → new", "right"), ("Δ tested ", "right"), ("sig. ", "left"),
+            ("verdict", "left"))
+        for col, justify in columns:
             table.add_column(col, justify=justify)
         for c in changes:
             head, p = c.headline, c.p99
@@ -210,9 +222,12 @@ def _comparison_table(title: str, changes: list, wide: bool) -> Table:
     table.add_column("Δ figure", justify="right", no_wrap=True, min_width=12)
     table.add_column("p99 Δ", justify="right", no_wrap=True, min_width=9)
     table.add_column("verdict", no_wrap=True, overflow="ellipsis", min_width=20)
+
+    def mark(v: stats.Verdict) -> str:
+        return "*" if v.tested and v.significant else ""  # significant after Holm
+
     for c in changes:
         head, p = c.headline, c.p99
-        mark = lambda v: "*" if v.tested and v.significant else ""  # noqa: E731 - significant after Holm
         short = "CPU " if c.figures[0] is CPU else ""
         # the directory name: display names cut to 16 characters are ambiguous ("Java · Spring B…" is three)
         table.add_row(c.server, c.key.label, short + _pct(head.relative) + mark(head), _pct(p.relative) + mark(p),

@@ -145,7 +145,9 @@ def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) ->
 
 def equal_title(cons, key) -> str:
     rate = cons.equal_rate(key)
-    return f"Equal load — {key.mode}, {rate:,.1f} calls/s offered to every server" if rate else f"Equal load — {key.label}"
+    if rate:
+        return f"Equal load — {key.mode}, {rate:,.1f} calls/s offered to every server"
+    return f"Equal load — {key.label}"
 
 
 def print_rankings(console: Console, cons, wide: bool) -> None:

@@ -10,22 +10,23 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import groupby
+from itertools import groupby, pairwise
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from mcpbench.analysis import summary as analysis
-from mcpbench.loads.timing import Timing
-from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON, TWIN_WHAT_IF, Summary, document
 from pydantic import BaseModel
-from mcpbench.loads import Load
+
+from mcpbench.analysis import summary as analysis
 from mcpbench.analysis.stats import latency_stats
+from mcpbench.loads import Load, in_window, tool_calls
+from mcpbench.loads.timing import Timing
+from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON
+from mcpbench.results.model import TWIN_WHAT_IF, Summary, document
+from mcpbench.results.read import http_durations
 
 from . import stats
 from .load import LoadKey, Measurement, ResultsDir, ResultsError, ServerRecord
-from mcpbench.results.read import http_durations
-from mcpbench.loads import in_window, tool_calls
 
 HARNESS_BOUND_PREFIX = analysis.HARNESS_BOUND_PREFIX
 
@@ -49,13 +50,12 @@ class MixedResultsError(ResultsError):
 
 
 def dotted(data: dict | BaseModel, path: str) -> Any:
-    if isinstance(data, BaseModel):
-        data = document(data)
+    value: Any = document(data) if isinstance(data, BaseModel) else data
     for part in path.split("."):
-        if not isinstance(data, dict):
+        if not isinstance(value, dict):
             return None
-        data = data.get(part)
-    return data
+        value = value.get(part)
+    return value
 
 
 def fingerprint(results: ResultsDir) -> dict[str, object]:
@@ -241,7 +241,7 @@ def read_run(m: Measurement) -> RunData:
         per_second=stats.per_second_counts(good["t_s"].to_numpy(), window), latency=latency,
         latency_t=good["t_s"].to_numpy(dtype=float), latency_all=latency_all,
         v2_call=calls["call_ms"].dropna().to_numpy(dtype=float),
-        per_tool={tool: g["call_ms"].to_numpy(dtype=float) for tool, g in good.groupby("tool")},
+        per_tool={str(tool): g["call_ms"].to_numpy(dtype=float) for tool, g in good.groupby("tool")},
         http=http_durations(win[win["ok"] == 1]).to_numpy(), session=good["session_ms"].dropna().to_numpy(dtype=float),
         tool_calls=len(counted), failed=failed,
         p99=latency_stats(latency)["p99"], p99_all=latency_stats(latency_all)["p99"],
@@ -326,8 +326,8 @@ class Group:
         if not self.missing:
             return None
         parts = []
-        for (run_id, total), items in groupby(self.missing, key=lambda m: (m["run_id"], m["of"])):
-            items = list(items)
+        for (run_id, total), group in groupby(self.missing, key=lambda m: (m["run_id"], m["of"])):
+            items = list(group)
             rounds = ", ".join(str(m["round"]) for m in items)
             why = "; ".join(dict.fromkeys(m["why"] for m in items))
             prefix = f"{run_id}: " if len({r.run_id for r in self.runs} | {run_id}) > 1 else ""
@@ -414,8 +414,8 @@ class Group:
             "limited_by": list(dict.fromkeys(analysis.limited_by(flags))),
             "limited_by_text": _limited_by_text(flags),
             "publishable": publishable,
-            "publishable_text": {True: "publishable", False: "not publishable"}.get(
-                publishable, "not assessed (schema-1 results)"),
+            "publishable_text": ("not assessed (schema-1 results)" if publishable is None
+                                 else "publishable" if publishable else "not publishable"),
             "unpublishable_reasons": self.reasons(),
             "missing_rounds": self.missing, "missing_text": self.missing_text(),
         }
@@ -478,7 +478,7 @@ def _apply_ranking(rows: dict[str, dict], ranking: stats.Ranking, prefix: str, m
 
 def _order_held(rows: dict[str, dict], order: list[str], groups: dict[str, Group], metric: str,
                 higher_better: bool, prefix: str) -> None:
-    for a, b in zip(order, order[1:]):
+    for a, b in pairwise(order):
         held, shared = stats.order_held(groups[a].by_round(metric), groups[b].by_round(metric), higher_better)
         rows[a][f"{prefix}order_held"] = {"next": b, "held": held, "rounds": shared, "text": _held_text(held, shared)}
     if order:
@@ -501,7 +501,7 @@ def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, st
         row["section"] = UNPUBLISHABLE if name in apart else by_name[name].section()
         row["efficiency_section"] = UNPUBLISHABLE if name in apart else by_name[name].efficiency_section()
     # per-round ratio to the round's geometric mean (every server of this load measured in that round)
-    rounds: dict[tuple[str, int], dict[str, float]] = {}
+    rounds: dict[tuple[str, int], dict[str, float | None]] = {}
     for g in groups:
         for rnd, value in g.by_round("tool_calls_per_s").items():
             rounds.setdefault(rnd, {})[g.server] = value
@@ -716,9 +716,9 @@ class Consolidated:
             return (f"{bound} of {len(rows)} servers reached a limit of the harness at {key.label}, so their "
                     "throughput says only “at least this much”; what each server spends per call at one rate "
                     "every server sustains compares them all.")
-        if rows and all(row["runs"] < stats.MIN_RUNS_FOR_TEST for row in rows) and any(
-                row["runs"] >= stats.MIN_RUNS_FOR_TEST for row in self.rows.get(self.equal_headline, [])):
-            return (f"the throughput at {key.label} was measured in fewer than {stats.MIN_RUNS_FOR_TEST} rounds "
+        if rows and all(row["runs"] < stats.MIN_ROUNDS for row in rows) and any(
+                row["runs"] >= stats.MIN_ROUNDS for row in self.rows.get(self.equal_headline, [])):
+            return (f"the throughput at {key.label} was measured in fewer than {stats.MIN_ROUNDS} rounds "
                     "(it sized the equal load), too few to test an order; the equal load was measured in every "
                     "round.")
         return None
@@ -810,7 +810,7 @@ class Consolidated:
             return "the two were never measured at the same load"
         name, fewest = min(counts.items(), key=lambda item: item[1])
         return (f"{name} was measured in {fewest} round{'s' if fewest != 1 else ''}; a test needs "
-                f"{stats.MIN_RUNS_FOR_TEST}")
+                f"{stats.MIN_ROUNDS}")
 
     def self_check_lines(self) -> list[str]:
         """One sentence per twin: the A/A self-check as the console and the index say it."""

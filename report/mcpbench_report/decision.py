@@ -7,14 +7,17 @@ best — the leader against each other candidate, its k - 1 moderated pair tests
 comes from all of its pairs) Holm-corrected within that question alone; each per-language and budget answer is
 its own family. A server is named alone only when every one of those tests is significant; otherwise the
 answer names the tie: the leader and every candidate its test does not separate from it. A --twin is never a
-candidate. A ranking with fewer than MIN_RUNS_FOR_TEST rounds claims nothing. Figures with no sampling noise (an image's size) are compared as they are; capacities are told apart
-by the capacity page's rule (their intervals never overlap in any round).
+candidate. A ranking with fewer than MIN_ROUNDS rounds claims nothing. Figures with no sampling noise (an
+image's size) are compared as they are; capacities are told apart by the capacity page's rule (their intervals
+never overlap in any round).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
 
 from . import capacity as capacity_page
 from . import dimensions, stats
@@ -23,8 +26,8 @@ from .load import LoadKey
 
 CLAIM_RULE = ("comparison with the best: a server is named alone only when its test against every other candidate "
               "is significant after Holm's correction within that question's own family (the leader against each "
-              f"of the k - 1 others) and at least {stats.MIN_EFFECT:.0%} apart; otherwise the answer names the tie (the "
-              "leader and every candidate not separated from it). A --twin is never a candidate.")
+              f"of the k - 1 others) and at least {stats.MIN_EFFECT:.0%} apart; otherwise the answer names the tie "
+              "(the leader and every candidate not separated from it). A --twin is never a candidate.")
 
 # Example prices, labelled as such wherever they are shown: roughly on-demand container list prices of 2026
 # (a vCPU-hour and a GiB-hour of memory). Give yours with --price-vcpu-hour and --price-gib-hour.
@@ -39,7 +42,7 @@ SDK_KINDS = {"official": "official SDK", "community": "community SDK", "framewor
 
 def sdk_kind(manifest: dict) -> str:
     kind = manifest.get("sdk_kind") or ("none" if str(manifest.get("sdk") or "").lower() == "none" else None)
-    return SDK_KINDS.get(kind, "not stated")
+    return SDK_KINDS.get(kind, "not stated") if kind is not None else "not stated"
 
 
 @dataclass
@@ -189,7 +192,7 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     def calls_per_cpu_s(n):   # the CPU ranking's figure, turned the way the question asks it
         return per_cpu_second(rows.get(n))
 
-    per_cpu = {"unit": "calls per CPU-second", "figure": calls_per_cpu_s, "evidence": anchor,
+    per_cpu: dict[str, Any] = {"unit": "calls per CPU-second", "figure": calls_per_cpu_s, "evidence": anchor,
                "fmt": lambda v: f"{v:,.0f} calls per CPU-second"}
 
     answers: list[Answer] = []
@@ -212,7 +215,8 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
             ("idle_mem_mb", "mem-idle", "Smallest memory at idle", lambda v: f"{v:,.1f} MiB"),
             ("startup_s", "cold-start", "Fastest start (process start to first answered initialize)",
              lambda v: f"{v * 1000:,.0f} ms")):
-        items = {n: g.by_round(metric) for n, g in groups.items() if any(v is not None for v in g.by_round(metric).values())}
+        items = {n: g.by_round(metric) for n, g in groups.items()
+                 if any(v is not None for v in g.by_round(metric).values())}
         ranking = stats.rank(items, higher_better=False, alpha=cons.ranking_alpha) if items else None
         means = ranking.means if ranking else {}
         answers.append(_from_ranking(cons, ranking, None, key=qkey, question=question, unit="",
@@ -256,7 +260,9 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
     out = []
     for view in newest.values():
         asked = view.decision
-        table = next((t for t in view.tables if t.point == asked.point), None) if asked else None
+        if asked is None:
+            continue
+        table = next((t for t in view.tables if t.point == asked.point), None)
         if table is None:
             continue
         ranking, figure, fmt = _dimension_figure(table, asked.figure, asked.unit)
@@ -291,11 +297,14 @@ def _capacity_answer(cons: Consolidated, by_mode: dict) -> Answer:
         answer.note = "no trustworthy capacity"
         return answer
     tie = [rows[0]]
-    for upper, lower in zip(rows, rows[1:]):
+    for upper, lower in pairwise(rows):
         if upper.distinct_from_next:
             break
         tie.append(lower)
-    fmt = (lambda r: f"{'≥ ' if r.lower_bound else ''}{r.median:,.0f} calls/s")
+
+    def fmt(r: capacity_page.CapacityRow) -> str:
+        return f"{'≥ ' if r.lower_bound else ''}{r.median:,.0f} calls/s"
+
     answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].manifest.get("language") or "—"),
                         r.median, fmt(r)) for r in tie]
     answer.source = f"mcpbench capacity, mode {mode}: median of each round's ladder"
@@ -414,9 +423,9 @@ def summary(decision: Decision, cons: Consolidated) -> list[str]:
         if answer.verdict == "win":
             lead = answer.top[0]
             worst_p = max((t.p_holm for t in answer.tests if t.p_holm is not None), default=None)
+            weakest = f" (the weakest: p Holm = {worst_p:.2g})" if worst_p is not None else ""
             out.append(f"{lead.display_name} {did} ({lead.text}); its test against every other server is "
-                       f"significant after Holm's correction within this question" + (f" (the weakest: p Holm = {worst_p:.2g})" if worst_p is
-                                                                  not None else "") + ".")
+                       f"significant after Holm's correction within this question" + weakest + ".")
         elif answer.verdict == "tie":
             lead = answer.top[0]
             if answer.runner_up is None and len(answer.top) == len(rows):

@@ -11,7 +11,7 @@
 
 Each ratio pairs measurements of the same round of the same run (measured minutes apart, in the shuffled
 order the round had), so a slow spell of the host weighs on both sides. The cell is the geometric mean of the
-per-round ratios with a 95 % t interval on their logarithms, over n rounds; below MIN_ROUNDS rounds the
+per-round ratios with a 95 % t interval on their logarithms, over n rounds; below stats.MIN_ROUNDS rounds the
 ratio is shown as "too few rounds" without an interval (with 2 rounds t = 12.7: an interval so wide it says
 nothing), none gives "not measured". Only clean measurements are paired: one carrying any flag (an unsteady
 host, a saturated load generator or service, a load judged against no limit) is left out — except
@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
 from mcpbench.analysis import summary as analysis
 
 from . import stats
@@ -35,14 +36,13 @@ from .consolidate import Consolidated, Group, RunData
 from .load import LoadKey
 
 NO_SDK = "none"  # a manifest's `sdk` for the hand-written reference (servers/baseline)
-MIN_ROUNDS = 3   # paired rounds below which a ratio carries no interval ("too few rounds")
 PAIRABLE_FLAGS = frozenset({f"{analysis.HARNESS_BOUND_PREFIX}{analysis.LOAD_MODEL}"})  # see the module's doc
 
 
 @dataclass(frozen=True)
 class Ratio:
     value: float
-    low: float | None     # 95 % interval (None: fewer than MIN_ROUNDS rounds)
+    low: float | None     # 95 % interval (None: fewer than stats.MIN_ROUNDS rounds)
     high: float | None
     n: int                # rounds paired
     load: str             # the load it was measured at
@@ -59,7 +59,8 @@ FINDING_MARGIN = 0.02  # a what-if that moves CPU per call by more than this, su
 
 def beyond(ratio: Ratio | None, margin: float = FINDING_MARGIN) -> bool:
     """Whether the whole interval lies more than `margin` away from 1 (a ratio without one never does)."""
-    return bool(ratio and ratio.low is not None and (ratio.high < 1 - margin or ratio.low > 1 + margin))
+    return bool(ratio and ratio.low is not None and ratio.high is not None
+                and (ratio.high < 1 - margin or ratio.low > 1 + margin))
 
 
 def paired_ratio(a: dict, b: dict, load: str) -> Ratio | None:
@@ -68,7 +69,7 @@ def paired_ratio(a: dict, b: dict, load: str) -> Ratio | None:
     if not logs:
         return None
     mean = float(np.mean(logs))
-    if len(logs) < MIN_ROUNDS:
+    if len(logs) < stats.MIN_ROUNDS:
         return Ratio(math.exp(mean), None, None, len(logs), load)
     half = stats.t_quantile(0.975, len(logs) - 1) * float(np.std(logs, ddof=1)) / math.sqrt(len(logs))
     return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), len(logs), load)
@@ -91,8 +92,8 @@ def _by_round(group: Group, figure: str) -> dict:
 
 def _best(pairs: list[tuple[Group, Group]], figure: str) -> Ratio | None:
     """The ratio over the load with the most paired rounds (ties: the highest load)."""
-    found = [(paired_ratio(_by_round(a, figure), _by_round(b, figure), a.key.label), a.key.load) for a, b in pairs]
-    found = [(r, level) for r, level in found if r is not None]
+    tried = [(paired_ratio(_by_round(a, figure), _by_round(b, figure), a.key.label), a.key.load) for a, b in pairs]
+    found = [(r, level) for r, level in tried if r is not None]
     return max(found, key=lambda item: (item[0].n, item[1]))[0] if found else None
 
 
@@ -133,7 +134,8 @@ def decomposition(cons: Consolidated) -> list[DecompositionRow]:
         transport = [(group, mine[_with_mode(key, "stdio")]) for key, group in mine.items()
                      if key.mode == "stateless" and _with_mode(key, "stdio") in mine]
         base = view.manifest.get("variant_of") if view.manifest.get("what_if") else None
-        what_if = [(group, cons.groups[(base, key)]) for key, group in mine.items() if (base, key) in cons.groups]
+        what_if = [(group, cons.groups[(base, key)]) for key, group in mine.items()
+                   if base is not None and (base, key) in cons.groups]
         cells = {"sdk_cpu": _best(sdk, "cpu"),
                  "session_cpu": _best(session, "cpu"), "session_latency": _best(session, "latency"),
                  "transport_cpu": _best(transport, "cpu"), "transport_latency": _best(transport, "latency"),

@@ -1,13 +1,14 @@
 """The dimensions (`mcpbench dimension`, issue 37) as the report sees them, for the Dimensions page and the
-decision page's questions: per dimension run, every server at every point — ranked at each point with the headline's rules (consolidate.rank: the
-moderated pair tests, Holm over the point's servers, a harness-limited result never ranked) — and how each
-server's throughput and CPU per call move from the first point to each other one (stats.speedups, the A/B page's
-paired t on the log ratio, simultaneous over the server's points). And, from any session-mode run, the
-handshake's share of a session per server (summary latency_ms.handshake_share)."""
+decision page's questions: per dimension run, every server at every point — ranked at each point with the
+headline's rules (consolidate.rank: the moderated pair tests, Holm over the point's servers, a harness-limited
+result never ranked) — and how each server's throughput and CPU per call move from the first point to each
+other one (stats.speedups, the A/B page's paired t on the log ratio, simultaneous over the server's points). And,
+from any session-mode run, the handshake's share of a session per server (summary latency_ms.handshake_share)."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,7 @@ from mcpbench.results.model import DimensionDecision, DimensionSection, plain_se
 
 from . import consolidate, stats
 from .consolidate import Consolidated, Group, LoadKey
-
+from .stats import K
 
 LOAD_MODEL_BOUND = f"{HARNESS_BOUND_PREFIX}{LOAD_MODEL}"
 
@@ -188,7 +189,7 @@ def _points(cons: Consolidated, d) -> dict[str, dict[str, Group]]:
             continue
         manifest = cons.servers[name].manifest
         point = manifest.get("point")
-        base = manifest.get("variant_of") if point else name
+        base = manifest["variant_of"] if point else name  # a point's twin names the server it twins
         label = point or key.label
         keys[label] = key
         out.setdefault(label, {})[base] = Group(name, key, runs)
@@ -285,10 +286,10 @@ def _ends(points: dict[str, dict[str, Group]], size) -> tuple[int, int, list[tup
     return few_n, many_n, pairs
 
 
-def _per_unit(few: dict[int, float | None], many: dict[int, float | None], units: int, scale: float) -> list[float]:
+def _per_unit(few: Mapping[K, float | None], many: Mapping[K, float | None], units: int, scale: float) -> list[float]:
     """Per round present in both, (many - few) x scale / units: a figure's increment per unit between two points."""
-    return [(many[r] - few[r]) * scale / units for r in many
-            if r in few and many[r] is not None and few[r] is not None]
+    return [(m - f) * scale / units for r, m in many.items()
+            if r in few and m is not None and (f := few[r]) is not None]
 
 
 def _notifications(point: str) -> int:
@@ -343,18 +344,18 @@ def handshakes(cons: Consolidated) -> tuple[LoadKey | None, list[Handshake]]:
     keys = [k for k in cons.keys if k.mode == "session"]
     if not keys:
         return None, []
-    key = cons.headline if cons.headline in keys else max(keys, key=lambda k: sum(1 for (_, kk) in cons.groups if kk == k))
+    key = (cons.headline if cons.headline in keys
+           else max(keys, key=lambda k: sum(1 for (_, kk) in cons.groups if kk == k)))
     out = []
     for (name, k), group in cons.groups.items():
         if k != key:
             continue
-        shares = [r.summary.latency_ms.handshake_share for r in group.runs]
-        shares = [s for s in shares if s is not None]
+        shares = [share for r in group.runs if (share := r.summary.latency_ms.handshake_share) is not None]
         if not shares:
             continue
         steps = [r.summary.latency_ms.steps or {} for r in group.runs]
-        init = [s["initialize"].p50 for s in steps if "initialize" in s and s["initialize"].p50 is not None]
-        call = [s["tools/call"].p50 for s in steps if "tools/call" in s and s["tools/call"].p50 is not None]
+        init = [p for s in steps if "initialize" in s and (p := s["initialize"].p50) is not None]
+        call = [p for s in steps if "tools/call" in s and (p := s["tools/call"].p50) is not None]
         out.append(Handshake(name, float(np.median(shares)), len(shares),
                              float(np.median(init)) if init else None, float(np.median(call)) if call else None))
     return key, sorted(out, key=lambda h: -h.share)

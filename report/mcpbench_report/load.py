@@ -14,12 +14,12 @@ from pathlib import Path
 import pandas as pd
 from pydantic import BaseModel
 
-from mcpbench.results import model
 from mcpbench import loads as load_kinds
+from mcpbench.analysis.summary import upgrade_summary
+from mcpbench.loads import Load
+from mcpbench.results import model
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
 from mcpbench.results.model import SCHEMA, Config, Environment, ResultsError, Run, Summary, document, parsed
-from mcpbench.loads import Load
-from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.results.read import read_json, read_resources, read_samples
 from mcpbench.results.upgrades import upgrade_document, upgrade_run
 
@@ -264,8 +264,8 @@ def load_results_dir(path: Path) -> ResultsDir:
             build=read_optional(server.build_json, model.Build),
             verify=read_optional(server.verify_json, model.Verify),
             image=read_optional(server.image_json, model.Image),
-            results_of={file: read_optional(path, model.EXPERIMENT_RESULTS[file])
-                        for file, path in server.results().items()},
+            results_of={file: result for file, path in server.results().items()
+                        if (result := read_optional(path, model.EXPERIMENT_RESULTS[file])) is not None},
         )
         if name not in declared and run.status == "complete":
             record.reason = f"not listed in {run_dir.run_json.name}"

@@ -23,9 +23,11 @@ from urllib.parse import quote
 import numpy as np
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
+
 from mcpbench.results.model import SCHEMA, document
 
-from . import capacity, charts, decision, decomposition, history as history_mod, soak, stats
+from . import capacity, charts, decision, decomposition, soak, stats
+from . import history as history_mod
 from .consolidate import BOUND, NOT_ASSESSED, RANKED, UNPUBLISHABLE, Consolidated
 from .load import LoadKey
 
@@ -40,8 +42,8 @@ CSV_COLUMNS = (
     "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_p999_ms", "latency_max_ms", "latency_count",
     "http_avg_ms", "http_p95_ms", "tool_calls", "errors", "error_rate", "cpu_avg_pct", "cpu_peak_pct",
     "mem_avg_mb", "mem_peak_mb", "calls_per_core", "calls_per_gb", "cpu_ms_per_call", "cpu_rank",
-    "mem_peak_mb_mean", "mem_rank", "p50_rank", "p99_rank", "dropped_iterations", "flags", "vs_leader", "vs_next", "order_held",
-    "missing_text", "unpublishable_reasons", "run_ids",
+    "mem_peak_mb_mean", "mem_rank", "p50_rank", "p99_rank", "dropped_iterations", "flags", "vs_leader", "vs_next",
+    "order_held", "missing_text", "unpublishable_reasons", "run_ids",
 )
 FLAG_HELP = {
     "bound:loadgen": "the load generator saturated its CPU budget: the server may be faster than shown",
@@ -77,15 +79,14 @@ FLAG_SHORT = {
 def rules() -> list[dict]:
     """Every rule of the report and of the orchestrator's verdicts it relies on, from the named constants
     (rendered on the methodology page and written into data/results.json)."""
-    from mcpbench.analysis import equal_load, sequential
+    from mcpbench.analysis import equal_load, sequential, warmup
     from mcpbench.analysis import summary as analysis
     from mcpbench.loads import timing
-    from mcpbench.analysis import warmup
 
     quick, full = timing.QUICK_TIMING, timing.FULL_TIMING
     table = (  # (constant, its value or None for a rule in words, the rule)
-        ("MIN_RUNS_FOR_TEST", stats.MIN_RUNS_FOR_TEST,
-         f"below {stats.MIN_RUNS_FOR_TEST} runs per server nothing is claimed: no tier, no rank number, "
+        ("MIN_ROUNDS", stats.MIN_ROUNDS,
+         f"below {stats.MIN_ROUNDS} runs per server nothing is claimed: no tier, no rank number, "
          "no regression (\"1 run — not tested\")"),
         ("ALPHA", stats.ALPHA, "significance level, after correction"),
         ("TIER_RULE", None, stats.TIER_RULE),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
+
 from mcpbench.analysis import soak as criteria
 
 from .consolidate import Consolidated, request_timeout_s

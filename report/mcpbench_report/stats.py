@@ -10,7 +10,7 @@ The rules (also rendered, from these constants, on the methodology page):
   the log scale: a server's figure over rounds is the geometric mean, its interval the geometric mean ×/÷ a
   factor (GEO_INTERVAL), never a negative bound. With a single run a throughput interval is a moving-block
   bootstrap over the per-second throughput of the window, labelled "within-run": shown, never evidence.
-- Nothing is claimed below MIN_RUNS_FOR_TEST rounds: no rank number, no change ("not tested").
+- Nothing is claimed below MIN_ROUNDS rounds: no rank number, no change ("not tested").
 - Two servers of one ranking are compared on the log of their per-round ratio over the rounds they share
   (servers in the same round were measured interleaved, so a slow spell of the host hits both), with an
   empirical-Bayes moderated variance (MODERATED_TEST: mcpbench.analysis.moderated, Smyth 2004): one prior
@@ -34,16 +34,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import numpy as np
 from scipy import stats as sps
 
 from mcpbench.analysis import moderated
-from mcpbench.analysis.stats import holm  # the one definition (analysis: also the run's stopping rule)
+from mcpbench.analysis.stats import ALPHA, MIN_ROUNDS, holm  # one definition each (also the run's stopping rule's)
 
 CONFIDENCE = 0.95
-ALPHA = 0.05
-MIN_RUNS_FOR_TEST = 3
 MIN_EFFECT = 0.05                # never called a win, a loss or a change below a 5 % ratio (ranks, compare, history)
 MIN_CENTRE_SERVERS = 5           # compare/history centre each round on its median server from this many common ones
 BOOTSTRAP_RESAMPLES = 2000
@@ -66,6 +65,10 @@ CHANGE_TEST = ("each server's log figure centred on the median server of its rou
                f"{MIN_CENTRE_SERVERS} servers are common to both sides), OLD against NEW by a moderated two-sample "
                "t-test on the logs (one prior over the servers), Holm within each figure, a change at least "
                f"{MIN_EFFECT:.0%} large")
+
+
+# What a family of tests is keyed by: a pair of servers, a server, a load, a round.
+K = TypeVar("K", bound=Hashable)
 
 
 def not_tested_text(n: int) -> str:
@@ -116,7 +119,7 @@ class Verdict:
         if self.ratio is None:
             return "—"
         text = f"×{ratio_number(self.ratio)}"
-        if self.ratio_low is not None:
+        if self.ratio_low is not None and self.ratio_high is not None:
             text += f" ({ratio_number(self.ratio_low)}–{ratio_number(self.ratio_high)})"
         return text
 
@@ -276,7 +279,7 @@ def compact_letters(n: int, differ: Callable[[int, int], bool]) -> list[str]:
     groups.sort(key=lambda g: sorted(g))
     letters = "abcdefghijklmnopqrstuvwxyz"
     names = [letters[k] if k < len(letters) else f"<{k}>" for k in range(len(groups))]
-    return ["".join(name for name, g in zip(names, groups) if j in g) for j in range(n)]
+    return ["".join(name for name, g in zip(names, groups, strict=True) if j in g) for j in range(n)]
 
 
 def detectable_ratio(tests: moderated.PairTests, family: int, alpha: float = ALPHA) -> dict | None:
@@ -344,11 +347,22 @@ def _oriented(pairs: Mapping[tuple[str, str], Verdict], a: str, b: str) -> Verdi
     v = pairs.get((b, a))
     if v is None:
         return None
-    flip = lambda x: None if x is None else 1.0 / x  # noqa: E731
+
+    def flip(x: float | None) -> float | None:
+        return None if x is None else 1.0 / x
+
     relative = None if v.relative is None else 1.0 / (1.0 + v.relative) - 1.0
     return replace(v, relative=relative, diff=None if v.diff is None else -v.diff,
                    ratio_low=flip(v.ratio_high), ratio_high=flip(v.ratio_low),
                    stat=v.stat.flipped() if v.stat is not None else None)
+
+
+def _pair(pairs: Mapping[tuple[str, str], Verdict], a: str, b: str) -> Verdict:
+    """_oriented for a pair the family holds (every pair of a ranking's tested items): KeyError otherwise."""
+    v = _oriented(pairs, a, b)
+    if v is None:
+        raise KeyError((a, b))
+    return v
 
 
 def _count(runs: Mapping) -> int:
@@ -359,19 +373,26 @@ def _verdict(stat: moderated.PairStat | None, a_figure: float | None, why: str) 
     if stat is None:
         return Verdict(False, why, None, None, tested=False)
     method = (f"moderated paired t on log ratios, {stat.n} shared rounds, {stat.df:.1f} df" if stat.paired
-              else f"moderated log Welch (fewer than {MIN_RUNS_FOR_TEST} shared rounds), {stat.df:.1f} df")
+              else f"moderated log Welch (fewer than {MIN_ROUNDS} shared rounds), {stat.df:.1f} df")
     relative = stat.ratio - 1.0
     return Verdict(stat.p < ALPHA, method, a_figure * relative if a_figure else relative, relative,
                    p_value=stat.p, n=stat.n, stat=stat)
 
 
-def correct(raw: Mapping[Hashable, Verdict], alpha: float = ALPHA, min_effect: float = MIN_EFFECT) -> dict:
+def correct(raw: Mapping[K, Verdict], alpha: float = ALPHA, min_effect: float = MIN_EFFECT) -> dict[K, Verdict]:
     """One family: Holm over the tested verdicts, the minimum effect, intervals simultaneous over the family."""
     keys = [k for k, v in raw.items() if v.tested]
-    adjusted = holm([raw[k].p_value for k in keys])
-    out = {k: raw[k].adjusted(p, alpha, min_effect, len(keys)) for k, p in zip(keys, adjusted)}
+    adjusted = holm([_p(raw[k]) for k in keys])
+    out = {k: raw[k].adjusted(p, alpha, min_effect, len(keys)) for k, p in zip(keys, adjusted, strict=True)}
     out.update({k: v for k, v in raw.items() if not v.tested})
     return {k: out[k] for k in raw}
+
+
+def _p(verdict: Verdict) -> float:
+    """A tested verdict's raw p (every test gives one)."""
+    if verdict.p_value is None:
+        raise ValueError(f"a tested verdict without a p value: {verdict.method}")
+    return verdict.p_value
 
 
 def rank(items: Mapping[str, Mapping], higher_better: bool = True,
@@ -381,7 +402,7 @@ def rank(items: Mapping[str, Mapping], higher_better: bool = True,
     or by `figures` when given (a latency percentile is ordered by the percentile of the pooled samples, never
     by a mean of per-round percentiles; the tests still pair the per-round figures).
 
-    Items with fewer than MIN_RUNS_FOR_TEST runs get no rank (None): nothing is claimed for them. Every pair of
+    Items with fewer than MIN_ROUNDS runs get no rank (None): nothing is claimed for them. Every pair of
     the testable items is tested (MODERATED_TEST) and the family is Holm-corrected (HOLM) at `alpha` (ALPHA; a
     run whose rounds stopped when its order was known ranks at the level each of its looks spent:
     mcpbench.analysis.sequential)."""
@@ -392,11 +413,11 @@ def rank(items: Mapping[str, Mapping], higher_better: bool = True,
         means = {name: figures.get(name) for name in items}
     sign = -1 if higher_better else 1
     by_figure = sorted(items, key=lambda n: (means[n] is None, sign * (means[n] or 0.0), n))
-    testable = [n for n in by_figure if _count(items[n]) >= MIN_RUNS_FOR_TEST]
+    testable = [n for n in by_figure if _count(items[n]) >= MIN_ROUNDS]
     pairs = [(a, b) for i, a in enumerate(testable) for b in testable[i + 1:]]
-    tests = moderated.pair_tests(items, pairs, MIN_RUNS_FOR_TEST, moderate)
+    tests = moderated.pair_tests(items, pairs, MIN_ROUNDS, moderate)
     raw = {(a, b): _verdict(tests.stats.get((a, b)), means[a],
-                            f"fewer than {MIN_RUNS_FOR_TEST} rounds") for a, b in pairs}
+                            f"fewer than {MIN_ROUNDS} rounds") for a, b in pairs}
     corrected = correct(raw, alpha, min_effect)
     family = sum(1 for v in raw.values() if v.tested)
 
@@ -407,22 +428,26 @@ def rank(items: Mapping[str, Mapping], higher_better: bool = True,
             return False
         return v.relative < 0 if higher_better else v.relative > 0
 
-    tier_of = dict(zip(testable, proven_ranks(len(testable), lambda i, j: better(testable[i], testable[j]))))
+    tier_of = dict(zip(testable, proven_ranks(len(testable), lambda i, j: better(testable[i], testable[j])),
+                       strict=True))
     shown = sorted(testable, key=lambda n: (tier_of[n], sign * (means[n] or 0.0), n))
     order = shown + [n for n in by_figure if n not in tier_of]
-    differ = lambda i, j: bool((_oriented(corrected, shown[i], shown[j]) or Verdict(False, "", None, None)).significant)  # noqa: E731
+
+    def differ(i: int, j: int) -> bool:
+        return bool((_oriented(corrected, shown[i], shown[j]) or Verdict(False, "", None, None)).significant)
+
     letter_list = compact_letters(len(shown), differ)
     pairs_shown = {}
     for i, a in enumerate(shown):
         for b in shown[i + 1:]:
-            pairs_shown[(a, b)] = _oriented(corrected, a, b)
+            pairs_shown[(a, b)] = _pair(corrected, a, b)
     vs_leader = {item: (shown[0], pairs_shown[(shown[0], item)]) for item in shown[1:]}
     tiers: dict[str, int | None] = {n: tier_of.get(n) for n in order}
     labels: dict[str, str | None] = {n: None for n in order}
-    labels.update(zip(shown, rank_labels([tier_of[n] for n in shown])))
+    labels.update(zip(shown, rank_labels([tier_of[n] for n in shown]), strict=True))
     letters: dict[str, str | None] = {n: None for n in order}
-    letters.update(zip(shown, letter_list))
-    raw_shown = {(a, b): (raw.get((a, b)) or _oriented(raw, a, b)) for a, b in pairs_shown}
+    letters.update(zip(shown, letter_list, strict=True))
+    raw_shown = {(a, b): _pair(raw, a, b) for a, b in pairs_shown}
     return Ranking(order, means, tiers, labels, pairs_shown, vs_leader, family, higher_better, letters,
                    detectable_ratio(tests, family, alpha), intervals, raw_shown, alpha)
 
@@ -458,7 +483,7 @@ def leader_tests(ranking: Ranking, candidates: Sequence[str] | None = None, *,
         return LeaderTests(None, {}, untested)
     sign = -1 if ranking.higher_better else 1
     leader = min(tested, key=lambda n: (sign * (ranking.means[n] or 0.0), n))
-    raw = {other: _oriented(ranking.raw, leader, other) for other in tested if other != leader}
+    raw = {other: _pair(ranking.raw, leader, other) for other in tested if other != leader}
     return LeaderTests(leader, correct(raw, ranking.alpha, min_effect), untested)
 
 
@@ -469,11 +494,11 @@ def order_held(a: Mapping, b: Mapping, higher_better: bool = True) -> tuple[int,
     return held, len(shared)
 
 
-def round_ratios(by_round: Mapping[object, Mapping[str, float]]) -> dict[str, dict]:
+def round_ratios(by_round: Mapping[K, Mapping[str, float | None]]) -> dict[str, dict[K, float | None]]:
     """Each item's figure divided by the geometric mean of its round (every item measured in that round).
     The geometric mean, not the median: with an odd number of servers the median server's ratio would be 1
     in every round by construction, and its CV 0. Rounds with a single item are left out (ratio 1)."""
-    out: dict[str, dict] = {}
+    out: dict[str, dict[K, float | None]] = {}
     for rnd, figures in by_round.items():
         values = {k: v for k, v in figures.items() if v is not None}
         if len(values) < 2:
@@ -511,7 +536,7 @@ def _round_centres(logs: Mapping[str, Mapping[Hashable, float]], common: Sequenc
 
 def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, exclude_from_centre: Sequence[str] = (),
                  alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
-                 testable: Callable[[str, float], str | None] | None = None) -> Changes:
+                 testable: Callable[[str, float | None], str | None] | None = None) -> Changes:
     """CHANGE_TEST of every server in both `old` and `new` (name -> per-round figures). `testable(name,
     relative)` may return why a server's change is not tested (a harness-limited throughput whose direction
     proves nothing): it then leaves the family."""
@@ -532,7 +557,7 @@ def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, excl
     own = {}
     for n in names:
         a, b = list(lo.get(n, {}).values()), list(ln.get(n, {}).values())
-        if len(a) >= MIN_RUNS_FOR_TEST and len(b) >= MIN_RUNS_FOR_TEST:
+        if len(a) >= MIN_ROUNDS and len(b) >= MIN_ROUNDS:
             ss = float(np.sum((np.array(a) - np.mean(a)) ** 2) + np.sum((np.array(b) - np.mean(b)) ** 2))
             own[n] = (a, b, ss / (len(a) + len(b) - 2), len(a) + len(b) - 2)
     prior = moderated.fit_prior([v[2] for v in own.values()], [v[3] for v in own.values()])
@@ -541,7 +566,7 @@ def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, excl
     for n in names:
         if n not in own:
             raw[n] = Verdict(False, f"{_count(old[n])} vs {_count(new[n])} runs; a test needs "
-                                    f"{MIN_RUNS_FOR_TEST} a side", None, None, tested=False)
+                                    f"{MIN_ROUNDS} a side", None, None, tested=False)
             continue
         a, b, s2, df = own[n]
         post = prior.posterior(s2, df)
@@ -556,12 +581,6 @@ def change_tests(old: Mapping[str, Mapping], new: Mapping[str, Mapping], *, excl
     corrected = correct(raw, alpha, min_effect)
     return Changes(corrected, shift, centred, sum(1 for v in raw.values() if v.tested))
 
-
-def cpu_ms_per_call(cpu_avg_pct: float | None, tool_calls_per_s: float | None) -> float | None:
-    """Server CPU milliseconds per successful tool call (as mcpbench.analysis.efficiency)."""
-    if cpu_avg_pct is None or not tool_calls_per_s:
-        return None
-    return cpu_avg_pct / 100.0 * 1000.0 / tool_calls_per_s
 
 def per_second_counts(t_s: np.ndarray, window: tuple[float, float]) -> np.ndarray:
     """Events per second over the measured window [start, end): one value per whole second."""
@@ -620,8 +639,8 @@ class Speedup:
         return f"×{self.ratio:#.3g} ({self.low:#.3g}–{self.high:#.3g})"
 
 
-def speedups(pairs: Mapping[Hashable, tuple[Mapping[Hashable, float | None], Mapping[Hashable, float | None]]],
-             alpha: float = ALPHA, moderate: bool = False) -> dict[Hashable, Speedup]:
+def speedups(pairs: Mapping[K, tuple[Mapping[Any, float | None], Mapping[Any, float | None]]],
+             alpha: float = ALPHA, moderate: bool = False) -> dict[K, Speedup]:
     """B / A at each level (level -> (A by round, B by round)): a paired t on log(B/A) over the rounds both have
     (Student; df = rounds - 1), intervals Bonferroni-simultaneous over the levels — the question "where does B
     differ from A" is one family. Not moderated: a prior fitted over a sweep's few levels (the rankings' limma

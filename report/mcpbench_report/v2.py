@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 # Mean of 3 runs, 50 VUs, session mode; RPS = every HTTP request (the study counted warm-up and ramp too),
 # avg/p95 = HTTP request duration, RAM and CPU as the study reported them (docs/workload.md §5).
 PUBLISHED_COLUMNS = ("stack", "rps", "avg_ms", "p95_ms", "ram_mb", "cpu_pct")
-PUBLISHED: dict[str, dict] = {name: dict(zip(PUBLISHED_COLUMNS, row)) for name, row in {
+PUBLISHED: dict[str, dict] = {name: dict(zip(PUBLISHED_COLUMNS, row, strict=True)) for name, row in {
     "rust": ("rmcp 0.17 + Tokio + deadpool-redis", 4845, 5.09, 10.99, 10.9, 117.9),
     "quarkus": ("Quarkus 3.31 MCP server (Vert.x)", 4739, 4.04, 8.13, 194.5, 161.7),
     "go": ("Go MCP SDK + tuned http.Transport", 3616, 6.87, 17.62, 23.9, 209.9),
@@ -55,7 +55,8 @@ def profile_differences(dirs: Sequence) -> list[str]:
         if cpus != PUBLISHED_CPUS_PER_SERVER:
             parts.append(f"{cpus if cpus is not None else '?'} CPU per server (study: {PUBLISHED_CPUS_PER_SERVER:g})")
         if cores != PUBLISHED_HOST_VCPUS:
-            parts.append(f"a {cores if cores is not None else '?'}-core machine (study: {PUBLISHED_HOST_VCPUS}-vCPU host)")
+            parts.append(f"a {cores if cores is not None else '?'}-core machine "
+                         f"(study: {PUBLISHED_HOST_VCPUS}-vCPU host)")
         if parts:
             out.append(f"{d.run_id}: measured with " + " on ".join(parts) + " — our profile differs from the study's.")
     return out

@@ -74,7 +74,7 @@ def twin_of(own: Mapping[Hashable, float], slots: Sequence[Hashable], twin_round
     """A server's twin in `slots`: its figure in `twin_rounds` (one each), moved to its slot's host effect,
     times `scale`."""
     return {slot: scale * math.exp(math.log(own[r]) - effects[r] + effects[slot])
-            for slot, r in zip(slots, twin_rounds)}
+            for slot, r in zip(slots, twin_rounds, strict=True)}
 
 
 def twin_family(table: Table, server: str, slots: Sequence[Hashable], twin_rounds: Sequence[Hashable],

@@ -139,7 +139,7 @@ def test_downloads_match_table(site, consolidated):
     for key in ("cv", "cv_round_ratio", "order_held", "latency_all_p99_ms", "latency_p99_ms", "cpu_ms_per_call",
                 "cpu_rank", "mem_rank", "publishable", "unpublishable_reasons", "missing_text", "section"):
         assert key in doc["rows"][0], key
-    assert {r["name"] for r in doc["rules"]} >= {"MIN_RUNS_FOR_TEST", "LIMIT_FRACTION", "HOLM", "TIER_RULE"}
+    assert {r["name"] for r in doc["rules"]} >= {"MIN_ROUNDS", "LIMIT_FRACTION", "HOLM", "TIER_RULE"}
     assert {f["server"] for f in doc["not_measured"]} == {"broken", "exotic"}
     assert doc["results"][0]["config"]["duration_s"] == 4
 
@@ -151,7 +151,7 @@ def test_methodology_shows_every_rule_constant(site):
     from mcpbench_report import stats
 
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (site.out / "methodology.html").read_text()))
-    for name, value in (("MIN_RUNS_FOR_TEST", stats.MIN_RUNS_FOR_TEST), ("LIMIT_FRACTION", analysis.LIMIT_FRACTION),
+    for name, value in (("MIN_ROUNDS", stats.MIN_ROUNDS), ("LIMIT_FRACTION", analysis.LIMIT_FRACTION),
                         ("HOST_PROBE_MAX_CHANGE", analysis.HOST_PROBE_MAX_CHANGE),
                         ("HOST_MAX_STEAL_PCT", analysis.HOST_MAX_STEAL_PCT),
                         ("FOREIGN_CPU_LIMIT_PCT", analysis.FOREIGN_CPU_LIMIT_PCT),

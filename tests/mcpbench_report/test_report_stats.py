@@ -285,16 +285,6 @@ def test_order_held_and_round_ratios():
     assert ratios["c"][1] != pytest.approx(1.0)
 
 
-def test_cpu_ms_per_call_is_the_orchestrators():
-    from mcpbench.analysis import summary as analysis
-
-    # 50 % of a core at 200 calls/s = 500 ms of CPU per second / 200 calls = 2.5 ms per call
-    assert stats.cpu_ms_per_call(50.0, 200.0) == pytest.approx(2.5)
-    assert analysis.efficiency({"tool_calls_per_s": 200.0}, {"server": {"cpu_avg_pct": 50.0}})[
-        "cpu_ms_per_call"] == pytest.approx(2.5)
-    assert stats.cpu_ms_per_call(None, 200.0) is None and stats.cpu_ms_per_call(50.0, 0.0) is None
-
-
 def test_verdict_text():
     assert "p = " in stats.Verdict(True, "Welch", 1.0, 0.1, p_value=0.01).text
     assert "Holm-adjusted 0.04" in stats.Verdict(True, "Welch", 1.0, 0.1, p_value=0.01).adjusted(0.04).text

@@ -6,8 +6,8 @@ warm-up before the first. It stops at the first step that breaks the SLO, near t
 capacity, or when the server no longer keeps up (calls dropped or the achieved rate short of the offered).
 The capacity is the highest passing step. When the ladder ended on the server (SLO broken, saturated) the
 true limit lies between it and the next step; when it ended on anything else (max steps, the harness, an
-invalid step, an interruption) the capacity is only a lower bound, and says so (`lower_bound`). Every step is an ordinary
-measurement (summary.json, samples, resources) and capacity.json sums a server's ladder up per round.
+invalid step, an interruption) the capacity is only a lower bound, and says so (`lower_bound`). Every step is an
+ordinary measurement (summary.json, samples, resources) and capacity.json sums a server's ladder up per round.
 """
 
 from __future__ import annotations
@@ -17,9 +17,14 @@ import re
 from dataclasses import asdict, dataclass
 
 from mcpbench.analysis.summary import DROPPED_MAX_SHARE, LIMIT_FRACTION, harness_bound, is_bound
-from mcpbench.loads.timing import (CAPACITY_FIRST_WARMUP_FULL_S, CAPACITY_FIRST_WARMUP_QUICK_S, CAPACITY_STEP_FULL,
-                                       CAPACITY_STEP_QUICK, Timing)
 from mcpbench.loads import OpenLoad
+from mcpbench.loads.timing import (
+    CAPACITY_FIRST_WARMUP_FULL_S,
+    CAPACITY_FIRST_WARMUP_QUICK_S,
+    CAPACITY_STEP_FULL,
+    CAPACITY_STEP_QUICK,
+    Timing,
+)
 from mcpbench.results.layout import ServerDir
 from mcpbench.results.model import CAPACITY_FILE, Record, Summary
 

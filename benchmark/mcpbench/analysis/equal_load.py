@@ -10,6 +10,7 @@ Every round measures it, round 1 in a pass after its closed loads (experiments/r
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+
 from mcpbench.results.model import Record
 
 # The default fraction of the slowest server's round-1 closed rate.
@@ -54,6 +55,6 @@ def choose_rate(fraction: float, closed_rates: dict[str, float], harness_capacit
     cap = HARNESS_SHARE * harness_capacity if harness_capacity else None
     capped = cap is not None and cap < by_server
     # One decimal: the load generators take the rate to 0.1 calls/s.
-    rate = max(0.1, round(cap if capped else by_server, 1))
+    rate = max(0.1, round(cap if cap is not None and capped else by_server, 1))
     return EqualRate(fraction, rate, slowest, round(rates[slowest], 1), round(cap, 1) if cap else None,
                      "harness-capacity" if capped else "slowest-server")

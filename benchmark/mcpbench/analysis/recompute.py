@@ -10,28 +10,26 @@ status, phase and reason it gave) and who/when fields (server, round, start-up) 
 from __future__ import annotations
 
 import dataclasses
-import json
-from pathlib import Path
-
 import importlib
+import json
 import pkgutil
 from collections.abc import Callable
+from pathlib import Path
 
 from mcpbench import analysis as analysis_package
 from mcpbench.analysis import summary as analysis
+from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.loads.timing import Timing
 from mcpbench.results import model
-from mcpbench.results.write import write_checked
-from mcpbench.analysis.summary import upgrade_summary
+from mcpbench.results.layout import MeasurementDir, RunDir, ServerDir
 from mcpbench.results.read import read_json
 from mcpbench.results.upgrades import upgrade_document, upgrade_run
-from mcpbench.results.layout import MeasurementDir, RunDir, ServerDir
+from mcpbench.results.write import write_checked
 
 CALIBRATION_SERVER = "calibrate"  # calibrate.CalibrationTarget.name (not imported: it pulls in the runtimes)
 # summary.json fields the analysis does not compute: who, when and how the server started.
-RECORDED_ONLY = ("server", "run", "round_order", "mode", "kind", "vus", "rate", "rate_fraction", "equal_fraction", "repeated",
-                 "startup_s",
-                 "idle_mem_mb", "idle_rss_mb", "seed_s")
+RECORDED_ONLY = ("server", "run", "round_order", "mode", "kind", "vus", "rate", "rate_fraction", "equal_fraction",
+                 "repeated", "startup_s", "idle_mem_mb", "idle_rss_mb", "seed_s")
 
 
 def upgrade_measurement(measurement: MeasurementDir, run: dict) -> bool:

@@ -21,21 +21,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from itertools import pairwise
 
 import numpy as np
 from scipy import stats as sps
 
 from mcpbench.analysis import moderated
-from mcpbench.analysis.stats import holm
+from mcpbench.analysis.stats import ALPHA, MIN_ROUNDS, holm  # ALPHA: what a whole run spends over its looks
 
-ALPHA = 0.05          # the family-wise error rate a whole run spends over its looks
-MIN_ROUNDS = 3        # the first look: a paired t-test needs at least 3 shared rounds
 MARGIN = 0.03         # equivalent: the ratio's interval within 1 ± 3 %
 DEFAULT_MAX_ROUNDS = 6
 PROCEDURE = (f"alpha spending over the looks: the run looks after rounds {MIN_ROUNDS} … max and each look tests at "
              f"{ALPHA} / (number of looks) (Bonferroni across looks, valid under optional stopping); within a look, "
-             "the moderated paired t-test on log ratios over every pair, Holm-corrected; an adjacent pair is ordered when "
-             f"that rejects, equivalent when its ratio's interval (two one-sided tests) lies within ±{MARGIN:.0%}")
+             "the moderated paired t-test on log ratios over every pair, Holm-corrected; an adjacent pair is ordered "
+             f"when that rejects, equivalent when its ratio's interval (two one-sided tests) lies within ±{MARGIN:.0%}")
 
 
 def looks(max_rounds: int) -> int:
@@ -77,8 +76,8 @@ def judge(figures: Mapping[str, Mapping], higher_better: bool, alpha: float, mar
     pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
     tests = moderated.pair_tests({n: figures[n] for n in order}, pairs, MIN_ROUNDS)
     paired = [k for k in pairs if k in tests.stats and tests.stats[k].paired]
-    p_holm = dict(zip(paired, holm([tests.stats[k].p for k in paired])))
-    adjacent = list(zip(order, order[1:]))
+    p_holm = dict(zip(paired, holm([tests.stats[k].p for k in paired]), strict=True))
+    adjacent = list(pairwise(order))
     bound = math.log(1 + margin)
     out = []
     for a, b in adjacent:

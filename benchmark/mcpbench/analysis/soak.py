@@ -34,13 +34,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
-from mcpbench.analysis.summary import all_calls_latency_ms
-from mcpbench.loads.timing import SOAK_WARMUP_FULL_S, SOAK_WARMUP_QUICK_S, Timing
 from mcpbench.analysis.stats import latency_stats
+from mcpbench.analysis.summary import all_calls_latency_ms
 from mcpbench.loads import in_window, tool_calls
-from mcpbench.results.read import read_json, read_processes, read_samples
+from mcpbench.loads.timing import SOAK_WARMUP_FULL_S, SOAK_WARMUP_QUICK_S, Timing
 from mcpbench.results.layout import MeasurementDir, ServerDir, measurement_dir
 from mcpbench.results.model import SOAK_FILE, Record
+from mcpbench.results.read import read_json, read_processes, read_samples
 
 RESULT_FILE = SOAK_FILE   # the experiment result this module judges (analysis/recompute.py)
 
@@ -145,6 +145,10 @@ def slope_per_hour(frame: pd.DataFrame, column: str, start: float, end: float) -
             "ci_high": round(float(fit.slope + half), 2), "lag1": round(r1, 3), "n_eff": round(n_eff, 1)}
 
 
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
 def _criterion(value: float | None, limit: float, passed: bool | None, text: str) -> Record:
     return {"value": None if value is None else round(value, 4), "limit": round(limit, 4),
             "verdict": "not measured" if passed is None else "pass" if passed else "fail", "detail": text}
@@ -162,8 +166,9 @@ def _new_highs(name: str, frame: pd.DataFrame, column: str, start: float, end: f
     peak = float(first_half.max())
     allowed = max(slack[0], slack[1] * peak)
     rise = after - peak
-    return _criterion(rise, allowed, rise <= allowed, f"first-half peak {peak:g}, end {after:g} "
-                                                      f"(median of the last stretch; may exceed the peak by {allowed:g})")
+    return _criterion(rise, allowed, rise <= allowed,
+                      f"first-half peak {peak:g}, end {after:g} "
+                      f"(median of the last stretch; may exceed the peak by {allowed:g})")
 
 
 def _fd_leak(frame: pd.DataFrame, start: float, end: float) -> Record:
@@ -200,8 +205,8 @@ def p99_buckets(samples: pd.DataFrame, start: float, end: float,
         figures = latency_stats(all_calls_latency_ms(chunk, request_timeout_s))
         rows.append({"t_s": round(low - start, 3), "calls": int(len(chunk)),
                      "errors": int((chunk["ok"] == 0).sum()),
-                     "p50_ms": None if figures["p50"] is None else round(figures["p50"], 3),
-                     "p99_ms": round(figures["p99"], 3) if figures["count"] >= MIN_CALLS_PER_BUCKET else None})
+                     "p50_ms": _rounded(figures["p50"]),
+                     "p99_ms": _rounded(figures["p99"]) if (figures["count"] or 0) >= MIN_CALLS_PER_BUCKET else None})
     return bucket_s, rows
 
 
@@ -239,8 +244,9 @@ def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, f
     measured_s = max(0.0, end - start)
     rss = _edges(processes, "rss_mb", start, end)
     criteria: dict[str, Record] = {}
-    criteria["alive"] = _criterion(None, 0, status == "ok",
-                                   "ran to its end" if status == "ok" else f"measurement {status}: {reason or 'no reason'}")
+    criteria["alive"] = _criterion(
+        None, 0, status == "ok",
+        "ran to its end" if status == "ok" else f"measurement {status}: {reason or 'no reason'}")
     if rss[0] is None or rss[1] is None:
         criteria["rss"] = _criterion(None, RSS_GROWTH_MAX, None, "no RSS readings in the window")
     else:

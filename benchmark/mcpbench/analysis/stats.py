@@ -8,11 +8,22 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from scipy import stats as sps
 
+# The significance level: what a ranking's family of tests may err at (Holm), and what a whole `--rounds auto`
+# run spends over its looks (sequential.py).
+ALPHA = 0.05
+# The fewest rounds a test rests on: below it nothing is claimed for a server (no rank, no regression, no
+# interval), and a `--rounds auto` run's first look comes after it. A paired t-test needs at least 3 rounds.
+MIN_ROUNDS = 3
+
 PERCENTILES: dict[str, float] = {"p50": 50, "p90": 90, "p95": 95, "p99": 99, "p999": 99.9}
 LATENCY_KEYS = ("count", "avg", "min", *PERCENTILES, "max")
 
 
-def latency_stats(values: Iterable[float] | np.ndarray) -> dict[str, float | int | None]:
+# latency_stats' figures: count, and the rest in ms (None for an empty sample).
+Latency = dict[str, float | int | None]
+
+
+def latency_stats(values: Iterable[float] | np.ndarray) -> Latency:
     """count, avg, min, p50, p90, p95, p99, p999, max of raw latency samples (ms).
 
     Percentiles use linear interpolation between order statistics (numpy's default), which is what
@@ -27,7 +38,7 @@ def latency_stats(values: Iterable[float] | np.ndarray) -> dict[str, float | int
         "avg": float(data.mean()),
         "min": float(data.min()),
     }
-    figures.update({name: float(q) for name, q in zip(PERCENTILES, quantiles)})
+    figures.update({name: float(q) for name, q in zip(PERCENTILES, quantiles, strict=True)})
     figures["max"] = float(data.max())
     return figures
 

@@ -16,12 +16,11 @@ import numpy as np
 import pandas as pd
 
 from mcpbench import loads as load_kinds
+from mcpbench.analysis.stats import Latency, latency_stats
 from mcpbench.results import upgrades
 from mcpbench.results.layout import MeasurementDir, measurement_dir
 from mcpbench.results.model import FIRST_MS, SCHEMA, Sample, Summary, validated
-from mcpbench.results.read import http_durations
-from mcpbench.analysis.stats import latency_stats
-from mcpbench.results.read import read_samples, resource_samples
+from mcpbench.results.read import http_durations, read_samples, resource_samples
 
 # A harness component is called saturated when its mean CPU over the window reaches this share of what
 # it can use (Redis is single-threaded: one core at most).
@@ -157,7 +156,8 @@ class MeasurementContext:
         if "ceiling_calls_per_s" in data and "limit_kind" not in data:
             # Schema 2 recorded one closed-model calibration as "the ceiling" for every load: it is the closed
             # model's own limit, and no limit at all for an open-model load (issue 18).
-            closed = data.get("kind", data.get("executor", "closed")) == "closed" and data["ceiling_calls_per_s"] is not None
+            closed = (data.get("kind", data.get("executor", "closed")) == "closed"
+                      and data["ceiling_calls_per_s"] is not None)
             values["limit_kind"] = LOAD_MODEL if closed else None
             values["limit_calls_per_s"] = data["ceiling_calls_per_s"] if closed else None
         for old, new in upgrades.LOADGEN_NAMES_3.items():  # schema 3's names: k6_ fields, executor
@@ -245,7 +245,7 @@ SESSION_STEPS = ("initialize", "notifications/initialized", "request", "DELETE")
 HANDSHAKE_STEPS = ("initialize", "notifications/initialized")
 
 
-def session_steps(ok_samples: pd.DataFrame, mode: str) -> tuple[dict[str, object], float | None]:
+def session_steps(ok_samples: pd.DataFrame, mode: str) -> tuple[dict[str, Latency], float | None]:
     """Every step of a session apart — initialize, notifications/initialized, tools/call, tools/list and
     DELETE — from the successful samples' http_ms; and the handshake's share of a session: the median over
     the successful tool-call sessions of (initialize + notifications/initialized) / the whole session.
@@ -258,7 +258,7 @@ def session_steps(ok_samples: pd.DataFrame, mode: str) -> tuple[dict[str, object
                 "tools/list": latency_stats(ok_samples.loc[listing, "call_ms"].dropna().to_numpy(dtype=float))}, None
     parts = _http_entries(ok_samples["http_ms"]).str.split(";", expand=True)
     parts = parts.reindex(columns=range(len(SESSION_STEPS))).apply(pd.to_numeric, errors="coerce")
-    steps: dict[str, object] = {}
+    steps: dict[str, Latency] = {}
     for at, step in enumerate(SESSION_STEPS):
         if step == "request":
             for name, rows in (("tools/call", ~listing), ("tools/list", listing)):
@@ -368,9 +368,10 @@ def noisy_host(resources: dict[str, dict[str, float | None]]) -> float | None:
 def host_stability(resources: dict[str, dict[str, float | None]], ctx: MeasurementContext) -> dict[str, object]:
     """Per-CPU busy and steal in the window, the speed probe's change, and whether the host was unstable."""
     # Unpinned, every CPU sampled: this machine's ("3") or each swarm node's ("3@load1").
-    cpus = sorted(set(ctx.server_cpus) | set(ctx.harness_cpus)) or sorted(
-        (name[5:] for name in resources if name.startswith("steal") and name[5:6].isdigit()),
-        key=lambda cpu: (cpu.partition("@")[2], int(cpu.partition("@")[0])))
+    cpus: list[int] | list[str] = sorted(set(ctx.server_cpus) | set(ctx.harness_cpus))
+    if not cpus:
+        cpus = sorted((name[5:] for name in resources if name.startswith("steal") and name[5:6].isdigit()),
+                      key=lambda cpu: (cpu.partition("@")[2], int(cpu.partition("@")[0])))
     steal = {str(c): (resources.get(f"steal{c}") or {}).get("cpu_avg_pct") for c in cpus}
     busy = {str(c): (resources.get(f"cpu{c}") or {}).get("cpu_avg_pct") for c in cpus}
     probe: dict[str, dict[str, float | None]] = {}
@@ -565,9 +566,10 @@ def stalled(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, fl
             checks: dict, resources: list[Sample]) -> str | None:
     """Why the server, not the generator, left the window without samples — or None. The generator was alive and
     passed every check of its own (it ran throughout, kept calls in flight through the silence and timed them out
-    on time: checks.problems is empty); the server let them time out. The sentence gives how many, after how long, the last answer and the server's CPU meanwhile
-    (near zero: hung or stopped; high: busy without answering)."""
-    gap = checks["empty_seconds"] or (checks["last_sample_s"] or 0.0) < window[1] - last_sample_slack_s(ctx.think_time_s)
+    on time: checks.problems is empty); the server let them time out. The sentence gives how many, after how long,
+    the last answer and the server's CPU meanwhile (near zero: hung or stopped; high: busy without answering)."""
+    gap = (checks["empty_seconds"]
+           or (checks["last_sample_s"] or 0.0) < window[1] - last_sample_slack_s(ctx.think_time_s))
     if not gap or not checks["timed_out"] or checks["problems"]:  # the generator's own checks must all pass
         return None
     timeout, last, count = ctx.request_timeout_s, checks["last_answer_s"], checks["timed_out"]
@@ -598,7 +600,8 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
               ctx: MeasurementContext) -> dict[str, object]:
     seconds = window[1] - window[0]
     inside = in_window(samples, window)
-    thr = throughput(inside, seconds, ctx.mode, ctx.iteration)
+    window_thr = throughput(inside, seconds, ctx.mode, ctx.iteration)
+    thr: dict[str, float | int | None] = dict(window_thr)  # and the whole run's figures
     whole_run = v2_requests(samples, ctx.mode)
     thr["v2_requests_whole_run"] = whole_run
     thr["loadgen_run_s"] = ctx.loadgen_run_s
@@ -623,7 +626,7 @@ def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_sampl
     figures["host"] = host
     if host["unstable"]:
         flags.append(UNSTABLE_HOST)
-    limit = limit_figures(thr["tool_calls_per_s"], ctx)
+    limit = limit_figures(window_thr["tool_calls_per_s"], ctx)
     figures["limit"] = limit
     if limit["kind"] is None:
         if not ctx.calibration:
@@ -704,7 +707,8 @@ def bucket_p99(samples: pd.DataFrame, start: float, end: float, request_timeout_
     latency = pd.Series(all_calls_latency_ms(calls, request_timeout_s), index=calls.index)
     bucket = ((calls["t_s"] - start) // RECOVERY_BUCKET_S).astype(int)
     p99 = latency.groupby(bucket).quantile(0.99)
-    return [(start + int(b) * RECOVERY_BUCKET_S, float(v)) for b, v in p99.items()]
+    return [(start + int(b) * RECOVERY_BUCKET_S, float(v))
+            for b, v in zip(p99.index.to_numpy(dtype=int), p99.to_numpy(), strict=True)]
 
 
 def recovery(samples: pd.DataFrame, spike_s: tuple[float, float], request_timeout_s: float) -> dict[str, object]:
@@ -745,7 +749,8 @@ def publishable(summary: dict) -> tuple[bool, list[str]]:
     """A measurement is publishable only when it is ok, every self-check passed and no flag is set."""
     reasons = []
     if summary.get("status") != "ok":
-        reasons.append(f"status {summary.get('status')}" + (f" ({summary.get('phase')})" if summary.get("phase") else ""))
+        reasons.append(f"status {summary.get('status')}"
+                       + (f" ({summary.get('phase')})" if summary.get("phase") else ""))
     reasons += [f"check: {p}" for p in (summary.get("checks") or {}).get("problems") or []]
     reasons += [f"flag: {f}" for f in summary.get("flags") or []]
     return not reasons, reasons
@@ -810,7 +815,7 @@ def reanalysis_differences(where: MeasurementDir | Path) -> list[str]:
                     continue
                 walk(where, a.get(key), b.get(key))
         elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-            for i, (x, y) in enumerate(zip(a, b)):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
                 walk(f"{path}[{i}]", x, y)
         elif isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
             if not math.isclose(a, b, rel_tol=REANALYSIS_TOLERANCE["rel"], abs_tol=REANALYSIS_TOLERANCE["abs"]):

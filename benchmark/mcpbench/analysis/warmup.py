@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mcpbench.loads.timing import Timing
 from mcpbench.loads import METHODS
+from mcpbench.loads.timing import Timing
 
 STEADY_SPAN_S = 10  # the full profile's span (Timing.steady_span_s)
 STEADY_TOLERANCE = 0.03
@@ -95,10 +95,11 @@ def cpu_steady(server_cpu: list[float | None] | None, per_second: list[int], end
         return False
     cpu, calls = [], []
     for start in starts:
-        values = [server_cpu[t] if t < len(server_cpu) else None for t in range(start, start + length)]
-        if any(v is None for v in values):
+        values = [server_cpu[t] for t in range(start, min(start + length, len(server_cpu)))]
+        known = [v for v in values if v is not None]
+        if len(known) < length:  # a second past the readings, or one without a reading
             return False
-        cpu.append(sum(values) / length)
+        cpu.append(sum(known) / length)
         calls.append(sum(per_second[start:start + length]))
     if not all(calls):
         return False

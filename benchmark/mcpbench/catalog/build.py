@@ -7,10 +7,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpbench.results import model
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host.paths import API_SERVICE_BIN, API_SERVICE_DIR
 from mcpbench.host.toolchain import MissingRequirement, environment_for
+from mcpbench.results import model
 
 
 @dataclass(frozen=True)

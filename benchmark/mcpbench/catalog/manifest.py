@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
 from mcpbench import dimensions
 from mcpbench.results.model import Record
 from mcpbench.workload.file import Workload
@@ -58,7 +59,8 @@ class ServerInfo(_Strict):
         known = dimensions.names()
         unknown = sorted(set(value) - set(known))
         if unknown:
-            raise ValueError(f"{', '.join(map(repr, unknown))}: no such dimension (a dimension's name: {', '.join(known)})")
+            raise ValueError(f"{', '.join(map(repr, unknown))}: no such dimension "
+                             f"(a dimension's name: {', '.join(known)})")
         return value
 
 

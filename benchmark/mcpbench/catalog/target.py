@@ -1,8 +1,9 @@
 """A server given on the command line instead of by a directory: `--command 'CMD {port}'` (an MCP server
 over Streamable HTTP that the suite starts, on a free port, under the run's limits), `--stdio 'CMD'` (one the
 load driver starts over stdio), `--url URL` (one already running: nothing started, limited or read of it), or
-several `--target NAME=CMD` / `--target NAME=URL` (configurations of one server measured side by side). Each becomes the ServerSpec a manifest would make, with the workload file's calls instead of the
-lineup's: the runner, the analysis and the report measure it as they measure the lineup.
+several `--target NAME=CMD` / `--target NAME=URL` (configurations of one server measured side by side). Each
+becomes the ServerSpec a manifest would make, with the workload file's calls instead of the lineup's: the runner,
+the analysis and the report measure it as they measure the lineup.
 """
 
 from __future__ import annotations

@@ -14,12 +14,24 @@ import typer
 from rich.table import Table
 
 from mcpbench import runtime as runtimes
-from mcpbench.catalog.build import build_api_service, build_server
+from mcpbench.catalog.build import BuildOutcome, build_api_service, build_server
 from mcpbench.catalog.manifest import discover
 from mcpbench.cli import docker as docker_commands
 from mcpbench.cli import experiments as experiment_commands
-from mcpbench.cli.options import (CpusOpt, JsonOpt, MemoryOpt, RuntimeOpt, ServersArg, ServersDirOpt, console, fail,
-                                  one_line, print_json, selected_servers, terminate_on_sigterm)
+from mcpbench.cli.options import (
+    CpusOpt,
+    JsonOpt,
+    MemoryOpt,
+    RuntimeOpt,
+    ServersArg,
+    ServersDirOpt,
+    console,
+    fail,
+    one_line,
+    print_json,
+    selected_servers,
+    terminate_on_sigterm,
+)
 from mcpbench.host import processes
 from mcpbench.host.paths import RESULTS_DIR, SERVERS_DIR
 from mcpbench.results.model import SERVER_LOG
@@ -67,7 +79,7 @@ def build(servers: ServersArg = None, servers_dir: ServersDirOpt = SERVERS_DIR) 
     outcome = build_api_service(logs / "api-service.log")
     console.print(f"{'✓' if outcome.status == 'ok' else '✗'} api-service {outcome.status} in {outcome.seconds:.1f} s")
     failed += outcome.status != "ok"
-    built: dict[tuple, object] = {}
+    built: dict[tuple, BuildOutcome] = {}
     for spec in specs:
         key = (spec.directory, spec.build_commands)
         outcome = built.get(key) or build_server(spec, logs / f"{spec.name}.log")
@@ -87,8 +99,8 @@ def upgrade(
 ) -> None:
     """Rewrite results directories in the current schema, every figure recomputed from the raw files by
     today's analysis (what the suite alone knew, a dead server or infrastructure, is kept)."""
-    from mcpbench.results.model import ResultsError
     from mcpbench.analysis.recompute import upgrade_results
+    from mcpbench.results.model import ResultsError
 
     for directory in results:
         try:
@@ -125,7 +137,8 @@ def serve(
             env = bench.runtime.server_environment(spec, infra)
             with bench.server(spec, out / SERVER_LOG) as running:
                 console.print(f"[bold]{spec.name}[/] ready in {running.startup_s:.2f} s at [bold]{running.url}[/]")
-                console.print(f"  Redis {infra.redis_url}, API service {infra.api_url}; server log {out / 'server.log'}")
+                console.print(f"  Redis {infra.redis_url}, API service {infra.api_url}; "
+                              f"server log {out / 'server.log'}")
                 console.print(f"  limits: {profile.cpus:g} CPU, {profile.memory_mb} MiB"
                               + (f", CPUs {profile.cpuset}" if profile.cpuset else "")
                               + ("" if running.limits_applied else " [red](not applied)[/]"))
@@ -140,7 +153,7 @@ def serve(
         console.print("stopping")
     except typer.Exit:
         raise
-    except Exception as exc:  # noqa: BLE001 - one line, no traceback
+    except Exception as exc:  # one line, no traceback
         raise fail(one_line(exc), 1) from exc
 
 
@@ -160,7 +173,7 @@ def main() -> None:
     traceback goes to a file for whoever debugs it)."""
     try:
         app()
-    except Exception as exc:  # noqa: BLE001 - the last line of defence, by design
+    except Exception as exc:  # the last line of defence, by design
         import tempfile
         import traceback
 

@@ -18,10 +18,10 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from mcpbench.runtime import docker_compose as compose
 from mcpbench.catalog.manifest import discover
-from mcpbench.host.paths import RESULTS_DIR, ROOT, SERVERS_DIR
 from mcpbench.cli.options import JsonOpt, ServersArg, ServersDirOpt, console, fail, print_json, selected_servers
+from mcpbench.host.paths import RESULTS_DIR, ROOT, SERVERS_DIR
+from mcpbench.runtime import docker_compose as compose
 
 images_app = typer.Typer(add_completion=False, no_args_is_help=True,
                          help="Docker images of the servers, Redis and the API service (no registry needed).")
@@ -83,8 +83,9 @@ def _report(name: str, outcome, details) -> None:
 @images_app.command("base")
 def images_base(
     force: Annotated[bool, typer.Option("--force", help="Rebuild it even if it exists.")] = False,
-    rootfs: Annotated[Optional[str], typer.Option(help="Start from this image instead of debootstrap "
-                                                       "(e.g. debian:trixie-slim, where a registry is reachable).")] = None,
+    rootfs: Annotated[Optional[str], typer.Option(
+        help="Start from this image instead of debootstrap "
+             "(e.g. debian:trixie-slim, where a registry is reachable).")] = None,
 ) -> None:
     """Build the shared Debian base image locally: debootstrap + docker import + the host's extra CAs."""
     _engine()

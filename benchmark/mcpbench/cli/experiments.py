@@ -18,9 +18,8 @@ from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.events import Events
 from mcpbench.experiments.listeners import ConsoleListener, JsonLinesListener
-from mcpbench.experiments.runner import Runner, RunFailed
-from mcpbench.experiments.options import Option
-from mcpbench.experiments.options import Values
+from mcpbench.experiments.options import Option, Values
+from mcpbench.experiments.runner import RunFailed, Runner
 
 
 def _parameter(option: Option) -> inspect.Parameter:
@@ -47,7 +46,8 @@ def run_experiment(cls: type[Experiment], values: Values) -> None:
     with ExitStack() as stack:
         events = Events(ConsoleListener(out))
         if events_to:
-            events.add(JsonLinesListener(sys.stdout if events_to == "-" else stack.enter_context(_events_file(events_to))))
+            stream = sys.stdout if events_to == "-" else stack.enter_context(_events_file(events_to))
+            events.add(JsonLinesListener(stream))
         _run(cls, values, out, events)
 
 
@@ -74,7 +74,7 @@ def _run(cls: type[Experiment], values: Values, out: Console, events: Events) ->
         if runner.record is not None:  # a run that could not even begin has nothing to conclude
             experiment.conclude(runner)
         raise fail(str(exc), 1) from exc
-    except Exception as exc:  # noqa: BLE001 - before the run could record anything: one line, no traceback
+    except Exception as exc:  # before the run could record anything: one line, no traceback
         raise fail(one_line(exc), 1) from exc
     experiment.conclude(runner)
     run = record.run

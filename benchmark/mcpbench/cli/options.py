@@ -11,7 +11,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -49,12 +49,22 @@ def _named(group: tuple[Option, ...]) -> dict[str, object]:
 
 
 _SHARED = _named(SELECTION + PLACEMENT + RESULTS)
-ServersArg = _SHARED["servers"]
-ServersDirOpt = _SHARED["servers_dir"]
-RuntimeOpt = _SHARED["runtime"]
-CpusOpt = _SHARED["cpus"]
-MemoryOpt = _SHARED["memory_mb"]
-ResultsParentOpt = _SHARED["results_dir"]
+if TYPE_CHECKING:
+    # The type checker sees each parameter's Python type (the declared Option's `type`); Typer, at run time,
+    # the Annotated parameter built from that declaration.
+    ServersArg = Optional[list[str]]
+    ServersDirOpt = Path
+    RuntimeOpt = str
+    CpusOpt = float
+    MemoryOpt = int
+    ResultsParentOpt = Path
+else:
+    ServersArg = _SHARED["servers"]
+    ServersDirOpt = _SHARED["servers_dir"]
+    RuntimeOpt = _SHARED["runtime"]
+    CpusOpt = _SHARED["cpus"]
+    MemoryOpt = _SHARED["memory_mb"]
+    ResultsParentOpt = _SHARED["results_dir"]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable: one JSON document on stdout.")]
 
 
@@ -79,7 +89,7 @@ def one_line(exc: BaseException) -> str:
 def terminate_on_sigterm() -> None:
     """SIGTERM (CI timeouts, `kill`) takes the same path as Ctrl-C: record, then stop everything. And a Ctrl-C
     is never lost (_redeliver_lost_interrupts)."""
-    def handler(signum, frame):  # noqa: ARG001
+    def handler(signum, frame):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, handler)

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mcpbench.results.model import (DimensionDecision, DimensionFigure, DimensionPlan, DimensionSection,
-                                    dimension_headings, plain_section)
+from mcpbench.results.model import (
+    DimensionDecision,
+    DimensionFigure,
+    DimensionPlan,
+    DimensionSection,
+    dimension_headings,
+    plain_section,
+)
 from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.file import Workload
 

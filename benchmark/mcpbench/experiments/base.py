@@ -10,22 +10,80 @@ recording every measurement. A new experiment is a module of this package holdin
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
-from typing import ClassVar
+from typing import Any, ClassVar, Protocol
 
 from rich.console import Console
 
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import Option, Values
-from mcpbench.loads.timing import (CALIBRATION_FULL, CALIBRATION_QUICK, FULL_TIMING, LADDER_STEP_FULL,
-                                   LADDER_STEP_QUICK, Timing)
-from mcpbench.results.model import Record
+from mcpbench.loads import Load
+from mcpbench.loads.timing import (
+    CALIBRATION_FULL,
+    CALIBRATION_QUICK,
+    FULL_TIMING,
+    LADDER_STEP_FULL,
+    LADDER_STEP_QUICK,
+    Timing,
+)
+from mcpbench.results.layout import MeasurementDir, RunDir
+from mcpbench.results.model import Record, Summary
+from mcpbench.results.write import RunRecord
 
-# The runner (runner.py) runs experiments and imports this module; the hooks below name its Runner and
-# ServerRound in annotations only (never imported here: an experiment sees the runner only through them).
+
+# The runner (runner.py) runs experiments and imports this module, so the hooks below do not name its classes:
+# they name what an experiment sees of them, which runner.Runner and runner.ServerRound are (the type checker
+# holds them to it where the runner calls a hook).
+class Runner(Protocol):
+    """What an experiment sees of the run (runner.Runner)."""
+
+    @property
+    def record(self) -> RunRecord | None: ...
+
+    @property
+    def run_dir(self) -> RunDir: ...
+
+    @property
+    def elapsed_s(self) -> float: ...
+
+    def closed_rates(self, mode: str) -> dict[str, float]: ...
+
+    def harness_capacity(self, mode: str) -> float | None: ...
+
+    def each_server(self, round_index: int, measure: Callable[[ServerRound], None]) -> None: ...
+
+
+class ServerRound(Protocol):
+    """What an experiment sees of one server in one round (runner.ServerRound)."""
+
+    @property
+    def runner(self) -> Runner: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def round(self) -> int: ...
+
+    @property
+    def modes(self) -> list[str]: ...
+
+    def directory(self, label: str) -> MeasurementDir: ...
+
+    def started(self, label: str, transport: str = "http") -> AbstractContextManager[Any]: ...
+
+    def measure(self, started: Any, load: Load, timing: Timing | None = None, label: str | None = None,
+                probe_processes: bool = False, stop_requested: Callable[[], bool] | None = None,
+                quiet: bool = False, prewarm_s: float | None = None) -> Summary: ...
+
+    def measure_load(self, load: Load, timing: Timing | None = None, prewarm_s: float | None = None) -> Summary: ...
+
+    def best_closed_rate(self, mode: str) -> float | None: ...
+
+    def harness_capacity(self, mode: str) -> float | None: ...
 
 
 class Experiment(ABC):
@@ -87,10 +145,13 @@ class Experiment(ABC):
 
     def after_round(self, runner: Runner, round_index: int) -> None:
         """After every server's measurements of a round: a further pass over it (runner.each_server), e.g.
-        a load whose level needed the whole round first."""
+        a load whose level needed the whole round first. By default, nothing."""
+        return None
 
     def measure_harness(self, runner: Runner) -> None:
-        """An experiment that measures no server: what it measures once the infrastructure is up."""
+        """An experiment that measures no server: what it measures once the infrastructure is up. By default,
+        nothing."""
+        return None
 
     @contextmanager
     def interrupts(self) -> Iterator[None]:
@@ -99,4 +160,5 @@ class Experiment(ABC):
 
     # -- its verdicts ------------------------------------------------------------------------------------------
     def conclude(self, runner: Runner) -> None:
-        """After the run (complete, interrupted or failed): what the console says of it."""
+        """After the run (complete, interrupted or failed): what the console says of it. By default, nothing."""
+        return None

@@ -8,16 +8,15 @@ from dataclasses import replace
 
 from rich.table import Table
 
-from mcpbench.results.model import Calibration, HarnessCapacity
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import LOAD, LOAD_SOURCE, QUICK, RESULTS, Option, csv, duration, modes_of
+from mcpbench.experiments.options import LOAD, LOAD_SOURCE, QUICK, RESULTS, Option, Values, csv, duration, modes_of
 from mcpbench.host.profile import resource_profile
-from mcpbench.runtime import DEFAULT as DEFAULT_RUNTIME
 from mcpbench.loads import MODE_TRANSPORT
 from mcpbench.loads.timing import CALIBRATE_FULL, CALIBRATE_QUICK, LADDER_STEP_FULL, LADDER_STEP_QUICK, Timing
-from mcpbench.experiments.options import Values
+from mcpbench.results.model import Calibration, HarnessCapacity
+from mcpbench.runtime import DEFAULT as DEFAULT_RUNTIME
 
 
 class CalibrateExperiment(Experiment):

@@ -9,19 +9,38 @@ from typing import Optional
 
 from rich.table import Table
 
-from mcpbench.analysis.capacity import (DEFAULT_SLO, FULL_FIRST_WARMUP_S, FULL_STEP, QUICK_FIRST_WARMUP_S, QUICK_STEP,
-                                        Plan, StepVerdict, capacity_record, instances_for, judge, parse_slo)
+from mcpbench.analysis.capacity import (
+    DEFAULT_SLO,
+    FULL_FIRST_WARMUP_S,
+    FULL_STEP,
+    QUICK_FIRST_WARMUP_S,
+    QUICK_STEP,
+    Plan,
+    StepVerdict,
+    capacity_record,
+    instances_for,
+    judge,
+    parse_slo,
+)
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, modes_of,
-                                          resource_profile_of)
-from mcpbench.results.model import CAPACITY_FILE, SCHEMA
-from mcpbench.results.write import write_checked
+from mcpbench.experiments.options import (
+    CALIBRATION,
+    LOAD,
+    MEASURING,
+    QUICK,
+    Option,
+    Values,
+    csv,
+    duration,
+    modes_of,
+    resource_profile_of,
+)
 from mcpbench.loads import MODE_TRANSPORT, OpenLoad
 from mcpbench.loads.timing import Timing
-from mcpbench.experiments.options import Values
-from mcpbench.results.model import Record
+from mcpbench.results.model import CAPACITY_FILE, SCHEMA, Record
+from mcpbench.results.write import write_checked
 
 
 class CapacityExperiment(Experiment):
@@ -35,7 +54,8 @@ class CapacityExperiment(Experiment):
                Option("start_rate", float, 50.0, "The first step's arrival rate, tool calls/s."),
                Option("factor", float, 1.25, "Each step's rate is the one before times this."),
                Option("max_steps", int, 20, "The most steps per ladder."),
-               Option("step_duration", Optional[str], None, "Measured time per step: seconds or 30s (quick 10, full 30)."),
+               Option("step_duration", Optional[str], None,
+                      "Measured time per step: seconds or 30s (quick 10, full 30)."),
                Option("target_rate", Optional[float], None,
                       "Size a deployment: instances of each stack for this many tool calls/s."),
                Option("runs", int, 1, "Rounds: a ladder per server each, in a new order."))
@@ -54,13 +74,15 @@ class CapacityExperiment(Experiment):
             raise ValueError("--target-rate must be positive")
         modes = modes_of(values, specs)
         if any(MODE_TRANSPORT.get(m) == "stdio" for m in modes):
-            raise ValueError("--mode stdio: a capacity ladder is measured over HTTP; use `mcpbench run --transport stdio`")
+            raise ValueError("--mode stdio: a capacity ladder is measured over HTTP; "
+                             "use `mcpbench run --transport stdio`")
         self.capacities: dict[str, Record] = {}  # server -> capacity.json
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
                          vus=csv(values["vus"], int, "--vus"), runs=values.get("runs", 1), timing=step,
-                         profile=resource_profile_of(values), registry=values.get("registry"), build=not values["no_build"],
-                         calibrate=not values.get("no_calibrate"), load_generator=values["load_generator"],
-                         load_instances=values["load_instances"], kind=OpenLoad.kind)
+                         profile=resource_profile_of(values), registry=values.get("registry"),
+                         build=not values["no_build"], calibrate=not values.get("no_calibrate"),
+                         load_generator=values["load_generator"], load_instances=values["load_instances"],
+                         kind=OpenLoad.kind)
 
     def record(self) -> Record:
         return {"capacity": self.plan.record()}
@@ -108,7 +130,8 @@ class CapacityExperiment(Experiment):
         if not self.capacities:
             return
         table = Table(title="capacity (highest passing step, tool calls/s)")
-        for column in ("server", "mode", "per round", "median", "stopped by") + (("instances",) if self.target_rate else ()):
+        columns = ("server", "mode", "per round", "median", "stopped by") + (("instances",) if self.target_rate else ())
+        for column in columns:
             table.add_column(column)
         for server, document in self.capacities.items():
             by_mode: dict[str, list[dict]] = {}

@@ -11,7 +11,6 @@ from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, MODES, Load, Mod
 from mcpbench.loads.timing import Timing
 
 
-
 @dataclass(frozen=True)
 class RunConfig:
     runtime: str             # a name in runtime.RUNTIMES
@@ -24,7 +23,7 @@ class RunConfig:
     profile: ResourceProfile = field(default_factory=resource_profile)
     rate_fractions: tuple[float, ...] = ()  # open model at these fractions of round 1's closed maximum
     build: bool = True
-    calibrate: bool = True   # measure the harness's limits before the first round and after every infrastructure restart
+    calibrate: bool = True  # measure the harness's limits before the first round and after every infrastructure restart
     load_generator: str = "driver"  # a name in loadgen.GENERATORS (stdio modes use one that speaks stdio)
     load_instances: int = 1  # >1: each HTTP test split across that many generator processes (segments)
     kind: str = DEFAULT_KIND  # the kind of load measured at each level (loads.KINDS; --load)
@@ -39,7 +38,8 @@ class RunConfig:
     registry: str | None = None  # --registry (swarm): images pushed there and deployed by digest
     stages: tuple[Stage, ...] = ()  # --load staged --stages: (seconds, VUs) stages
     spike: float | None = None  # --load spike --spike: the spike's multiple of the level (--vus)
-    prewarm_s: float | None = None  # --prewarm: the closed model this long on the same start before each open-model load
+    # --prewarm: the closed model this long on the same start before each open-model load
+    prewarm_s: float | None = None
 
     def __post_init__(self) -> None:
         runtimes.check(self.runtime)

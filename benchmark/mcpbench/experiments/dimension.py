@@ -71,7 +71,8 @@ class DimensionExperiment(RunExperiment):
                Option("all_points", bool, False, "Every point, the costly ones too (tools-list: 10,000 tools).",
                       ("--all-points",)),
                Option("points", Optional[str], None, "Only these points, e.g. 1kib,1mib (payload: 1kib, 64kib, 1mib, "
-                      "4mib; tools-list: tools0, tools100, tools1000, tools10000; progress: progress1, progress10, progress100)."),
+                      "4mib; tools-list: tools0, tools100, tools1000, tools10000; "
+                      "progress: progress1, progress10, progress100)."),
                *RunExperiment.options)
     directory_suffix = "-dimension"
 
@@ -82,7 +83,8 @@ class DimensionExperiment(RunExperiment):
                   "runs": None if values.get("quick") else "5",
                   **({"ramp_up": dimension.ramp_up_s} if dimension.ramp_up_s is not None else {})}
         # What the command line gave overrides the preset (--vus's default, 50, counts as not given).
-        given = {key: value for key, value in values.items() if value is not None and not (key == "vus" and value == "50")}
+        given = {key: value for key, value in values.items()
+                 if value is not None and not (key == "vus" and value == "50")}
         super().__init__({**values, **{k: v for k, v in preset.items() if k not in given}},
                          twins(specs, dimension, chosen_points(dimension, values.get("all_points", False),
                                                                values.get("points"))), console)

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, overload
 
-from mcpbench import loadgen, runtime as runtimes
+from mcpbench import loadgen
+from mcpbench import runtime as runtimes
 from mcpbench.host.paths import RESULTS_DIR, SERVERS_DIR
 from mcpbench.host.profile import ResourceProfile
-from mcpbench.loads import KINDS, MODES
-
+from mcpbench.loads import KINDS, MODES, Mode
 
 # A command's option values by name (Option.name): what the CLI parsed, what an experiment configures itself from,
 # what run.json's config.options keeps (experiments/resume.py).
@@ -146,6 +146,10 @@ def csv(value: str | None, kind: type, option: str) -> tuple:
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(s|m|min|h)?\s*$")
 
 
+@overload
+def duration(value: str | float, option: str = ...) -> float: ...
+@overload
+def duration(value: None, option: str = ...) -> None: ...
 def duration(value: str | float | None, option: str = "--duration") -> float | None:
     """'300', '90s', '30m' or '1.5h' as seconds, positive (None stays None): one reading of --duration in
     every experiment."""
@@ -172,9 +176,9 @@ def resource_profile_of(values: Values) -> ResourceProfile:
         values.get("cpus", 2.0), values.get("memory_mb", 2048))
 
 
-def modes_of(values: Values, specs: list) -> tuple[str, ...]:
+def modes_of(values: Values, specs: list) -> tuple[Mode, ...]:
     """--mode's modes; without it, the session pattern the servers' workload file names (docs/workload-file.md),
-    else the v2 study's `session`."""
+    else the v2 study's `session`. (RunConfig checks that each is a mode.)"""
     if values.get("mode"):
         return csv(values["mode"], str, "--mode")
     named = {spec.workload.spec.session for spec in specs if spec.workload is not None and spec.workload.spec.session}

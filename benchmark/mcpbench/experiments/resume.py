@@ -10,9 +10,11 @@ finished. run.json `resumes` records each continuation.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
+from mcpbench.experiments.options import WATCHING, Values
 from mcpbench.results import liveness
 from mcpbench.results.layout import INCOMPLETE, RunDir
 from mcpbench.results.model import Record, Resume, document
@@ -24,8 +26,6 @@ class Restorable(Protocol):
 
     failed: bool
     verified: bool
-from mcpbench.experiments.options import WATCHING, Values
-
 # The fingerprint fields that make another host (or other code): a resume on one calibrates the harness again.
 HOST_KEYS = ("hostname", "cpu_model", "cores", "memory_gb", "kernel", "os", "tools", "git")
 
@@ -52,7 +52,8 @@ def resumed_values(options: tuple, values: Values) -> Values:
     given = [_flag(o) for o in options if o.name != "resume" and o.name not in WATCHING
              and values.get(o.name, o.default) not in (o.default, *([[], ()] if o.default is None else []))]
     if given:
-        raise ValueError(f"--resume continues the run with the options it was started with: leave out {', '.join(given)}")
+        raise ValueError(f"--resume continues the run with the options it was started with: "
+                         f"leave out {', '.join(given)}")
     run = RunRecord.reopen(run_dir).run
     if run.status == "complete":
         raise ValueError(f"{run_dir}: the run is complete; nothing to resume")
@@ -82,7 +83,7 @@ def _elapsed_before(record: RunRecord) -> float:
     """The run's measuring time so far: every earlier part, from its start to its last sign of life (the
     stop it recorded, else its newest summary.json; not run.json's last write, which marking it abandoned
     moved). The gaps between parts are not the run's."""
-    previous = (record.run.resumes or [None])[-1]
+    previous = record.run.resumes[-1] if record.run.resumes else None
     start = dt.datetime.fromisoformat(previous.at if previous else record.run.started_at).timestamp()
     signs = [path.stat().st_mtime for path in record.run_dir.summaries()]
     if record.run.finished_at:
@@ -123,7 +124,7 @@ def describe(entry: Resume) -> str:
     return "; ".join(parts)
 
 
-def restore(record: RunRecord, states: dict[str, Restorable]) -> None:
+def restore(record: RunRecord, states: Mapping[str, Restorable]) -> None:
     """What the runner knew of each server before the stop: failed ones stay out, verified ones are not
     verified again (the rest comes back as their measurements are kept: runner.kept)."""
     for name, state in states.items():

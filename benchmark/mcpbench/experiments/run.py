@@ -6,23 +6,34 @@ round 1's closed maximum (`--open`); and an equal load, the same offered rate fo
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import ClassVar, Optional
 
-from mcpbench.results.model import document
+from mcpbench.analysis import sequential
+from mcpbench.analysis.equal_load import DEFAULT_FRACTION, EqualRate, choose_rate
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
-from mcpbench.analysis import sequential
 from mcpbench.experiments.config import RunConfig
+from mcpbench.experiments.options import (
+    CALIBRATION,
+    LOAD,
+    MEASURING,
+    QUICK,
+    Option,
+    Values,
+    csv,
+    duration,
+    kind_name,
+    modes_of,
+    resource_profile_of,
+)
 from mcpbench.experiments.stopping import Headline, StoppingRule
-from mcpbench.analysis.equal_load import DEFAULT_FRACTION, EqualRate, choose_rate
-from mcpbench.experiments.options import (CALIBRATION, LOAD, MEASURING, QUICK, Option, csv, duration, kind_name, modes_of,
-                                          resource_profile_of)
-from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, OpenLoad
+from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, Mode, OpenLoad
 from mcpbench.loads.staged import parse_stages
 from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, Timing
-from mcpbench.experiments.options import Values
+from mcpbench.results.model import document
 
 
 def warmup(value: str | None, base: Timing) -> tuple[float, float | None]:
@@ -66,7 +77,7 @@ class RunExperiment(Experiment):
     order = 20
     help = ("Measure servers in interleaved rounds: for each, reset Redis, start, verify, warm up, measure, "
             "stop, record.")
-    options = (*MEASURING, *CALIBRATION, *LOAD, *QUICK, *TIMING,
+    options: ClassVar[tuple[Option, ...]] = (*MEASURING, *CALIBRATION, *LOAD, *QUICK, *TIMING,
                Option("runs", Optional[str], None,
                       "Rounds, each measuring every server once, interleaved: a number, or 'auto' (the full profile's "
                       "default): from round 3 on, stop once every adjacent pair of the headline ranking is ordered or "
@@ -130,7 +141,8 @@ class RunExperiment(Experiment):
             vus=csv(values["vus"], int, "--vus"),
             runs=values.get("max_rounds", sequential.DEFAULT_MAX_ROUNDS) if auto else int(rounds),
             rounds_auto=auto, time_budget_s=duration(values.get("time_budget"), "--time-budget") if auto else None,
-            shuffle=values.get("shuffle", True), timing=timing_of(values), profile=resource_profile_of(values), registry=values.get("registry"),
+            shuffle=values.get("shuffle", True), timing=timing_of(values), profile=resource_profile_of(values),
+            registry=values.get("registry"),
             rate_fractions=csv(values.get("open_fractions"), float, "--open"), kind=kind, rates=rates,
             equal_fraction=values.get("equal_load"), equal_rates=csv(values.get("equal_rate"), float, "--equal-rate"),
             closed_once=values.get("closed_once", False), stacks_only=values.get("stacks_only", False),
@@ -150,7 +162,8 @@ class RunExperiment(Experiment):
         mode = next((m for m in config.modes if MODE_TRANSPORT[m] == "http"), config.modes[0])
         vus = max(config.vus)
         if MODE_TRANSPORT[mode] == "http" and config.equal_fraction is not None:
-            return Headline(OpenLoad(mode, vus, 1.0, equal_fraction=config.equal_fraction).label, "cpu_ms_per_call", False)
+            return Headline(OpenLoad(mode, vus, 1.0, equal_fraction=config.equal_fraction).label,
+                            "cpu_ms_per_call", False)
         if MODE_TRANSPORT[mode] == "http" and (config.equal_rates or config.rates):
             rate = (config.equal_rates or config.rates)[0]
             return Headline(OpenLoad(mode, vus, rate).label, "cpu_ms_per_call", False)
@@ -187,7 +200,7 @@ class RunExperiment(Experiment):
     def open_model_used(self) -> bool:
         return bool(self.config.rate_fractions) or self.config.equal or KINDS[self.config.kind].model == "open"
 
-    def http_modes(self, modes) -> list[str]:
+    def http_modes(self, modes: Iterable[Mode]) -> list[Mode]:
         return [m for m in modes if MODE_TRANSPORT[m] == "http"]
 
     def equal_loads(self, modes) -> list[OpenLoad]:

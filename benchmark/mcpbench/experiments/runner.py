@@ -13,7 +13,9 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Literal
 
 from rich.console import Console
 
@@ -28,22 +30,21 @@ from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.listeners import ConsoleListener
 from mcpbench.host import cgroups, paths, ports
 from mcpbench.host.fingerprint import fingerprint, limits_record
+from mcpbench.loads import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
+from mcpbench.loads.timing import Timing
 from mcpbench.measure import calibration as calibrate
 from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, prewarm
-from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
-from mcpbench.results.model import SCHEMA, Record, Resume, Summary, document, parsed
 from mcpbench.results import liveness
+from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
+from mcpbench.results.model import SCHEMA, Record, Resume, RunStatus, Summary, document, parsed
 from mcpbench.results.write import RunRecord, directory_said, io_said, new_run_id, write_checked, write_json
 from mcpbench.runtime.base import RunningServer
-from mcpbench.loads import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
-from mcpbench.loads.timing import Timing
 from mcpbench.workload import conformance
-from mcpbench.workload.file import lineup
 from mcpbench.workload.dimension_tools import ToolSettings
+from mcpbench.workload.file import lineup
 from mcpbench.workload.verify import Check, Verdict, is_deployment_check, verify
 from mcpbench.workload.verify_calls import verify_calls
-
 
 # A calibration the infrastructure broke is measured again on a new Redis/API pair, this many tries in all.
 CALIBRATION_TRIES = 2
@@ -129,7 +130,8 @@ class Runner:
         self._pin_orchestrator()
         # "complete" only once the run has ended normally: Ctrl-C, and a terminal or pipe that closed (Rich ends the
         # program with SystemExit when its output is a broken pipe: `… | tee log` and Ctrl-C), leave it interrupted.
-        status, error = "interrupted", None
+        status: RunStatus = "interrupted"
+        error: str | None = None
         try:
             with Bench(self.config.runtime, self.config.profile, self.directory, self.config.registry) as self.bench:
                 self._record_runtime()
@@ -139,7 +141,7 @@ class Runner:
             pass  # status stays "interrupted"; RunEnded says so
         except OSError as exc:  # a full disk, a read-only file system: a sentence, not an exception's name
             status, error = "failed", io_said(exc, self.directory)
-        except Exception as exc:  # noqa: BLE001 - recorded, then one line on the console (cli)
+        except Exception as exc:  # recorded, then one line on the console (cli)
             status, error = "failed", f"{type(exc).__name__}: {exc}".splitlines()[0]
             # The whole traceback is for whoever debugs it, not for the console.
             try:
@@ -155,7 +157,7 @@ class Runner:
             raise RunFailed("; ".join(filter(None, [error, self._kept(), unrecorded])))
         return self.record
 
-    def _finish(self, status: str, error: str | None) -> str | None:
+    def _finish(self, status: RunStatus, error: str | None) -> str | None:
         """run.json says how the run ended; when even its short rewrite fails, the sentence saying so (the next
         start's abandoned check then marks it)."""
         assert self.record is not None
@@ -257,7 +259,7 @@ class Runner:
             self.events.emit(ev.RoundBegun(round=round_index, rounds=self.config.runs, auto=self.config.rounds_auto,
                                            servers=names))
             for position, state in enumerate(order, start=1):
-                self._guarded(state, lambda: self._measure_server(state, round_index, position))
+                self._guarded(state, partial(self._measure_server, state, round_index, position))
             self.experiment.after_round(self, round_index)
         for state in self.states.values():
             if not state.failed and self.record.server(state.spec.name).status == "running":
@@ -287,7 +289,7 @@ class Runner:
         for position, name in enumerate(names, start=1):
             state = self.states[name]
             if not state.failed:
-                self._guarded(state, lambda: measure(ServerRound(self, state, round_index, position)))
+                self._guarded(state, partial(measure, ServerRound(self, state, round_index, position)))
 
     @property
     def elapsed_s(self) -> float:
@@ -413,8 +415,9 @@ class Runner:
         (its manifest's `protocols`; a manifest that records none accepts the v2 study's 2024-11-05), or
         the stdio transport without a [stdio] command in its manifest."""
         accepted = spec.info.protocols or [MODE_PROTOCOL["session"]]
-        unsupported = {mode: f"its SDK does not accept protocol {MODE_PROTOCOL[mode]} (it accepts "
-                             f"{', '.join(accepted)})" for mode in self.config.modes if MODE_PROTOCOL[mode] not in accepted}
+        unsupported: dict[str, str] = {mode: f"its SDK does not accept protocol {MODE_PROTOCOL[mode]} (it accepts "
+                                       f"{', '.join(accepted)})"
+                                 for mode in self.config.modes if MODE_PROTOCOL[mode] not in accepted}
         if not spec.serves_stdio:
             unsupported.update({mode: "its manifest has no [stdio] command" for mode in self.config.stdio_modes})
         if not spec.serves_http:
@@ -588,8 +591,8 @@ class Runner:
         with self.events.activity(f"verifying {spec.name}…"):
             # A server given on the command line is held to its workload file; the lineup's to the whole spec.
             verdict = (verify_calls(server.url, spec.workload) if spec.given and spec.workload
-                       else verify(server.url, spec.name, spec.info.protocols, ToolSettings.from_environment(spec.run_env),
-                              spec.info.unsupported))
+                       else verify(server.url, spec.name, spec.info.protocols,
+                                   ToolSettings.from_environment(spec.run_env), spec.info.unsupported))
         checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s"), *verdict.checks]
         suite = self._conformance(spec, server, checks) if self.config.conformance else None
         listening = server.listening()
@@ -597,7 +600,7 @@ class Runner:
             exposed = [address for address in listening if not ports.is_loopback(address)]
             # A server given on the command line is not held to the contract's HOST: where it listens is its
             # own choice, said as a warning (the load only ever goes to loopback).
-            worst = "warn" if spec.given else "fail"
+            worst: Literal["warn", "fail"] = "warn" if spec.given else "fail"
             checks.append(Check("listens on loopback only", worst if exposed or not listening else "pass",
                                 f"also listens on {', '.join(exposed)}: reachable from other machines; the "
                                 f"contract's HOST is {ports.LOOPBACK}" if exposed else

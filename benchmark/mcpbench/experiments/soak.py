@@ -12,21 +12,36 @@ from statistics import median
 from typing import Optional
 
 from mcpbench.analysis.capacity import DOUBT_FLAGS as SOAK_DOUBTS
+from mcpbench.analysis.soak import (
+    DEFAULT_SHARE,
+    FULL_WARMUP_S,
+    QUICK_WARMUP_S,
+    SoakError,
+    SoakPlan,
+    judge,
+    parse_percentage,
+)
 from mcpbench.analysis.summary import is_bound
-from mcpbench.analysis.soak import (DEFAULT_SHARE, FULL_WARMUP_S, QUICK_WARMUP_S, SoakError, SoakPlan, judge,
-                                    parse_percentage)
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import LOAD, MEASURING, QUICK, Option, csv, duration, modes_of, resource_profile_of
+from mcpbench.experiments.options import (
+    LOAD,
+    MEASURING,
+    QUICK,
+    Option,
+    Values,
+    csv,
+    duration,
+    modes_of,
+    resource_profile_of,
+)
+from mcpbench.loads import MODE_TRANSPORT, MODES, OpenLoad
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
-from mcpbench.results.model import CAPACITY_FILE, SCHEMA, SOAK_FILE, Capacity, ResultsError, Summary, parsed
+from mcpbench.results.model import CAPACITY_FILE, SCHEMA, SOAK_FILE, Capacity, Record, ResultsError, Summary, parsed
 from mcpbench.results.read import read_json, read_processes, read_samples
 from mcpbench.results.upgrades import upgrade_document
 from mcpbench.results.write import write_checked
-from mcpbench.loads import MODE_TRANSPORT, MODES, OpenLoad
-from mcpbench.experiments.options import Values
-from mcpbench.results.model import Record
 
 
 def _capacity(run_dir: RunDir, server: str, mode: str) -> float | None:
@@ -95,7 +110,8 @@ class SoakExperiment(Experiment):
         self._stop = threading.Event()
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
                          vus=csv(values["vus"], int, "--vus"), runs=1, timing=self.plan.timing,
-                         profile=resource_profile_of(values), registry=values.get("registry"), build=not values["no_build"], calibrate=False,
+                         profile=resource_profile_of(values), registry=values.get("registry"),
+                         build=not values["no_build"], calibrate=False,
                          load_generator=values["load_generator"], load_instances=values["load_instances"],
                          kind=OpenLoad.kind)
 
@@ -133,7 +149,7 @@ class SoakExperiment(Experiment):
             yield
             return
 
-        def first(signum, frame) -> None:  # noqa: ARG001 - a signal handler's signature
+        def first(signum, frame) -> None:  # a signal handler's signature
             self._stop.set()
             self.console.print("[bold yellow]Stopping the soak: judging what was measured "
                                "(Ctrl-C again to abandon it)[/]")

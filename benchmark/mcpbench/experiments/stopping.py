@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from mcpbench.analysis import sequential
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX
-from mcpbench.results.model import Look, PairLook, RoundsAuto, Summary
+from mcpbench.results.model import Look, PairLook, RoundsAuto, StoppedBy, Summary
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,6 @@ class StoppingRule:
             return self._stop("too-few-servers", "fewer than two servers have a headline figure to order")
         return True, line
 
-    def _stop(self, why: str, text: str) -> tuple[bool, str]:
-        self.record.stopped_by = why  # type: ignore[assignment] - one of RoundsAuto's causes
+    def _stop(self, why: StoppedBy, text: str) -> tuple[bool, str]:
+        self.record.stopped_by = why
         return False, f"no further round: {text}"

@@ -11,9 +11,17 @@ from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.catalog.selection import setting_twin
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import BUILDING, PLACEMENT, RESULTS, SELECTION, TARGET, Option, resource_profile_of
+from mcpbench.experiments.options import (
+    BUILDING,
+    PLACEMENT,
+    RESULTS,
+    SELECTION,
+    TARGET,
+    Option,
+    Values,
+    resource_profile_of,
+)
 from mcpbench.results.read import read_json
-from mcpbench.experiments.options import Values
 from mcpbench.workload.dimension_tools import ToolSettings
 
 # The settings the NAME-tools twin is started with: what docs/workload.md §6 asks of every reference server.
@@ -80,7 +88,8 @@ class VerifyExperiment(Experiment):
         # Every mode's protocol is checked by verify itself: the run's one mode only decides whether a server
         # can be started at all (any HTTP server can).
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=("session",),
-                         profile=resource_profile_of(values), registry=values.get("registry"), build=not values["no_build"], calibrate=False,
+                         profile=resource_profile_of(values), registry=values.get("registry"),
+                         build=not values["no_build"], calibrate=False,
                          conformance=values.get("conformance", False))
 
     def measure_server(self, server) -> None:

@@ -186,12 +186,16 @@ class Cgroup:
         if self.version == 2:
             leaf = next(iter(self._dirs.values()))  # v2: one directory for every controller
             _write(leaf / "cgroup.freeze", "1" if frozen else "0")
-            done = lambda: f"frozen {1 if frozen else 0}" in (leaf / "cgroup.events").read_text().splitlines()  # noqa: E731
+
+            def done() -> bool:
+                return f"frozen {1 if frozen else 0}" in (leaf / "cgroup.events").read_text().splitlines()
         elif "freezer" in self._dirs:
             state = self._dirs["freezer"] / "freezer.state"
             want = "FROZEN" if frozen else "THAWED"
             _write(state, want)
-            done = lambda: state.read_text().strip() == want  # noqa: E731
+
+            def done() -> bool:
+                return state.read_text().strip() == want
         else:
             return False
         deadline = time.monotonic() + timeout_s

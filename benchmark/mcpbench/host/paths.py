@@ -12,6 +12,7 @@ INFRA_DIR = ROOT / "infra"
 API_SERVICE_DIR = INFRA_DIR / "api-service"
 TOOLS_BIN = ROOT / ".tools" / "bin"
 RESULTS_DIR = ROOT / "results"
-CONFORMANCE_DIR = ROOT / "benchmark" / "conformance"  # the official MCP conformance suite, pinned (verify --conformance)
+# the official MCP conformance suite, pinned (verify --conformance)
+CONFORMANCE_DIR = ROOT / "benchmark" / "conformance"
 K6_SCRIPT = Path(__file__).resolve().parents[1] / "k6" / "load.js"
 API_SERVICE_BIN = TOOLS_BIN / "api-service"

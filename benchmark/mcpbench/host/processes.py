@@ -21,6 +21,7 @@ _registry_lock = threading.Lock()
 
 
 _PR_SET_PDEATHSIG = 1
+_libc: ctypes.CDLL | None
 try:
     _libc = ctypes.CDLL(None, use_errno=True)
 except OSError:  # not glibc/musl: children then outlive a SIGKILLed orchestrator until the next start
@@ -97,7 +98,8 @@ class ManagedProcess:
         """SIGTERM the group, SIGKILL whatever remains after grace_s; returns the exit code."""
         if self.alive():
             _signal_group(self.pid, signal.SIGTERM)
-            _signal_group(self.pid, signal.SIGCONT)  # a stopped process (SIGSTOP, a hang drill) acts on it only once resumed
+            # a stopped process (SIGSTOP, a hang drill) acts on it only once resumed
+            _signal_group(self.pid, signal.SIGCONT)
             try:
                 self.popen.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
@@ -157,16 +159,17 @@ def spawn(name: str, argv: Sequence[str], *, cwd: Path | None = None, env: dict[
           log_path: Path | None = None, cgroup: Cgroup | None = None,
           cpus: Sequence[int] | None = None) -> ManagedProcess:
     """Start argv in its own session, output to log_path, inside cgroup and pinned to cpus if given."""
-    log_handle = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
+    log_file = open(log_path, "ab") if log_path else None
     try:
         popen = subprocess.Popen(
-            list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log_handle,
+            list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+            stdout=log_file if log_file is not None else subprocess.DEVNULL,
             stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=_preexec(cgroup.procs_files() if cgroup else [], cpus, os.getpid()),
         )
     finally:
-        if log_path:
-            log_handle.close()  # type: ignore[union-attr]
+        if log_file is not None:
+            log_file.close()
     process = ManagedProcess(name, popen, log_path, cgroup)
     with _registry_lock:
         _registry.add(process)

@@ -23,7 +23,8 @@ class ResourceProfile:
 
 
 def resource_profile(cpus: float = 2.0, memory_mb: int = 2048, cores: int | None = None) -> ResourceProfile:
-    """The v2 study's 2 CPUs / 2 GB, scaled down when the machine cannot also give the load generator a core of its own."""
+    """The v2 study's 2 CPUs / 2 GB, scaled down when the machine cannot also give the load generator a core of
+    its own."""
     available = sorted(os.sched_getaffinity(0)) if cores is None else list(range(cores))
     note = None
     if len(available) < 2:

@@ -115,7 +115,8 @@ class HostView(Protocol):
     saturation is judged against). The runtime gives it (Runtime.host_view): this machine's, or each swarm
     node's (runtime/swarm_nodes.py)."""
 
-    harness_cores: int
+    @property
+    def harness_cores(self) -> int: ...
 
     def readers(self) -> dict[str, UsageReader]: ...
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from mcpbench.loadgen.base import LiveView, LoadError, LoadGenerator, LoadRun, StdioLaunch, Tick
 from mcpbench.loadgen.driver import LoadDriver
-from mcpbench.loadgen.instances import read_counts
+from mcpbench.loadgen.instances import LocalInstances, read_counts
 from mcpbench.loadgen.k6 import LocalK6
 
-GENERATORS: dict[str, type[LoadGenerator]] = {LoadDriver.name: LoadDriver, LocalK6.name: LocalK6}
+GENERATORS: dict[str, type[LocalInstances]] = {LoadDriver.name: LoadDriver, LocalK6.name: LocalK6}
 DEFAULT = LoadDriver.name
 
 

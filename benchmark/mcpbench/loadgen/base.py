@@ -19,8 +19,8 @@ from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.model import Record
 
 if TYPE_CHECKING:
-    from mcpbench.loads.timing import Timing
     from mcpbench.loads import Load
+    from mcpbench.loads.timing import Timing
     from mcpbench.workload.file import Workload
 
 
@@ -39,9 +39,14 @@ class Tick(enum.Enum):
 class LiveView(Protocol):
     """The samples so far, while the test runs (the adaptive warm-up reads them)."""
 
-    per_second: list[int]           # successful tool calls per second since the scenario start
-    latency_ms: list[list[float]]   # their call_ms, per second
-    latest_s: float                 # the latest sample's time
+    @property
+    def per_second(self) -> list[int]: ...  # successful tool calls per second since the scenario start
+
+    @property
+    def latency_ms(self) -> list[list[float]]: ...  # their call_ms, per second
+
+    @property
+    def latest_s(self) -> float: ...  # the latest sample's time
 
     @property
     def complete_s(self) -> int: ...  # seconds known complete
@@ -98,11 +103,14 @@ class LoadGenerator(ABC):
             on_tick: OnTick | None = None, checks: bool = True, launch: StdioLaunch | None = None,
             workload: Workload | None = None) -> LoadRun:
         """Run one test until it ends or `on_tick` ends it; its samples and counts are written to the
-        measurement's directory (`out.samples`, `out.counts`). LoadError when no sample came back. With `launch` (stdio) the generator starts the
-        server itself and `url` is not used. `workload`: the calls to make (None: the lineup's)."""
+        measurement's directory (`out.samples`, `out.counts`). LoadError when no sample came back. With `launch`
+        (stdio) the generator starts the server itself and `url` is not used. `workload`: the calls to make (None:
+        the lineup's)."""
 
     def prepare(self, log_dir: Path) -> None:
-        """Whatever the generator needs before its first test (a build), so none happens inside one."""
+        """Whatever the generator needs before its first test (a build), so none happens inside one. By default,
+        nothing."""
+        return None
 
     def usage_readers(self, pids: Sequence[int]) -> dict[str, UsageReader]:
         """The generator's components for the sampler: its own CPU and memory as LOADGEN ("loadgen"), and

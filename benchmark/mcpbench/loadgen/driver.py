@@ -13,22 +13,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcpbench.host import processes
 from mcpbench.catalog.build import run_commands
+from mcpbench.host import processes
 from mcpbench.host.paths import ROOT
 from mcpbench.host.resources import UsageReader, process_group_reader, process_reader
-from mcpbench.loads import MODE_PROTOCOL
 from mcpbench.host.toolchain import MissingRequirement, environment_for
 from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaunch, seconds_text
 from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
+from mcpbench.loads import MODE_PROTOCOL
 from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.model import GENERATOR_BUILD_LOG
 from mcpbench.workload.file import Workload, lineup
 
 if TYPE_CHECKING:
-    from mcpbench.loads.timing import Timing
     from mcpbench.loads import Load
     from mcpbench.loads.base import Stage
+    from mcpbench.loads.timing import Timing
 
 DRIVER_DIR = ROOT / "benchmark" / "load-driver"
 DRIVER_BIN = DRIVER_DIR / "bin" / "load-driver"

@@ -14,13 +14,12 @@ from typing import Protocol
 
 import pandas as pd
 
-from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import FIRST_MS, SAMPLE_COLUMNS
-from mcpbench.results.write import writing
 from mcpbench.analysis.warmup import LiveSamples
 from mcpbench.loadgen.base import LoadError, LoadGenerator, OnStart, OnTick, Tick
 from mcpbench.loadgen.merge import MergedLive, merge_counts, merge_samples
-from mcpbench.results.model import Record
+from mcpbench.results.layout import MeasurementDir
+from mcpbench.results.model import FIRST_MS, SAMPLE_COLUMNS, Record
+from mcpbench.results.write import writing
 
 # Beyond the test's own length, how long a generator may take before it is called stuck.
 OVERRUN_S = 120
@@ -33,9 +32,14 @@ class GeneratorProcess(Protocol):
     """One generator instance's process, on this machine (processes.ManagedProcess) or as a task on another
     host (runtime/swarm_load.py)."""
 
-    pid: int | None  # None: not on this machine
-    log_path: Path | None
-    clock_offset_s: float  # its host's clock minus ours (0 here): the merge corrects its scenario start by it
+    @property
+    def pid(self) -> int | None: ...  # None: not on this machine
+
+    @property
+    def log_path(self) -> Path | None: ...
+
+    @property
+    def clock_offset_s(self) -> float: ...  # its host's clock minus ours (0 here): the merge corrects its start by it
 
     def poll(self) -> int | None: ...
     def wait(self, timeout: float) -> bool: ...
@@ -188,7 +192,7 @@ class LocalInstances(LoadGenerator):
         parts = [parse_samples(instance.samples_log) for instance in instances]
         samples, start_epoch = merge_samples([
             (frame, start - instance.process.clock_offset_s if start is not None else None)
-            for (frame, start), instance in zip(parts, instances)])
+            for (frame, start), instance in zip(parts, instances, strict=True)])
         compress_samples([i.samples_log for i in instances], out.samples, samples, out.loadgen_log)
         exit_codes = [instance.process.returncode for instance in instances]
         exit_code = next((code for code in exit_codes if code), exit_codes[0])

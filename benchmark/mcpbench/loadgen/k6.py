@@ -22,9 +22,9 @@ from mcpbench.results.layout import MeasurementDir
 from mcpbench.workload.file import Workload
 
 if TYPE_CHECKING:
-    from mcpbench.loads.timing import Timing
     from mcpbench.loads import Load
     from mcpbench.loads.base import Stage
+    from mcpbench.loads.timing import Timing
 
 NOT_INSTALLED = ("k6 is not installed: --loadgen k6 uses a k6 you installed yourself (on PATH, or K6=/path/to/k6); "
                  "mcpbench never fetches it (AGPL). The default load generator, the load driver, needs nothing.")

@@ -32,13 +32,14 @@ WORST_OF = ("start_lag_p99_ms", "start_lag_max_ms")
 def merge_counts(parts: list[dict | None]) -> dict | None:
     """The instances' own counts as one test's: totals summed, WORST_OF the largest, anything else (a
     failure's reason) the first given; None unless every instance wrote its counts."""
-    if not parts or any(part is None for part in parts):
+    written = [part for part in parts if part is not None]
+    if not parts or len(written) < len(parts):
         return None
-    if len(parts) == 1:
-        return parts[0]
+    if len(written) == 1:
+        return written[0]
     merged: dict = {}
-    for key in sorted(set().union(*parts)):  # type: ignore[arg-type]
-        values = [part[key] for part in parts if part.get(key) is not None]  # type: ignore[union-attr]
+    for key in sorted(set().union(*written)):
+        values = [part[key] for part in written if part.get(key) is not None]
         if key in WORST_OF:
             merged[key] = max(values, default=None)
         elif values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):

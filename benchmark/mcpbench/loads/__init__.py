@@ -3,7 +3,19 @@ kind is registered."""
 
 from __future__ import annotations
 
-from mcpbench.loads.base import LIST_TOOLS, METHODS, MODE_PROTOCOL, MODE_TRANSPORT, MODES, Load, Mode, Model, Stage, in_window, tool_calls
+from mcpbench.loads.base import (
+    LIST_TOOLS,
+    METHODS,
+    MODE_PROTOCOL,
+    MODE_TRANSPORT,
+    MODES,
+    Load,
+    Mode,
+    Model,
+    Stage,
+    in_window,
+    tool_calls,
+)
 from mcpbench.loads.closed import ClosedLoad, iteration_end
 from mcpbench.loads.open import OpenLoad
 from mcpbench.loads.spike import SpikeLoad
@@ -22,5 +34,5 @@ def kind(name: str | None) -> type[Load]:
         raise ValueError(f"unknown load kind {name!r}; known: {', '.join(KINDS)}") from None
 
 
-__all__ = ["DEFAULT_KIND", "KINDS", "LIST_TOOLS", "METHODS", "MODE_PROTOCOL", "MODE_TRANSPORT", "MODES", "ClosedLoad", "Load", "Mode", "Model",
-           "OpenLoad", "Stage", "in_window", "iteration_end", "kind", "tool_calls"]
+__all__ = ["DEFAULT_KIND", "KINDS", "LIST_TOOLS", "METHODS", "MODE_PROTOCOL", "MODE_TRANSPORT", "MODES", "ClosedLoad",
+           "Load", "Mode", "Model", "OpenLoad", "Stage", "in_window", "iteration_end", "kind", "tool_calls"]

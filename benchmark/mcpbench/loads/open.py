@@ -31,7 +31,8 @@ class OpenLoad(Load):
     words: ClassVar[Wording] = Wording(
         "open model (arrival rate)", "the load generator starts iterations at a fixed rate whatever the "
         "server does; an iteration that finds no free VU is dropped and counted",
-        level_unit="iterations/s (offered)", axis_label="offered arrival rate (iterations/s)", sweep_what="arrival rate")
+        level_unit="iterations/s (offered)", axis_label="offered arrival rate (iterations/s)",
+        sweep_what="arrival rate")
     level_field: ClassVar[str] = "rate"
     level_option: ClassVar[str] = "rate"
     drops_iterations: ClassVar[bool] = True

@@ -9,9 +9,9 @@ from typing import ClassVar
 import pandas as pd
 
 from mcpbench.loads.base import Stage, StageSpan, Wording
-from mcpbench.loads.timing import Timing
 from mcpbench.loads.closed import ClosedLoad
 from mcpbench.loads.staged import spans
+from mcpbench.loads.timing import Timing
 
 DEFAULT_FACTOR = 4.0
 # The window's parts: the level before the spike (the p99 the recovery returns to), the spike, and after it

@@ -4,15 +4,16 @@ stages, as k6's `stages` and Locust's LoadTestShape give them, with figures for 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 import pandas as pd
 
 from mcpbench.loads.base import Stage, StageSpan, Wording
-from mcpbench.loads.timing import Timing
 from mcpbench.loads.closed import ClosedLoad
+from mcpbench.loads.timing import Timing
 
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
@@ -101,7 +102,7 @@ class StagedLoad(ClosedLoad):
         stages = options.get("stages")
         if not stages:
             raise ValueError("--load staged needs --stages, e.g. --stages 2m:10,3m:25,10m:50,2m:0")
-        profile = tuple(stages)  # type: ignore[arg-type]
+        profile: tuple[Stage, ...] = tuple(cast("Iterable[Stage]", stages))
         return cls(mode, int(max(t for _, t in profile)), profile)
 
     @property

@@ -51,7 +51,7 @@ class Timing:
     @property
     def hold_s(self) -> float:
         """How long the generator holds full load: the longest warm-up plus the window."""
-        return (self.warmup_cap_s if self.adaptive else self.warmup_s) + self.duration_s
+        return (self.warmup_cap_s if self.warmup_cap_s is not None else self.warmup_s) + self.duration_s
 
     @property
     def total_s(self) -> float:

@@ -10,17 +10,17 @@ from types import TracebackType
 
 import redis
 
-from mcpbench.results.layout import RunDir
-from mcpbench.results.model import API_BUILD_LOG
-from mcpbench.host import processes
 from mcpbench import runtime as runtimes
 from mcpbench.catalog.build import BuildOutcome
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.host import processes
 from mcpbench.host.profile import ResourceProfile
 from mcpbench.host.speed_probe import HostView
-from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.host.toolchain import MissingRequirement
+from mcpbench.results.layout import RunDir
+from mcpbench.results.model import API_BUILD_LOG
 from mcpbench.runtime.base import InfraHandle, RunningServer, Runtime, StartError, StdioUnsupported
 from mcpbench.runtime.remote import RemoteServer
-from mcpbench.host.toolchain import MissingRequirement
 
 
 class ServerFailed(Exception):
@@ -94,7 +94,7 @@ class Bench:
         if self.infra is not None:
             try:
                 self.infra.stop()
-            except Exception:  # noqa: BLE001 - it is already broken; the new one is what matters
+            except Exception:  # it is already broken; the new one is what matters
                 pass
         self.infra = None
         self.start_infra().reset()

@@ -17,14 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcpbench.analysis import summary as analysis
+from mcpbench.host.resources import Usage
+from mcpbench.loads import ClosedLoad, Load, Mode, OpenLoad
 from mcpbench.loads.timing import Timing
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure
-from mcpbench.host.resources import Usage
-from mcpbench.results.write import SCHEMA, write_checked
-from mcpbench.runtime.base import InfraHandle, ServerBase
-from mcpbench.loads import ClosedLoad, Load, OpenLoad
 from mcpbench.results.layout import CalibrationDir, MeasurementDir
 from mcpbench.results.model import Record
+from mcpbench.results.write import SCHEMA, write_checked
+from mcpbench.runtime.base import InfraHandle, ServerBase
 
 CALIBRATION_PATH = "/calibrate/mcp"
 
@@ -86,7 +86,8 @@ def measure_load_model_limit(harness: Harness, load: ClosedLoad, timing: Timing,
     record = load_model_record(summary, timing.think_time_s)
     harness.console.print(
         f"  closed-model limit {load.label}: {record['tool_calls_per_s']:.0f} tool calls/s "
-        f"({load.vus} VUs, {timing.think_time_s:g} s think time), load generator CPU {record['loadgen_cpu_pct'] or 0:.0f} %"
+        f"({load.vus} VUs, {timing.think_time_s:g} s think time), "
+        f"load generator CPU {record['loadgen_cpu_pct'] or 0:.0f} %"
         + ("" if summary["status"] == "ok" else f" [red]({summary['status']}: {summary['reason']})[/]"))
     return record
 
@@ -136,13 +137,13 @@ class LadderStep:
                 "redis_cpu_pct": _cpu(s, "redis"), "passed": self.failure is None, "why": self.failure}
 
 
-def measure_harness_capacity(harness: Harness, mode: str, vus: int, step_timing: Timing,
+def measure_harness_capacity(harness: Harness, mode: Mode, vus: int, step_timing: Timing,
                              where: CalibrationDir) -> Record:
     """The harness's open-model capacity for a mode (run.json `harness_capacity[mode]`): the ladder's
     highest passing step, or None when even the first failed."""
     steps: list[LadderStep] = []
     rate = LADDER_START
-    for index in range(LADDER_MAX_STEPS):
+    for _ in range(LADDER_MAX_STEPS):
         load = OpenLoad(mode, vus, round(rate, 1))
         with harness.console.status(f"calibrating the harness's open-model capacity: {load.rate:g} calls/s…"):
             try:
@@ -155,7 +156,8 @@ def measure_harness_capacity(harness: Harness, mode: str, vus: int, step_timing:
         steps.append(step)
         record = step.record()
         harness.console.print(
-            f"  harness at {load.rate:g} calls/s: achieved {record['achieved']:.0f}, p50 {record['p50_ms'] or 0:.2f} ms, "
+            f"  harness at {load.rate:g} calls/s: achieved {record['achieved']:.0f}, "
+            f"p50 {record['p50_ms'] or 0:.2f} ms, "
             f"p99 {record['p99_ms'] or 0:.2f} ms, load generator CPU {record['loadgen_cpu_pct'] or 0:.0f} %, "
             f"API CPU {record['api_cpu_pct'] or 0:.0f} %" + (f" [red]— {step.failure}[/]" if step.failure else ""))
         if step.failure:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import time
-
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,26 +21,22 @@ from rich.progress import (
 )
 
 from mcpbench.analysis import summary as analysis
-from mcpbench.host.speed_probe import HostView
-from mcpbench.host.profile import ResourceProfile
-from mcpbench.loads.timing import Timing
+from mcpbench.analysis.warmup import WarmupDecision, per_second_cpu, steady_start
 from mcpbench.host.infrawatch import InfraWatch
-from mcpbench.loadgen import LiveView, LoadError, LoadGenerator, Tick
-from mcpbench.host.resources import Sampler, UsageReader, rebase
 from mcpbench.host.process_probe import ProcessProbe
 from mcpbench.host.processes import stopped
-from mcpbench.results.write import write_checked, write_processes, write_resources
-from mcpbench.runtime.base import InfraHandle, RunningServer
-from mcpbench.loads import Load, in_window
-from mcpbench.loads import tool_calls
-from mcpbench.workload.file import Workload
+from mcpbench.host.profile import ResourceProfile
+from mcpbench.host.resources import Sampler, UsageReader, rebase
+from mcpbench.host.speed_probe import HostView
+from mcpbench.loadgen import LiveView, LoadError, LoadGenerator, Tick
+from mcpbench.loads import Load, in_window, tool_calls
+from mcpbench.loads.timing import Timing
 from mcpbench.measure.bench import Bench
-from mcpbench.analysis.warmup import WarmupDecision, per_second_cpu, steady_start
 from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.model import Record
-
-
-
+from mcpbench.results.write import write_checked, write_processes, write_resources
+from mcpbench.runtime.base import InfraHandle, RunningServer
+from mcpbench.workload.file import Workload
 
 
 class MeasurementFailed(Exception):
@@ -211,7 +206,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     elif result.lost:
         summary.update(status="invalid", phase=analysis.LOADGEN_PHASE, reason=result.lost)
     elif summary["status"] == "failed" and stopped(target.root_pid()):  # it stopped answering: say if it was stopped
-        summary["reason"] += "; its process is stopped (SIGSTOP or SIGTSTP)"
+        summary["reason"] = f"{summary['reason']}; its process is stopped (SIGSTOP or SIGTSTP)"
     return summary
 
 

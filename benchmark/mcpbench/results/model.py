@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mcpbench.loads import kind as load_kind
 from mcpbench.loads.base import LIST_TOOLS
-
 
 # 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
 # defined them, all-calls latency, publishable verdicts.
@@ -33,7 +32,9 @@ from mcpbench.loads.base import LIST_TOOLS
 # `loadgen_exit_code`, `loadgen_stopped_early`, `loadgen_iterations`, `loadgen_http_reqs`, throughput
 # `loadgen_run_s`, context `loadgen_*`, files loadgen-counts.json and loadgen.log (k6-counts.json and k6.log
 # still read).
-SCHEMA = 4
+# The results format version this code writes (the type checker holds the two to the same number).
+SchemaVersion = Literal[4]
+SCHEMA: Final[SchemaVersion] = 4
 SCHEMAS_READ = (1, 2, 3, 4)
 SAMPLE_COLUMNS = ("t_s", "vu", "tool", "ok", "error_kind", "call_ms", "session_ms", "http_ms")
 # samples.csv's optional column: a call that streamed progress (the workload's `progress`) has the arrival of its
@@ -57,6 +58,10 @@ TWIN_SUFFIX = "twin"
 # says its fields. Writers assemble it (a verdict's record(), a runtime's environment()) and write_checked validates
 # it against that model before it is written.
 Record = dict[str, Any]
+
+# What a run ended as (run.json `status`), and what ended a `--rounds auto` run (run.json `stopping.stopped_by`).
+RunStatus = Literal["running", "complete", "interrupted", "failed", "abandoned"]
+StoppedBy = Literal["resolved", "max-rounds", "time-budget", "too-few-servers"]
 
 
 # Every file of a results directory, by name: the one place a name is spelled (docs/results-format.md).
@@ -160,7 +165,8 @@ class Pacing(BaseModel):
     """How a VU paces its calls: run.json's config, and context.json for the analysis."""
 
     think_time_s: float = described("a VU's pause after each iteration")
-    request_timeout_s: float = described("the load generator's request timeout (a timed-out call counts at it in all-calls latency)")
+    request_timeout_s: float = described("the load generator's request timeout "
+                                         "(a timed-out call counts at it in all-calls latency)")
 
 
 class CapacityPlan(Closed):
@@ -206,9 +212,9 @@ DimensionTable = Literal["session_memory", "progress_cost"]
 class DimensionDecision(Closed):
     question: str = described("the decision page's question, as the page asks it, its point filled in (\"Most 4 MiB "
                               "replies per CPU-second\")")
-    figure: DimensionFigure = described("what the answer ranks at that point: `cpu_per_call` (its CPU ranking, asked as "
-                                        "calls per CPU-second), `mem_peak` (its peak-memory ranking) or `p50_all_calls` "
-                                        "(every call's p50: the section's latency ranking)")
+    figure: DimensionFigure = described("what the answer ranks at that point: `cpu_per_call` (its CPU ranking, "
+                                        "asked as calls per CPU-second), `mem_peak` (its peak-memory ranking) or "
+                                        "`p50_all_calls` (every call's p50: the section's latency ranking)")
     point: str = described("the point it reads: its table's heading on the Dimensions page (a point, \"4 MiB\", or a "
                            "load of a dimension without points, \"session · 10 VUs\")")
     unit: str = described("the figure's unit as the page words it (\"replies per CPU-second\", \"MiB\")")
@@ -227,8 +233,8 @@ class DimensionDecision(Closed):
 
 
 class DimensionSection(Closed):
-    columns: list[DimensionColumn] = described("figures beside each point's own: `tools_list` (tools/list's own p50 and "
-                                               "its whole size as verify read it), `first_notification` (the first "
+    columns: list[DimensionColumn] = described("figures beside each point's own: `tools_list` (tools/list's own p50 "
+                                               "and its whole size as verify read it), `first_notification` (the first "
                                                "progress notification's p50), `memory_rank` (the peak-memory rank)")
     tables: list[DimensionTable] = described("tables after the points': `session_memory` (memory per open session "
                                              "between the fewest and the most held), `progress_cost` (CPU and p50 per "
@@ -261,9 +267,11 @@ class DimensionPlan(Closed):
                           "`progress`, or one registered from outside)")
     question: str = described("what its section answers (the Dimensions page's heading)")
     points: list[str] = described("its points in order (\"1 KiB\" …, \"100 extra tools\" …); each server measured at "
-                                  "each as the twin NAME-POINT (the server record's `point`); none: the servers as they are")
+                                  "each as the twin NAME-POINT (the server record's `point`); none: the servers as "
+                                  "they are")
     decision: DimensionDecision | None = described("its question on the decision page (null: it asks none); a plan "
-                                                   "recorded without it is filled from its name on reading (results/upgrades.py)")
+                                                   "recorded without it is filled from its name on reading "
+                                                   "(results/upgrades.py)")
     section: DimensionSection = described("what its section of the Dimensions page shows besides every point's figures")
 
 
@@ -282,11 +290,12 @@ class Config(Closed, Pacing):
                                   "(run.json `rounds_auto` says why it stopped)", False)
     time_budget_s: float | None = described("`--rounds auto`: no round was started after this many seconds", None)
     equal_load: float | None = described("equal load: every server offered this fraction of the slowest server's "
-                                         "round-1 closed rate (`--equal-load`; the rate is run.json `equal_load`)", None)
-    equal_rates: list[float] | None = described("equal load at these offered rates, tool calls/s, beside the closed "
-                                                "model (`--equal-rate`)", None)
-    closed_once: bool = described("`--closed-once`: the closed model measured in round 1 only, where it sized the equal "
-                                  "load; later rounds measured the equal load alone", False)
+                                         "round-1 closed rate (`--equal-load`; the rate is run.json `equal_load`)",
+                                         None)
+    equal_rates: list[float] | None = described("equal load at these offered rates, tool calls/s, beside the "
+                                                "closed model (`--equal-rate`)", None)
+    closed_once: bool = described("`--closed-once`: the closed model measured in round 1 only, where it sized the "
+                                  "equal load; later rounds measured the equal load alone", False)
     prewarm_s: float | None = described("`--prewarm`: the closed model this many seconds on the same start before "
                                          "each open-model load (summary `prewarm`; null: none)", None)
     stages: list[tuple[float, float]] | None = described("`--load staged --stages`: the stages, (seconds, VUs) each "
@@ -301,7 +310,8 @@ class Config(Closed, Pacing):
                                   "scenarios run too (verify.json `conformance`)", False)
     experiment: str | None = described("the experiment that ran (`run`, `capacity`, `soak`, `calibrate`, `verify`; "
                                        "null before 2026-11-25)", None)
-    calibrate: bool = described("the harness's limits were measured before round 1 (and after every infrastructure restart)")
+    calibrate: bool = described("the harness's limits were measured before round 1 "
+                                "(and after every infrastructure restart)")
     ramp_up_s: float = described("the load's ramp-up, excluded from every figure")
     warmup_s: float = described("the (minimum) warm-up, excluded")
     warmup_cap_s: float | None = described("the adaptive warm-up's cap (null: a fixed warm-up)")
@@ -340,7 +350,8 @@ class Environment(Open):
     kernel: str = described("kernel release")
     os: str = described("os-release PRETTY_NAME")
     cgroup: Cgroup = described("whether resource limits applied")
-    tools: dict[str, str | None] = described("versions of the tools: redis, python, go, cargo, node, java, mvn, docker, mcpbench")
+    tools: dict[str, str | None] = described("versions of the tools: "
+                                             "redis, python, go, cargo, node, java, mvn, docker, mcpbench")
     git: Git = described("the mcpbench checkout")
     docker: dict[str, Any] | None = described("docker runtime only: engine, compose, base image, limit support", None)
 
@@ -450,7 +461,7 @@ class RoundsAuto(Closed):
     time_budget_s: float | None = described("the time cap (null: none)")
     headline: str = described("the ranking the rule watched, e.g. `session-equal0.7 cpu_ms_per_call`")
     looks: list[Look] = described("every look, in order")
-    stopped_by: Literal["resolved", "max-rounds", "time-budget", "too-few-servers"] | None = described(
+    stopped_by: StoppedBy | None = described(
         "why no further round was measured (null: still running, or interrupted)")
     rounds: int | None = described("rounds measured")
     rounds_by_server: dict[str, int] | None = described("rounds each server was measured in")
@@ -482,9 +493,9 @@ class Resume(Closed):
 
 
 class Run(Closed):
-    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    schema_: SchemaVersion = Field(alias="schema", description="the results format version (SCHEMA)")
     run_id: str = described("UTC `YYYYmmdd-HHMMSS-<runtime>`")
-    status: Literal["running", "complete", "interrupted", "failed", "abandoned"] = described(
+    status: RunStatus = described(
         "`interrupted`: Ctrl-C or SIGTERM; `failed`: an orchestrator error; `abandoned`: the orchestrator died "
         "without a word (SIGKILL, OOM, a reboot), found by a later start")
     started_at: str = described("ISO-8601")
@@ -717,8 +728,9 @@ class Checks(Closed):
     loadgen_http_reqs: int | None = described("the generator's own HTTP request count")
     loadgen_cursor_pages: int | None = described(
         "tools/list pages the generator fetched after a first, following result.nextCursor (over HTTP in "
-        "loadgen_http_reqs, not in the samples: a sample holds a paged list as one duration, all its pages'); null: a generator that "
-        "does not follow cursors (k6, drivers before it did), so a paged server's load fetched the first page only",
+        "loadgen_http_reqs, not in the samples: a sample holds a paged list as one duration, all its pages'); "
+        "null: a generator that does not follow cursors (k6, drivers before it did), so a paged server's load "
+        "fetched the first page only",
         None)
     sample_iterations: int = described("iterations the samples hold")
     sample_http_reqs: int = described("HTTP requests the samples hold")
@@ -789,7 +801,7 @@ class Recovery(Closed):
 
 
 class Summary(MeasuredLoad, ServerStart):
-    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    schema_: SchemaVersion = Field(alias="schema", description="the results format version (SCHEMA)")
     server: str = described("the server (`calibrate` for the harness's calibration)")
     run: int = described("the round")
     round_order: int | None = described("its position in the round (null: calibration, schema 1)", None)
@@ -928,7 +940,7 @@ class CapacityRound(Closed):
 class Capacity(Closed):
     """capacity.json: one server's ladders, a round each."""
 
-    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    schema_: SchemaVersion = Field(alias="schema", description="the results format version (SCHEMA)")
     server: str = described("the server")
     plan: CapacityPlan = described("the step test")
     rounds: list[CapacityRound] = described("one ladder per round and mode")
@@ -980,7 +992,7 @@ class SoakSlopes(Closed):
 class SoakResult(Closed):
     """soak.json: one server's soak, judged."""
 
-    schema_: Literal[SCHEMA] = Field(alias="schema", description="the results format version (SCHEMA)")
+    schema_: SchemaVersion = Field(alias="schema", description="the results format version (SCHEMA)")
     server: str = described("the server")
     mode: str = described("the session mode")
     rate: float = described("tool calls/s offered")

@@ -64,8 +64,10 @@ def read_processes(path: Path) -> pd.DataFrame:
 
 def resource_samples(path: Path) -> list[Sample]:
     """resources.csv back as the sampler's samples (what analysis.summarize takes)."""
-    return [Sample(float(r.t_s), str(r.component), float(r.cpu_pct), float(r.mem_mb))
-            for r in read_resources(path).itertuples(index=False)]
+    frame = read_resources(path)
+    return [Sample(float(t_s), str(component), float(cpu_pct), float(mem_mb))
+            for t_s, component, cpu_pct, mem_mb in zip(frame["t_s"], frame["component"], frame["cpu_pct"],
+                                                       frame["mem_mb"], strict=True)]
 
 
 def http_durations(df: pd.DataFrame) -> pd.Series:

@@ -13,8 +13,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from mcpbench.results.model import (NOT_ASSESSED, SCHEMA, SCHEMAS_READ, DimensionDecision, ResultsError, Run,
-                                    dimension_headings, plain_section, validated)
+from mcpbench.results.model import (
+    NOT_ASSESSED,
+    SCHEMA,
+    SCHEMAS_READ,
+    DimensionDecision,
+    ResultsError,
+    Run,
+    dimension_headings,
+    plain_section,
+    validated,
+)
 
 
 def _upgrade_run_1(run: dict) -> dict:
@@ -98,12 +107,13 @@ def _upgrade_summary_2(summary: dict, run: dict) -> dict:
     closed = s.get("executor", "closed") == "closed"
     ceiling = s.pop("ceiling", None) or {}
     known = ceiling.get("tool_calls_per_s") is not None and closed
-    s["limit"] = {"kind": "load-model" if known else None, "tool_calls_per_s": ceiling.get("tool_calls_per_s") if known else None,
+    s["limit"] = {"kind": "load-model" if known else None,
+                  "tool_calls_per_s": ceiling.get("tool_calls_per_s") if known else None,
                   "fraction": ceiling.get("fraction") if known else None}
     flags = rename_flags(s.get("flags") or [])
     if CEILING_FLAG_2 in flags:
-        flags = [("bound:load-model" if closed else None) if f == CEILING_FLAG_2 else f for f in flags]
-        flags = [f for f in flags if f is not None]
+        flags = [f for f in flags if f != CEILING_FLAG_2 or closed]
+        flags = ["bound:load-model" if f == CEILING_FLAG_2 else f for f in flags]
     if not known and s.get("publishable") is not None:
         flags.append("limit-unknown")
     s["flags"] = flags
@@ -128,7 +138,8 @@ def upgrade_flags_document(document: dict, run: dict | None = None) -> dict:
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
             return {k: (_open_model_flags_2(v) if k == "flags" and isinstance(v, list)
-                        else [f for f in rename_flags(v) if f != CEILING_FLAG_2] if k == "doubts" and isinstance(v, list)
+                        else [f for f in rename_flags(v) if f != CEILING_FLAG_2]
+                        if k == "doubts" and isinstance(v, list)
                         else walk(v))
                     for k, v in value.items()}
         if isinstance(value, list):
@@ -139,7 +150,8 @@ def upgrade_flags_document(document: dict, run: dict | None = None) -> dict:
 
 
 # Schema 3's k6_ names of the load generator's fields, and schema 4's (summary checks, throughput, context).
-LOADGEN_NAMES_3 = {"executor": "kind", "k6_exit_code": "loadgen_exit_code", "k6_stopped_early_by_orchestrator": "loadgen_stopped_early",
+LOADGEN_NAMES_3 = {"executor": "kind", "k6_exit_code": "loadgen_exit_code",
+                   "k6_stopped_early_by_orchestrator": "loadgen_stopped_early",
                    "k6_stopped_by_orchestrator": "loadgen_stopped_early", "k6_iterations": "loadgen_iterations",
                    "k6_http_reqs": "loadgen_http_reqs", "k6_run_s": "loadgen_run_s", "k6_counts": "loadgen_counts"}
 
@@ -200,15 +212,16 @@ def recorded_dimension_plan(run: dict) -> dict:
     plan = config.get("dimension")
     if not isinstance(plan, dict) or "section" in plan:
         return run
-    known = PLANS_BY_NAME.get(plan.get("name"), {})
+    known = PLANS_BY_NAME.get(str(plan.get("name")), {})
     section = plain_section().model_dump()
     if "section" in known:
-        section = dict(zip(("columns", "tables", "latency_ranking", "changes"), known["section"]))
+        section = dict(zip(("columns", "tables", "latency_ranking", "changes"), known["section"], strict=True))
     decision = None
     if "ask" in known:
         headings = dimension_headings(plan.get("points") or [], config.get("modes") or [], config.get("kind"),
                                       config.get("vus") or [], config.get("rates"))
-        asked = DimensionDecision.asked(*known["ask"], headings)
+        text, figure, unit, at, mode = known["ask"]
+        asked = DimensionDecision.asked(text, figure, unit, at, mode, headings)
         decision = asked.model_dump() if asked else None
     plan = {**plan, "decision": decision, "section": section}
     return {**run, "config": {**config, "dimension": plan}}
@@ -221,7 +234,7 @@ DOCUMENT_UPGRADES = {2: upgrade_flags_document, 3: lambda document: dict(documen
 
 def upgrade_document(kind: type[BaseModel], document: Any, where: Path) -> dict:
     """capacity.json / soak.json of any readable schema (2 on), as the current SCHEMA and validated."""
-    original = _schema_of(document, where)
+    _schema_of(document, where)  # a readable schema, or ResultsError
     while document["schema"] != SCHEMA:
         if document["schema"] not in DOCUMENT_UPGRADES:
             raise ResultsError(f"{where}: schema {document['schema']} has no upgrade for this file")

@@ -15,9 +15,8 @@ import pandas as pd
 
 from mcpbench.results import liveness, model
 from mcpbench.results.layout import RunDir
-from mcpbench.results.model import PROCESS_COLUMNS, ProcessSample, RESOURCE_COLUMNS, SCHEMA, Sample
+from mcpbench.results.model import PROCESS_COLUMNS, RESOURCE_COLUMNS, SCHEMA, ProcessSample, RunStatus, Sample
 from mcpbench.results.upgrades import recorded_dimension_plan
-
 
 # What the suite writes, by file name, in words: an I/O error names the file and what it was to hold.
 WRITTEN = {
@@ -184,8 +183,8 @@ class RunRecord:
         self.run.orchestrator = liveness.this_orchestrator()
         self.save()
 
-    def finish(self, status: str, error: str | None = None) -> None:
-        self.run.status = status  # type: ignore[assignment] - checked on save
+    def finish(self, status: RunStatus, error: str | None = None) -> None:
+        self.run.status = status
         self.run.error = error
         self.run.finished_at = now_iso()
         try:

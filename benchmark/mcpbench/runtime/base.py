@@ -15,15 +15,15 @@ from typing import ClassVar, Protocol
 import httpx
 import redis as redis_lib
 
-from mcpbench.host import cgroups
-from mcpbench.host.speed_probe import HostView, LocalHost
 from mcpbench.catalog.build import BuildOutcome, build_api_service, build_server
-from mcpbench.host.profile import ResourceProfile, resource_profile
-from mcpbench.loadgen.base import LoadGenerator, StdioLaunch
 from mcpbench.catalog.manifest import ServerSpec
-from mcpbench.workload.mcp_client import McpClient
+from mcpbench.host import cgroups
+from mcpbench.host.profile import ResourceProfile, resource_profile
 from mcpbench.host.resources import Usage, UsageReader
+from mcpbench.host.speed_probe import HostView, LocalHost
+from mcpbench.loadgen.base import LoadGenerator, StdioLaunch
 from mcpbench.results.model import LOAD_MARK, Record
+from mcpbench.workload.mcp_client import McpClient
 
 
 class StartError(RuntimeError):
@@ -41,7 +41,9 @@ class RunningServer(Protocol):
     limits_applied: bool
     # What the runtime knows of the server beyond the process (docker: image, its size, cold start);
     # recorded in run.json and image.json. None: nothing to add.
-    details: Record | None
+    @property
+    def details(self) -> Record | None: ...
+
     # Set for a stdio server: not running yet, the load generator starts it from this (url unused).
     stdio_launch: StdioLaunch | None
 
@@ -85,8 +87,12 @@ class InfraHandle(Protocol):
 
     redis_url: str  # as the orchestrator reaches it (seeding)
     api_url: str  # as the orchestrator reaches it
-    server_redis_url: str  # as the server under test reaches it (REDIS_URL)
-    server_api_url: str  # (API_SERVICE_URL)
+
+    @property
+    def server_redis_url(self) -> str: ...  # as the server under test reaches it (REDIS_URL)
+
+    @property
+    def server_api_url(self) -> str: ...  # (API_SERVICE_URL)
 
     def reset(self) -> float: ...  # flush + seed Redis; seconds taken
 
@@ -165,14 +171,19 @@ class Runtime(ABC):
         return None
 
     def close(self) -> None:
-        """Everything the runtime started is gone (idempotent)."""
+        """Everything the runtime started is gone (idempotent). By default there is nothing to stop."""
+        return None
 
 
-class ServerBase:
+class ServerBase(ABC):
     """The defaults of a RunningServer: nothing beyond the process, no tree view, no freezer."""
 
     details: Record | None = None
     stdio_launch: StdioLaunch | None = None
+
+    @abstractmethod
+    def log_tail(self, lines: int = 30) -> str:
+        """The server's last lines (each runtime reads its own log)."""
 
     def process_tree_usage(self) -> Usage | None:
         return None
@@ -184,10 +195,10 @@ class ServerBase:
         return None
 
     def load_begins(self) -> None:
-        pass
+        return None  # no log to mark
 
     def load_log_tail(self, lines: int = 20) -> str:
-        return self.log_tail(lines)  # type: ignore[attr-defined]
+        return self.log_tail(lines)
 
     def exit_cause(self) -> str | None:
         return None
@@ -195,7 +206,7 @@ class ServerBase:
     def ended_said(self) -> str:
         """What a start-up failure quotes: how it ended (once it has), then its last lines."""
         cause = self.exit_cause()
-        tail = self.log_tail()  # type: ignore[attr-defined]
+        tail = self.log_tail()
         return f"{cause}; its last lines:\n{tail}" if cause else tail
 
     @contextmanager
@@ -270,7 +281,8 @@ def wait_for_command(command: str, cwd: Path, env: dict[str, str], alive: Callab
             return
         said = " ".join((done.stderr or done.stdout).split())[:160] or f"exit {done.returncode}"
         time.sleep(0.2)
-    raise StartError(f"--ready `{command}` did not succeed in time (last: {said or 'no answer'})\n{log_tail()}".rstrip())
+    raise StartError(f"--ready `{command}` did not succeed in time (last: {said or 'no answer'})\n"
+                     f"{log_tail()}".rstrip())
 
 
 def infra_not_ready(redis_url: str, api_url: str, exited: Callable[[str], str | None], tail: Callable[[str], str],

@@ -26,23 +26,33 @@ from pathlib import Path
 import psutil
 import redis as redis_lib
 
-from mcpbench.host import cgroups
-from mcpbench.workload import seed
-from mcpbench.host import versions
 from mcpbench.catalog.build import BuildOutcome
-from mcpbench.host.profile import ResourceProfile
 from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.host import cgroups, versions
 from mcpbench.host.paths import API_SERVICE_DIR, ROOT
-from mcpbench.loadgen.driver import DRIVER_DIR as LOAD_DRIVER_DIR
-from mcpbench.host.resources import Usage, tree_usage
-from mcpbench.runtime.docker_compose import (API_IMAGE, API_URL_IN_NETWORK, BASE_IMAGE, CONTAINER_PORT, DOCKER_DIR,
-                                             LOAD_DRIVER_IMAGE, REDIS_IMAGE, REDIS_URL_IN_NETWORK, ContainerPlan,
-                                             DockerConfigError, DockerUnsupported, container_plan, document)
-from mcpbench.runtime.docker_engine import DockerError, Engine, compose_command, compose_version
-from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, infra_not_ready, wait_until_ready
-from mcpbench.results.model import IMAGE_FILE, LOAD_MARK
 from mcpbench.host.processes import exit_said
-from mcpbench.results.model import Record
+from mcpbench.host.profile import ResourceProfile
+from mcpbench.host.resources import Usage, tree_usage
+from mcpbench.loadgen.driver import DRIVER_DIR as LOAD_DRIVER_DIR
+from mcpbench.results.model import IMAGE_FILE, LOAD_MARK, Record
+from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, infra_not_ready, wait_until_ready
+from mcpbench.runtime.docker_compose import (
+    API_IMAGE,
+    API_URL_IN_NETWORK,
+    BASE_IMAGE,
+    CONTAINER_PORT,
+    DOCKER_DIR,
+    LOAD_DRIVER_IMAGE,
+    REDIS_IMAGE,
+    REDIS_URL_IN_NETWORK,
+    ContainerPlan,
+    DockerConfigError,
+    DockerUnsupported,
+    container_plan,
+    document,
+)
+from mcpbench.runtime.docker_engine import DockerError, Engine, compose_command, compose_version
+from mcpbench.workload import seed
 
 PROJECT_PREFIX = "mcpbench-"
 PROJECT_LABEL = "com.docker.compose.project"
@@ -114,7 +124,8 @@ def image_details(engine: Engine, tag: str) -> Record:
     size = int(image.get("Size") or 0)
     base_size = int(base.get("Size") or 0)
     base_layers = set((base.get("RootFS") or {}).get("Layers") or [])
-    own = size - base_size if base_layers and base_layers <= set((image.get("RootFS") or {}).get("Layers") or []) else None
+    image_layers = set((image.get("RootFS") or {}).get("Layers") or [])
+    own = size - base_size if base_layers and base_layers <= image_layers else None
     return {"image": tag, "image_id": image.get("Id"), "image_size_mb": round(size / 1e6, 1),
             "image_own_layers_mb": round(own / 1e6, 1) if own is not None else None,
             "base_image": BASE_IMAGE, "base_image_id": base.get("Id"), "image_created": image.get("Created")}

@@ -158,7 +158,8 @@ def container_plan(spec: ServerSpec) -> ContainerPlan:
     override = config.variants.get(spec.name) if spec.variant_of else None
     unsupported = override.unsupported if override and override.unsupported else config.unsupported
     if unsupported:
-        field = f"docker.variants.{spec.name}.unsupported" if override and override.unsupported else "docker.unsupported"
+        field = (f"docker.variants.{spec.name}.unsupported" if override and override.unsupported
+                 else "docker.unsupported")
         raise DockerUnsupported(f"{where}: {field}: {unsupported}")
     variants, replacing = _variant_names(where)
     for key in config.variants:
@@ -309,7 +310,8 @@ HEADER = """\
 # --runtime docker` sets them from the same resource profile as the local runtime:
 #   MCPBENCH_CPUS, MCPBENCH_MEMORY_MB, MCPBENCH_SERVER_CPUSET, MCPBENCH_HARNESS_CPUSET,
 #   MCPBENCH_SERVER_PORT / MCPBENCH_REDIS_PORT / MCPBENCH_API_PORT (default: a free port on 127.0.0.1).
-# Redis starts empty: seed it with `python -m mcpbench.seed redis://127.0.0.1:$(docker compose port redis 6379 | cut -d: -f2)`.
+# Redis starts empty: seed it with `python -m mcpbench.seed \
+redis://127.0.0.1:$(docker compose port redis 6379 | cut -d: -f2)`.
 """
 
 

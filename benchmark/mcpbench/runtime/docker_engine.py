@@ -11,6 +11,7 @@ compose v2 runs as a CLI plugin, which docker/setup-engine.sh provides.
 from __future__ import annotations
 
 import io
+import math
 import os
 import shutil
 import subprocess
@@ -89,8 +90,8 @@ def _reason(exc: BaseException) -> str:
     """The innermost cause of a connection failure ("[Errno 2] No such file or directory"), not the
     three layers of requests and urllib3 wrapped around it."""
     seen = exc
-    while seen.__cause__ or seen.__context__:
-        seen = seen.__cause__ or seen.__context__  # type: ignore[assignment]
+    while (inner := seen.__cause__ or seen.__context__) is not None:
+        seen = inner
         if isinstance(seen, OSError) and not isinstance(seen, requests.RequestException):
             return str(seen)
     return str(exc)
@@ -115,8 +116,9 @@ class Engine:
         `base_url` the engine there, wherever it is (unix://, tcp://, ssh://: a swarm node's)."""
         if base_url:
             try:
-                # ssh:// through the system's ssh client (its keys, agent and known_hosts), not paramiko.
-                self.client = docker.DockerClient(base_url=base_url, timeout=timeout_s,
+                # ssh:// through the system's ssh client (its keys, agent and known_hosts), not paramiko. Docker's
+                # client takes its timeouts in whole seconds.
+                self.client = docker.DockerClient(base_url=base_url, timeout=math.ceil(timeout_s),
                                                   use_ssh_client=base_url.startswith("ssh://"))
             except (DockerException, requests.RequestException) as exc:
                 raise DockerError(f"no Docker daemon answers on {base_url} ({_reason(exc)})") from exc
@@ -142,7 +144,7 @@ class Engine:
             raise DockerError(f"no Docker daemon: {host[len('unix://'):]} does not exist ({SETUP_HINT})")
         try:
             # DOCKER_HOST, else the docker CLI's current context, else /var/run/docker.sock; asks /version.
-            self.client = docker.from_env(timeout=timeout_s)
+            self.client = docker.from_env(timeout=math.ceil(timeout_s))
         except DockerException as exc:
             raise DockerError(f"no Docker daemon answers on {where} ({_reason(exc)}); {SETUP_HINT}") from exc
         self.api = self.client.api
@@ -304,7 +306,8 @@ class Engine:
         except APIError as exc:
             raise DockerError(f"docker push {repository}:{tag}: {_explain(exc)}") from exc
         except (DockerException, requests.RequestException) as exc:
-            raise DockerError(f"docker push {repository}:{tag}: the Docker daemon did not answer ({_reason(exc)})") from exc
+            raise DockerError(f"docker push {repository}:{tag}: "
+                              f"the Docker daemon did not answer ({_reason(exc)})") from exc
         if not digest:
             raise DockerError(f"docker push {repository}:{tag}: the registry gave no digest")
         return digest
@@ -326,7 +329,7 @@ class Engine:
         try:
             events = self.api.build(path=str(context), dockerfile=str(dockerfile), tag=tag, target=target,
                                     buildargs=build_args or None, labels=labels or None, nocache=no_cache,
-                                    rm=True, forcerm=True, timeout=timeout_s, decode=True)
+                                    rm=True, forcerm=True, timeout=math.ceil(timeout_s), decode=True)
             for event in events:
                 text = event.get("stream") or event.get("status") or ""
                 if event.get("error"):

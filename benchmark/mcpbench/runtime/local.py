@@ -11,18 +11,22 @@ from pathlib import Path
 
 import psutil
 
-from mcpbench.host import cgroups
-from mcpbench.host import processes
-from mcpbench.host import versions
-from mcpbench.host.profile import ResourceProfile
 from mcpbench.catalog.manifest import ServerSpec
-from mcpbench.host import ports
+from mcpbench.host import cgroups, ports, processes, versions
 from mcpbench.host.ports import LOOPBACK, allowed_hosts, free_port
+from mcpbench.host.profile import ResourceProfile
 from mcpbench.host.resources import Usage, tree_usage
 from mcpbench.host.toolchain import environment_for
 from mcpbench.loadgen.base import StdioLaunch
-from mcpbench.runtime.base import (InfraHandle, MarkedLog, Runtime, ServerBase, StartError, wait_for_command,
-                                   wait_until_ready)
+from mcpbench.runtime.base import (
+    InfraHandle,
+    MarkedLog,
+    Runtime,
+    ServerBase,
+    StartError,
+    wait_for_command,
+    wait_until_ready,
+)
 from mcpbench.runtime.local_infra import Infra
 
 _counter = itertools.count(1)
@@ -259,4 +263,4 @@ class LocalRuntime(Runtime):
 
 def program_version(spec: ServerSpec, env: dict[str, str]) -> str | None:
     program = _executable(spec.run_command[0], spec.directory)
-    return versions.probe([program, *spec.info.version_args], cwd=spec.directory, env=env)
+    return versions.probe([program, *(spec.info.version_args or [])], cwd=spec.directory, env=env)

@@ -10,11 +10,11 @@ import httpx
 import redis
 
 from mcpbench.host import processes
-from mcpbench.workload import seed
 from mcpbench.host.paths import API_SERVICE_BIN
 from mcpbench.host.ports import LOOPBACK, free_port
 from mcpbench.host.resources import UsageReader, process_reader
 from mcpbench.host.toolchain import which
+from mcpbench.workload import seed
 
 
 class InfraError(RuntimeError):
@@ -60,7 +60,8 @@ class Infra:
     def start(cls, log_dir: Path, cpus: tuple[int, ...] | None) -> Infra:
         redis_server = which("redis-server")
         if not redis_server:
-            raise InfraError("redis-server is not installed (scripts/setup.sh installs it: apt-get install redis-server)")
+            raise InfraError("redis-server is not installed "
+                             "(scripts/setup.sh installs it: apt-get install redis-server)")
         if not API_SERVICE_BIN.exists():
             raise InfraError(f"the API service is not built ({API_SERVICE_BIN}); run `mcpbench build`")
         log_dir.mkdir(parents=True, exist_ok=True)

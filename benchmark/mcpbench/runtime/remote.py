@@ -7,8 +7,8 @@ from __future__ import annotations
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host.resources import Usage
 from mcpbench.loadgen.base import StdioLaunch
-from mcpbench.runtime.base import ServerBase, wait_until_ready
 from mcpbench.results.model import Record
+from mcpbench.runtime.base import ServerBase, wait_until_ready
 
 
 class RemoteServer(ServerBase):

@@ -13,24 +13,43 @@ import atexit
 import time
 from pathlib import Path
 
-
 from mcpbench.catalog.build import BuildOutcome
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host import cgroups
 from mcpbench.host.ports import allowed_hosts
 from mcpbench.host.profile import ResourceProfile
+from mcpbench.results.model import Record
 from mcpbench.runtime.base import InfraHandle, Runtime, StartError, wait_until_ready
-from mcpbench.runtime.docker import (Container, ContainerInfra, ContainerServer, ImageBuilder, ensure_engine,
-                                     image_details)
-from mcpbench.runtime.docker_compose import (API_IMAGE, CONTAINER_PORT, REDIS_IMAGE, DockerConfigError,
-                                             DockerUnsupported, container_plan, document)
+from mcpbench.runtime.docker import (
+    Container,
+    ContainerInfra,
+    ContainerServer,
+    ImageBuilder,
+    ensure_engine,
+    image_details,
+)
+from mcpbench.runtime.docker_compose import (
+    API_IMAGE,
+    CONTAINER_PORT,
+    REDIS_IMAGE,
+    DockerConfigError,
+    DockerUnsupported,
+    container_plan,
+    document,
+)
 from mcpbench.runtime.docker_engine import DockerError
-from mcpbench.runtime.swarm_cluster import (SWARM_FILE, TASK_START_S, Swarm, SwarmError, Task, read_swarm_file,
-                                            wait_for_task)
+from mcpbench.runtime.swarm_cluster import (
+    SWARM_FILE,
+    TASK_START_S,
+    Swarm,
+    SwarmError,
+    Task,
+    read_swarm_file,
+    wait_for_task,
+)
 from mcpbench.runtime.swarm_load import SwarmDriver
 from mcpbench.runtime.swarm_nodes import NodeAgents
 from mcpbench.runtime.swarm_stack import container_port, swarm_service
-from mcpbench.results.model import Record
 
 
 class SwarmRuntime(Runtime):

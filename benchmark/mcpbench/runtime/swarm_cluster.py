@@ -27,8 +27,8 @@ import psutil
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mcpbench.catalog.manifest import _format_validation
-from mcpbench.runtime.docker import StatsHub
 from mcpbench.results.model import Record
+from mcpbench.runtime.docker import StatsHub
 from mcpbench.runtime.docker_compose import ComposeDoc
 from mcpbench.runtime.docker_engine import DockerError, Engine, EngineDoc
 from mcpbench.runtime.swarm_stack import ROLE_LABEL, STACK_LABEL, stack_document
@@ -236,7 +236,8 @@ class Swarm:
         self.infra_node = self.role_nodes("infra")[0]
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self.stack = f"{STACK_PREFIX}{socket.gethostname()}-{os.getpid()}".lower()
-        self.shipped: dict[str, Record] = {}  # tag -> run.json's image record: {"image_id", "reference"?, "nodes": [...]}
+        # tag -> run.json's image record: {"image_id", "reference"?, "nodes": [...]}
+        self.shipped: dict[str, Record] = {}
         self.network_urls: dict[str, str] = {}  # an orchestrator-side base URL -> the same service in the network
         self.stack_dir: Path | None = None  # where the stack files are kept (the infrastructure's log directory)
         sweep_stale_stacks(self.manager)

@@ -25,11 +25,11 @@ from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaun
 from mcpbench.loadgen.driver import driver_argv
 from mcpbench.loadgen.instances import OVERRUN_S, LocalInstances
 from mcpbench.results.layout import MeasurementDir
+from mcpbench.results.model import Record
 from mcpbench.runtime.docker_compose import LOAD_DRIVER_IMAGE
 from mcpbench.runtime.docker_engine import DockerError, Engine
 from mcpbench.runtime.swarm_cluster import Node, Swarm, Task, wait_for_task
 from mcpbench.runtime.swarm_stack import NETWORK, ROLE_LABEL
-from mcpbench.results.model import Record
 from mcpbench.workload.file import Workload
 
 if TYPE_CHECKING:
@@ -168,9 +168,10 @@ def summed(readers: list[UsageReader]) -> UsageReader:
 
     def read() -> Usage | None:
         parts = [reader() for reader in readers]
-        if not parts or any(part is None for part in parts):
+        known = [part for part in parts if part is not None]
+        if not parts or len(known) < len(parts):
             return None
-        return Usage(sum(p.cpu_ns for p in parts), sum(p.memory_bytes for p in parts))  # type: ignore[union-attr]
+        return Usage(sum(p.cpu_ns for p in known), sum(p.memory_bytes for p in known))
 
     return read
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+
 from mcpbench.host.resources import Usage, UsageReader
 from mcpbench.runtime.docker_compose import LOAD_DRIVER_IMAGE
 from mcpbench.runtime.docker_engine import DockerError
 from mcpbench.runtime.swarm_cluster import Node, Swarm, Task, wait_for_task
 from mcpbench.runtime.swarm_stack import NETWORK, ROLE_LABEL
-
 
 PROBE_TIMEOUT_S = 60  # a probe is ~0.4 s per CPU; a node this slow to answer has none
 AGENT_PORT = 7070     # the agent accepts and closes TCP connections there (node.go): what `rtt` times

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from mcpbench.workload.mcp_client import McpClient, JsonRpc
+from mcpbench.workload.mcp_client import JsonRpc, McpClient
 from mcpbench.workload.verify import Check, Status
 
 PACKAGE = "@modelcontextprotocol/conformance"

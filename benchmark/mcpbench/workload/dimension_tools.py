@@ -131,7 +131,8 @@ class PayloadVerdict:
 def check_payload(reply: Reply, size: int) -> PayloadVerdict:
     if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
         what = (f"JSON-RPC error {reply.error.get('code')}: {str(reply.error.get('message'))[:120]}" if reply.error
-                else f"a tool error: {reply.body[:160]!r}" if reply.result else f"HTTP {reply.status}: {reply.body[:160]!r}")
+                else f"a tool error: {reply.body[:160]!r}" if reply.result
+                else f"HTTP {reply.status}: {reply.body[:160]!r}")
         return PayloadVerdict(size, refused=what)
     data = tool_payload(reply)
     got = data.get("payload")
@@ -142,7 +143,7 @@ def check_payload(reply: Reply, size: int) -> PayloadVerdict:
         problems.append(f"payload is {len(got):,} characters, expected {size:,} (truncated)" if len(got) < size
                         else f"payload is {len(got):,} characters, expected {size:,}")
     elif got != payload(size):
-        at = next(i for i, (a, b) in enumerate(zip(got, payload(size))) if a != b)
+        at = next(i for i, (a, b) in enumerate(zip(got, payload(size), strict=True)) if a != b)
         problems.append(f"payload differs from the reference at character {at:,}")
     if data.get("size") != size:
         problems.append(f"size is {data.get('size')!r}, expected {size}")

@@ -11,7 +11,7 @@ import re
 import tomllib
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
@@ -26,7 +26,7 @@ PLACEHOLDER = re.compile(r"\{(vu|iteration)(?:%([1-9][0-9]*))?(?::0([1-9][0-9]?)
 # Anything that looks meant as one: `{vu%0}`, `{iteration:5}` would otherwise go out as literal text.
 _PLACEHOLDER_LIKE = re.compile(r"\{(?:vu|iteration)\b[^{}]*\}")
 
-TOOLS_CALL = "tools/call"
+TOOLS_CALL: Final = "tools/call"
 
 
 class WorkloadError(ValueError):
@@ -141,7 +141,7 @@ class Call(_Strict):
             if isinstance(value, list):
                 return [render(v) for v in value]
             return value
-        return render(self.arguments)  # type: ignore[return-value]
+        return {k: render(v) for k, v in self.arguments.items()}
 
     def problem(self, result: JsonValue) -> str | None:
         """What is wrong with a reply's result for this call (None: the checks hold): the document its checks
@@ -153,8 +153,9 @@ class Call(_Strict):
         else:
             if result.get("isError"):
                 return f"a tool error: {_short(result.get('content'))}"
-            content = result.get("content") or []
-            text = content[0].get("text") if content and isinstance(content[0], dict) else None
+            content = result.get("content")
+            first = content[0] if isinstance(content, list) and content else None
+            text = first.get("text") if isinstance(first, dict) else None
             if isinstance(text, str):
                 try:
                     document = json.loads(text)
@@ -230,7 +231,8 @@ class Workload:
             return cls(path, WorkloadFile.model_validate(data))
         except ValidationError as exc:
             first = exc.errors()[0]
-            loc = [part for part in first["loc"] if not (isinstance(part, str) and part.startswith(("function-", "json-")))]
+            loc = [part for part in first["loc"]
+                   if not (isinstance(part, str) and part.startswith(("function-", "json-")))]
             field = ".".join(str(p) for p in loc)
             line = _line_of(text, loc)
             where = f"{path}:{line}" if line else str(path)
@@ -263,10 +265,14 @@ class Workload:
 
     def driver_json(self) -> str:
         """The load driver's --workload (benchmark/load-driver/plan.go)."""
-        return _json({"calls": [{"name": c.label, "method": c.method, "tool": c.tool or "", "params": c.params(),
-                                 "weight": c.weight, "checks": [k.compiled() for k in c.check],
-                                 **({"progress": c.progress} if c.progress else {})}
-                                for c in self.calls], **({"headers": self.headers} if self.headers else {})})
+        calls: list[JsonValue] = [{"name": c.label, "method": c.method, "tool": c.tool or "", "params": c.params(),
+                                   "weight": c.weight, "checks": [k.compiled() for k in c.check],
+                                   **({"progress": c.progress} if c.progress else {})}
+                                  for c in self.calls]
+        plan: dict[str, JsonValue] = {"calls": calls}
+        if self.headers:
+            plan["headers"] = {**self.headers}
+        return _json(plan)
 
 
 @cache
@@ -322,7 +328,7 @@ def _equal(a: JsonValue, b: JsonValue) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 

@@ -7,6 +7,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Literal
 
 import httpx
@@ -74,7 +75,8 @@ def _rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
         return "pass", f"HTTP {reply.status}"
     if reply.status >= 500:
         if reply.error:
-            return "warn", f"HTTP {reply.status} with JSON-RPC error {reply.error.get('code')} (a server error code for a client mistake)"
+            return "warn", (f"HTTP {reply.status} with JSON-RPC error {reply.error.get('code')} "
+                            "(a server error code for a client mistake)")
         return "fail", f"HTTP {reply.status} (a server error, not a rejection)"
     if reply.error:
         return "pass", f"JSON-RPC error {reply.error.get('code')}"
@@ -139,7 +141,8 @@ class _Verifier:
                     return
                 extra = sorted(set(tools) - set(TOOL_NAMES) - self.settings.tool_names())
                 said = (f"{len(tools)} tools with input schemas, {len(reply.body.encode()):,} bytes"
-                        + (f" in the first of {listed.pages} pages ({listed.bytes:,} in all)" if listed.pages > 1 else "")
+                        + (f" in the first of {listed.pages} pages ({listed.bytes:,} in all)"
+                           if listed.pages > 1 else "")
                         + f" ({reply.framing} reply)")
                 # A reference server registers its dimension tools only when a setting asks (docs/workload.md §6):
                 # by default tools/list is the three tools, whose wire pattern the v2 comparison rests on.
@@ -148,12 +151,13 @@ class _Verifier:
             self.guarded("tools/list", tools_list)
 
             for tool in TOOL_NAMES:
-                self.guarded(f"tool {tool}", lambda tool=tool: self.tool(client, tool))
+                self.guarded(f"tool {tool}", partial(self.tool, client, tool))
             if self.settings.extra_tools:
                 self.guarded("extra tool", lambda: self.extra_tool(client))
             if self.settings.dimension_tools:
                 for size in dims.PAYLOAD_SIZES:
-                    self.guarded(f"{dims.ECHO_PAYLOAD} {dims.size_text(size)}", lambda size=size: self.echo_payload(client, size))
+                    self.guarded(f"{dims.ECHO_PAYLOAD} {dims.size_text(size)}",
+                                 partial(self.echo_payload, client, size))
             if self.settings.dimension_tools and self.settings.sse_replies:
                 # streaming is asked of a server started for it (SSE_REPLIES=1): by default an SDK may reply JSON
                 self.guarded(dims.STREAM_PROGRESS, lambda: self.stream_progress(client))
@@ -203,7 +207,8 @@ class _Verifier:
         name = dims.extra_tool_name(self.settings.extra_tools)
         problems = dims.check_extra_call(client.call_tool(name, {"query": "verify"}), name, self.server_type)
         self.add("extra tool", "fail" if problems else "pass",
-                 "; ".join(problems) if problems else f"{name} answered (the last of {dims.EXTRA_TOOLS}={self.settings.extra_tools})")
+                 "; ".join(problems) if problems
+                 else f"{name} answered (the last of {dims.EXTRA_TOOLS}={self.settings.extra_tools})")
 
     def echo_payload(self, client: McpClient, size: int) -> None:
         """A wrong payload (truncated, altered) fails; a refusal is the server's limit: a failure up to the
@@ -240,7 +245,8 @@ class _Verifier:
             return
         first_ms = streamed.notifications[0][0] * 1000
         self.add(dims.STREAM_PROGRESS, "pass", f"{count} progress notifications in order before the result "
-                 f"(first after {first_ms:.1f} ms, result after {streamed.result_s * 1000:.1f} ms); none without a token")
+                 f"(first after {first_ms:.1f} ms, result after {streamed.result_s * 1000:.1f} ms); "
+                 "none without a token")
 
     def stateless_call(self) -> None:
         # The `stateless` load mode sends tools/call with no initialize and no session.
@@ -377,7 +383,8 @@ class _Verifier:
             ("unknown tool", json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                                          "params": {"name": "no_such_tool", "arguments": {}}}).encode(), True),
             ("wrong argument types", json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-                "name": "search_products", "arguments": {"category": 7, "min_price": "cheap", "limit": "ten"}}}).encode(),
+                "name": "search_products",
+                "arguments": {"category": 7, "min_price": "cheap", "limit": "ten"}}}).encode(),
              True),
             ("oversized body (2 MiB)", json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
                 "name": "get_user_cart", "arguments": {"user_id": "x" * (2 * 1024 * 1024)}}}).encode(), True),

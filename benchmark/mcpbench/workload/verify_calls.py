@@ -33,7 +33,7 @@ def verify_calls(url: str, workload: Workload) -> Verdict:
             client.notify("notifications/initialized")
             listed = client.request("tools/list")
             tools = {tool.get("name") for tool in (listed.result or {}).get("tools") or [] if isinstance(tool, dict)}
-            wanted = [c.tool for c in workload.calls if c.method == TOOLS_CALL]
+            wanted = [c.tool or "" for c in workload.calls if c.method == TOOLS_CALL]
             missing = [tool for tool in wanted if tool not in tools]
             if missing:
                 checks.append(Check("tools/list", "fail", f"the server does not list {', '.join(missing)} (it lists "

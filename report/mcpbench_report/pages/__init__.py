@@ -55,7 +55,8 @@ class Page(ABC):
 
     def check(self, options: Any) -> None:
         """A bad combination of this page's option values: ResultsError, one sentence (single values are
-        checked by their Option)."""
+        checked by their Option). By default, none."""
+        return None
 
     @abstractmethod
     def build(self, site: Site) -> None:

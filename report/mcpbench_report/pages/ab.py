@@ -87,7 +87,7 @@ class AbPage(Page):
                 ga, gb = site.cons.groups.get((a, key)), site.cons.groups.get((b, key))
                 if ga is not None and gb is not None:
                     sweeps.setdefault((key.mode, key.kind_name, key.basis), {})[key] = (ga, gb)
-            for (mode, kind, basis), pairs in sweeps.items():
+            for (mode, kind, _basis), pairs in sweeps.items():
                 speed = _speedups(pairs, "tool_calls_per_s")
                 cpu = _speedups(pairs, "cpu_ms_per_call")
                 levels = [Level(key, _side(ga), _side(gb), speed[key], cpu[key])

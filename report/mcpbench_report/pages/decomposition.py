@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import charts, decomposition
+from .. import charts, decomposition, stats
 from ..site import Site
 from . import Page
 
@@ -22,7 +22,7 @@ class DecompositionPage(Page):
         references = [v.display_name for v in site.cons.servers.values()
                       if v.manifest.get("sdk") == decomposition.NO_SDK]
         site.render(self.template, self.file, rows=site.decomposition, columns=decomposition.COLUMNS,
-                    references=references, chart=chart, min_rounds=decomposition.MIN_ROUNDS)
+                    references=references, chart=chart, min_rounds=stats.MIN_ROUNDS)
 
 
 PAGE = DecompositionPage()

@@ -22,8 +22,9 @@ class DimensionsPage(Page):
     def build(self, site: Site) -> None:
         shown = []
         for view in views(site.cons):
-            chart = site.chart(f"dimension-{view.name}-{view.run_id}", charts.by_point, view.series,
-                               title=f"{view.name}: successful tool calls per second at each point") if view.series else None
+            chart = (site.chart(f"dimension-{view.name}-{view.run_id}", charts.by_point, view.series,
+                                title=f"{view.name}: successful tool calls per second at each point")
+                     if view.series else None)
             shown.append((view, chart))
         key, shares = handshakes(site.cons)
         site.render(self.template, self.file, views=shown, handshakes=shares, handshake_key=key, alpha=stats.ALPHA)

@@ -18,6 +18,7 @@ class HistoryPage(Page):
 
     def build(self, site: Site) -> None:
         history = site.history
+        assert history is not None  # applies()
         figure = history.figures[0]
         chart = site.chart("history", charts.history_small_multiples, history.servers, figure.field, figure.label,
                            title=f"History — {history.key.label}", colour_of=site.colour)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcpbench import loads as load_kinds
 
 from .. import charts, stats
@@ -44,8 +46,8 @@ def headline_charts(site: Site, key: LoadKey) -> dict[str, str]:
         group = cons.groups[(row["server"], key)]
         series[row["display_name"]] = group.pooled_latency
         colour[row["display_name"]] = site.colour[row["server"]]
-    if cons.leads_with_equal_load:
-        equal = cons.equal_headline
+    equal = cons.equal_headline
+    if cons.leads_with_equal_load and equal is not None:  # (it leads only when there is one)
         out["lead"] = site.chart(f"{equal.slug}-cpu", charts.cpu_bars, cons.equal_rows(equal),
                                  title=f"Server CPU per call at the equal load ({equal.mode})", colour_of=site.colour)
     else:
@@ -89,7 +91,7 @@ def sweep_sections(site: Site) -> list[dict]:
         rel = site.chart(f"sweep-{slug(mode)}-{kind_name}", charts.concurrency, curves,
                          title=f"Throughput and p99 against {kind.words.sweep_what} — {mode}", kind=kind,
                          slo_p99_ms=site.slo, colour_of=site.colour)
-        slo_rows = []
+        slo_rows: list[dict[str, Any]] = []
         for server, rows in sorted(curves.items()):
             levels = [{"load": r["load"], "p99": r["latency_all_p99_ms"], "error_rate": r["error_rate"],
                        "dropped_iterations": r["dropped_iterations"], "throughput": r["tool_calls_per_s"]}

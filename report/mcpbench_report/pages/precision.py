@@ -39,7 +39,7 @@ class PrecisionPage(Page):
                 if not ranking.power or (key.equal_load and prefix == ""):
                     continue
                 spreads = sorted(((name, iv) for name, iv in ranking.intervals.items() if iv.factor),
-                                 key=lambda item: item[1].factor)
+                                 key=lambda item: item[1].factor or 0.0)
                 out.append(RankingPrecision(key, RANKING_FIGURES.get(prefix, prefix), ranking.power, spreads))
         return out
 

@@ -32,7 +32,7 @@ class ServerPages(Page):
                                 [(run_label(r, group), r.timeseries) for r in group.runs],
                                 group.runs[0].window, title=f"{view.display_name} — {key.label}")
             runs = []
-            for r, ratio in zip(group.runs, row["per_run_round_ratio"]):
+            for r, ratio in zip(group.runs, row["per_run_round_ratio"], strict=True):
                 s = r.summary
                 lat = latency_stats(r.latency_all)
                 server = s.resources.get("server")   # a component the sampler may have missed
