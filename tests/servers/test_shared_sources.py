@@ -1,5 +1,5 @@
-"""Server files that fairness depends on and that exist as copies (each server directory is its own
-build context and must build on its own, so they cannot share one file): the copies must stay equal."""
+"""Server files that fairness depends on and that exist as copies: the copies must stay equal. (The Go
+servers share theirs as one module, servers/common-go.)"""
 
 from __future__ import annotations
 
@@ -7,10 +7,6 @@ import re
 from pathlib import Path
 
 SERVERS = Path(__file__).resolve().parents[2] / "servers"
-
-# The Go SDK servers share the Redis + HTTP backend byte for byte; every Go server the DNS-rebinding guard.
-IDENTICAL = [("go/backend.go", "go-mcp-go/backend.go"),
-             ("go/hostguard.go", "go-mcp-go/hostguard.go"), ("go/hostguard.go", "baseline/hostguard.go")]
 
 # The Spring servers' transport patch differs only in the web stack's names (MVC vs WebFlux).
 SPRING_TRANSPORT = ("java-spring/src/main/java/mcpbench/spring/McpTransportConfig.java",
@@ -33,11 +29,6 @@ def normalised(text: str) -> str:
     for pattern, replacement in STACK_NAMES:
         text = re.sub(pattern, replacement, text)
     return text
-
-
-def test_copied_backends_are_identical() -> None:
-    for left, right in IDENTICAL:
-        assert (SERVERS / left).read_bytes() == (SERVERS / right).read_bytes(), f"{left} and {right} differ"
 
 
 def test_the_spring_transport_patches_differ_only_in_the_web_stack() -> None:
