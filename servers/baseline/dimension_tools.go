@@ -1,64 +1,33 @@
 package main
 
-// Dimension tools (issue 37: tools/list at scale, reply and argument size, streamed progress); off unless the contract's
-// EXTRA_TOOLS / DIMENSION_TOOLS settings turn them on (docs/server-contract.md).
+// The dimension tools (common-go/dimension.go), behind the hand-written protocol; off unless the
+// contract's EXTRA_TOOLS / DIMENSION_TOOLS settings turn them on (docs/server-contract.md).
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log"
-	"os"
 	"strconv"
-	"strings"
-	"unicode/utf8"
+
+	"mcpbench/contract"
 )
 
-const (
-	payloadAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-	maxPayload      = 16 << 20
-
-	extraToolSchema = `{"type":"object","properties":{` +
-		`"query":{"type":"string","description":"free-text search query"},` +
-		`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"how many records to return"},` +
-		`"sort":{"type":"string","enum":["relevance","price","rating","newest"],"description":"sort order"},` +
-		`"filters":{"type":"object","description":"optional filters","properties":{` +
-		`"category":{"type":"string"},"min_price":{"type":"number"},"in_stock":{"type":"boolean"}}}},` +
-		`"required":["query"]}`
-	echoPayloadTool = `{"name":"echo_payload",` +
-		`"description":"Returns size bytes of deterministic text and counts the characters of data.",` +
-		`"inputSchema":{"type":"object","properties":{` +
-		`"size":{"type":"integer","minimum":0,"maximum":16777216,"description":"how many characters of payload to return"},` +
-		`"data":{"type":"string","default":"","description":"any text; only its length is counted"}},` +
-		`"required":["size"]}}`
-	maxProgress        = 1000
-	streamProgressTool = `{"name":"stream_progress",` +
-		`"description":"Sends count progress notifications, then answers.",` +
-		`"inputSchema":{"type":"object","properties":{` +
-		`"count":{"type":"integer","minimum":0,"maximum":1000,"description":"how many progress notifications to send"}},` +
-		`"required":["count"]}}`
+// The tools' entries in tools/list, from the contract's schemas (common-go/dimension.go).
+var (
+	echoPayloadTool    = toolEntry(contract.EchoPayloadName, contract.EchoPayloadDescription, contract.EchoPayloadSchema)
+	streamProgressTool = toolEntry(contract.StreamProgressName, contract.StreamProgressDescription, contract.StreamProgressSchema)
 )
 
-// extraToolsFromEnv reads EXTRA_TOOLS: unset, "" or "0" registers none.
-func extraToolsFromEnv() int {
-	v := strings.TrimSpace(os.Getenv("EXTRA_TOOLS"))
-	if v == "" {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > 99999 {
-		log.Fatalf("EXTRA_TOOLS=%q: want an integer from 0 to 99999", v)
-	}
-	return n
+func toolEntry(name, description, schema string) string {
+	return `{"name":"` + name + `","description":"` + description + `","inputSchema":` + schema + `}`
 }
 
 // addDimensionTools registers the tools the settings ask for and appends their entries to list.
 func (s *server) addDimensionTools(list []byte) []byte {
 	for i := 1; i <= s.extraTools; i++ {
-		name := fmt.Sprintf("extra_%05d", i)
+		name := contract.ExtraToolName(i)
 		s.tools[name] = s.extraTool(name)
-		list = fmt.Appendf(list, `,{"name":%q,"description":"Extra tool %d: a catalog lookup registered for the tools/list scale test.","inputSchema":`, name, i)
-		list = append(append(list, extraToolSchema...), '}')
+		list = append(append(list, ','), toolEntry(name, contract.ExtraToolDescription(i), contract.ExtraToolSchema)...)
 	}
 	if s.dimensionTools {
 		s.tools["echo_payload"] = s.echoPayload
@@ -80,11 +49,7 @@ func (s *server) extraTool(name string) toolFunc {
 		if a.Query == nil {
 			return &invalidParams{"invalid arguments: query is required"}
 		}
-		return enc.Encode(struct {
-			Tool       string `json:"tool"`
-			Query      string `json:"query"`
-			ServerType string `json:"server_type"`
-		}{name, *a.Query, s.serverType})
+		return enc.Encode(contract.ExtraResult(name, *a.Query, s.serverType))
 	}
 }
 
@@ -96,15 +61,15 @@ func (s *server) echoPayload(_ context.Context, raw json.RawMessage, enc *json.E
 	if err := decodeArgs(raw, &a); err != nil {
 		return err
 	}
-	if a.Size == nil || *a.Size < 0 || *a.Size > maxPayload {
-		return &invalidParams{fmt.Sprintf("invalid arguments: size must be an integer from 0 to %d", maxPayload)}
+	size := -1 // a missing size is refused like one out of range
+	if a.Size != nil {
+		size = *a.Size
 	}
-	return enc.Encode(struct {
-		Size       int    `json:"size"`
-		Received   int    `json:"received"`
-		Payload    string `json:"payload"`
-		ServerType string `json:"server_type"`
-	}{*a.Size, utf8.RuneCountInString(a.Data), strings.Repeat(payloadAlphabet, *a.Size/64+1)[:*a.Size], s.serverType})
+	reply, err := contract.EchoPayload(size, a.Data, s.serverType)
+	if err != nil {
+		return &invalidParams{"invalid arguments: " + err.Error()}
+	}
+	return enc.Encode(reply)
 }
 
 // progressKey holds a tools/call's *progress in its context when the call carries a progress token
@@ -138,8 +103,11 @@ func (s *server) streamProgress(ctx context.Context, raw json.RawMessage, enc *j
 	if err := decodeArgs(raw, &a); err != nil {
 		return err
 	}
-	if a.Count == nil || *a.Count < 0 || *a.Count > maxProgress {
-		return &invalidParams{fmt.Sprintf("invalid arguments: count must be an integer from 0 to %d", maxProgress)}
+	if a.Count == nil {
+		return &invalidParams{fmt.Sprintf("invalid arguments: count must be an integer from 0 to %d", contract.MaxProgress)}
+	}
+	if err := contract.CheckProgressCount(*a.Count); err != nil {
+		return &invalidParams{"invalid arguments: " + err.Error()}
 	}
 	sent := 0
 	if p, ok := ctx.Value(progressKey{}).(*progress); ok { // no token: no notification
@@ -150,9 +118,5 @@ func (s *server) streamProgress(ctx context.Context, raw json.RawMessage, enc *j
 			sent++
 		}
 	}
-	return enc.Encode(struct {
-		Count      int    `json:"count"`
-		Sent       int    `json:"sent"`
-		ServerType string `json:"server_type"`
-	}{*a.Count, sent, s.serverType})
+	return enc.Encode(contract.ProgressResult(*a.Count, sent, s.serverType))
 }

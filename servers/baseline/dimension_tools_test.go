@@ -23,7 +23,7 @@ func TestDimensionTools(t *testing.T) {
 		t.Errorf("extra_00100: %v", text)
 	}
 	_, r = post(t, s, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo_payload","arguments":{"size":130,"data":"héllo"}}}`)
-	want := `{"size":130,"received":5,"payload":"` + strings.Repeat(payloadAlphabet, 3)[:130] + `","server_type":"test"}`
+	want := `{"size":130,"received":5,"payload":"` + strings.Repeat("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", 3)[:130] + `","server_type":"test"}`
 	if text := r["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]; text != want {
 		t.Errorf("echo_payload: %v", text)
 	}

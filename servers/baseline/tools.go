@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -16,7 +15,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"mcpbench/contract"
 )
 
 type toolFunc func(ctx context.Context, args json.RawMessage, enc *json.Encoder) error
@@ -35,46 +35,21 @@ type server struct {
 	dimensionTools bool
 }
 
-func newServer(cfg config) (*server, error) {
-	opt, err := redis.ParseURL(cfg.redisURL)
+func newServer(cfg contract.Config) (*server, error) {
+	rdb, err := contract.NewRedis(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
-	}
-	// A tool call holds at most one Redis connection at a time (checkout pipelines its three
-	// commands on one), and a command takes well under a millisecond: 16 per core covers what a
-	// core can keep in flight; the pool grows past it rather than blocking if a burst needs more.
-	opt.PoolSize = 16 * cfg.cores
-	opt.MinIdleConns = 4 * cfg.cores // dialled at start-up, so the first calls pay no connect
-	// Replies here are a few hundred bytes: 32 KiB default buffers only cost memory.
-	opt.ReadBufferSize, opt.WriteBufferSize = 8<<10, 8<<10
-	// Three tiny commands need no dedicated pipeline pool with 128 KiB buffers.
-	opt.PipelinePoolSize = -1
-	// Plain Redis 7: skip the CLIENT SETINFO and maintenance-notification handshakes.
-	opt.DisableIdentity = true
-	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-
-	// The zero Transport keeps 2 idle connections per host; HTTP/1.1 carries one request per
-	// connection, so every in-flight tool call needs its own or connections churn through TIME_WAIT.
-	perHost := 64 * cfg.cores
-	transport := &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:          perHost,
-		MaxIdleConnsPerHost:   perHost,
-		IdleConnTimeout:       90 * time.Second,
-		ResponseHeaderTimeout: 10 * time.Second,
-		DisableCompression:    true, // small JSON on a local link: gzip would only burn CPU on both ends
-		// Proxy left nil on purpose: the API service is always reached directly.
+		return nil, err
 	}
 	s := &server{
-		rdb:        redis.NewClient(opt),
-		http:       &http.Client{Transport: transport, Timeout: 10 * time.Second},
-		searchURL:  cfg.apiURL + "/products/search",
-		productURL: cfg.apiURL + "/products/",
-		calcURL:    cfg.apiURL + "/cart/calculate",
-		serverType: cfg.serverType,
+		rdb:        rdb,
+		http:       contract.NewHTTPClient(cfg),
+		searchURL:  cfg.APIURL + "/products/search",
+		productURL: cfg.APIURL + "/products/",
+		calcURL:    cfg.APIURL + "/cart/calculate",
+		serverType: cfg.ServerType,
 
-		extraTools:     cfg.extraTools,
-		dimensionTools: cfg.dimensionTools,
+		extraTools:     cfg.ExtraTools,
+		dimensionTools: cfg.DimensionTools,
 	}
 	s.registerTools()
 	return s, nil

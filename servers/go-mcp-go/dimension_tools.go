@@ -1,6 +1,6 @@
 package main
 
-// Dimension tools (issue 37: tools/list at scale, reply and argument size, streamed progress); off unless the contract's
+// The dimension tools (common-go/dimension.go), registered mcp-go's way; off unless the contract's
 // EXTRA_TOOLS / DIMENSION_TOOLS settings turn them on (docs/server-contract.md).
 
 import (
@@ -8,41 +8,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
-	"os"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-)
 
-const (
-	payloadAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-	maxPayload      = 16 << 20
-	maxProgress     = 1000
+	"mcpbench/contract"
 )
 
 // The input schemas, given to mcp-go as raw JSON (listed as they are). mcp-go validates no arguments
 // (WithInputSchemaValidation is off, as for the workload tools): typed decodes them, and echo_payload
 // checks its size itself, stream_progress its count.
 var (
-	extraToolSchema = json.RawMessage(`{"type":"object","properties":{` +
-		`"query":{"type":"string","description":"free-text search query"},` +
-		`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"how many records to return"},` +
-		`"sort":{"type":"string","enum":["relevance","price","rating","newest"],"description":"sort order"},` +
-		`"filters":{"type":"object","description":"optional filters","properties":{` +
-		`"category":{"type":"string"},"min_price":{"type":"number"},"in_stock":{"type":"boolean"}}}},` +
-		`"required":["query"]}`)
-	echoPayloadSchema = json.RawMessage(`{"type":"object","properties":{` +
-		`"size":{"type":"integer","minimum":0,"maximum":16777216,"description":"how many characters of payload to return"},` +
-		`"data":{"type":"string","default":"","description":"any text; only its length is counted"}},` +
-		`"required":["size"]}`)
-	streamProgressSchema = json.RawMessage(`{"type":"object","properties":{` +
-		`"count":{"type":"integer","minimum":0,"maximum":1000,"description":"how many progress notifications to send"}},` +
-		`"required":["count"]}`)
+	extraToolSchema      = json.RawMessage(contract.ExtraToolSchema)
+	echoPayloadSchema    = json.RawMessage(contract.EchoPayloadSchema)
+	streamProgressSchema = json.RawMessage(contract.StreamProgressSchema)
 )
 
 type extraInput struct {
@@ -58,57 +38,29 @@ type progressInput struct {
 	Count int `json:"count"`
 }
 
-// extraToolsFromEnv reads EXTRA_TOOLS: unset, "" or "0" registers none.
-func extraToolsFromEnv() int {
-	v := strings.TrimSpace(os.Getenv("EXTRA_TOOLS"))
-	if v == "" {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > 99999 {
-		log.Fatalf("EXTRA_TOOLS=%q: want an integer from 0 to 99999", v)
-	}
-	return n
-}
-
 func registerDimensionTools(s *server.MCPServer, serverType string, extra int, echo bool) {
 	tools := make([]server.ServerTool, 0, extra+1)
 	for i := 1; i <= extra; i++ {
-		name := fmt.Sprintf("extra_%05d", i)
+		name := contract.ExtraToolName(i)
 		tools = append(tools, server.ServerTool{
-			Tool: mcp.NewToolWithRawSchema(name,
-				fmt.Sprintf("Extra tool %d: a catalog lookup registered for the tools/list scale test.", i), extraToolSchema),
+			Tool: mcp.NewToolWithRawSchema(name, contract.ExtraToolDescription(i), extraToolSchema),
 			Handler: typed(func() extraInput { return extraInput{} }, func(_ context.Context, in extraInput) (any, error) {
-				return struct {
-					Tool       string `json:"tool"`
-					Query      string `json:"query"`
-					ServerType string `json:"server_type"`
-				}{name, in.Query, serverType}, nil
+				return contract.ExtraResult(name, in.Query, serverType), nil
 			}),
 		})
 	}
 	if echo {
 		tools = append(tools, server.ServerTool{
-			Tool: mcp.NewToolWithRawSchema("echo_payload",
-				"Returns size bytes of deterministic text and counts the characters of data.", echoPayloadSchema),
+			Tool: mcp.NewToolWithRawSchema(contract.EchoPayloadName, contract.EchoPayloadDescription, echoPayloadSchema),
 			// size -1 until the arguments set it: a missing size is refused like a wrong one.
 			Handler: typed(func() echoInput { return echoInput{Size: -1} }, func(_ context.Context, in echoInput) (any, error) {
-				if in.Size < 0 || in.Size > maxPayload {
-					return nil, fmt.Errorf("size must be an integer from 0 to %d", maxPayload)
-				}
-				return struct {
-					Size       int    `json:"size"`
-					Received   int    `json:"received"`
-					Payload    string `json:"payload"`
-					ServerType string `json:"server_type"`
-				}{in.Size, utf8.RuneCountInString(in.Data), strings.Repeat(payloadAlphabet, in.Size/64+1)[:in.Size], serverType}, nil
+				return contract.EchoPayload(in.Size, in.Data, serverType)
 			}),
 		})
 	}
 	if echo {
 		tools = append(tools, server.ServerTool{
-			Tool: mcp.NewToolWithRawSchema("stream_progress",
-				"Sends count progress notifications, then answers.", streamProgressSchema),
+			Tool: mcp.NewToolWithRawSchema(contract.StreamProgressName, contract.StreamProgressDescription, streamProgressSchema),
 			Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				var token mcp.ProgressToken
 				if req.Params.Meta != nil {
@@ -116,8 +68,8 @@ func registerDimensionTools(s *server.MCPServer, serverType string, extra int, e
 				}
 				// count -1 until the arguments set it: a missing count is refused like a wrong one.
 				return typed(func() progressInput { return progressInput{Count: -1} }, func(ctx context.Context, in progressInput) (any, error) {
-					if in.Count < 0 || in.Count > maxProgress {
-						return nil, fmt.Errorf("count must be an integer from 0 to %d", maxProgress)
+					if err := contract.CheckProgressCount(in.Count); err != nil {
+						return nil, err
 					}
 					sent := 0
 					for i := 1; token != nil && i <= in.Count; i++ {
@@ -127,11 +79,7 @@ func registerDimensionTools(s *server.MCPServer, serverType string, extra int, e
 						}
 						sent++
 					}
-					return struct {
-						Count      int    `json:"count"`
-						Sent       int    `json:"sent"`
-						ServerType string `json:"server_type"`
-					}{in.Count, sent, serverType}, nil
+					return contract.ProgressResult(in.Count, sent, serverType), nil
 				})(ctx, req)
 			},
 		})

@@ -9,18 +9,16 @@ import (
 	"errors"
 	"flag"
 	"log"
-	"math"
 	"net"
 	"net/http"
-	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"mcpbench/contract"
 )
 
 // maxBodyBytes: requests above 1 MiB are refused. mcp-go reads the whole body with no
@@ -36,74 +34,28 @@ const (
 	stdioQueue   = 10000
 )
 
-type config struct {
-	host       string
-	port       string
-	redisURL   string
-	apiURL     string
-	serverType string
-	cores      int // CPU cores granted; pools are sized from it
-	// ALLOWED_HOSTS: the host names a request's Host and Origin may carry; nil: no check.
-	allowHosts map[string]bool
-	// EXTRA_TOOLS / DIMENSION_TOOLS: the dimension tools (dimension_tools.go), off by default.
-	extraTools     int
-	dimensionTools bool
-}
-
-func loadConfig() config {
-	cfg := config{
-		host:       getenv("HOST", "127.0.0.1"), // loopback unless the runtime says otherwise (a container: 0.0.0.0)
-		port:       getenv("PORT", "8080"),
-		redisURL:   getenv("REDIS_URL", "redis://127.0.0.1:6379"),
-		apiURL:     strings.TrimRight(getenv("API_SERVICE_URL", "http://127.0.0.1:8100"), "/"),
-		serverType: getenv("SERVER_TYPE", "go-mcp-go"),
-		cores:      runtime.GOMAXPROCS(0), // already cgroup-aware
-		allowHosts: parseAllowedHosts(getenv("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")),
-
-		extraTools:     extraToolsFromEnv(),
-		dimensionTools: os.Getenv("DIMENSION_TOOLS") == "1",
-	}
-	if limit, err := strconv.ParseFloat(os.Getenv("CPU_LIMIT"), 64); err == nil && limit > 0 && !math.IsInf(limit, 0) {
-		cfg.cores = max(1, int(math.Ceil(limit)))
-		// Go 1.25+ reads the cgroup quota itself, but never goes below 2 and sees nothing for a
-		// bare process; CPU_LIMIT is the grant the benchmark states, so it wins (as in baseline).
-		// An explicit GOMAXPROCS in the environment still takes precedence.
-		if os.Getenv("GOMAXPROCS") == "" {
-			runtime.GOMAXPROCS(cfg.cores)
-		}
-	}
-	return cfg
-}
-
-func getenv(key, fallback string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return fallback
-}
-
 func main() {
 	stdio := flag.Bool("stdio", false, "serve MCP over stdin/stdout (newline-delimited JSON-RPC) instead of HTTP")
 	flag.Parse()
 	log.SetFlags(0) // log writes to stderr: in stdio mode stdout carries JSON-RPC only
-	cfg := loadConfig()
+	cfg := contract.LoadConfig("go-mcp-go")
 
-	b, err := newBackends(cfg)
+	b, err := contract.NewBackends(cfg)
 	if err != nil {
 		log.Fatalf("backends: %v", err)
 	}
-	defer b.close()
+	defer b.Close()
 
-	mcpServer := server.NewMCPServer("mcpbench-"+cfg.serverType, "1.0.0",
+	mcpServer := server.NewMCPServer("mcpbench-"+cfg.ServerType, "1.0.0",
 		// Tools only: a stateless server cannot deliver list-changed notifications.
 		server.WithToolCapabilities(false))
 	registerTools(mcpServer, b)
-	registerDimensionTools(mcpServer, cfg.serverType, cfg.extraTools, cfg.dimensionTools)
+	registerDimensionTools(mcpServer, cfg.ServerType, cfg.ExtraTools, cfg.DimensionTools)
 
 	if *stdio {
 		// Returns at EOF on stdin or on SIGTERM/SIGINT (ServeStdio handles both); the
 		// SDK's error log goes to stderr.
-		log.Printf("%s serving stdio (GOMAXPROCS=%d, cores=%d, %d tool workers)", cfg.serverType, runtime.GOMAXPROCS(0), cfg.cores, stdioWorkers)
+		log.Printf("%s serving stdio (GOMAXPROCS=%d, cores=%d, %d tool workers)", cfg.ServerType, runtime.GOMAXPROCS(0), cfg.Cores, stdioWorkers)
 		if err := server.ServeStdio(mcpServer,
 			server.WithWorkerPoolSize(stdioWorkers), server.WithQueueSize(stdioQueue)); err != nil && !errors.Is(err, context.Canceled) {
 			log.Printf("stdio: %v", err)
@@ -117,12 +69,12 @@ func main() {
 		server.WithDisableStreaming(true),
 		// mcp-go's DNS-rebinding guard (403 for a non-localhost Host on a loopback connection)
 		// stays on; checkHosts adds the ALLOWED_HOSTS list. "*" turns both off.
-		server.WithDisableLocalhostProtection(cfg.allowHosts == nil))
+		server.WithDisableLocalhostProtection(cfg.AllowHosts == nil))
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", checkHosts(http.MaxBytesHandler(handler, maxBodyBytes), cfg.allowHosts))
+	mux.Handle("/mcp", contract.CheckHosts(http.MaxBytesHandler(handler, maxBodyBytes), cfg.AllowHosts))
 	srv := &http.Server{
-		Addr:              net.JoinHostPort(cfg.host, cfg.port),
+		Addr:              net.JoinHostPort(cfg.Host, cfg.Port),
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second, // longer than the load generator's keep-alive gaps
@@ -133,7 +85,7 @@ func main() {
 			log.Fatalf("listen: %v", err)
 		}
 	}()
-	log.Printf("%s listening on %s (GOMAXPROCS=%d, cores=%d)", cfg.serverType, srv.Addr, runtime.GOMAXPROCS(0), cfg.cores)
+	log.Printf("%s listening on %s (GOMAXPROCS=%d, cores=%d)", cfg.ServerType, srv.Addr, runtime.GOMAXPROCS(0), cfg.Cores)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

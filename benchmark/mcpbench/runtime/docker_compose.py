@@ -5,7 +5,11 @@ compare the committed file with a fresh generation).
 `[docker]` keys (all optional; docs/server-contract.md):
 
     [docker]
-    dockerfile  = "Dockerfile"          # in the server directory, which is the build context
+    dockerfile  = "Dockerfile"          # in the server directory
+    context     = ".."                 # the build context, from the server directory: default "." (itself);
+                                        #   ".." (servers/) for a server built with its language's shared
+                                        #   contract code (servers/common-go, …), which servers/.dockerignore
+                                        #   lists
     target      = "runtime"            # build stage to stop at
     build_args  = { KEY = "value" }     # --build-arg
     command     = ["/app/server"]       # argv in the container; default: the image's CMD
@@ -93,6 +97,7 @@ class DockerVariant(_Strict):
 
 class DockerConfig(DockerVariant):
     dockerfile: str = Field(default="Dockerfile", min_length=1)
+    context: str = Field(default=".", min_length=1)
     variants: dict[str, DockerVariant] = Field(default_factory=dict)
 
 
@@ -176,11 +181,19 @@ def container_plan(spec: ServerSpec) -> ContainerPlan:
     env.update({k: _substitute(v) for k, v in config.env.items()})
     if override:
         env.update({k: _substitute(v) for k, v in override.env.items()})
+    context, dockerfile_in_context = spec.directory, config.dockerfile
+    if config.context != ".":
+        # Resolved: a server directory linked into another servers/ (the tests do) has its siblings, the
+        # shared contract code, beside its real path.
+        context = (spec.directory.resolve() / config.context).resolve()
+        if not context.is_dir():
+            raise DockerConfigError(f"{where}: field 'docker.context': {config.context} is not a directory")
+        dockerfile_in_context = os.path.relpath(dockerfile.resolve(), context)
     return ContainerPlan(
         name=spec.name,
         image=f"{IMAGE_PREFIX}{spec.name}:latest",
-        context=spec.directory,
-        dockerfile=config.dockerfile,
+        context=context,
+        dockerfile=dockerfile_in_context,
         target=(override.target if override and override.target else None) or config.target,
         build_args={**config.build_args, **(override.build_args if override else {})},
         command=tuple(_substitute(a) for a in command) if command else None,

@@ -186,3 +186,25 @@ def test_a_variant_can_be_declared_unsupported_with_the_reason(tmp_path: Path) -
     assert [(e.name, e.declared) for e in excluded] == [("bun", True)]
     assert "docker.variants.bun.unsupported: needs GraalVM" in excluded[0].reason
     assert "needs GraalVM" in compose.generate(specs, tmp_path)
+
+
+def test_a_server_built_with_shared_contract_code_has_servers_as_its_context(tmp_path: Path) -> None:
+    # docker.context = "..": the context is servers/ (where the shared module is), the Dockerfile named in it;
+    # reached through a link (as the e2e tests link servers into a scratch servers/), the real servers/.
+    real = tmp_path / "checkout" / "servers"
+    server(real, MANIFEST, '\n[docker]\ncontext = ".."\n')
+    linked = tmp_path / "scratch" / "servers"
+    linked.mkdir(parents=True)
+    (linked / "nodejs").symlink_to(real / "nodejs")
+    for directory in (real, linked):
+        plan = compose.container_plan(specs_of(directory / "nodejs" / "mcpbench.toml")["nodejs"])
+        assert (plan.context, plan.dockerfile) == (real.resolve(), "nodejs/Dockerfile")
+    doc, _ = compose.document(list(specs_of(real / "nodejs" / "mcpbench.toml").values()), tmp_path / "checkout")
+    assert doc["services"]["nodejs"]["build"] == {"context": "./servers", "dockerfile": "nodejs/Dockerfile"}
+    assert compose.container_plan(specs_of(server(tmp_path / "own", MANIFEST))["nodejs"]).dockerfile == "Dockerfile"
+
+
+def test_a_context_that_is_not_a_directory_names_the_field(tmp_path: Path) -> None:
+    path = server(tmp_path, MANIFEST, '\n[docker]\ncontext = "../missing"\n')
+    with pytest.raises(compose.DockerConfigError, match="field 'docker.context': ../missing is not a directory"):
+        compose.container_plan(specs_of(path)["nodejs"])

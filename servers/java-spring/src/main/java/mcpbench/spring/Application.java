@@ -2,10 +2,17 @@ package mcpbench.spring;
 
 import java.util.Map;
 
+import mcpbench.contract.spring.McpErrorSerializer;
+import mcpbench.contract.spring.StdioTransport;
+import mcpbench.contract.spring.Warmup;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Import;
 
 @SpringBootApplication
+// The Spring stacks' shared beans (servers/common-java/spring), outside this package's component scan.
+@Import({ StdioTransport.class, Warmup.class, McpErrorSerializer.class })
 public class Application {
 
 	/** Cores granted to this process: CPU_LIMIT rounded up, else what the JVM sees. */

@@ -1,4 +1,4 @@
-package mcpbench.webflux;
+package mcpbench.contract.spring;
 
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
@@ -26,7 +26,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "spring.ai.mcp.server.stdio", havingValue = "true")
-class StdioTransport {
+public class StdioTransport {
 
 	@Bean
 	McpServerTransportProvider stdioServerTransport(@Qualifier("mcpServerJsonMapper") JsonMapper jsonMapper) {

@@ -1,4 +1,4 @@
-package main
+package contract
 
 import (
 	"bytes"
@@ -14,24 +14,33 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
-// backends holds the two pooled clients every tool call uses.
-type backends struct {
-	rdb        *redis.Client
-	http       *http.Client
-	apiURL     string
-	serverType string
+// Backends holds the two pooled clients every tool call uses.
+type Backends struct {
+	Redis      *redis.Client
+	HTTP       *http.Client
+	APIURL     string
+	ServerType string
 }
 
-func newBackends(cfg config) (*backends, error) {
-	opt, err := redis.ParseURL(cfg.redisURL)
+func NewBackends(cfg Config) (*Backends, error) {
+	rdb, err := NewRedis(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Backends{Redis: rdb, HTTP: NewHTTPClient(cfg), APIURL: cfg.APIURL, ServerType: cfg.ServerType}, nil
+}
+
+// NewRedis is the Redis client every Go server uses, its pool sized from the cores granted.
+func NewRedis(cfg Config) (*redis.Client, error) {
+	opt, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
 	// A tool call holds at most one Redis connection at a time (checkout pipelines its three
 	// writes on one) and a command takes well under a millisecond, so 16 per core covers what a
 	// core can keep in flight; the pool grows past it rather than blocking if a burst needs more.
-	opt.PoolSize = 16 * cfg.cores
-	opt.MinIdleConns = 4 * cfg.cores // dialled at start-up, so the first calls pay no connect
+	opt.PoolSize = 16 * cfg.Cores
+	opt.MinIdleConns = 4 * cfg.Cores // dialled at start-up, so the first calls pay no connect
 	// Replies here are a few hundred bytes: the 32 KiB default buffers would only cost memory.
 	opt.ReadBufferSize, opt.WriteBufferSize = 8<<10, 8<<10
 	// Three tiny commands need no dedicated pipeline pool with 128 KiB buffers.
@@ -39,10 +48,14 @@ func newBackends(cfg config) (*backends, error) {
 	// Plain Redis 7: skip the CLIENT SETINFO and maintenance-notification handshakes.
 	opt.DisableIdentity = true
 	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return redis.NewClient(opt), nil
+}
 
+// NewHTTPClient is the product API's client: keep-alive connections sized from the cores granted.
+func NewHTTPClient(cfg Config) *http.Client {
 	// The zero Transport keeps 2 idle connections per host; HTTP/1.1 carries one request per
 	// connection, so every in-flight tool call needs its own or connections churn through TIME_WAIT.
-	perHost := 64 * cfg.cores
+	perHost := 64 * cfg.Cores
 	transport := &http.Transport{
 		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:          perHost,
@@ -52,35 +65,29 @@ func newBackends(cfg config) (*backends, error) {
 		DisableCompression:    true, // small JSON on a local link: gzip would only burn CPU on both ends
 		// Proxy left nil on purpose: the API service is always reached directly.
 	}
-
-	return &backends{
-		rdb:        redis.NewClient(opt),
-		http:       &http.Client{Transport: transport, Timeout: 10 * time.Second},
-		apiURL:     cfg.apiURL,
-		serverType: cfg.serverType,
-	}, nil
+	return &http.Client{Transport: transport, Timeout: 10 * time.Second}
 }
 
-func (b *backends) close() {
-	b.rdb.Close()
-	b.http.CloseIdleConnections()
+func (b *Backends) Close() {
+	_ = b.Redis.Close()
+	b.HTTP.CloseIdleConnections()
 }
 
 // getJSON and postJSON call the product API and decode its JSON reply into out.
-func (b *backends) getJSON(ctx context.Context, path string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.apiURL+path, nil)
+func (b *Backends) getJSON(ctx context.Context, path string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.APIURL+path, nil)
 	if err != nil {
 		return err
 	}
 	return b.do(req, out)
 }
 
-func (b *backends) postJSON(ctx context.Context, path string, in, out any) error {
+func (b *Backends) postJSON(ctx context.Context, path string, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.apiURL+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.APIURL+path, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -88,8 +95,8 @@ func (b *backends) postJSON(ctx context.Context, path string, in, out any) error
 	return b.do(req, out)
 }
 
-func (b *backends) do(req *http.Request, out any) error {
-	resp, err := b.http.Do(req)
+func (b *Backends) do(req *http.Request, out any) error {
+	resp, err := b.HTTP.Do(req)
 	if err != nil {
 		return err
 	}

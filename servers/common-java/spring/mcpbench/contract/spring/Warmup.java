@@ -1,4 +1,4 @@
-package mcpbench.spring;
+package mcpbench.contract.spring;
 
 import java.time.Duration;
 import java.util.List;
@@ -20,19 +20,19 @@ import org.springframework.stereotype.Component;
  * backends and for loading and compiling a few thousand classes: ~2.5 s of CPU, which on a
  * contended core outlasted a client's 10 s timeout. checkout is left out: it writes to Redis.
  * Best effort: a backend that is not up only costs a warning. HTTP only (it goes through the
- * HTTP transport's handler), and stateless only: SSE_REPLIES=1's stateful transport (Application) has no
+ * HTTP transport's handler), and stateless only: SSE_REPLIES=1's stateful transport (the server's Application) has no
  * handler to call outside a session.
  */
 @Component
 @ConditionalOnWebApplication
 @ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STATELESS")
-class Warmup implements SmartInitializingSingleton {
+public class Warmup implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(Warmup.class);
 
-	private final McpTransportConfig.PatchedTransport transport;
+	private final PatchedTransport transport;
 
-	Warmup(McpTransportConfig.PatchedTransport transport) {
+	public Warmup(PatchedTransport transport) {
 		this.transport = transport;
 	}
 

@@ -1,9 +1,8 @@
-// The DNS-rebinding guard for the contract's ALLOWED_HOSTS list (docs/server-contract.md): one file,
-// copied byte for byte into each Go server's directory (each is its own module and build context;
-// tests/servers/test_shared_sources.py keeps the copies equal). The SDKs' own guards stay on where there
-// is one, but they cover loopback connections only and take no list; the no-SDK baseline has none.
+// The DNS-rebinding guard for the contract's ALLOWED_HOSTS list (docs/server-contract.md). The SDKs' own
+// guards stay on where there is one, but they cover loopback connections only and take no list; the
+// no-SDK baseline has none.
 
-package main
+package contract
 
 import (
 	"net/http"
@@ -11,9 +10,9 @@ import (
 	"strings"
 )
 
-// parseAllowedHosts reads ALLOWED_HOSTS: comma-separated host names, no ports, IPv6 in brackets.
+// ParseAllowedHosts reads ALLOWED_HOSTS: comma-separated host names, no ports, IPv6 in brackets.
 // "*" (set only to measure what the check costs) gives nil: no check.
-func parseAllowedHosts(list string) map[string]bool {
+func ParseAllowedHosts(list string) map[string]bool {
 	if list == "*" {
 		return nil
 	}
@@ -26,10 +25,10 @@ func parseAllowedHosts(list string) map[string]bool {
 	return hosts
 }
 
-// checkHosts wraps a handler with the guard: 403 on every method for a Host, or an Origin if one
+// CheckHosts wraps a handler with the guard: 403 on every method for a Host, or an Origin if one
 // is sent, whose host is not listed; no Origin (non-browser clients) passes. Not
 // http.CrossOriginProtection: it lets GET through and compares Origin with Host, not with a list.
-func checkHosts(next http.Handler, allowed map[string]bool) http.Handler {
+func CheckHosts(next http.Handler, allowed map[string]bool) http.Handler {
 	if allowed == nil { // ALLOWED_HOSTS=*
 		return next
 	}
