@@ -12,5 +12,7 @@ scripts/lint.sh
 (cd infra/api-service && go test -count=1 ./...)
 # The load driver's own tests: its wire format, checks and schedules (load.js's, byte for byte).
 (cd benchmark/load-driver && go test -count=1 ./...)
+# The Go servers' shared contract code (servers/common-go: the host guard, the tools' logic).
+(cd servers/common-go && go test -count=1 ./...)
 # --durations: where the time of a CI run goes (builds, images), printed at the end.
 exec .venv/bin/python -m pytest -ra --durations=15 "$@"
