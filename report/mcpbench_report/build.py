@@ -51,6 +51,7 @@ def build_pages(site: Site) -> None:
     """The raw files, the downloads, then each page that applies (the nav lists exactly those)."""
     site.copy_raw()
     site.downloads()
+    site.add_templates(pages.TEMPLATE_DIRS)
     built = [page for page in pages.registry() if page.applies(site)]
     site.env.globals["nav"] = [link for page in built for link in page.links()]
     for page in built:

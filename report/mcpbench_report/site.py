@@ -283,6 +283,12 @@ class Site:
         self.chart_files.append(rel)
         return rel
 
+    def add_templates(self, directories: list[Path]) -> None:
+        """Look for templates in these directories too, after the package's (pages registered from outside)."""
+        loader = self.env.loader
+        assert isinstance(loader, FileSystemLoader)
+        loader.searchpath.extend(str(d) for d in directories if str(d) not in loader.searchpath)
+
     def render(self, template: str, rel: str, **context) -> None:
         depth = rel.count("/")
         page = self.env.get_template(template).render(

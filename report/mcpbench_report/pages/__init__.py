@@ -2,7 +2,8 @@
 package holding `PAGE`, an instance of a Page subclass that declares its file, its nav links, its template,
 whether the results hold what it shows, and the `mcpbench report` options it reads. site.py builds every page
 that applies; the nav (base.html) and the command's options (commands.py) are read from here. A new page is
-its module and its template — nothing else names it.
+its module and its template — nothing else names it. A page from outside the package (a plugin, a test) joins
+through `register`, with the directory its template is in.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import importlib
 import pkgutil
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..load import ResultsError
@@ -66,14 +68,28 @@ class Page(ABC):
         return [(title, self.file + anchor) for title, anchor in self.nav]
 
 
+# Pages registered from outside the package, and the directories their templates are in (site.py's loader
+# looks there after the package's own templates/).
+ADDED: list[Page] = []
+TEMPLATE_DIRS: list[Path] = []
+
+
+def register(page: Page, templates: Path | None = None) -> Page:
+    """Add a page defined outside this package; `templates`: the directory holding its template."""
+    ADDED.append(page)
+    if templates is not None and templates not in TEMPLATE_DIRS:
+        TEMPLATE_DIRS.append(templates)
+    return page
+
+
 def registry() -> list[Page]:
-    """Every page of this package, in nav order."""
+    """Every page of this package and every one registered, in nav order."""
     found = []
     for info in pkgutil.iter_modules(__path__):
         page = getattr(importlib.import_module(f"{__name__}.{info.name}"), "PAGE", None)
         if isinstance(page, Page):
             found.append(page)
-    return sorted(found, key=lambda p: p.order)
+    return sorted(found + ADDED, key=lambda p: p.order)
 
 
 def options() -> list[Option]:
