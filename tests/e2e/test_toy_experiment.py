@@ -1,7 +1,8 @@
 """The experiments seam, from the outside: a new experiment — latency at three fixed offered rates — written
 here as one class and added to the registry (in the package it would be its module's `EXPERIMENT`), gets a command with the shared options, runs end to end
 against a real server on the one experiment runner (build, Redis and the API service, verify, calibration, records), and
-its results read like any other run's."""
+its results read like any other run's. What it records that no other experiment does (its offered rates) is
+its own model, recorded as run.json `config.settings`, with no field of results/model.py's Config for it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 import typer
+from pydantic import BaseModel, ConfigDict
 from typer.testing import CliRunner
 
 from mcpbench import experiments
@@ -30,6 +32,14 @@ SERVER = os.environ.get("MCPBENCH_E2E_SERVER", "go")
 
 
 # -- the toy experiment: everything a new experiment needs ---------------------------------------------------
+class LatencyAtRatesSettings(BaseModel):
+    """What this experiment records that no other does (run.json `config.settings`): its own model, here."""
+
+    model_config = ConfigDict(extra="forbid")
+    offered_rates_per_s: list[float]
+    measured_on_one_start: bool = True
+
+
 class LatencyAtRates(Experiment):
     name = "latency-at-rates"
     help = "All-calls latency of each server at a few fixed offered rates, on one start."
@@ -48,8 +58,8 @@ class LatencyAtRates(Experiment):
                          load_generator=values["load_generator"], load_instances=values["load_instances"],
                          kind=OpenLoad.kind)
 
-    def record(self) -> dict[str, Any]:
-        return {"rates": list(self.rates)}
+    def settings(self) -> LatencyAtRatesSettings:
+        return LatencyAtRatesSettings(offered_rates_per_s=list(self.rates))
 
     def calibration_timing(self) -> tuple[Timing, Timing]:
         short = Timing(ramp_up_s=1, warmup_s=1, duration_s=3, ramp_down_s=0, warmup_cap_s=None)
@@ -88,7 +98,11 @@ def test_a_new_experiment_is_a_class_in_the_registry(tmp_path: Path, monkeypatch
     run = validated(Run, json.loads((run_dir / RUN_FILE).read_text()), run_dir)
     assert run["status"] == "complete" and run["servers"][SERVER]["status"] == "ok"
     assert run["config"]["experiment"] == LatencyAtRates.name and run["config"]["kind"] == "open"
-    assert run["config"]["rates"] == [40, 80, 120] and run["config"]["load_generator"]["instances"] == 2
+    # Its own settings, recorded as its own model dumped them (no field of results/model.py's Config for them),
+    # and read back through that model.
+    assert run["config"]["settings"] == {"offered_rates_per_s": [40, 80, 120], "measured_on_one_start": True}
+    assert LatencyAtRatesSettings.model_validate(run["config"]["settings"]).offered_rates_per_s == [40, 80, 120]
+    assert run["config"]["rates"] is None and run["config"]["load_generator"]["instances"] == 2
     # The runner calibrated the open model for it, and judged every measurement against that capacity.
     assert run["harness_capacity"]["session"]["status"] == "ok"
     assert run["servers"][SERVER]["measurements"] == ["session-rate40-r1", "session-rate80-r1", "session-rate120-r1"]

@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import Any, ClassVar, Protocol
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from mcpbench.catalog.manifest import ServerSpec
@@ -114,6 +115,11 @@ class Experiment(ABC):
     def record(self) -> Record:
         """What run.json's config says besides the run configuration (e.g. the capacity plan)."""
         return {}
+
+    def settings(self) -> BaseModel | None:
+        """The experiment's own settings, as a model of its own module (run.json `config.settings`): what no
+        other experiment records needs no field of results/model.py's Config. None: it has none."""
+        return None
 
     # -- what the runner asks (a subclass may answer with a plain class attribute) -----------------------------
     @property

@@ -195,9 +195,12 @@ class Runner:
             self.events.emit(ev.RunMarkedAbandoned(directory=str(directory), last_measurement=last))
 
     def _config_record(self) -> Record:
-        """run.json's config: the run configuration and what the experiment adds to it."""
+        """run.json's config: the run configuration and what the experiment adds to it (its own settings as its
+        own model dumps them)."""
+        settings = self.experiment.settings()
         return {**self.config.record(), "experiment": self.experiment.name, **self.experiment.record(),
-                "options": resume.recordable(self.experiment.values)}
+                "options": resume.recordable(self.experiment.values),
+                "settings": settings.model_dump(mode="json") if settings is not None else None}
 
     def _record_runtime(self) -> None:
         assert self.record is not None and self.bench is not None

@@ -325,6 +325,9 @@ class Config(Closed, Pacing):
     capacity: CapacityPlan | None = described("`mcpbench capacity` only: the step test", None)
     soak: SoakPlan | None = described("`mcpbench soak` only: the constant load", None)
     dimension: DimensionPlan | None = described("`mcpbench dimension` only: which, and its points", None)
+    settings: dict[str, Any] | None = described("the experiment's own settings, as its own model records them "
+                                                "(`Experiment.settings()`: what no other experiment records; "
+                                                "null: it has none)", None)
 
 
 class Git(Open):
