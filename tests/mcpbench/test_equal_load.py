@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpbench.analysis.equal_load import DEFAULT_FRACTION, HARNESS_SHARE, choose_rate
+from mcpbench.analysis.equal_load import DEFAULT_FRACTION, HARNESS_SHARE, choose_rate, rate_text
 from mcpbench.experiments.config import RunConfig
 from mcpbench.loads import OpenLoad
 
@@ -14,7 +14,7 @@ def test_the_slowest_server_sets_the_rate_when_the_harness_has_room() -> None:
     assert chosen is not None
     assert (chosen.rate, chosen.slowest, chosen.set_by) == (287.0, "python", "slowest-server")
     assert chosen.harness_cap == round(HARNESS_SHARE * 2278.1, 1)
-    assert "python" in chosen.text and "287.0 calls/s" in chosen.text
+    assert "python" in rate_text(chosen) and "287.0 calls/s" in rate_text(chosen)
 
 
 def test_the_harness_caps_the_rate_well_below_its_capacity() -> None:
@@ -22,7 +22,7 @@ def test_the_harness_caps_the_rate_well_below_its_capacity() -> None:
     chosen = choose_rate(0.7, {"rust": 2700.0, "go": 2750.0}, harness_capacity=2250.0)
     assert chosen is not None and chosen.set_by == "harness-capacity"
     assert chosen.rate == HARNESS_SHARE * 2250.0 and chosen.rate < 0.7 * 2700.0
-    assert "harness" in chosen.text
+    assert "harness" in rate_text(chosen)
 
 
 def test_no_cap_without_a_calibrated_capacity_and_no_rate_without_servers() -> None:

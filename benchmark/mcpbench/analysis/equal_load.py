@@ -9,9 +9,7 @@ Every round measures it, round 1 in a pass after its closed loads (experiments/r
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
-from mcpbench.results.model import Record
+from mcpbench.results.model import EqualRate
 
 # The default fraction of the slowest server's round-1 closed rate.
 DEFAULT_FRACTION = 0.7
@@ -20,28 +18,14 @@ DEFAULT_FRACTION = 0.7
 HARNESS_SHARE = 0.5
 
 
-@dataclass(frozen=True)
-class EqualRate:
-    """One mode's equal load (run.json `equal_load[mode]`, results.model.EqualRate)."""
-
-    fraction: float
-    rate: float
-    slowest: str
-    slowest_tool_calls_per_s: float
-    harness_cap: float | None
-    set_by: str   # "slowest-server" | "harness-capacity"
-
-    def record(self) -> Record:
-        return asdict(self)
-
-    @property
-    def text(self) -> str:
-        why = (f"{self.fraction:.0%} of the slowest server's round-1 rate ({self.slowest}, "
-               f"{self.slowest_tool_calls_per_s:,.1f} calls/s)")
-        if self.set_by == "harness-capacity":
-            why = (f"{HARNESS_SHARE:.0%} of the harness's open-model capacity ({self.harness_cap:,.1f} calls/s), "
-                   f"below {why}")
-        return f"{self.rate:,.1f} calls/s: {why}"
+def rate_text(chosen: EqualRate) -> str:
+    """The equal rate and what set it, as the console says it."""
+    why = (f"{chosen.fraction:.0%} of the slowest server's round-1 rate ({chosen.slowest}, "
+           f"{chosen.slowest_tool_calls_per_s:,.1f} calls/s)")
+    if chosen.set_by == "harness-capacity":
+        why = (f"{HARNESS_SHARE:.0%} of the harness's open-model capacity ({chosen.harness_cap or 0:,.1f} calls/s), "
+               f"below {why}")
+    return f"{chosen.rate:,.1f} calls/s: {why}"
 
 
 def choose_rate(fraction: float, closed_rates: dict[str, float], harness_capacity: float | None) -> EqualRate | None:
@@ -56,5 +40,6 @@ def choose_rate(fraction: float, closed_rates: dict[str, float], harness_capacit
     capped = cap is not None and cap < by_server
     # One decimal: the load generators take the rate to 0.1 calls/s.
     rate = max(0.1, round(cap if cap is not None and capped else by_server, 1))
-    return EqualRate(fraction, rate, slowest, round(rates[slowest], 1), round(cap, 1) if cap else None,
-                     "harness-capacity" if capped else "slowest-server")
+    return EqualRate(fraction=fraction, rate=rate, slowest=slowest, slowest_tool_calls_per_s=round(rates[slowest], 1),
+                     harness_cap=round(cap, 1) if cap else None,
+                     set_by="harness-capacity" if capped else "slowest-server")

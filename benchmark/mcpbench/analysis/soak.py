@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +38,7 @@ from mcpbench.analysis.summary import all_calls_latency_ms
 from mcpbench.loads import in_window, tool_calls
 from mcpbench.loads.timing import SOAK_WARMUP_FULL_S, SOAK_WARMUP_QUICK_S, Timing
 from mcpbench.results.layout import MeasurementDir, ServerDir, measurement_dir
-from mcpbench.results.model import SOAK_FILE, Record
+from mcpbench.results.model import SOAK_FILE, Record, SoakCriteria, SoakPlan
 from mcpbench.results.read import read_json, read_processes, read_samples
 
 RESULT_FILE = SOAK_FILE   # the experiment result this module judges (analysis/recompute.py)
@@ -77,37 +76,24 @@ def parse_percentage(text: str, option: str) -> float:
     return float(match.group(1)) / 100
 
 
-@dataclass(frozen=True)
-class SoakPlan:
-    duration_s: float
-    warmup_s: float
-    rate: float | None          # tool calls/s; None: share x the server's measured capacity
-    share: float                # of the capacity, when rate is None
-    errors_max: float
-
-    def __post_init__(self) -> None:
-        if self.rate is not None and self.rate <= 0:
-            raise SoakError("--rate must be positive")
-        if not 0 < self.share <= 1:
-            raise SoakError("--share must be in (0, 1]")
-        if not 0 <= self.errors_max < 1:
-            raise SoakError("--max-errors must be below 100 %")
-
-    @property
-    def timing(self) -> Timing:
-        # A fixed warm-up: the baseline must start at the same point for every server.
-        return Timing(ramp_up_s=2, warmup_s=self.warmup_s, duration_s=self.duration_s, ramp_down_s=0,
-                      warmup_cap_s=None)
-
-    def record(self) -> Record:
-        return {"duration_s": self.duration_s, "warmup_s": self.warmup_s, "rate": self.rate, "share": self.share,
-                "errors_max": self.errors_max, "criteria": criteria_record(self.errors_max)}
+def soak_plan(duration_s: float, warmup_s: float, rate: float | None, share: float, errors_max: float) -> SoakPlan:
+    """The soak's constant load (run.json `config.soak`), checked (SoakError, one line): `rate` tool calls/s, or
+    None for `share` x each server's measured capacity; its criteria are this module's named constants."""
+    if rate is not None and rate <= 0:
+        raise SoakError("--rate must be positive")
+    if not 0 < share <= 1:
+        raise SoakError("--share must be in (0, 1]")
+    if not 0 <= errors_max < 1:
+        raise SoakError("--max-errors must be below 100 %")
+    criteria = SoakCriteria(rss_growth_max=RSS_GROWTH_MAX, fd_slack=list(FD_SLACK), thread_slack=list(THREAD_SLACK),
+                            p99_drift_max=P99_DRIFT_MAX, errors_max=errors_max)
+    return SoakPlan(duration_s=duration_s, warmup_s=warmup_s, rate=rate, share=share, errors_max=errors_max,
+                    criteria=criteria)
 
 
-def criteria_record(errors_max: float) -> Record:
-    """The named constants, as soak.json and the report show them."""
-    return {"rss_growth_max": RSS_GROWTH_MAX, "fd_slack": list(FD_SLACK), "thread_slack": list(THREAD_SLACK),
-            "p99_drift_max": P99_DRIFT_MAX, "errors_max": errors_max}
+def soak_timing(plan: SoakPlan) -> Timing:
+    """The soak's timeline. A fixed warm-up: the baseline must start at the same point for every server."""
+    return Timing(ramp_up_s=2, warmup_s=plan.warmup_s, duration_s=plan.duration_s, ramp_down_s=0, warmup_cap_s=None)
 
 
 def _edges(frame: pd.DataFrame, column: str, start: float, end: float) -> tuple[float | None, float | None]:

@@ -106,15 +106,6 @@ SESSION_MODE = "session"
 
 
 @dataclass(frozen=True)
-class Limit:
-    """The harness limit a measurement is judged against: its kind (LOAD_MODEL, HARNESS_CAPACITY) and the
-    rate, tool calls/s."""
-
-    kind: str
-    calls_per_s: float
-
-
-@dataclass(frozen=True)
 class MeasurementContext:
     """What the analysis needs to know about how a measurement was taken, beside its samples."""
 

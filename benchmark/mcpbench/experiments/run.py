@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import ClassVar, Optional
 
 from mcpbench.analysis import sequential
-from mcpbench.analysis.equal_load import DEFAULT_FRACTION, EqualRate, choose_rate
+from mcpbench.analysis.equal_load import DEFAULT_FRACTION, choose_rate, rate_text
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
@@ -33,7 +33,7 @@ from mcpbench.experiments.stopping import Headline, StoppingRule
 from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, Mode, OpenLoad
 from mcpbench.loads.staged import parse_stages
 from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, Timing
-from mcpbench.results.model import document
+from mcpbench.results.model import EqualRate
 
 
 def warmup(value: str | None, base: Timing) -> tuple[float, float | None]:
@@ -240,14 +240,14 @@ class RunExperiment(Experiment):
         self.equal_rates = {}
         recorded = runner.record.run.equal_load or {}  # a resumed run keeps the rate it measured at
         for mode in self.http_modes(self.config.modes):
-            chosen = EqualRate(**document(recorded[mode])) if mode in recorded else \
+            chosen = recorded[mode] if mode in recorded else \
                 choose_rate(fraction, runner.closed_rates(mode), runner.harness_capacity(mode))
             if chosen is None:
                 self.console.print(f"[yellow]Equal load ({mode}): no server has a round-1 closed rate; not measured[/]")
                 continue
             self.equal_rates[mode] = chosen
-            self.console.print(f"[bold]Equal load ({mode}):[/] {chosen.text}")
-        runner.record.set_equal_load({m: r.record() for m, r in self.equal_rates.items()})
+            self.console.print(f"[bold]Equal load ({mode}):[/] {rate_text(chosen)}")
+        runner.record.set_equal_load(self.equal_rates)
         if self.equal_rates:
             self.console.print("[bold]Round 1, equal load:[/] every server at the same rate")
             runner.each_server(1, self._measure_equal)

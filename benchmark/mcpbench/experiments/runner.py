@@ -37,7 +37,7 @@ from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, prewarm
 from mcpbench.results import liveness
 from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
-from mcpbench.results.model import SCHEMA, Record, Resume, RunStatus, Summary, document, parsed
+from mcpbench.results.model import SCHEMA, Limit, Record, Resume, RunStatus, Summary, document, parsed
 from mcpbench.results.write import RunRecord, directory_said, io_said, new_run_id, write_checked, write_json
 from mcpbench.runtime.base import RunningServer
 from mcpbench.workload import conformance
@@ -360,7 +360,7 @@ class Runner:
         if self.config.calibrate and self._calibrated_at is not None and self.bench.infra_starts != self._calibrated_at:
             self.calibrate("the infrastructure was restarted")
 
-    def limit(self, load: Load, spec: ServerSpec) -> analysis.Limit | None:
+    def limit(self, load: Load, spec: ServerSpec) -> Limit | None:
         """The limit a load is judged against (analysis.limit_figures): None when none was calibrated, or the
         calibration failed (the measurement is then flagged analysis.NO_LIMIT_FLAG)."""
         assert self.record is not None
@@ -371,7 +371,7 @@ class Runner:
         if MODE_TRANSPORT[load.mode] == "stdio":
             # No endpoint to calibrate against over stdio: the think-time bound is what the load model allows at
             # the most.
-            return analysis.Limit(analysis.LOAD_MODEL, think_bound) if think_bound else None
+            return Limit(kind=analysis.LOAD_MODEL, tool_calls_per_s=think_bound, fraction=None) if think_bound else None
         if load.model == "closed":
             limit = (self.record.run.calibration or {}).get(load.mode)
             if limit is not None and limit.status == "ok" and limit.tool_calls_per_s:
@@ -381,10 +381,11 @@ class Runner:
                 # The calibration runs the lineup's iteration (3 tool calls); a workload of fewer calls per
                 # iteration with a long think time (the sessions dimension: 1 call every 4 s) is bound lower, by
                 # the think time alone — a true upper bound, so the lower of the two.
-                return analysis.Limit(analysis.LOAD_MODEL, min(calibrated, think_bound or calibrated))
+                return Limit(kind=analysis.LOAD_MODEL, tool_calls_per_s=min(calibrated, think_bound or calibrated),
+                             fraction=None)
             return None
         capacity = self.harness_capacity(load.mode)
-        return analysis.Limit(analysis.HARNESS_CAPACITY, capacity) if capacity else None
+        return Limit(kind=analysis.HARNESS_CAPACITY, tool_calls_per_s=capacity, fraction=None) if capacity else None
 
     def harness_capacity(self, mode: str) -> float | None:
         """This run's harness open-model capacity for the mode (None: not calibrated, or it failed)."""

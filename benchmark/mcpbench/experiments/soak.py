@@ -17,9 +17,10 @@ from mcpbench.analysis.soak import (
     FULL_WARMUP_S,
     QUICK_WARMUP_S,
     SoakError,
-    SoakPlan,
     judge,
     parse_percentage,
+    soak_plan,
+    soak_timing,
 )
 from mcpbench.analysis.summary import is_bound
 from mcpbench.catalog.manifest import ServerSpec
@@ -90,10 +91,10 @@ class SoakExperiment(Experiment):
                Option("max_errors", str, "1%", "The error SLO: failed tool calls over the window."))
 
     def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
-        self.plan = SoakPlan(duration(values.get("duration", "30m")),
-                             QUICK_WARMUP_S if values.get("quick") else FULL_WARMUP_S, values.get("rate"),
-                             values.get("share", DEFAULT_SHARE), parse_percentage(values.get("max_errors", "1%"),
-                                                                                  "--max-errors"))
+        self.plan = soak_plan(duration(values.get("duration") or "30m") or 0.0,
+                              QUICK_WARMUP_S if values.get("quick") else FULL_WARMUP_S, values.get("rate"),
+                              values.get("share", DEFAULT_SHARE),
+                              parse_percentage(values.get("max_errors", "1%"), "--max-errors"))
         modes = modes_of(values, specs)
         if len(modes) != 1 or modes[0] not in MODES or MODE_TRANSPORT[modes[0]] != "http":
             raise SoakError(f"--mode {','.join(modes)!r}: a soak's load is an arrival rate over HTTP, in one mode; "
@@ -109,14 +110,14 @@ class SoakExperiment(Experiment):
         self.results: dict[str, Record] = {}  # server -> soak.json
         self._stop = threading.Event()
         return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
-                         vus=csv(values["vus"], int, "--vus"), runs=1, timing=self.plan.timing,
+                         vus=csv(values["vus"], int, "--vus"), runs=1, timing=soak_timing(self.plan),
                          profile=resource_profile_of(values), registry=values.get("registry"),
                          build=not values["no_build"], calibrate=False,
                          load_generator=values["load_generator"], load_instances=values["load_instances"],
                          kind=OpenLoad.kind)
 
     def record(self) -> Record:
-        return {"soak": self.plan.record()}
+        return {"soak": self.plan}
 
     def measure_server(self, server) -> None:
         mode = self.config.modes[0]
@@ -168,7 +169,7 @@ class SoakExperiment(Experiment):
             return
         samples = read_samples(out.samples)
         window = (summary.window.start_s, summary.window.end_s)
-        verdict = judge(processes, samples, window, self.plan.errors_max, self.plan.timing.request_timeout_s,
+        verdict = judge(processes, samples, window, self.plan.errors_max, soak_timing(self.plan).request_timeout_s,
                         status=summary.status, reason=summary.reason)
         document = {"schema": SCHEMA, "server": server, "mode": load.mode, "rate": rate, "rate_from": source,
                     "measurement": out.name, "status": summary.status, "interrupted": interrupted,

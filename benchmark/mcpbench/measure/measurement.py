@@ -33,7 +33,7 @@ from mcpbench.loads import Load, in_window, tool_calls
 from mcpbench.loads.timing import Timing
 from mcpbench.measure.bench import Bench
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import Record
+from mcpbench.results.model import Limit, Record
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
 from mcpbench.workload.file import Workload
@@ -97,7 +97,7 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
 
 
 def measure(harness: Harness, target: RunningServer, load: Load, out: MeasurementDir, timing: Timing,
-            limit: analysis.Limit | None = None, calibration: bool = False, probe_processes: bool = False,
+            limit: Limit | None = None, calibration: bool = False, probe_processes: bool = False,
             stop_requested: Callable[[], bool] | None = None, workload: Workload | None = None) -> Record:
     """The measurement's summary (not yet written: the caller adds who and when). A target that died
     during the test makes it `failed`, dead infrastructure `invalid`. With `probe_processes` the server's
@@ -184,7 +184,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
         mode=load.mode, kind=load.kind, vus=load.vus, rate=load.record()["rate"],
         think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
         harness_cores=host.harness_cores, limits_applied=target.limits_applied,
-        limit_kind=limit.kind if limit else None, limit_calls_per_s=limit.calls_per_s if limit else None,
+        limit_kind=limit.kind if limit else None, limit_calls_per_s=limit.tool_calls_per_s if limit else None,
         calibration=calibration,
         loadgen_exit_code=result.exit_code, loadgen_stopped_early=result.stopped_early,
         loadgen_counts=result.counts, loadgen_run_s=result.run_s,

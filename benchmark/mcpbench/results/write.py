@@ -251,8 +251,8 @@ class RunRecord:
         self.run.rounds = [list(r) for r in rounds]
         self.save()
 
-    def set_equal_load(self, by_mode: dict[str, dict[str, Any]]) -> None:
-        self.run.equal_load = {m: model.EqualRate(**v) for m, v in by_mode.items()} or None
+    def set_equal_load(self, by_mode: dict[str, model.EqualRate]) -> None:
+        self.run.equal_load = dict(by_mode) or None
         self.save()
 
     def set_rounds_auto(self, record: model.RoundsAuto) -> None:
