@@ -76,6 +76,15 @@ class LatencyAtRates(Experiment):
         self.console.print("p99 by rate: " + ", ".join(f"{r:g}/s {p:.1f} ms" for r, p in self.p99.items()))
 
 
+@pytest.fixture(autouse=True)
+def _affinity_restored():
+    """The runner pins its own process to the harness CPUs, and this test runs it in pytest's process: the tests
+    after it must get pytest's CPUs back (the smoke run compares the probed CPUs with them)."""
+    cpus = os.sched_getaffinity(0)
+    yield
+    os.sched_setaffinity(0, cpus)
+
+
 def test_a_new_experiment_is_a_class_in_the_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(experiments.ADDED, LatencyAtRates.name, LatencyAtRates)  # outside the package
     app = typer.Typer()
