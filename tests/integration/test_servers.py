@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from mcpbench.host import cgroups
-from mcpbench.catalog.build import BuildOutcome, build_server
+from mcpbench.catalog.build import BuildOutcome, build_concurrently, build_server
 from mcpbench.host.profile import resource_profile
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.catalog.manifest import ServerSpec, discover
@@ -41,14 +41,11 @@ def _key(spec: ServerSpec) -> tuple:
 
 @pytest.fixture(scope="session")
 def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple, BuildOutcome]:
-    """Every selected server built once, three at a time: cold builds spend much of their time
-    downloading (Maven, crates, npm), which overlaps well with another build's compiling."""
+    """Every selected server built once, as many at a time as `mcpbench run` builds them."""
     log_dir = tmp_path_factory.mktemp("builds")
     distinct = {_key(spec): spec for spec in _selected()}
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = {key: pool.submit(build_server, spec, log_dir / f"{spec.name}.log")
-                   for key, spec in distinct.items()}
-        return {key: future.result() for key, future in futures.items()}
+    jobs = [(key, partial(build_server, spec, log_dir / f"{spec.name}.log")) for key, spec in distinct.items()]
+    return dict(build_concurrently(jobs))
 
 
 def _runtime_for(spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra) -> LocalRuntime:

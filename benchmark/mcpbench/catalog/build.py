@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import threading
 import time
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host.paths import API_SERVICE_BIN, API_SERVICE_DIR
@@ -28,6 +34,47 @@ class BuildOutcome:
                            command=self.command).model_dump()
 
 
+K = TypeVar("K", bound=Hashable)
+
+# Builds run this many at a time (the runner, `mcpbench build`, the integration tests): a cold build spends much
+# of its time downloading (Maven, crates, npm) or in one single-threaded JVM, which overlaps well with another
+# build's compiling on 2 cores; a fourth adds memory, not speed.
+BUILD_WORKERS = 3
+
+# The process groups of the builds running now, so an interrupt (Ctrl-C reaches only the main thread; each
+# build has its own session so a timeout can kill its whole tree) stops every one of them.
+_running: set[int] = set()
+_running_lock = threading.Lock()
+
+
+def cancel_running() -> None:
+    """Kill every build still running (after an interrupt), its whole process tree."""
+    with _running_lock:
+        groups = list(_running)
+    for group in groups:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _run_one(command: str, cwd: Path, env: dict[str, str], timeout_s: float, log) -> int | None:
+    """The command's exit status, or None when it ran past timeout_s (its tree killed)."""
+    process = subprocess.Popen(["bash", "-euo", "pipefail", "-c", command], cwd=cwd, env=env, stdout=log,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    with _running_lock:
+        _running.add(process.pid)
+    try:
+        return process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        return None
+    finally:
+        with _running_lock:
+            _running.discard(process.pid)
+
+
 def run_commands(commands: tuple[str, ...], cwd: Path, env: dict[str, str], timeout_s: float,
          log_path: Path) -> BuildOutcome:
     started = time.monotonic()
@@ -36,18 +83,14 @@ def run_commands(commands: tuple[str, ...], cwd: Path, env: dict[str, str], time
         for command in commands:
             log.write(f"$ {command}\n")
             log.flush()
-            try:
-                # Own session so a timeout kills the whole build tree, not just bash.
-                done = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=cwd, env=env,
-                                      stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                      timeout=timeout_s, start_new_session=True)
-            except subprocess.TimeoutExpired:
+            returncode = _run_one(command, cwd, env, timeout_s, log)
+            if returncode is None:
                 return BuildOutcome("failed", time.monotonic() - started,
                                     f"build timed out after {timeout_s:g} s: {command}", log_path, joined)
-            if done.returncode != 0:
+            if returncode != 0:
                 tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-15:])
                 return BuildOutcome("failed", time.monotonic() - started,
-                                    f"`{command}` exited {done.returncode}:\n{tail}", log_path, joined)
+                                    f"`{command}` exited {returncode}:\n{tail}", log_path, joined)
     return BuildOutcome("ok", time.monotonic() - started, None, log_path, joined)
 
 
@@ -65,3 +108,20 @@ def build_api_service(log_path: Path) -> BuildOutcome:
     API_SERVICE_BIN.parent.mkdir(parents=True, exist_ok=True)
     command = f"go build -trimpath -o {API_SERVICE_BIN} ."
     return run_commands((command,), API_SERVICE_DIR, environment_for(["go"], None), 600, log_path)
+
+
+def build_concurrently(jobs: Sequence[tuple[K, Callable[[], BuildOutcome]]],
+                       workers: int = BUILD_WORKERS) -> Iterator[tuple[K, BuildOutcome]]:
+    """(key, outcome) of each build as it finishes, `workers` at a time; jobs of one key run once (variants
+    of a directory build once). An interrupt kills the builds still running before it goes on."""
+    distinct = dict(jobs)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(job): key for key, job in distinct.items()}
+        try:
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            cancel_running()
+            raise

@@ -6,6 +6,7 @@ compare)."""
 from __future__ import annotations
 
 import sys
+from functools import partial
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Annotated
@@ -14,8 +15,8 @@ import typer
 from rich.table import Table
 
 from mcpbench import runtime as runtimes
-from mcpbench.catalog.build import BuildOutcome, build_api_service, build_server
-from mcpbench.catalog.manifest import discover
+from mcpbench.catalog.build import BUILD_WORKERS, build_api_service, build_concurrently, build_server
+from mcpbench.catalog.manifest import ServerSpec, discover
 from mcpbench.cli import docker as docker_commands
 from mcpbench.cli import experiments as experiment_commands
 from mcpbench.cli.options import (
@@ -79,14 +80,17 @@ def build(servers: ServersArg = None, servers_dir: ServersDirOpt = SERVERS_DIR) 
     outcome = build_api_service(logs / "api-service.log")
     console.print(f"{'✓' if outcome.status == 'ok' else '✗'} api-service {outcome.status} in {outcome.seconds:.1f} s")
     failed += outcome.status != "ok"
-    built: dict[tuple, BuildOutcome] = {}
+    by_key: dict[tuple, list[ServerSpec]] = {}
     for spec in specs:
-        key = (spec.directory, spec.build_commands)
-        outcome = built.get(key) or build_server(spec, logs / f"{spec.name}.log")
-        built[key] = outcome
+        by_key.setdefault((spec.directory, spec.build_commands), []).append(spec)
+    jobs = [(key, partial(build_server, members[0], logs / f"{members[0].name}.log"))
+            for key, members in by_key.items()]
+    console.print(f"building {len(jobs)} servers, {min(BUILD_WORKERS, len(jobs))} at a time")
+    for key, outcome in build_concurrently(jobs):
         mark = {"ok": "[green]✓[/]", "skipped": "[yellow]-[/]"}.get(outcome.status, "[red]✗[/]")
-        console.print(f"{mark} {spec.name} {outcome.status} in {outcome.seconds:.1f} s"
-                      + (f": {outcome.reason}" if outcome.reason else ""))
+        for spec in by_key[key]:
+            console.print(f"{mark} {spec.name} {outcome.status} in {outcome.seconds:.1f} s"
+                          + (f": {outcome.reason}" if outcome.reason else ""))
         failed += outcome.status == "failed"
     if failed:
         raise typer.Exit(1)

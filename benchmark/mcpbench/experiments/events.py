@@ -200,12 +200,14 @@ class MeasurementKept(Event):
 
 
 class SetAside(Event):
-    """A measurement the host disturbed, kept as <dir>.disturbed and measured again on a fresh start."""
+    """A measurement the host disturbed, kept as <dir>.disturbed and measured again on a fresh start: now, or
+    (`later`: its retake was disturbed too) at the end of the round."""
 
     name = "set_aside"
     server: str
     measurement: str
     why: str
+    later: bool = False
 
 
 class ServerFailed(Event):

@@ -118,8 +118,9 @@ class ConsoleListener:
         self.console.print(f"  [dim]{e.server} {e.measurement}: kept (measured before the resume)[/]")
 
     def _set_aside(self, e: ev.SetAside) -> None:
+        when = "at the end of the round" if e.later else "on a fresh start"
         self.console.print(f"  [yellow]{e.server} {e.measurement}: the host was disturbed ({e.why}); "
-                           "measured again on a fresh start[/]")
+                           f"measured again {when}[/]")
 
     def _failed(self, e: ev.ServerFailed) -> None:
         reason = escape(e.reason.splitlines()[0]) if e.reason else ""

@@ -22,7 +22,7 @@ from rich.console import Console
 from mcpbench import loadgen
 from mcpbench import runtime as runtimes
 from mcpbench.analysis import summary as analysis
-from mcpbench.catalog.build import run_commands
+from mcpbench.catalog.build import BuildOutcome, run_commands
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments import events as ev
 from mcpbench.experiments import resume
@@ -50,6 +50,9 @@ from mcpbench.workload.verify_calls import verify_calls
 CALIBRATION_TRIES = 2
 # A workload file's `setup` that runs longer is stopped and fails the server.
 SETUP_TIMEOUT_S = 300.0
+# Retakes the host disturbed again that are measured once more at the end of their round, at most this many a
+# round (each costs one measurement, ~30 s in the first-run profile).
+LATER_PER_ROUND = 3
 
 
 class RunFailed(RuntimeError):
@@ -100,6 +103,8 @@ class Runner:
         self.harnesses: dict[str, Harness] = {}   # by transport: the generator that speaks it
         self.harness: Harness | None = None        # the HTTP one (calibration, open-model loads)
         self.states: dict[str, ServerState] = {}
+        # Retakes the host disturbed again, measured once more at the end of their round (ServerRound.measure_load).
+        self.later: list[tuple[ServerState, Callable[[], None]]] = []
         self._calibrated_at: int | None = None     # Bench.infra_starts when the limits were last measured
         self.started_at = time.monotonic()
 
@@ -264,6 +269,7 @@ class Runner:
             for position, state in enumerate(order, start=1):
                 self._guarded(state, partial(self._measure_server, state, round_index, position))
             self.experiment.after_round(self, round_index)
+            self._measure_later()
         for state in self.states.values():
             if not state.failed and self.record.server(state.spec.name).status == "running":
                 if state.invalid:
@@ -283,6 +289,22 @@ class Runner:
             self.record.update_server(state.spec.name, status=status, phase=failure.phase, reason=failure.reason)
             self.events.emit(ev.ServerFailed(server=state.spec.name, status=status, phase=failure.phase,
                                              reason=failure.reason))
+
+    def defer(self, state: ServerState, again: Callable[[], None]) -> bool:
+        """Whether a retake the host disturbed again is measured once more at the end of its round: a slow
+        spell of a shared machine often lasts a minute or two, the length of two measurements back to back, and
+        seldom the rest of a round. At most LATER_PER_ROUND a round, so a host that stays busy cannot stretch it
+        without end; past it the retake stands, flagged."""
+        if len(self.later) >= LATER_PER_ROUND or any(waiting is state for waiting, _ in self.later):
+            return False
+        self.later.append((state, again))
+        return True
+
+    def _measure_later(self) -> None:
+        later, self.later = self.later, []
+        for state, again in later:
+            if not state.failed:
+                self._guarded(state, again)
 
     def each_server(self, round_index: int, measure: Callable[[ServerRound], None]) -> None:
         """A further pass over a round (after_round): `measure` for every server still in the run, in the
@@ -398,20 +420,26 @@ class Runner:
         outcome = self.bench.build_infra()
         if outcome.status != "ok":
             raise RuntimeError(f"the API service did not build: {outcome.reason}")
-        for state in self.states.values():
-            spec = state.spec
-            with self.events.activity(f"building {spec.name}…"):
-                outcome = self.bench.build(spec, self.run_dir.server(spec.name).build_log)
-            write_json(self.run_dir.server(spec.name).build_json, outcome.record())
-            if outcome.status != "ok":
-                state.failed = True
-                # skipped = this machine lacks the toolchain: the server is unavailable here, not broken
-                status = "unavailable" if outcome.status == "skipped" else "failed"
-                self.record.update_server(spec.name, status=status, phase="build", reason=outcome.reason)
-                self.events.emit(ev.ServerBuilt(server=spec.name, status=status, seconds=outcome.seconds,
-                                                reason=outcome.reason))
-            else:
-                self.events.emit(ev.ServerBuilt(server=spec.name, status="ok", seconds=outcome.seconds))
+        jobs = [(state.spec, self.run_dir.server(state.spec.name).build_log) for state in self.states.values()]
+        workers = min(self.bench.runtime.build_workers, len(jobs))
+        label = f"building {len(jobs)} servers, {workers} at a time…" if workers > 1 else "building the servers…"
+        with self.events.activity(label):
+            for spec, outcome in self.bench.build_all(jobs):
+                self._built(spec, outcome)
+
+    def _built(self, spec: ServerSpec, outcome: BuildOutcome) -> None:
+        assert self.record is not None
+        state = self.states[spec.name]
+        write_json(self.run_dir.server(spec.name).build_json, outcome.record())
+        if outcome.status != "ok":
+            state.failed = True
+            # skipped = this machine lacks the toolchain: the server is unavailable here, not broken
+            status = "unavailable" if outcome.status == "skipped" else "failed"
+            self.record.update_server(spec.name, status=status, phase="build", reason=outcome.reason)
+            self.events.emit(ev.ServerBuilt(server=spec.name, status=status, seconds=outcome.seconds,
+                                            reason=outcome.reason))
+        else:
+            self.events.emit(ev.ServerBuilt(server=spec.name, status="ok", seconds=outcome.seconds))
 
     # -- one server --------------------------------------------------------------------------------------------
     def _unsupported_modes(self, spec: ServerSpec) -> dict[str, str]:
@@ -578,17 +606,18 @@ class Runner:
         self._count(state, out, load, round_index, summary)
         return summary
 
-    def set_aside(self, state: ServerState, out: MeasurementDir, summary: Summary) -> None:
+    def set_aside(self, state: ServerState, out: MeasurementDir, summary: Summary, later: bool = False) -> None:
         """A host-disturbed measurement kept beside the one that replaces it: renamed <dir>.disturbed (a number
-        added when that exists), its summary marked `repeated`, run.json listing it under its new name."""
+        added when that exists), its summary marked `repeated`, run.json listing it under its new name.
+        `later`: it is measured again at the end of the round rather than now."""
         assert self.record is not None
         target = out.aside(DISTURBED)
         out.path.rename(target.path)
         why = ", ".join(f for f in summary.flags if f in analysis.HOST_FLAGS)
-        summary.repeated = f"{why}: measured again in {out.name}"
+        summary.repeated = f"{why}: measured again in {out.name}" + (" at the end of the round" if later else "")
         write_checked(target.summary, document(summary))
         self.record.list_measurement(state.spec.name, target.name, replaces=out.name)
-        self.events.emit(ev.SetAside(server=state.spec.name, measurement=out.name, why=why))
+        self.events.emit(ev.SetAside(server=state.spec.name, measurement=out.name, why=why, later=later))
 
     def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
         """verify.json: the server's start and the workload's checks (workload/verify.py); a fail ends its part."""
@@ -681,21 +710,31 @@ class ServerRound:
         return self.runner.measure(self.state, started, load, self.round, self.position, timing, out,
                                    probe_processes, stop_requested, prewarm_s, shown=not quiet)
 
-    def measure_load(self, load: Load, timing: Timing | None = None, prewarm_s: float | None = None) -> Summary:
+    def measure_load(self, load: Load, timing: Timing | None = None, prewarm_s: float | None = None,
+                     retake: bool = True, later: Callable[[Summary], None] | None = None) -> Summary | None:
         """The load on a fresh start of the server, recorded. A measurement the host disturbed (a noisy or
         unstable host: analysis.HOST_FLAGS, nothing the server did) is set aside — kept as <dir>.disturbed,
         marked `repeated` — and measured once more on another fresh start, so one slow spell of a shared
-        machine does not take a server out of the ranking. A second disturbed one stands, flagged."""
+        machine does not take a server out of the ranking. When that retake is disturbed too and `later` is
+        given, it is set aside as well and measured at the end of the round (Runner.defer), its summary then
+        handed to `later` (None returned now); otherwise it stands, flagged. `retake=False`: a disturbed one
+        stands (a load that only sizes another, where a low reading only errs on the safe side)."""
         kept = self.runner.kept(self.state, self.directory(load.label), load, self.round)
         if kept is not None:
             return kept
-        transport = MODE_TRANSPORT[load.mode]
-        with self.started(load.label, transport) as started:
-            summary = self.measure(started, load, timing, prewarm_s=prewarm_s)
-        if not analysis.host_disturbed(summary.status, summary.flags):
+        summary = self._fresh(load, timing, prewarm_s)
+        if not retake or not analysis.host_disturbed(summary.status, summary.flags):
             return summary
         self.runner.set_aside(self.state, self.directory(load.label), summary)
-        with self.started(load.label, transport) as started:
+        summary = self._fresh(load, timing, prewarm_s)
+        if (later is None or not analysis.host_disturbed(summary.status, summary.flags)
+                or not self.runner.defer(self.state, lambda: later(self._fresh(load, timing, prewarm_s)))):
+            return summary
+        self.runner.set_aside(self.state, self.directory(load.label), summary, later=True)
+        return None
+
+    def _fresh(self, load: Load, timing: Timing | None, prewarm_s: float | None) -> Summary:
+        with self.started(load.label, MODE_TRANSPORT[load.mode]) as started:
             return self.measure(started, load, timing, prewarm_s=prewarm_s)
 
     def best_closed_rate(self, mode: str) -> float | None:

@@ -15,7 +15,7 @@ from typing import ClassVar, Protocol
 import httpx
 import redis as redis_lib
 
-from mcpbench.catalog.build import BuildOutcome, build_api_service, build_server
+from mcpbench.catalog.build import BUILD_WORKERS, BuildOutcome, build_api_service, build_server
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host import cgroups
 from mcpbench.host.profile import ResourceProfile, resource_profile
@@ -106,6 +106,9 @@ class Runtime(ABC):
 
     name: ClassVar[str]
     takes_registry: ClassVar[bool] = False  # images moved through a registry the user names (--registry)
+    # How many server builds run at once: the local toolchains' builds overlap well (catalog.build); an image
+    # engine runs its own stages concurrently, so its runtimes build one image at a time.
+    build_workers: ClassVar[int] = BUILD_WORKERS
 
     def __init__(self, profile: ResourceProfile):
         self.profile = profile

@@ -478,6 +478,7 @@ class ContainerInfra:
 
 class DockerRuntime(Runtime):
     name = "docker"
+    build_workers = 1
 
     def __init__(self, profile: ResourceProfile, log=print):
         super().__init__(profile)

@@ -55,6 +55,7 @@ from mcpbench.runtime.swarm_stack import container_port, swarm_service
 class SwarmRuntime(Runtime):
     name = "swarm"
     takes_registry = True
+    build_workers = 1
 
     def __init__(self, profile: ResourceProfile, log=print, swarm_file: Path | None = None,
                  registry: str | None = None):

@@ -1,0 +1,47 @@
+"""Server builds run several at a time, and an interrupt stops every one still running."""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import partial
+from pathlib import Path
+
+from mcpbench.catalog import build
+
+
+def _job(tmp_path: Path, name: str, command: str):
+    return partial(build.run_commands, (command,), tmp_path, dict(os.environ), 30, tmp_path / f"{name}.log")
+
+
+def test_builds_run_at_once_up_to_the_worker_count(tmp_path):
+    """Each build waits until all three have started: built one at a time, the first would time out."""
+    rendezvous = ("touch {name}.started; for _ in $(seq 100); do "
+                  "[ -e a.started ] && [ -e b.started ] && [ -e c.started ] && exit 0; sleep 0.1; done; exit 1")
+    jobs = [(name, _job(tmp_path, name, rendezvous.format(name=name))) for name in "abc"]
+    outcomes = dict(build.build_concurrently(jobs, workers=3))
+    assert {name: outcome.status for name, outcome in outcomes.items()} == {"a": "ok", "b": "ok", "c": "ok"}
+
+
+def test_one_build_per_key(tmp_path):
+    """Servers that share a build (variants of a directory) are one job."""
+    jobs = [("same", _job(tmp_path, "first", "echo x >> count")), ("same", _job(tmp_path, "second", "echo x >> count"))]
+    assert [key for key, _ in build.build_concurrently(jobs)] == ["same"]
+    assert (tmp_path / "count").read_text() == "x\n"
+
+
+def test_an_interrupt_kills_the_builds_still_running(tmp_path):
+    slow = "echo $$ > slow.pid; sleep 60; touch slow.finished"
+    jobs = [("fast", _job(tmp_path, "fast", "true")), ("slow", _job(tmp_path, "slow", slow))]
+    results = build.build_concurrently(jobs, workers=2)
+    key, outcome = next(results)
+    assert (key, outcome.status) == ("fast", "ok")
+    for _ in range(100):  # the slow build has started (its pid written) before the interrupt
+        if (tmp_path / "slow.pid").exists() and (tmp_path / "slow.pid").read_text().strip():
+            break
+        time.sleep(0.05)
+    pid = int((tmp_path / "slow.pid").read_text())
+    results.close()  # what Ctrl-C does to the loop consuming the builds
+    assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+    assert not (tmp_path / "slow.finished").exists()
+    assert not build._running

@@ -1,0 +1,83 @@
+"""A measurement the host disturbed is measured again at once; a retake disturbed too waits for the end of the
+round (a slow spell of a shared machine seldom lasts a round), within Runner's budget; a sizing load is never
+measured again. The summaries are a recorded real measurement's, its flags set as the host probes set them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcpbench.catalog.manifest import discover
+from mcpbench.experiments import experiment_class, resume
+from mcpbench.experiments.runner import LATER_PER_ROUND, Runner, ServerRound, ServerState
+from mcpbench.host import cgroups
+from mcpbench.host.fingerprint import fingerprint
+from mcpbench.host.paths import SERVERS_DIR
+from mcpbench.loads import OpenLoad
+from mcpbench.results.model import Summary
+from mcpbench.results.write import RunRecord
+
+RUN = experiment_class("run")
+RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "recorded" / "held-session-rust-1vu" / "summary.json"
+LOAD = OpenLoad("session", 50, 100.0)
+
+
+@dataclass(frozen=True)
+class Scripted(ServerRound):
+    """A server round whose fresh measurements read as `disturbed` says, one entry per start."""
+
+    disturbed: list[bool] = field(default_factory=list)
+
+    def _fresh(self, load, timing, prewarm_s) -> Summary:
+        out = self.directory(load.label)
+        out.mkdir()
+        summary = Summary.model_validate(json.loads(RECORDED.read_text()))
+        summary.flags = ["noisy-host"] if self.disturbed.pop(0) else []
+        out.summary.write_text(summary.model_dump_json())
+        return summary
+
+
+def a_runner(tmp_path: Path) -> Runner:
+    values = {**{o.name: o.default for o in RUN.options}, "servers": ["go", "python", "rust", "nodejs"],
+              "quick": True}
+    specs = [discover(SERVERS_DIR).by_name()[name] for name in values["servers"]]
+    experiment = RUN(values, specs)
+    runner = Runner(experiment, tmp_path)
+    config = {**experiment.config.record(), "experiment": RUN.name, **experiment.record(),
+              "options": resume.recordable(values)}
+    runner.record = RunRecord(runner.directory, runner.run_id, config, fingerprint(cgroups.Support(None, False, "test")))
+    runner.states = {spec.name: ServerState(spec) for spec in specs}
+    return runner
+
+
+def test_a_retake_disturbed_again_waits_for_the_end_of_the_round(tmp_path: Path) -> None:
+    runner = a_runner(tmp_path)
+    server = Scripted(runner, runner.states["go"], 1, 1, [True, True, False])
+    noted: list[Summary] = []
+    assert server.measure_load(LOAD, later=noted.append) is None  # two disturbed: the third waits
+    assert len(runner.later) == 1 and server.disturbed == [False]
+    runner._measure_later()
+    assert [s.flags for s in noted] == [[]] and runner.later == []
+    aside = sorted(p.name for p in (runner.directory / "go").iterdir() if p.is_dir())
+    assert aside == [LOAD.label + "-r1", LOAD.label + "-r1.disturbed", LOAD.label + "-r1.disturbed2"]
+    listed = json.loads((runner.directory / "run.json").read_text())["servers"]["go"]["measurements"]
+    assert sorted(listed) == aside[1:]  # the ones set aside (Runner.measure lists the one that stands)
+
+
+def test_the_budget_and_one_wait_per_server(tmp_path: Path) -> None:
+    runner = a_runner(tmp_path)
+    names = ["go", "python", "rust", "nodejs"][:LATER_PER_ROUND + 1]
+    waited = [Scripted(runner, runner.states[name], 1, i, [True, True]).measure_load(LOAD, later=print)
+              for i, name in enumerate(names, start=1)]
+    assert [summary is None for summary in waited] == [True] * LATER_PER_ROUND + [False] * (len(names) - LATER_PER_ROUND)
+    assert "noisy-host" in waited[-1].flags  # past the budget the retake stands, flagged
+    again = Scripted(runner, runner.states["go"], 1, 9, [True, True])
+    assert not runner.defer(again.state, lambda: None)  # go already waits
+
+
+def test_a_sizing_load_is_not_measured_again(tmp_path: Path) -> None:
+    runner = a_runner(tmp_path)
+    server = Scripted(runner, runner.states["go"], 1, 1, [True])
+    summary = server.measure_load(LOAD, retake=False, later=print)
+    assert summary is not None and summary.flags == ["noisy-host"] and runner.later == []
