@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcpbench.host import cgroups
-from mcpbench.catalog.build import BuildOutcome, build_concurrently, build_server
+from mcpbench.catalog.build import BuildOutcome, build_concurrently, build_server, longest_first
 from mcpbench.host.profile import resource_profile
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.catalog.manifest import ServerSpec, discover
@@ -43,7 +43,7 @@ def _key(spec: ServerSpec) -> tuple:
 def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple, BuildOutcome]:
     """Every selected server built once, as many at a time as `mcpbench run` builds them."""
     log_dir = tmp_path_factory.mktemp("builds")
-    distinct = {_key(spec): spec for spec in _selected()}
+    distinct = {_key(spec): spec for spec in longest_first(_selected())}
     jobs = [(key, partial(build_server, spec, log_dir / f"{spec.name}.log")) for key, spec in distinct.items()]
     return dict(build_concurrently(jobs))
 

@@ -8,6 +8,8 @@ from functools import partial
 from pathlib import Path
 
 from mcpbench.catalog import build
+from mcpbench.catalog.manifest import discover
+from mcpbench.host.paths import SERVERS_DIR
 
 
 def _job(tmp_path: Path, name: str, command: str):
@@ -45,3 +47,11 @@ def test_an_interrupt_kills_the_builds_still_running(tmp_path):
     assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
     assert not (tmp_path / "slow.finished").exists()
     assert not build._running
+
+
+def test_the_longest_build_starts_first():
+    """rust, started last in a first run, ran 200 s of its 257 s alone: the manifest's expected_s orders them."""
+    specs = discover(SERVERS_DIR).servers
+    ordered = [spec.name for spec in build.longest_first(specs)]
+    assert ordered[0] == "rust" and ordered.index("kotlin") < ordered.index("go")
+    assert all(spec.build_expected_s > 0 for spec in specs if spec.build_commands)

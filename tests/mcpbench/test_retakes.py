@@ -1,6 +1,6 @@
 """A measurement the host disturbed is measured again at once; a retake disturbed too waits for the end of the
-round (a slow spell of a shared machine seldom lasts a round), within Runner's budget; a sizing load is never
-measured again. The summaries are a recorded real measurement's, its flags set as the host probes set them."""
+round (a slow spell of a shared machine seldom lasts a round), within Runner's budget. The summaries are a
+recorded real measurement's, its flags set as the host probes set them."""
 
 from __future__ import annotations
 
@@ -74,10 +74,3 @@ def test_the_budget_and_one_wait_per_server(tmp_path: Path) -> None:
     assert "noisy-host" in waited[-1].flags  # past the budget the retake stands, flagged
     again = Scripted(runner, runner.states["go"], 1, 9, [True, True])
     assert not runner.defer(again.state, lambda: None)  # go already waits
-
-
-def test_a_sizing_load_is_not_measured_again(tmp_path: Path) -> None:
-    runner = a_runner(tmp_path)
-    server = Scripted(runner, runner.states["go"], 1, 1, [True])
-    summary = server.measure_load(LOAD, retake=False, later=print)
-    assert summary is not None and summary.flags == ["noisy-host"] and runner.later == []

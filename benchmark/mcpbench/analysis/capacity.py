@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import asdict, dataclass
 
-from mcpbench.analysis.summary import DROPPED_MAX_SHARE, LIMIT_FRACTION, harness_bound, is_bound
+from mcpbench.analysis.summary import DROPPED_MAX_SHARE, HOST_FLAGS, LIMIT_FRACTION, harness_bound, is_bound
 from mcpbench.loads import OpenLoad
 from mcpbench.loads.timing import (
     CAPACITY_FIRST_WARMUP_FULL_S,
@@ -33,9 +33,8 @@ RESULT_FILE = CAPACITY_FILE   # the experiment result this module judges (analys
 # A step whose achieved rate falls this far below the offered one is the server saturating, whatever the
 # latency: the open model's arrivals are queueing somewhere.
 ACHIEVED_MIN_SHARE = 0.95
-# A step measured on an unsteady host proves nothing about the server: its capacity is shown, not ranked.
-HOST_FLAGS = ("noisy-host", "unstable-host")
-# Flags of a deciding step that make the capacity the machine's or the harness's, not the server's: the host,
+# A step measured on an unsteady host (HOST_FLAGS) proves nothing about the server: its capacity is shown, not
+# ranked. Flags of a deciding step that make the capacity the machine's or the harness's, not the server's: the host,
 # a server not held to its CPU/memory limits, a rate never judged against the harness's capacity.
 DOUBT_FLAGS = (*HOST_FLAGS, "cgroup-not-applied", "limit-unknown")
 # Why a ladder ended (StepVerdict.stop_kind). Only the first two are the server's own limit.

@@ -7,7 +7,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,12 +110,18 @@ def build_api_service(log_path: Path) -> BuildOutcome:
     return run_commands((command,), API_SERVICE_DIR, environment_for(["go"], None), 600, log_path)
 
 
+def longest_first(specs: Iterable[ServerSpec]) -> list[ServerSpec]:
+    """The order builds start in: the longest expected first ([build] expected_s), so that the last one to start
+    is not left running alone at the end."""
+    return sorted(specs, key=lambda spec: -spec.build_expected_s)
+
+
 def build_concurrently(jobs: Sequence[tuple[K, Callable[[], BuildOutcome]]],
                        workers: int = BUILD_WORKERS) -> Iterator[tuple[K, BuildOutcome]]:
     """(key, outcome) of each build as it finishes, `workers` at a time; jobs of one key run once (variants
     of a directory build once). An interrupt kills the builds still running before it goes on."""
     distinct = dict(jobs)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=workers) as pool:  # in the order given (longest_first)
         futures = {pool.submit(job): key for key, job in distinct.items()}
         try:
             for future in as_completed(futures):

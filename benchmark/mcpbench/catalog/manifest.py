@@ -64,9 +64,15 @@ class ServerInfo(_Strict):
         return value
 
 
+DEFAULT_BUILD_EXPECTED_S = 30.0
+
+
 class BuildSection(_Strict):
     command: str = Field(min_length=1)
     timeout_s: float = Field(default=1800, gt=0)
+    # About how long a cold build takes on a 2-core machine: builds run several at a time, longest first, so the
+    # longest is not the one left running alone at the end (rust, started last, ran 200 s of its 257 s alone).
+    expected_s: float = Field(default=DEFAULT_BUILD_EXPECTED_S, gt=0)
 
 
 def _stringify_numbers(value: Any) -> Any:
@@ -161,6 +167,7 @@ class ServerSpec:
     docker: Record
     stdio_command: tuple[str, ...] | None = None  # None: no stdio transport
     stdio_env: dict[str, str] | None = None
+    build_expected_s: float = 0.0  # [build] expected_s (0: nothing to build); the longest builds start first
     what_if: str | None = None  # a variant that is a configuration point of its base stack (Variant.what_if)
     # The environment `--what-if` set over the manifest's (catalog/selection.py what_if_twins): a twin that exists
     # for one run only, which no manifest (and so no compose file or image) holds.
@@ -241,11 +248,12 @@ def _specs_from(manifest: Manifest, path: Path) -> list[ServerSpec]:
     base_name = directory.name
     base_build = (manifest.build.command,) if manifest.build else ()
     build_timeout = manifest.build.timeout_s if manifest.build else 1800.0
+    build_expected = manifest.build.expected_s if manifest.build else 0.0
     docker = manifest.docker.model_dump() if manifest.docker else {}
     specs = [
         ServerSpec(
             name=base_name, directory=directory, manifest_path=path, info=manifest.server,
-            build_commands=base_build, build_timeout_s=build_timeout,
+            build_commands=base_build, build_timeout_s=build_timeout, build_expected_s=build_expected,
             run_command=tuple(manifest.run.command), run_env=dict(manifest.run.env),
             ready_timeout_s=manifest.run.ready_timeout_s, variant_of=None, docker=docker,
             **_stdio(manifest.stdio, dict(manifest.run.env)),
@@ -260,6 +268,7 @@ def _specs_from(manifest: Manifest, path: Path) -> list[ServerSpec]:
                 info=manifest.server.model_copy(update=overrides),
                 build_commands=base_build + extra_build,
                 build_timeout_s=max(build_timeout, variant.build.timeout_s if variant.build else 0),
+                build_expected_s=build_expected + (variant.build.expected_s if variant.build else 0),
                 run_command=tuple(variant.run.command or manifest.run.command),
                 run_env={**manifest.run.env, **variant.run.env},
                 ready_timeout_s=variant.run.ready_timeout_s or manifest.run.ready_timeout_s,

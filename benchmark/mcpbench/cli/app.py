@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 
 from mcpbench import runtime as runtimes
-from mcpbench.catalog.build import BUILD_WORKERS, build_api_service, build_concurrently, build_server
+from mcpbench.catalog.build import BUILD_WORKERS, build_api_service, build_concurrently, build_server, longest_first
 from mcpbench.catalog.manifest import ServerSpec, discover
 from mcpbench.cli import docker as docker_commands
 from mcpbench.cli import experiments as experiment_commands
@@ -81,7 +81,7 @@ def build(servers: ServersArg = None, servers_dir: ServersDirOpt = SERVERS_DIR) 
     console.print(f"{'✓' if outcome.status == 'ok' else '✗'} api-service {outcome.status} in {outcome.seconds:.1f} s")
     failed += outcome.status != "ok"
     by_key: dict[tuple, list[ServerSpec]] = {}
-    for spec in specs:
+    for spec in longest_first(specs):
         by_key.setdefault((spec.directory, spec.build_commands), []).append(spec)
     jobs = [(key, partial(build_server, members[0], logs / f"{members[0].name}.log"))
             for key, members in by_key.items()]

@@ -46,11 +46,6 @@ def warmup(value: str | None, base: Timing) -> tuple[float, float | None]:
         raise ValueError(f"--warmup takes 'auto' or seconds, got {value!r}") from None
 
 
-# --closed-once's sizing loads warm up for this fraction of the profile's minimum warm-up (5 s of quick's 10 s): at
-# saturation a JIT compiles its hot paths within seconds, and a server still warming reads low, which only lowers
-# the equal rate every server is then offered.
-SIZING_WARMUP_FRACTION = 0.5
-
 # The timing options of every experiment that holds fixed loads (run, and experiments built like it).
 TIMING = (
     Option("duration", Optional[str], None, "Measured time: seconds or 90s, 5m (default 300 s; quick 15 s)."),
@@ -184,15 +179,15 @@ class RunExperiment(Experiment):
             self.console.print(f"[bold]Rounds auto:[/] {line}")
         return more
 
-    def _measure(self, server, load, timing: Timing | None = None, sizing: bool = False) -> None:
-        """One load on the server; one that only sizes the equal load is not measured again when the host
-        disturbed it (a low reading only lowers the equal rate, which every server then still keeps up with)."""
+    def _measure(self, server, load, timing: Timing | None = None) -> None:
+        """One load on the server; a retake the host disturbed again is measured at the end of the round, and
+        noted for --rounds auto then. A sizing load is retaken too: one low reading sets every server's rate."""
         def note(summary: Summary) -> None:
             if self.stopping is not None:
                 self.stopping.note(server.name, load.label, server.round, summary)
 
         summary = server.measure_load(load, timing, prewarm_s=self.config.prewarm_s and self.config.prewarm_for(load),
-                                      retake=not sizing, later=note)
+                                      later=note)
         if summary is not None:
             note(summary)
 
@@ -201,10 +196,10 @@ class RunExperiment(Experiment):
         """--closed-once's closed load only sizes the equal load (its one round of throughput is never ranked):
         a fixed warm-up of the profile's minimum rather than the adaptive one, which at saturation took 20-49 s
         of the quick profile's 10-60 s per server (issue 21). A server not yet warm reads slower, so the
-        equal rate errs low: every server still keeps up with it. The warm-up is half the profile's minimum
-        (SIZING_WARMUP_FRACTION): the round's 21 sizing loads took ~8 min of a 50 min first run."""
-        timing = self.config.timing
-        return replace(timing, warmup_s=timing.warmup_s * SIZING_WARMUP_FRACTION, warmup_cap_s=None)
+        equal rate errs low: every server still keeps up with it. Not shorter until interleaved runs say it
+        reads as well: the one first run with a 5 s warm-up set the equal rate at 59.6 calls/s where earlier
+        runs had ~180 (docs/first-run-profile.md)."""
+        return replace(self.config.timing, warmup_cap_s=None)
 
     @property
     def closed_model_used(self) -> bool:
@@ -233,8 +228,7 @@ class RunExperiment(Experiment):
         if self.config.shuffle:
             random.shuffle(loads)  # modes and levels in a new order too: no mode always runs first on a fresh server
         for load in loads:
-            sizing = self.config.sizes_equal_load(load)
-            self._measure(server, load, self.sizing_timing if sizing else None, sizing)
+            self._measure(server, load, self.sizing_timing if self.config.sizes_equal_load(load) else None)
         for fraction in self.config.rate_fractions:
             for mode in server.modes:
                 # The rate is fixed from round 1's closed maximum, so every round offers the same load.

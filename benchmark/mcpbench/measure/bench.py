@@ -12,7 +12,7 @@ from types import TracebackType
 import redis
 
 from mcpbench import runtime as runtimes
-from mcpbench.catalog.build import BuildOutcome, build_concurrently
+from mcpbench.catalog.build import BuildOutcome, build_concurrently, longest_first
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host import processes
 from mcpbench.host.profile import ResourceProfile
@@ -72,17 +72,18 @@ class Bench:
     def build_all(self, jobs: Sequence[tuple[ServerSpec, Path]]) -> Iterator[tuple[ServerSpec, BuildOutcome]]:
         """(spec, outcome) of every server as its build finishes, as many at once as the runtime builds;
         servers that share a build get its outcome when it finishes."""
-        by_key: dict[Hashable, list[tuple[ServerSpec, Path]]] = {}
-        for spec, log_path in jobs:
-            by_key.setdefault(self.runtime.build_key(spec), []).append((spec, log_path))
+        logs = {spec.name: log_path for spec, log_path in jobs}
+        by_key: dict[Hashable, list[ServerSpec]] = {}
+        for spec in longest_first(spec for spec, _ in jobs):
+            by_key.setdefault(self.runtime.build_key(spec), []).append(spec)
         for key, members in by_key.items():
             if key in self._builds:
-                yield from ((spec, self._builds[key]) for spec, _ in members)
-        todo = [(key, partial(self.build, *members[0])) for key, members in by_key.items()
+                yield from ((spec, self._builds[key]) for spec in members)
+        todo = [(key, partial(self.build, members[0], logs[members[0].name])) for key, members in by_key.items()
                 if key not in self._builds]
         for key, outcome in build_concurrently(todo, self.runtime.build_workers):
             self._builds[key] = outcome
-            yield from ((spec, outcome) for spec, _ in by_key[key])
+            yield from ((spec, outcome) for spec in by_key[key])
 
     # -- the infrastructure ----------------------------------------------------------------------------------
     @property
