@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from functools import partial
+from collections.abc import Hashable
 from pathlib import Path
 
 import pytest
 
 from mcpbench.host import cgroups
-from mcpbench.catalog.build import BuildOutcome, build_concurrently, build_server, longest_first
+from mcpbench.catalog.build import BuildOutcome, build_each, build_server, local_build_key
 from mcpbench.host.profile import resource_profile
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.catalog.manifest import ServerSpec, discover
@@ -35,22 +35,17 @@ def _selected() -> list[ServerSpec]:
     return specs
 
 
-def _key(spec: ServerSpec) -> tuple:
-    return (spec.directory, spec.build_commands)
-
-
 @pytest.fixture(scope="session")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple, BuildOutcome]:
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[Hashable, BuildOutcome]:
     """Every selected server built once, as many at a time as `mcpbench run` builds them."""
     log_dir = tmp_path_factory.mktemp("builds")
-    distinct = {_key(spec): spec for spec in longest_first(_selected())}
-    jobs = [(key, partial(build_server, spec, log_dir / f"{spec.name}.log")) for key, spec in distinct.items()]
-    return dict(build_concurrently(jobs))
+    return {local_build_key(spec): outcome for spec, outcome in
+            build_each(_selected(), lambda spec: build_server(spec, log_dir / f"{spec.name}.log"))}
 
 
-def _runtime_for(spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra) -> LocalRuntime:
+def _runtime_for(spec: ServerSpec, builds: dict[Hashable, BuildOutcome], infra: Infra) -> LocalRuntime:
     """The local runtime for a built server, or the test skipped: its toolchain or interpreter is missing."""
-    outcome = builds[_key(spec)]
+    outcome = builds[local_build_key(spec)]
     if outcome.status == "skipped":
         pytest.skip(outcome.reason or "toolchain missing")
     assert outcome.status == "ok", outcome.reason
@@ -64,7 +59,7 @@ def _runtime_for(spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Inf
 
 @pytest.mark.parametrize("spec", _selected(), ids=lambda s: s.name)
 def test_server_builds_starts_under_limits_and_passes_verify(
-        spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
+        spec: ServerSpec, builds: dict[Hashable, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
     """Started as `mcpbench verify` starts its NAME-tools twin (EXTRA_TOOLS=100, DIMENSION_TOOLS=1, SSE_REPLIES=1), so one start
     checks the workload, the dimension tools against their reference answers (docs/workload.md §6) and the
     conformance suite; that a server lists only the three tools without the settings, every run's verify checks
@@ -105,7 +100,7 @@ def _stdio_selected() -> list[ServerSpec]:
 
 @pytest.mark.parametrize("spec", _stdio_selected(), ids=lambda s: s.name)
 def test_server_over_stdio_answers_every_call_correctly_under_limits(
-        spec: ServerSpec, builds: dict[tuple, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
+        spec: ServerSpec, builds: dict[Hashable, BuildOutcome], infra: Infra, tmp_path: Path) -> None:
     """The manifest's [stdio] command, prepared by the runtime (its cgroup) and driven by the load driver
     with calls in flight: every reply passes load.js's checks, nothing is left running."""
     from mcpbench.loadgen import LoadDriver

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -110,19 +111,36 @@ def build_api_service(log_path: Path) -> BuildOutcome:
     return run_commands((command,), API_SERVICE_DIR, environment_for(["go"], None), 600, log_path)
 
 
+def local_build_key(spec: ServerSpec) -> Hashable:
+    """Servers with the same key share one build here: variants of one directory with the same commands."""
+    return (spec.directory, spec.build_commands)
+
+
 def longest_first(specs: Iterable[ServerSpec]) -> list[ServerSpec]:
     """The order builds start in: the longest expected first ([build] expected_s), so that the last one to start
     is not left running alone at the end."""
     return sorted(specs, key=lambda spec: -spec.build_expected_s)
 
 
+def build_each(specs: Iterable[ServerSpec], build: Callable[[ServerSpec], BuildOutcome],
+               key: Callable[[ServerSpec], Hashable] = local_build_key,
+               workers: int = BUILD_WORKERS) -> Iterator[tuple[ServerSpec, BuildOutcome]]:
+    """(spec, outcome) of every server as its build finishes: one `build` per key (servers that share a build
+    get its outcome when it finishes), `workers` at a time, longest first."""
+    by_key: dict[Hashable, list[ServerSpec]] = {}
+    for spec in longest_first(specs):
+        by_key.setdefault(key(spec), []).append(spec)
+    jobs = [(shared, partial(build, members[0])) for shared, members in by_key.items()]
+    for shared, outcome in build_concurrently(jobs, workers):
+        yield from ((spec, outcome) for spec in by_key[shared])
+
+
 def build_concurrently(jobs: Sequence[tuple[K, Callable[[], BuildOutcome]]],
                        workers: int = BUILD_WORKERS) -> Iterator[tuple[K, BuildOutcome]]:
-    """(key, outcome) of each build as it finishes, `workers` at a time; jobs of one key run once (variants
-    of a directory build once). An interrupt kills the builds still running before it goes on."""
-    distinct = dict(jobs)
-    with ThreadPoolExecutor(max_workers=workers) as pool:  # in the order given (longest_first)
-        futures = {pool.submit(job): key for key, job in distinct.items()}
+    """(key, outcome) of each job as it finishes, `workers` at a time, started in the order given. An interrupt
+    kills the builds still running before it goes on."""
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(job): key for key, job in jobs}
         try:
             for future in as_completed(futures):
                 yield futures[future], future.result()

@@ -6,7 +6,6 @@ compare)."""
 from __future__ import annotations
 
 import sys
-from functools import partial
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Annotated
@@ -15,8 +14,8 @@ import typer
 from rich.table import Table
 
 from mcpbench import runtime as runtimes
-from mcpbench.catalog.build import BUILD_WORKERS, build_api_service, build_concurrently, build_server, longest_first
-from mcpbench.catalog.manifest import ServerSpec, discover
+from mcpbench.catalog.build import BUILD_WORKERS, build_api_service, build_each, build_server, local_build_key
+from mcpbench.catalog.manifest import discover
 from mcpbench.cli import docker as docker_commands
 from mcpbench.cli import experiments as experiment_commands
 from mcpbench.cli.options import (
@@ -80,17 +79,12 @@ def build(servers: ServersArg = None, servers_dir: ServersDirOpt = SERVERS_DIR) 
     outcome = build_api_service(logs / "api-service.log")
     console.print(f"{'✓' if outcome.status == 'ok' else '✗'} api-service {outcome.status} in {outcome.seconds:.1f} s")
     failed += outcome.status != "ok"
-    by_key: dict[tuple, list[ServerSpec]] = {}
-    for spec in longest_first(specs):
-        by_key.setdefault((spec.directory, spec.build_commands), []).append(spec)
-    jobs = [(key, partial(build_server, members[0], logs / f"{members[0].name}.log"))
-            for key, members in by_key.items()]
-    console.print(f"building {len(jobs)} servers, {min(BUILD_WORKERS, len(jobs))} at a time")
-    for key, outcome in build_concurrently(jobs):
+    workers = min(BUILD_WORKERS, len({local_build_key(spec) for spec in specs}))
+    console.print(f"building {len(specs)} servers, {workers} at a time")
+    for spec, outcome in build_each(specs, lambda spec: build_server(spec, logs / f"{spec.name}.log")):
         mark = {"ok": "[green]✓[/]", "skipped": "[yellow]-[/]"}.get(outcome.status, "[red]✗[/]")
-        for spec in by_key[key]:
-            console.print(f"{mark} {spec.name} {outcome.status} in {outcome.seconds:.1f} s"
-                          + (f": {outcome.reason}" if outcome.reason else ""))
+        console.print(f"{mark} {spec.name} {outcome.status} in {outcome.seconds:.1f} s"
+                      + (f": {outcome.reason}" if outcome.reason else ""))
         failed += outcome.status == "failed"
     if failed:
         raise typer.Exit(1)

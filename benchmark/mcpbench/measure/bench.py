@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
 from types import TracebackType
 
 import redis
 
 from mcpbench import runtime as runtimes
-from mcpbench.catalog.build import BuildOutcome, build_concurrently, longest_first
+from mcpbench.catalog.build import BuildOutcome, build_each
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host import processes
 from mcpbench.host.profile import ResourceProfile
@@ -73,17 +72,8 @@ class Bench:
         """(spec, outcome) of every server as its build finishes, as many at once as the runtime builds;
         servers that share a build get its outcome when it finishes."""
         logs = {spec.name: log_path for spec, log_path in jobs}
-        by_key: dict[Hashable, list[ServerSpec]] = {}
-        for spec in longest_first(spec for spec, _ in jobs):
-            by_key.setdefault(self.runtime.build_key(spec), []).append(spec)
-        for key, members in by_key.items():
-            if key in self._builds:
-                yield from ((spec, self._builds[key]) for spec in members)
-        todo = [(key, partial(self.build, members[0], logs[members[0].name])) for key, members in by_key.items()
-                if key not in self._builds]
-        for key, outcome in build_concurrently(todo, self.runtime.build_workers):
-            self._builds[key] = outcome
-            yield from ((spec, outcome) for spec in by_key[key])
+        return build_each((spec for spec, _ in jobs), lambda spec: self.build(spec, logs[spec.name]),
+                          self.runtime.build_key, self.runtime.build_workers)
 
     # -- the infrastructure ----------------------------------------------------------------------------------
     @property

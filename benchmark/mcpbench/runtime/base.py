@@ -15,7 +15,7 @@ from typing import ClassVar, Protocol
 import httpx
 import redis as redis_lib
 
-from mcpbench.catalog.build import BUILD_WORKERS, BuildOutcome, build_api_service, build_server
+from mcpbench.catalog.build import BUILD_WORKERS, BuildOutcome, build_api_service, build_server, local_build_key
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host import cgroups
 from mcpbench.host.profile import ResourceProfile, resource_profile
@@ -137,7 +137,7 @@ class Runtime(ABC):
 
     def build_key(self, spec: ServerSpec) -> Hashable:
         """Servers with the same key share one build (variants of one directory build once locally)."""
-        return (spec.directory, spec.build_commands)
+        return local_build_key(spec)
 
     # -- running -------------------------------------------------------------------------------------------
     @abstractmethod
