@@ -1,7 +1,10 @@
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from mcpbench.host import cgroups
@@ -79,6 +82,40 @@ def test_the_probes_freeze_thaws_on_every_way_out(support: cgroups.Support, tmp_
     finally:
         proc.stop(grace_s=1)
         group.remove()
+
+
+_FROZEN_THEN_KILLED = """
+import os, sys, time
+from pathlib import Path
+from mcpbench.host import cgroups, processes
+group = cgroups.Cgroup.create(f"frozen-{os.getpid()}-1", cgroups.Limits(0.5, 256, None), int(sys.argv[1]))
+busy = processes.spawn("busy", ["bash", "-c", "yes > /dev/null"], log_path=Path(sys.argv[2]), cgroup=group)
+time.sleep(0.3)
+with group.frozen() as frozen:
+    print(busy.pid, frozen, flush=True)
+    time.sleep(120)
+"""
+
+
+def test_an_orchestrator_killed_while_its_server_is_frozen_leaves_nothing(support: cgroups.Support,
+                                                                          tmp_path: Path) -> None:
+    """SIGKILL to the orchestrator during the host probe: its server got SIGKILL too (PR_SET_PDEATHSIG), and
+    must not then live on frozen (v1: state D until thawed) until the next run cleans up."""
+    orchestrator = subprocess.Popen([sys.executable, "-c", _FROZEN_THEN_KILLED, str(support.version or 1),
+                                     str(tmp_path / "log")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert orchestrator.stdout is not None
+        pid, frozen = orchestrator.stdout.readline().split()
+        assert frozen == "True"
+        server = psutil.Process(int(pid))
+        assert server.status() in (psutil.STATUS_DISK_SLEEP, psutil.STATUS_SLEEPING, psutil.STATUS_STOPPED)
+        orchestrator.kill()
+        orchestrator.wait(timeout=10)
+        _, alive = psutil.wait_procs([server], timeout=10)
+        assert not alive, f"frozen after its orchestrator died: {server.status() if alive else ''}"
+    finally:
+        orchestrator.kill()
+        cgroups.remove_stale()
 
 
 def test_a_frozen_group_uses_no_cpu_and_still_stops(support: cgroups.Support, tmp_path: Path) -> None:

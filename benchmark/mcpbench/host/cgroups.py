@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from mcpbench.host import deathsig
 
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "mcpbench"
@@ -209,14 +212,30 @@ class Cgroup:
     def frozen(self) -> Iterator[bool]:
         """Frozen while inside (the host's speed probe); yields whether it froze. Thawed on every way out, also
         when the freeze did not complete in time: a v1 group left FREEZING goes on to FROZEN, and its tasks then
-        outlive SIGKILL (state D) until someone thaws it."""
+        outlive SIGKILL (state D) until someone thaws it. So v1 freezes under a thaw guard, which thaws the
+        group should the orchestrator die inside (v2 lets a fatal signal through a freeze)."""
+        guard = self._thaw_guard() if self.version == 1 and "freezer" in self._dirs else None
         try:
             yield bool(self.set_frozen(True))
         finally:
+            if guard is not None:
+                _end_guard(guard)
             try:
                 self.set_frozen(False)
             except OSError:
                 pass  # the group is gone with its tasks: nothing left to thaw
+
+    def _thaw_guard(self) -> subprocess.Popen[bytes] | None:
+        """A shell that thaws this group when the orchestrator dies (SIGTERM by PR_SET_PDEATHSIG), so that the
+        SIGKILL its tasks got meanwhile takes effect. It waits in `wait`, which a trapped signal interrupts."""
+        if not deathsig.available:
+            return None
+        state = self._dirs["freezer"] / "freezer.state"
+        parent = os.getpid()
+        return subprocess.Popen(
+            ["sh", "-c", _THAW_ON_TERM, "thaw-guard", str(state)], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            preexec_fn=lambda: deathsig.signal_me_when_parent_dies(signal.SIGTERM, parent))
 
     def pids(self) -> list[int]:
         pids: set[int] = set()
@@ -249,6 +268,18 @@ class Cgroup:
                 return
             except OSError:
                 time.sleep(0.1)
+
+
+_THAW_ON_TERM = 'trap \'echo THAWED > "$1"; kill $! 2>/dev/null; exit 0\' TERM; while :; do sleep 60 & wait $!; done'
+
+
+def _end_guard(guard: subprocess.Popen[bytes]) -> None:
+    """The orchestrator lives on: the guard and its sleep go, the group untouched."""
+    try:
+        os.killpg(guard.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    guard.wait()
 
 
 def remove_stale() -> list[str]:

@@ -6,7 +6,6 @@ worker processes (Node cluster, uvicorn workers, JVM helpers) down with it.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import subprocess
@@ -14,30 +13,19 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from mcpbench.host import deathsig
 from mcpbench.host.cgroups import Cgroup
 
 _registry: set[ManagedProcess] = set()
 _registry_lock = threading.Lock()
 
 
-_PR_SET_PDEATHSIG = 1
-_libc: ctypes.CDLL | None
-try:
-    _libc = ctypes.CDLL(None, use_errno=True)
-except OSError:  # not glibc/musl: children then outlive a SIGKILLed orchestrator until the next start
-    _libc = None
-
-
 def _preexec(procs_files: Sequence[str], cpus: Sequence[int] | None, parent: int):
     def enter_limits() -> None:
         # Runs in the child between fork and exec: only async-signal-safe-ish calls, no locks.
-        # SIGKILL when the orchestrator dies without a word (SIGKILL, OOM): Redis, the API service, the load
-        # driver and the server's leader do not outlive it. The kernel ties this to the forking thread: every
-        # spawn here comes from the main thread, which lives as long as the orchestrator.
-        if _libc is not None:
-            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-            if os.getppid() != parent:  # it died between fork and prctl
-                os._exit(1)
+        # SIGKILL when the orchestrator dies without a word: Redis, the API service, the load driver and the
+        # server's leader do not outlive it.
+        deathsig.signal_me_when_parent_dies(signal.SIGKILL, parent)
         pid = str(os.getpid()).encode()
         for path in procs_files:
             fd = os.open(path, os.O_WRONLY)
