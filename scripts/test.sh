@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # The test command (README, CI): install what is missing, lint and types (ruff, mypy, go vet: zero findings),
 # then every test — unit, integration (real servers against real Redis and the API service), end-to-end smoke
-# run, report browser test.
+# run, report browser test — in two pytest sessions: the unit tests while the servers build, then the rest.
 #   scripts/test.sh              everything
 #   scripts/test.sh -m "not integration"   …or any pytest arguments
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+if [ $# -eq 0 ]; then
+  # Every server is built while the unit tests run: they use one core, and a fresh clone's builds (crates, Maven
+  # and npm downloads) another; the integration tests then find them built and take the toolchains' cached path.
+  build_logs=$(mktemp -d -t mcpbench-build.XXXXXX)  # never results/: tests do not write there
+  .venv/bin/mcpbench build --logs "$build_logs" >"$build_logs/build.out" 2>&1 &
+  build_pid=$!
+  trap 'kill $build_pid 2>/dev/null || true' EXIT  # SIGTERM: it kills the builds it runs
+fi
 scripts/lint.sh
 # The API service's own tests prove the workload's catalog and cart values (docs/workload.md §1).
 (cd infra/api-service && go test -count=1 ./...)
@@ -15,4 +23,16 @@ scripts/lint.sh
 # The Go servers' shared contract code (servers/common-go: the host guard, the tools' logic).
 (cd servers/common-go && go test -count=1 ./...)
 # --durations: where the time of a CI run goes (builds, images), printed at the end.
-exec .venv/bin/python -m pytest -ra --durations=15 "$@"
+if [ $# -gt 0 ]; then
+  exec .venv/bin/python -m pytest -ra --durations=15 "$@"
+fi
+UNIT='not integration and not e2e and not docker and not browser'
+failed=0
+.venv/bin/python -m pytest -ra --durations=10 -m "$UNIT" || failed=$?
+started=$(date +%s)
+# A failed build is the integration tests' to report (each server's test names it); only the wait is said here.
+wait "$build_pid" || true
+trap - EXIT
+echo "[test] the servers' builds: waited $(( $(date +%s) - started )) s after the unit tests ($build_logs)"
+.venv/bin/python -m pytest -ra --durations=15 -m "not ($UNIT)" || failed=$?
+exit "$failed"

@@ -443,6 +443,7 @@ def _go_stdio_server():
     return spec
 
 
+@pytest.mark.integration  # a real server: run after the servers are built (scripts/test.sh)
 def test_the_go_server_over_stdio_passes_every_check(driver: Path, infra: Infra, tmp_path: Path) -> None:
     spec = _go_stdio_server()
     infra.reset()

@@ -70,10 +70,13 @@ def list_servers(servers_dir: ServersDirOpt = SERVERS_DIR, as_json: JsonOpt = Fa
 
 
 @app.command()
-def build(servers: ServersArg = None, servers_dir: ServersDirOpt = SERVERS_DIR) -> None:
+def build(
+    servers: ServersArg = None, servers_dir: ServersDirOpt = SERVERS_DIR,
+    logs: Annotated[Path, typer.Option(help="Where the build logs go.")] = RESULTS_DIR / "_build-logs",
+) -> None:
     """Build the API service and the servers with each manifest's build command."""
+    terminate_on_sigterm()  # a SIGTERM kills the builds still running, which run in sessions of their own
     specs = selected_servers(servers_dir, servers)
-    logs = RESULTS_DIR / "_build-logs"
     logs.mkdir(parents=True, exist_ok=True)
     failed = 0
     outcome = build_api_service(logs / "api-service.log")
