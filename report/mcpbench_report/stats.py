@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 import numpy as np
 from scipy import stats as sps
 
-from mcpbench.analysis import moderated
+from mcpbench.analysis import moderated, student_t
 from mcpbench.analysis.stats import ALPHA, MIN_ROUNDS, holm  # one definition each (also the run's stopping rule's)
 
 CONFIDENCE = 0.95
@@ -153,7 +153,7 @@ def ratio_number(ratio: float) -> str:
 
 def t_quantile(q: float, df: float) -> float:
     """Quantile of Student's t distribution."""
-    return float(sps.t.ppf(q, df))
+    return student_t.quantile(q, df)
 
 
 def mean_interval(values: Sequence[float]) -> Interval:

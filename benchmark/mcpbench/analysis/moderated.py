@@ -32,7 +32,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import special
-from scipy import stats as sps
+
+from mcpbench.analysis import student_t
 
 # Fewer variances than this and no prior is fitted: each test stands on its own degrees of freedom.
 MIN_VARIANCES_FOR_PRIOR = 3
@@ -139,14 +140,12 @@ class PairStat:
     @property
     def p(self) -> float:
         """Two-sided p-value of the moderated t."""
-        if math.isinf(self.t):
-            return 0.0
-        return float(2 * sps.t.sf(abs(self.t), self.df))
+        return student_t.two_sided_p(self.t, self.df)
 
     def interval(self, alpha: float, tests: int = 1) -> tuple[float, float]:
         """The ratio b / a's two-sided 1 - alpha interval, simultaneous over `tests` (Bonferroni): never
         negative, as a ratio."""
-        q = float(sps.t.ppf(1 - alpha / (2 * max(tests, 1)), self.df)) * self.se
+        q = student_t.quantile(1 - alpha / (2 * max(tests, 1)), self.df) * self.se
         return math.exp(self.mean - q), math.exp(self.mean + q)
 
 
@@ -173,7 +172,7 @@ class Spread:
         """The x/÷ factor of the geometric mean's interval (None with one round and no prior)."""
         if self.n < 1 or not math.isfinite(self.s2_post) or self.df <= 0:
             return None
-        return math.exp(float(sps.t.ppf(0.5 + confidence / 2, self.df)) * math.sqrt(self.s2_post / self.n))
+        return math.exp(student_t.quantile(0.5 + confidence / 2, self.df) * math.sqrt(self.s2_post / self.n))
 
 
 def spreads(items: Mapping[str, Mapping[Hashable, float | None]]) -> dict[str, Spread]:

@@ -26,7 +26,7 @@ from itertools import pairwise
 import numpy as np
 from scipy import stats as sps
 
-from mcpbench.analysis import moderated
+from mcpbench.analysis import moderated, student_t
 from mcpbench.analysis.stats import ALPHA, MIN_ROUNDS, holm  # ALPHA: what a whole run spends over its looks
 
 MARGIN = 0.03         # equivalent: the ratio's interval within 1 ± 3 %
@@ -109,9 +109,9 @@ def stopped_with_order(d: np.ndarray, alpha: float) -> tuple[bool, int]:
         if sd <= 1e-12:
             return bool(abs(x.mean()) > 1e-12), n
         t = float(x.mean()) / (sd / math.sqrt(n))
-        if 2 * sps.t.sf(abs(t), n - 1) < alpha:
+        if student_t.two_sided_p(t, n - 1) < alpha:
             return True, n
-        half = float(sps.t.ppf(1 - alpha, n - 1)) * sd / math.sqrt(n)
+        half = student_t.quantile(1 - alpha, n - 1) * sd / math.sqrt(n)
         if -bound < x.mean() - half and x.mean() + half < bound:
             return False, n
     return False, len(d)
