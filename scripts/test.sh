@@ -14,6 +14,7 @@ if [ $# -eq 0 ]; then
   .venv/bin/mcpbench build --logs "$build_logs" >"$build_logs/build.out" 2>&1 &
   build_pid=$!
   trap 'kill $build_pid 2>/dev/null || true' EXIT  # SIGTERM: it kills the builds it runs
+  trap 'exit 130' INT TERM  # Ctrl-C ends the whole command, not only the pytest session it lands in
 fi
 scripts/lint.sh
 # The API service's own tests prove the workload's catalog and cart values (docs/workload.md §1).
