@@ -6,7 +6,11 @@
 #   scripts/test.sh -m "not integration"   …or any pytest arguments
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Where the time goes, phase by phase (printed as each ends, and all together at the end).
+t0=$(date +%s) mark=$t0 phases=""
+phase() { local now; now=$(date +%s); phases+="  $1: $(( now - mark )) s\n"; echo "[test] $1: $(( now - mark )) s"; mark=$now; }
 scripts/setup.sh
+phase "set-up"
 if [ $# -eq 0 ]; then
   # Every server is built while the unit tests run: they use one core, and a fresh clone's builds (crates, Maven
   # and npm downloads) another; the integration tests then find them built and take the toolchains' cached path.
@@ -17,12 +21,14 @@ if [ $# -eq 0 ]; then
   trap 'exit 130' INT TERM  # Ctrl-C ends the whole command, not only the pytest session it lands in
 fi
 scripts/lint.sh
+phase "lint and types"
 # The API service's own tests prove the workload's catalog and cart values (docs/workload.md §1).
 (cd infra/api-service && go test -count=1 ./...)
 # The load driver's own tests: its wire format, checks and schedules (load.js's, byte for byte).
 (cd benchmark/load-driver && go test -count=1 ./...)
 # The Go servers' shared contract code (servers/common-go: the host guard, the tools' logic).
 (cd servers/common-go && go test -count=1 ./...)
+phase "Go tests"
 # --durations: where the time of a CI run goes (builds, images), printed at the end.
 if [ $# -gt 0 ]; then
   exec .venv/bin/python -m pytest -ra --durations=15 "$@"
@@ -30,10 +36,12 @@ fi
 UNIT='not integration and not e2e and not docker and not browser'
 failed=0
 .venv/bin/python -m pytest -ra --durations=10 -m "$UNIT" || failed=$?
-started=$(date +%s)
+phase "unit tests (the servers building beside them)"
 # A failed build is the integration tests' to report (each server's test names it); only the wait is said here.
 wait "$build_pid" || true
 trap - EXIT
-echo "[test] the servers' builds: waited $(( $(date +%s) - started )) s after the unit tests ($build_logs)"
+phase "the rest of the builds ($build_logs)"
 .venv/bin/python -m pytest -ra --durations=15 -m "not ($UNIT)" || failed=$?
+phase "integration, end-to-end, Docker and browser tests"
+printf '[test] where the %d s went:\n%b' "$(( $(date +%s) - t0 ))" "$phases"
 exit "$failed"
