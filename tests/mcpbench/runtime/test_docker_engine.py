@@ -4,6 +4,7 @@ arithmetic — the last on stats documents recorded from a real container (tests
 
 No fakes: where no engine can be reached the engine tests skip with the reason, except under CI (CI=true),
 where they fail. Builds and containers need the base image (built by docker/build-base.sh when missing).
+The engine tests are marked docker: scripts/test.sh runs them after tests/docker has set the engine up.
 Quick subset, no images built and no container run: -k 'not build and not container'.
 """
 
@@ -164,6 +165,7 @@ def cli(*args: str) -> str:
     return subprocess.run(["docker", *args], capture_output=True, text=True, timeout=60, check=True).stdout.strip()
 
 
+@pytest.mark.docker
 def test_the_engine_is_described_as_the_docker_cli_sees_it(engine: Engine) -> None:
     described = engine.describe()
     assert described["engine"] == cli("version", "--format", "{{.Server.Version}}")
@@ -174,6 +176,7 @@ def test_the_engine_is_described_as_the_docker_cli_sees_it(engine: Engine) -> No
     assert tuple(int(p) for p in described["api"].split(".")) >= (1, 41)
 
 
+@pytest.mark.docker
 def test_what_is_not_there_is_none_or_nothing_and_a_refusal_is_one_line(engine: Engine) -> None:
     missing = f"mcpbench-test-missing-{os.getpid()}"
     assert engine.container(missing) is None
@@ -188,6 +191,7 @@ def test_what_is_not_there_is_none_or_nothing_and_a_refusal_is_one_line(engine: 
     assert str(error.value) == f"docker start {missing}: No such container: {missing}"
 
 
+@pytest.mark.docker
 def test_compose_v2_is_the_docker_cli_plugin() -> None:
     try:
         command = compose_command()
@@ -226,6 +230,7 @@ def run_to_end(engine: Engine, image: str, timeout_s: float = 60) -> str:
         engine.remove(container.id)
 
 
+@pytest.mark.docker
 def test_build_sends_only_what_dockerignore_allows_with_a_dockerfile_from_outside(
         engine: Engine, base: str, built_tags: list[str], tmp_path: Path) -> None:
     context = tmp_path / "context"
@@ -259,6 +264,7 @@ def test_build_sends_only_what_dockerignore_allows_with_a_dockerfile_from_outsid
     assert sent == ["go.mod", "main.go", "src/a.txt", "src/deep/b.txt"]
 
 
+@pytest.mark.docker
 def test_a_failing_build_is_one_error_with_the_builds_last_lines(engine: Engine, base: str, built_tags: list[str],
                                                                  tmp_path: Path) -> None:
     write(tmp_path, {"Dockerfile": f"FROM {base}\n"
@@ -277,6 +283,7 @@ def test_a_failing_build_is_one_error_with_the_builds_last_lines(engine: Engine,
 
 
 # -- a container's life --------------------------------------------------------------------------------------
+@pytest.mark.docker
 def test_a_container_started_read_stopped_and_removed(engine: Engine, base: str) -> None:
     # 0.25 CPU of busy loop; a line on stdout and one on stderr; port 8080 published on loopback.
     # (The engine reads stdout and stderr from two pipes: only lines written apart keep their order.)
