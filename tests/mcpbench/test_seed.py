@@ -4,6 +4,7 @@ import pytest
 import redis
 
 from mcpbench.runtime.local_infra import Infra
+from mcpbench.workload import seed
 
 
 @pytest.fixture
@@ -41,3 +42,55 @@ def test_history_popular_and_rate_limits_follow_the_spec(infra: Infra, client: r
     assert client.zrevrange("bench:popular", 0, 0, withscores=True)[0][1] == 9999
     assert client.get("bench:ratelimit:user-00100") == "0"
     assert client.exists("bench:history:user-01001") == 0
+
+
+def _everything(client: redis.Redis) -> dict[bytes, object]:
+    """Every key of the client's database with its contents and time to live: the whole data set, to compare.
+    A hash's fields as a dict (a hash table's field order may differ between equal copies), every other value
+    as DUMP serializes it (type, encoding and contents)."""
+    raw = redis.Redis(connection_pool=redis.ConnectionPool(
+        **{**client.connection_pool.connection_kwargs, "decode_responses": False}))
+    keys = sorted(raw.keys("*"))
+    pipe = raw.pipeline(transaction=False)
+    for key in keys:
+        pipe.type(key)
+    for key, kind in zip(keys, pipe.execute()):
+        pipe.hgetall(key) if kind == b"hash" else pipe.dump(key)
+        pipe.pttl(key)
+    values = pipe.execute()
+    raw.close()
+    return {key: (values[2 * i], values[2 * i + 1]) for i, key in enumerate(keys)}
+
+
+def test_a_reset_copies_the_pristine_data_set_back_exactly_as_the_full_seed_writes_it(
+        infra: Infra, client: redis.Redis) -> None:
+    seed.seed(client)
+    written = _everything(client)
+    pristine = redis.Redis.from_url(infra.redis_url, db=seed.PRISTINE_DB, decode_responses=True)
+    pristine.flushdb()  # no copy yet: this reset writes in full and makes it
+    seed.reset(client)
+    assert _everything(client) == written
+    assert pristine.get("mcpbench:pristine") == str(seed.SEEDED_KEYS)
+    # what a measurement leaves behind: a changed cart, a new key, a consumed rate limit, one key gone
+    client.hset("bench:cart:user-00042", "total", "0.00")
+    client.set("bench:cart:user-99999", "a server's own")
+    client.incr("bench:ratelimit:user-00001")
+    client.delete("bench:history:user-00007")
+    seed.reset(client)
+    assert _everything(client) == written
+    # and it came from the copy, not from a full seed: a value changed in the copy alone comes back
+    pristine.set("bench:ratelimit:user-00100", "7")
+    seed.reset(client)
+    assert client.get("bench:ratelimit:user-00100") == "7"
+    pristine.flushdb()
+
+
+def test_a_pristine_copy_that_is_not_the_seeds_is_replaced_by_a_full_seed(infra: Infra, client: redis.Redis) -> None:
+    seed.reset(client)
+    written = _everything(client)
+    pristine = redis.Redis.from_url(infra.redis_url, db=seed.PRISTINE_DB, decode_responses=True)
+    pristine.set("written-by-someone-else", "1")  # database 15 is Redis's to everyone: a server may write there
+    client.hset("bench:cart:user-00042", "total", "0.00")
+    seed.reset(client)
+    assert _everything(client) == written
+    assert pristine.exists("written-by-someone-else") == 0 and pristine.dbsize() == seed.SEEDED_KEYS + 1

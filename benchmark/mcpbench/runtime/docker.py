@@ -431,7 +431,7 @@ class ContainerInfra:
         self._stopped = False
 
     def reset(self) -> float:
-        return seed.seed(redis_lib.Redis.from_url(self.redis_url))
+        return seed.reset(redis_lib.Redis.from_url(self.redis_url))
 
     def readers(self):
         return dict(self._readers)

@@ -88,7 +88,7 @@ class Infra:
 
     def reset(self) -> float:
         """Flush and re-seed Redis; returns the seconds it took."""
-        return seed.seed(redis.Redis.from_url(self.redis_url))
+        return seed.reset(redis.Redis.from_url(self.redis_url))
 
     def stop(self) -> None:
         self.api_process.stop(grace_s=3)
