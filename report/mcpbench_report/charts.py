@@ -7,21 +7,37 @@ nothing. Every axis carries its unit; every chart has a title so it also reads o
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
-from matplotlib.typing import RcKeyType
 
 from mcpbench.loads import Load
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.typing import RcKeyType
+
+
+@cache
+def _pyplot() -> ModuleType:
+    """matplotlib's pyplot on the Agg backend, imported when the first chart is drawn: every `mcpbench` command
+    loads the report's pages (their options), and only `mcpbench report` draws (0.6-2 s of imports)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+@cache
+def _ticker() -> ModuleType:
+    import matplotlib.ticker
+
+    return matplotlib.ticker
 
 RC: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",          # text stays text: smaller files, selectable, scales cleanly
@@ -53,16 +69,16 @@ def colours(names: Sequence[str]) -> dict[str, str]:
 def _save(fig, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="svg", metadata={"Date": None, "Creator": "mcpbench report"})
-    plt.close(fig)
+    _pyplot().close(fig)
 
 
 def _figure(width: float, height: float, margins: dict | None = None, **kwargs):
     """A figure; with `margins` (fractions for subplots_adjust) the layout is fixed, which draws about twice
     as fast as the constrained layout used otherwise (that one is needed where label widths vary)."""
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         if margins is None:
-            return plt.subplots(figsize=(width, height), layout="constrained", **kwargs)
-        fig, axes = plt.subplots(figsize=(width, height), **kwargs)
+            return _pyplot().subplots(figsize=(width, height), layout="constrained", **kwargs)
+        fig, axes = _pyplot().subplots(figsize=(width, height), **kwargs)
         fig.subplots_adjust(**margins)
         return fig, axes
 
@@ -79,9 +95,9 @@ def _log(ax, axis: str = "x") -> None:
     """Log scale with plain tick labels (1, 10, 100; 2 and 5 in between) instead of mathtext powers."""
     getattr(ax, f"set_{axis}scale")("log")
     target = ax.xaxis if axis == "x" else ax.yaxis
-    target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    target.set_minor_formatter(NullFormatter())
+    target.set_major_locator(_ticker().LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(_ticker().FuncFormatter(lambda v, _: f"{v:g}"))
+    target.set_minor_formatter(_ticker().NullFormatter())
 
 
 def _fmt(value: float) -> str:
@@ -111,7 +127,7 @@ def cpu_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: Mapping
 
 def _interval_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: Mapping[str, str] | None,
                    value: str, low: str, high: str, xlabel: str, rank_prefix: str) -> None:
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         fig, ax = _figure(8, 1.0 + 0.42 * len(rows))
         rows = list(rows)[::-1]
         y = np.arange(len(rows))
@@ -134,7 +150,7 @@ def _interval_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: M
 
 def latency_percentiles(rows: Sequence[Mapping], path: Path, title: str) -> None:
     """p50 / p95 / p99 of the pooled tool-call latency per server, log scale."""
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         fig, ax = _figure(8, 1.2 + 0.55 * len(rows))
         rows = list(rows)[::-1]
         y = np.arange(len(rows))
@@ -156,7 +172,7 @@ def per_tool_latency(rows: Sequence[Mapping], path: Path, title: str) -> None:
     tools = sorted({t for r in rows for t in (r.get("per_tool") or {})})
     if not tools:
         tools = ["(none)"]
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         fig, axes = _figure(3.0 * len(tools) + 1.5, 1.4 + 0.4 * len(rows), ncols=len(tools), sharey=True,
                             squeeze=False)
         rows = list(rows)[::-1]
@@ -179,7 +195,7 @@ def per_tool_latency(rows: Sequence[Mapping], path: Path, title: str) -> None:
 def efficiency_scatter(rows: Sequence[Mapping], path: Path, title: str,
                        colour_of: Mapping[str, str] | None = None) -> None:
     """Throughput against memory and against CPU used: up and to the left is more efficient."""
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         fig, axes = _figure(9, 3.8, margins={"left": 0.075, "right": 0.98, "top": 0.9, "bottom": 0.13,
                                              "wspace": 0.08}, ncols=2, sharey=True)
         col = colour_of or colours([r["server"] for r in rows])
@@ -214,9 +230,9 @@ def _percentile_axis(ax, n_max: int) -> None:
     top = max(2, int(np.ceil(np.log10(max(n_max, 10)))))
     ticks = list(range(0, top + 1))
     names = {0: "0 %", 1: "90 %", 2: "99 %", 3: "99.9 %", 4: "99.99 %", 5: "99.999 %", 6: "99.9999 %"}
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: names.get(int(round(v)), "")))
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.xaxis.set_major_locator(_ticker().FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(_ticker().FuncFormatter(lambda v, _: names.get(int(round(v)), "")))
+    ax.xaxis.set_minor_formatter(_ticker().NullFormatter())
     ax.set_xlim(0, top)
 
 
@@ -236,7 +252,7 @@ def hdr_points(values: np.ndarray, points: int = 300) -> tuple[np.ndarray, np.nd
 def latency_distribution(series: Mapping[str, np.ndarray], path: Path, title: str,
                          colour_of: Mapping[str, str] | None = None) -> None:
     """HDR-style percentile plot: latency at each percentile, tail stretched out to the right."""
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         fig, ax = _figure(8, 4, margins={"left": 0.09, "right": 0.97, "top": 0.92, "bottom": 0.12})
         n_max = 10
         for i, (label, values) in enumerate(series.items()):
@@ -259,7 +275,7 @@ def timeseries(runs: Sequence[tuple[str, pd.DataFrame]], window: tuple[float, fl
     """Per-run time series over the whole test: throughput, latency, CPU, memory; window shaded.
 
     runs: (label, DataFrame with t_s, calls_per_s, p50_ms, p99_ms, cpu_pct, mem_mb)."""
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         fig, axes = _figure(8.6, 7.2, margins={"left": 0.085, "right": 0.8, "top": 0.95, "bottom": 0.07,
                                                "hspace": 0.12}, nrows=4, sharex=True)
         panels = (("calls_per_s", "tool calls/s"), ("p99_ms", "latency (ms)\np99 —, p50 - -"),
@@ -282,7 +298,7 @@ def timeseries(runs: Sequence[tuple[str, pd.DataFrame]], window: tuple[float, fl
 
 def by_point(series: Mapping[str, Sequence[tuple[str, float | None]]], path: Path, title: str) -> None:
     """One line per server across a dimension's points (categorical x, log y: the points span orders of size)."""
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         fig, ax = _figure(9, 3.8)
         points = list(dict.fromkeys(p for values in series.values() for p, _ in values))
         for i, (server, values) in enumerate(series.items()):
@@ -299,7 +315,7 @@ def by_point(series: Mapping[str, Sequence[tuple[str, float | None]]], path: Pat
 def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str, kind: type[Load],
                 slo_p99_ms: float, colour_of: Mapping[str, str] | None = None) -> None:
     """Throughput and p99 against load (VUs, or offered arrival rate) per server; the SLO as a line."""
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         fig, axes = _figure(9, 3.8, margins={"left": 0.075, "right": 0.98, "top": 0.88, "bottom": 0.13,
                                              "wspace": 0.22}, ncols=2)
         xlabel = kind.words.axis_label
@@ -331,9 +347,9 @@ def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str,
             ax.set_xlabel(xlabel)
             if len(loads) > 1 and loads[0] > 0 and loads[-1] / loads[0] >= 10:
                 _log(ax, "x")
-                ax.xaxis.set_major_locator(FixedLocator(loads))
-                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-                ax.xaxis.set_minor_formatter(NullFormatter())
+                ax.xaxis.set_major_locator(_ticker().FixedLocator(loads))
+                ax.xaxis.set_major_formatter(_ticker().FuncFormatter(lambda v, _: f"{v:g}"))
+                ax.xaxis.set_minor_formatter(_ticker().NullFormatter())
         axes[0].legend(loc="lower right")
         if kind.drops_iterations:
             axes[1].text(0.99, 0.02, "× = dropped iterations", transform=axes[1].transAxes, ha="right",
@@ -347,7 +363,7 @@ def soak_series(processes, document: Mapping, path: Path, title: str) -> None:
     the window, its baseline and end stretches shaded as the verdicts read them."""
     window = document["window"]
     start = window["start_s"]
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         fig, axes = _figure(9, 5.2, margins={"left": 0.08, "right": 0.98, "top": 0.9, "bottom": 0.09,
                                              "wspace": 0.22, "hspace": 0.45}, ncols=2, nrows=2)
         memory, p99, fds, threads = axes[0][0], axes[0][1], axes[1][0], axes[1][1]
@@ -381,7 +397,7 @@ def soak_series(processes, document: Mapping, path: Path, title: str) -> None:
 
 def ratio_intervals(rows: Sequence, columns: Sequence[tuple[str, str]], path: Path, title: str) -> None:
     """Each server's overhead ratios with their intervals, one panel per kind of overhead, 1 marked."""
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         height = 1.2 + 0.28 * len(rows)
         fig, axes = _figure(9, height, margins={"left": 0.2, "right": 0.98, "top": 0.82, "bottom": 0.2,
                                                 "wspace": 0.08}, ncols=len(columns), sharey=True)
@@ -410,7 +426,7 @@ def history_small_multiples(servers: Sequence, figure: str, label: str, path: Pa
     """One small panel per server: its figure at each results directory (geometric mean of that directory's rounds,
     its 95 % ×/÷ interval as error bar), a step that is a significant change marked at its later point by an arrow in
     the value's direction, red when worse, green when better. servers: history.ServerHistory."""
-    with plt.rc_context(RC):
+    with _pyplot().rc_context(RC):
         n = max(len(servers), 1)
         cols = min(n, 4)
         rows_n = (n + cols - 1) // cols

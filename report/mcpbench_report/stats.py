@@ -37,7 +37,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import numpy as np
-from scipy import stats as sps
 
 from mcpbench.analysis import moderated, student_t
 from mcpbench.analysis.stats import ALPHA, MIN_ROUNDS, holm  # one definition each (also the run's stopping rule's)
@@ -504,7 +503,7 @@ def round_ratios(by_round: Mapping[K, Mapping[str, float | None]]) -> dict[str, 
         if len(values) < 2:
             continue
         positive = [v for v in values.values() if v > 0]
-        centre = float(sps.gmean(positive)) if len(positive) == len(values) else None
+        centre = float(np.exp(np.mean(np.log(positive)))) if len(positive) == len(values) else None
         for name, v in values.items():
             out.setdefault(name, {})[rnd] = v / centre if centre else None
     return out

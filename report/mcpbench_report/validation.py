@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from scipy import stats as sps
 
 from . import stats
 
@@ -109,6 +108,8 @@ class Rate:
     def interval(self) -> tuple[float, float]:
         if not self.trials:
             return math.nan, math.nan
+        from scipy import stats as sps  # here, not at import: 0.5-2 s that most commands never use
+
         ci = sps.binomtest(self.hits, self.trials).proportion_ci(0.95)
         return float(ci.low), float(ci.high)
 

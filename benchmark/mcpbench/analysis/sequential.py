@@ -24,7 +24,6 @@ from dataclasses import asdict, dataclass
 from itertools import pairwise
 
 import numpy as np
-from scipy import stats as sps
 
 from mcpbench.analysis import moderated, student_t
 from mcpbench.analysis.stats import ALPHA, MIN_ROUNDS, holm  # ALPHA: what a whole run spends over its looks
@@ -132,6 +131,8 @@ class Simulation:
 
     def interval(self) -> tuple[float, float]:
         """Clopper-Pearson 95 % interval of the rate (scipy.stats.binomtest)."""
+        from scipy import stats as sps  # here, not at import: 0.5-2 s that most commands never use
+
         ci = sps.binomtest(self.false_orderings, self.trials).proportion_ci(0.95)
         return float(ci.low), float(ci.high)
 

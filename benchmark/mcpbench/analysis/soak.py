@@ -31,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
+from mcpbench.analysis import student_t
 from mcpbench.analysis.stats import latency_stats
 from mcpbench.analysis.summary import all_calls_latency_ms
 from mcpbench.loads import in_window, tool_calls
@@ -119,6 +119,8 @@ def slope_per_hour(frame: pd.DataFrame, column: str, start: float, end: float) -
     if len(values) < 10 or values[column].nunique() < 2:
         return None
     hours = values["t_s"].to_numpy(dtype=float) / 3600.0
+    from scipy import stats as scipy_stats  # here, not at import: 0.5-2 s that most commands never use
+
     fit = scipy_stats.linregress(hours, values[column].to_numpy(dtype=float))
     residuals = values[column].to_numpy(dtype=float) - (fit.intercept + fit.slope * hours)
     n = len(residuals)
@@ -126,7 +128,7 @@ def slope_per_hour(frame: pd.DataFrame, column: str, start: float, end: float) -
     r1 = max(0.0, r1) if np.isfinite(r1) else 0.0
     n_eff = max(3.0, n * (1 - r1) / (1 + r1))
     stderr = fit.stderr * math.sqrt((n - 2) / (n_eff - 2))
-    half = scipy_stats.t.ppf(0.975, n_eff - 2) * stderr
+    half = student_t.quantile(0.975, n_eff - 2) * stderr
     return {"mb_per_h": round(float(fit.slope), 2), "ci_low": round(float(fit.slope - half), 2),
             "ci_high": round(float(fit.slope + half), 2), "lag1": round(r1, 3), "n_eff": round(n_eff, 1)}
 

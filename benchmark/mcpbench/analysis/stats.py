@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from scipy import stats as sps
 
 # The significance level: what a ranking's family of tests may err at (Holm), and what a whole `--rounds auto`
 # run spends over its looks (sequential.py).
@@ -51,6 +50,8 @@ def paired_log(a: Sequence[float], b: Sequence[float]) -> float:
     d = la - lb
     if np.ptp(d) <= 1e-12:   # a constant ratio (up to rounding of the logs): no variance to test against
         return 1.0 if abs(d.mean()) <= 1e-12 else 0.0
+    from scipy import stats as sps  # here, not at import: 0.5-2 s that most commands never use
+
     return float(sps.ttest_rel(la, lb).pvalue)
 
 
