@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README, CI): install what is missing, lint and types (ruff, mypy, go vet: zero findings),
 # then every test — unit, integration (real servers against real Redis and the API service), end-to-end smoke
-# run, report browser test — in two pytest sessions: the unit tests while the servers build, then the rest.
+# run, report browser test — in two pytest sessions: the unit tests while the servers and the Docker images
+# build, then the rest.
 #   scripts/test.sh              everything
 #   scripts/test.sh -m "not integration"   …or any pytest arguments
 set -euo pipefail
@@ -17,7 +18,17 @@ if [ $# -eq 0 ]; then
   build_logs=$(mktemp -d -t mcpbench-build.XXXXXX)  # never results/: tests do not write there
   .venv/bin/mcpbench build --logs "$build_logs" >"$build_logs/build.out" 2>&1 &
   build_pid=$!
-  trap 'kill $build_pid 2>/dev/null || true' EXIT  # SIGTERM: it kills the builds it runs
+  # So are the Docker engine, the base image and the images of the servers tests/docker runs (4-12 min on a
+  # fresh machine, much of it downloads: debootstrap, apt and module fetches inside the builds). A failure
+  # here is tests/docker's to report; the images are built again there, from the layers that got built.
+  export MCPBENCH_DOCKER_SERVERS=${MCPBENCH_DOCKER_SERVERS:-baseline,python}  # tests/docker's default
+  image_pid=""
+  if [ -z "${MCPBENCH_SKIP_DOCKER:-}" ]; then
+    .venv/bin/mcpbench images build ${MCPBENCH_DOCKER_SERVERS//,/ } --logs "$build_logs/docker" \
+      >"$build_logs/images.out" 2>&1 &
+    image_pid=$!
+  fi
+  trap 'kill $build_pid $image_pid 2>/dev/null || true' EXIT  # SIGTERM: each kills the builds it runs
   trap 'exit 130' INT TERM  # Ctrl-C ends the whole command, not only the pytest session it lands in
 fi
 scripts/lint.sh
@@ -36,12 +47,14 @@ fi
 UNIT='not integration and not e2e and not docker and not browser'
 failed=0
 .venv/bin/python -m pytest -ra --durations=10 -m "$UNIT" || failed=$?
-phase "unit tests (the servers building beside them)"
+phase "unit tests (the servers and images building beside them)"
 # A failed build is the integration tests' to report (each server's test names it); only the wait is said here.
 wait "$build_pid" || true
+[ -z "$image_pid" ] || wait "$image_pid" || true
 trap - EXIT
-phase "the rest of the builds ($build_logs)"
-.venv/bin/python -m pytest -ra --durations=15 -m "not ($UNIT)" || failed=$?
+phase "the rest of the builds and images ($build_logs)"
+# --durations=40: each slow test is named with its time, so what a landing added to the command shows.
+.venv/bin/python -m pytest -ra --durations=40 -m "not ($UNIT)" || failed=$?
 phase "integration, end-to-end, Docker and browser tests"
 printf '[test] where the %d s went:\n%b' "$(( $(date +%s) - t0 ))" "$phases"
 exit "$failed"

@@ -19,7 +19,16 @@ import typer
 from rich.table import Table
 
 from mcpbench.catalog.manifest import discover
-from mcpbench.cli.options import JsonOpt, ServersArg, ServersDirOpt, console, fail, print_json, selected_servers
+from mcpbench.cli.options import (
+    JsonOpt,
+    ServersArg,
+    ServersDirOpt,
+    console,
+    fail,
+    print_json,
+    selected_servers,
+    terminate_on_sigterm,
+)
 from mcpbench.host.paths import RESULTS_DIR, ROOT, SERVERS_DIR
 from mcpbench.runtime import docker_compose as compose
 
@@ -52,6 +61,7 @@ def images_build(
     """Build the base image if missing, then Redis, the API service, the load driver and the servers' images."""
     from mcpbench.runtime.docker import ImageBuilder, image_details
 
+    terminate_on_sigterm()  # scripts/test.sh builds images in the background and stops them on its way out
     specs = selected_servers(servers_dir, servers)
     engine = _engine()
     builder = ImageBuilder(engine)
