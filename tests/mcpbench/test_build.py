@@ -61,3 +61,18 @@ def test_the_longest_build_starts_first():
     ordered = [spec.name for spec in build.longest_first(specs)]
     assert ordered[0] == "rust" and ordered.index("kotlin") < ordered.index("go")
     assert all(spec.build_expected_s > 0 for spec in specs if spec.build_commands)
+
+
+def test_a_go_binary_newer_than_every_source_is_up_to_date_and_an_older_one_is_not(tmp_path):
+    for name in ("main.go", "main_test.go", "go.mod", "README.md"):
+        (tmp_path / name).write_text("")
+    assert {p.name for p in build.go_sources(tmp_path)} == {"main.go", "go.mod"}  # not its tests, not its docs
+    binary = tmp_path / "bin"
+    assert not build.up_to_date(binary, build.go_sources(tmp_path))  # not built yet
+    binary.write_text("")
+    os.utime(binary, (time.time() + 10, time.time() + 10))
+    assert build.up_to_date(binary, build.go_sources(tmp_path))
+    os.utime(tmp_path / "main_test.go", (time.time() + 20, time.time() + 20))  # a test changed: nothing to build
+    assert build.up_to_date(binary, build.go_sources(tmp_path))
+    os.utime(tmp_path / "go.mod", (time.time() + 20, time.time() + 20))  # a dependency changed: build it again
+    assert not build.up_to_date(binary, build.go_sources(tmp_path))

@@ -105,9 +105,24 @@ def build_server(spec: ServerSpec, log_path: Path) -> BuildOutcome:
     return run_commands(spec.build_commands, spec.directory, env, spec.build_timeout_s, log_path)
 
 
+def go_sources(directory: Path) -> list[Path]:
+    """What a Go binary is built from: the package's .go files (not its tests), go.mod and go.sum."""
+    return [path for path in directory.iterdir()
+            if (path.suffix == ".go" and not path.name.endswith("_test.go")) or path.name in ("go.mod", "go.sum")]
+
+
+def up_to_date(binary: Path, sources: Iterable[Path]) -> bool:
+    """Whether `binary` is there and no older than any of its sources: building it again would change nothing
+    (as make judges it). Every `mcpbench` command would otherwise pay a `go build` that does nothing."""
+    return binary.exists() and binary.stat().st_mtime >= max((path.stat().st_mtime for path in sources), default=0)
+
+
 def build_api_service(log_path: Path) -> BuildOutcome:
     API_SERVICE_BIN.parent.mkdir(parents=True, exist_ok=True)
     command = f"go build -trimpath -o {API_SERVICE_BIN} ."
+    if up_to_date(API_SERVICE_BIN, go_sources(API_SERVICE_DIR)):
+        log_path.write_text(f"{API_SERVICE_BIN} is newer than every source: not built again\n", encoding="utf-8")
+        return BuildOutcome("ok", 0.0, None, log_path, command)
     return run_commands((command,), API_SERVICE_DIR, environment_for(["go"], None), 600, log_path)
 
 

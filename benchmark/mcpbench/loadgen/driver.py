@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcpbench.catalog.build import run_commands
+from mcpbench.catalog.build import go_sources, run_commands, up_to_date
 from mcpbench.host import processes
 from mcpbench.host.paths import ROOT
 from mcpbench.host.resources import UsageReader, process_group_reader, process_reader
@@ -39,15 +39,9 @@ INIT_TIMEOUT_S = 120
 SERVER_EXITED = 4  # the driver's exit code when a stdio server exited during the test (its README)
 
 
-def _sources() -> list[Path]:
-    return [path for path in DRIVER_DIR.iterdir()
-            if (path.suffix == ".go" and not path.name.endswith("_test.go")) or path.name in ("go.mod", "go.sum")]
-
-
 def ensure_built(log_path: Path) -> Path:
     """The driver's binary, built first when it is missing or older than one of its sources."""
-    sources = _sources()
-    if DRIVER_BIN.exists() and DRIVER_BIN.stat().st_mtime >= max(path.stat().st_mtime for path in sources):
+    if up_to_date(DRIVER_BIN, go_sources(DRIVER_DIR)):
         return DRIVER_BIN
     try:
         env = environment_for(["go"], None)
