@@ -11,6 +11,7 @@
 #                                the endpoints file: images then move by push/pull and deploy by digest
 #   scripts/swarm-lab.sh down    everything above removed (services first), nothing left behind
 #   scripts/swarm-lab.sh status  the nodes as the manager sees them
+#   scripts/swarm-lab.sh registry  only build the registry `up --registry` runs (scripts/test.sh, ahead of time)
 #
 # Nodes: server (the manager; the server under test runs alone there), infra (Redis, the API service),
 # load1 … loadN (the load driver; MCPBENCH_LAB_LOAD_NODES, default 2). The underlay is 192.168.231.0/24 on
@@ -119,13 +120,17 @@ up_swarm() {
 
 registry_address() { echo "$SUBNET_PREFIX.1:$REGISTRY_PORT"; }
 
-up_registry() {
-  local dir=$STATE/registry address
-  address=$(registry_address)
+build_registry() {
   if ! command -v registry >/dev/null; then
     log "building the registry (distribution $REGISTRY_VERSION) into .tools/bin"
     GOBIN="$ROOT/.tools/bin" go install "github.com/distribution/distribution/v3/cmd/registry@$REGISTRY_VERSION"
   fi
+}
+
+up_registry() {
+  local dir=$STATE/registry address
+  address=$(registry_address)
+  build_registry
   if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then return; fi
   mkdir -p "$dir" "$DATA/registry"
   # A certificate for the bridge address, trusted by every engine on this machine through certs.d (no
@@ -213,5 +218,6 @@ case ${1:-} in
   up) up ;;
   down) down ;;
   status) dk server node ls --format '{{.Hostname}} {{.Status}} {{.Availability}} {{.ManagerStatus}}' ;;
-  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+  registry) build_registry ;;
+  *) echo "usage: $0 up|down|status|registry" >&2; exit 2 ;;
 esac

@@ -24,8 +24,8 @@ if [ $# -eq 0 ]; then
   export MCPBENCH_DOCKER_SERVERS=${MCPBENCH_DOCKER_SERVERS:-baseline,python}  # tests/docker's default
   image_pid=""
   if [ -z "${MCPBENCH_SKIP_DOCKER:-}" ]; then
-    .venv/bin/mcpbench images build ${MCPBENCH_DOCKER_SERVERS//,/ } --logs "$build_logs/docker" \
-      >"$build_logs/images.out" 2>&1 &
+    { .venv/bin/mcpbench images build ${MCPBENCH_DOCKER_SERVERS//,/ } --logs "$build_logs/docker"
+      scripts/swarm-lab.sh registry; } >"$build_logs/images.out" 2>&1 &  # the swarm lab's registry, too
     image_pid=$!
   fi
   trap 'kill $build_pid $image_pid 2>/dev/null || true' EXIT  # SIGTERM: each kills the builds it runs
