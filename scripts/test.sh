@@ -25,7 +25,7 @@ if [ $# -eq 0 ]; then
   image_pid=""
   if [ -z "${MCPBENCH_SKIP_DOCKER:-}" ]; then
     { .venv/bin/mcpbench images build ${MCPBENCH_DOCKER_SERVERS//,/ } --logs "$build_logs/docker"
-      scripts/swarm-lab.sh registry; } >"$build_logs/images.out" 2>&1 &  # the swarm lab's registry, too
+      bash scripts/swarm-lab.sh registry; } >"$build_logs/images.out" 2>&1 &  # the swarm lab's registry, too
     image_pid=$!
   fi
   trap 'kill $build_pid $image_pid 2>/dev/null || true' EXIT  # SIGTERM: each kills the builds it runs
