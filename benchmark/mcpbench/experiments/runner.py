@@ -76,8 +76,15 @@ class ServerState:
     verified: bool = False
     failed: bool = False
     unsupported: dict[str, str] = field(default_factory=dict)  # mode -> why it is not measured in it
-    best_rate: dict[str, float] = field(default_factory=dict)  # mode -> round 1's max tool calls/s (closed)
+    # (mode, measurement) -> round 1's closed tool calls/s: keyed by measurement so that a retake replaces the
+    # host-disturbed measurement it retakes rather than competing with it for the max.
+    closed_rates: dict[tuple[str, str], float] = field(default_factory=dict)
     invalid: list[tuple[str, str]] = field(default_factory=list)  # (phase, why) of measurements not to trust
+
+    def best_rate(self, mode: str) -> float | None:
+        """Round 1's highest closed-model rate in the mode over the measurements kept (None: none yet)."""
+        rates = [rate for (in_mode, _), rate in self.closed_rates.items() if in_mode == mode]
+        return max(rates) if rates else None
 
 
 class Runner:
@@ -322,8 +329,8 @@ class Runner:
 
     def closed_rates(self, mode: str) -> dict[str, float]:
         """Round 1's closed-model rate of every server still in the run that was measured in the mode."""
-        return {name: state.best_rate[mode] for name, state in self.states.items()
-                if not state.failed and mode in state.best_rate}
+        rates = {name: state.best_rate(mode) for name, state in self.states.items() if not state.failed}
+        return {name: rate for name, rate in rates.items() if rate is not None}
 
     def _prepare_generators(self) -> None:
         """One generator per transport the modes use: the chosen one where its `transports` include it, else
@@ -590,8 +597,7 @@ class Runner:
         if summary.status == "invalid":
             state.invalid.append((summary.phase or "", f"{out.name}: {summary.phase}: {summary.reason}"))
         elif load.sizes_open_rates and round_index == 1:
-            rate = summary.throughput.tool_calls_per_s
-            state.best_rate[load.mode] = max(state.best_rate.get(load.mode, 0.0), rate)
+            state.closed_rates[(load.mode, out.name)] = summary.throughput.tool_calls_per_s
 
     def kept(self, state: ServerState, out: MeasurementDir, load: Load, round_index: int) -> Summary | None:
         """A resumed run's measurement finished before the stop (its summary is there): kept, not measured
@@ -738,7 +744,7 @@ class ServerRound:
 
     def best_closed_rate(self, mode: str) -> float | None:
         """Round 1's highest closed-model rate in the mode (what open-model fractions are taken of)."""
-        return self.state.best_rate.get(mode)
+        return self.state.best_rate(mode)
 
     def harness_capacity(self, mode: str) -> float | None:
         return self.runner.harness_capacity(mode)
