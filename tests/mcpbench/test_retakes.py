@@ -95,3 +95,36 @@ def test_the_retake_not_the_measurement_it_replaces_sizes_the_equal_load(tmp_pat
     summary.throughput.tool_calls_per_s = 150.0
     Runner._count(state, MeasurementDir(runner.directory / "go" / (other.label + "-r1")), other, 1, summary)
     assert state.best_rate("session") == 178.8 and state.best_rate("stdio") is None  # the best of the loads kept
+
+
+@dataclass(frozen=True)
+class Sized(Scripted):
+    """A scripted server round whose fresh measurements read `rates` in turn, counted as Runner.measure counts
+    them (round 1's closed rate)."""
+
+    rates: list[float] = field(default_factory=list)
+
+    def _fresh(self, load, timing, prewarm_s) -> Summary:
+        summary = super()._fresh(load, timing, prewarm_s)
+        summary.throughput.tool_calls_per_s = self.rates.pop(0)
+        Runner._count(self.state, self.directory(load.label), load, self.round, summary)
+        return summary
+
+
+def test_a_retake_that_waited_for_the_end_of_the_closed_pass_sizes_the_equal_load(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    # As recorded in an equal-load e2e run: go's closed load read 249.75, its retake 257.25 (both disturbed),
+    # and the retake at the end of the pass 265.25, which stands; the rate was sized from 257.25 when the
+    # waiting retake was measured only after round 1's equal pass.
+    runner = a_runner(tmp_path)
+    load = ClosedLoad("session", 5)
+
+    def measure_server(state: ServerState, round_index: int, position: int) -> None:
+        Sized(runner, state, round_index, position, [True, True, False], [249.75, 257.25, 265.25]).measure_load(
+            load, later=lambda summary: None)
+
+    sized_from: list[dict[str, float]] = []
+    monkeypatch.setattr(runner, "_measure_server", measure_server)
+    monkeypatch.setattr(runner.experiment, "after_round", lambda r, i: sized_from.append(r.closed_rates("session")))
+    runner._play_round(1, [runner.states["go"]])
+    assert sized_from == [{"go": 265.25}] and runner.later == []

@@ -201,7 +201,7 @@ class MeasurementKept(Event):
 
 class SetAside(Event):
     """A measurement the host disturbed, kept as <dir>.disturbed and measured again on a fresh start: now, or
-    (`later`: its retake was disturbed too) at the end of the round."""
+    (`later`: its retake was disturbed too) at the end of its pass (after the other servers of it)."""
 
     name = "set_aside"
     server: str

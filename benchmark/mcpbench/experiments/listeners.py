@@ -118,7 +118,7 @@ class ConsoleListener:
         self.console.print(f"  [dim]{e.server} {e.measurement}: kept (measured before the resume)[/]")
 
     def _set_aside(self, e: ev.SetAside) -> None:
-        when = "at the end of the round" if e.later else "on a fresh start"
+        when = "after the other servers of its pass" if e.later else "on a fresh start"
         self.console.print(f"  [yellow]{e.server} {e.measurement}: the host was disturbed ({e.why}); "
                            f"measured again {when}[/]")
 

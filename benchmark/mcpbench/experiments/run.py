@@ -180,7 +180,7 @@ class RunExperiment(Experiment):
         return more
 
     def _measure(self, server, load, timing: Timing | None = None) -> None:
-        """One load on the server; a retake the host disturbed again is measured at the end of the round, and
+        """One load on the server; a retake the host disturbed again is measured at the end of its pass, and
         noted for --rounds auto then. A sizing load is retaken too: one low reading sets every server's rate."""
         def note(summary: Summary) -> None:
             if self.stopping is not None:

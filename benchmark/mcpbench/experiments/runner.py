@@ -50,7 +50,7 @@ from mcpbench.workload.verify_calls import verify_calls
 CALIBRATION_TRIES = 2
 # A workload file's `setup` that runs longer is stopped and fails the server.
 SETUP_TIMEOUT_S = 300.0
-# Retakes the host disturbed again that are measured once more at the end of their round, at most this many a
+# Retakes the host disturbed again that are measured once more at the end of their pass, at most this many a
 # round (each costs one measurement, ~30 s in the first-run profile).
 LATER_PER_ROUND = 3
 
@@ -110,8 +110,10 @@ class Runner:
         self.harnesses: dict[str, Harness] = {}   # by transport: the generator that speaks it
         self.harness: Harness | None = None        # the HTTP one (calibration, open-model loads)
         self.states: dict[str, ServerState] = {}
-        # Retakes the host disturbed again, measured once more at the end of their round (ServerRound.measure_load).
+        # Retakes the host disturbed again, measured once more at the end of their pass (ServerRound.measure_load),
+        # and the servers that waited so this round (one wait each, LATER_PER_ROUND in all).
         self.later: list[tuple[ServerState, Callable[[], None]]] = []
+        self.waited: list[ServerState] = []
         self._calibrated_at: int | None = None     # Bench.infra_starts when the limits were last measured
         self.started_at = time.monotonic()
 
@@ -273,10 +275,7 @@ class Runner:
             self.record.set_rounds(rounds)
             self.events.emit(ev.RoundBegun(round=round_index, rounds=self.config.runs, auto=self.config.rounds_auto,
                                            servers=names))
-            for position, state in enumerate(order, start=1):
-                self._guarded(state, partial(self._measure_server, state, round_index, position))
-            self.experiment.after_round(self, round_index)
-            self._measure_later()
+            self._play_round(round_index, order)
         for state in self.states.values():
             if not state.failed and self.record.server(state.spec.name).status == "running":
                 if state.invalid:
@@ -284,6 +283,18 @@ class Runner:
                                               reason="; ".join(why for _, why in state.invalid))
                 else:
                     self.record.update_server(state.spec.name, status="ok")
+
+    def _play_round(self, round_index: int, order: list[ServerState]) -> None:
+        """One round: every server in `order`, then the experiment's passes after it (after_round), each pass
+        followed by the retakes that waited for its end."""
+        self.waited = []
+        for position, state in enumerate(order, start=1):
+            self._guarded(state, partial(self._measure_server, state, round_index, position))
+        # Before after_round, which sizes from this pass (the equal rate from round 1's closed loads): a retake
+        # waiting for the end of the pass must be what it sizes from, not the measurement set aside.
+        self._measure_later()
+        self.experiment.after_round(self, round_index)
+        self._measure_later()
 
     def _guarded(self, state: ServerState, measure: Callable[[], None]) -> None:
         """A server's measurements; a ServerFailed ends its part of the run (recorded, one line)."""
@@ -298,12 +309,13 @@ class Runner:
                                              reason=failure.reason))
 
     def defer(self, state: ServerState, again: Callable[[], None]) -> bool:
-        """Whether a retake the host disturbed again is measured once more at the end of its round: a slow
+        """Whether a retake the host disturbed again is measured once more at the end of its pass: a slow
         spell of a shared machine often lasts a minute or two, the length of two measurements back to back, and
         seldom the rest of a round. At most LATER_PER_ROUND a round, so a host that stays busy cannot stretch it
         without end; past it the retake stands, flagged."""
-        if len(self.later) >= LATER_PER_ROUND or any(waiting is state for waiting, _ in self.later):
+        if len(self.waited) >= LATER_PER_ROUND or any(waiting is state for waiting in self.waited):
             return False
+        self.waited.append(state)
         self.later.append((state, again))
         return True
 
@@ -615,12 +627,13 @@ class Runner:
     def set_aside(self, state: ServerState, out: MeasurementDir, summary: Summary, later: bool = False) -> None:
         """A host-disturbed measurement kept beside the one that replaces it: renamed <dir>.disturbed (a number
         added when that exists), its summary marked `repeated`, run.json listing it under its new name.
-        `later`: it is measured again at the end of the round rather than now."""
+        `later`: it is measured again at the end of its pass rather than now."""
         assert self.record is not None
         target = out.aside(DISTURBED)
         out.path.rename(target.path)
         why = ", ".join(f for f in summary.flags if f in analysis.HOST_FLAGS)
-        summary.repeated = f"{why}: measured again in {out.name}" + (" at the end of the round" if later else "")
+        summary.repeated = f"{why}: measured again in {out.name}" + (
+            " after the other servers of its pass" if later else "")
         write_checked(target.summary, document(summary))
         self.record.list_measurement(state.spec.name, target.name, replaces=out.name)
         self.events.emit(ev.SetAside(server=state.spec.name, measurement=out.name, why=why, later=later))
@@ -722,7 +735,7 @@ class ServerRound:
         unstable host: analysis.HOST_FLAGS, nothing the server did) is set aside — kept as <dir>.disturbed,
         marked `repeated` — and measured once more on another fresh start, so one slow spell of a shared
         machine does not take a server out of the ranking. When that retake is disturbed too and `later` is
-        given, it is set aside as well and measured at the end of the round (Runner.defer), its summary then
+        given, it is set aside as well and measured at the end of its pass (Runner.defer), its summary then
         handed to `later` (None returned now); otherwise it stands, flagged."""
         kept = self.runner.kept(self.state, self.directory(load.label), load, self.round)
         if kept is not None:
