@@ -82,5 +82,15 @@ def test_a_dimension_registered_from_outside_runs_and_is_reported(tmp_path: Path
     assert "tools/list KiB" not in page and "Memory per open session" not in page   # what its section does not show
     decision = (site / "decision.html").read_text()
     assert "Most 8 KiB echoed replies per CPU-second (a toy dimension)" in decision
-    # answered from its point's CPU ranking, linked to its section (one server: the only one measured)
-    assert f'href="dimensions.html#small-replies-{run["run_id"]}"' in decision
+    # Answered from its point's CPU ranking, linked to its section (one server: the only one measured) — unless
+    # the host flagged the point's measurements that stand (a retake disturbed again stays flagged), and then
+    # the page says no server qualifies and links nothing: a flagged measurement is never ranked.
+    linked = f'href="dimensions.html#small-replies-{run["run_id"]}"' in decision
+    flagged = [path.parent.name for path in (run_dir / twins[-1]).glob("persistent-4vu-r*/summary.json")
+               if path.parent.name.rsplit("-r", 1)[1].isdigit() and json.loads(path.read_text())["flags"]]
+    answer = decision[decision.index("Most 8 KiB echoed replies per CPU-second (a toy dimension)"):]
+    answer = answer[:answer.index("</tr>")]
+    if not flagged:
+        assert linked, answer
+    else:
+        assert linked or "no server qualifies" in answer, (flagged, answer)
