@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -45,9 +46,13 @@ def test_a_dimension_registered_from_outside_runs_and_is_reported(tmp_path: Path
     dimensions.register(SMALL_REPLIES)
     app = typer.Typer()
     register(app)
+    caller_cpus = os.sched_getaffinity(0)
     done = CliRunner().invoke(app, ["dimension", "--dimension", SMALL_REPLIES.name, SERVER, *SHORT,
                                     "--results-dir", str(tmp_path / "r")], terminal_width=200)
     assert done.exit_code == 0, done.output[-3000:]
+    # The run pins itself to the harness CPUs; made in this process, it gives the caller its CPUs back (a later
+    # test comparing the probed CPUs with its own affinity read {'0'} after this one once).
+    assert os.sched_getaffinity(0) == caller_cpus
     run_dir = only_run(tmp_path / "r")
     assert not leftovers(str(tmp_path)), "a process of the run is still running"
     run = json.loads((run_dir / "run.json").read_text())

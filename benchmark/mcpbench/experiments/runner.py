@@ -141,6 +141,8 @@ class Runner:
                 raise RunFailed(f"{io_said(exc, self.directory)}; nothing was measured") from None
             self.events.emit(ev.RunStarted(run_id=self.run_id, directory=str(self.directory),
                                            experiment=self.experiment.name, profile_note=self.config.profile.note))
+        # Restored when the run ends: a run made in-process (a test, a library user) leaves its caller as it was.
+        caller_cpus = os.sched_getaffinity(0)
         self._pin_orchestrator()
         # "complete" only once the run has ended normally: Ctrl-C, and a terminal or pipe that closed (Rich ends the
         # program with SystemExit when its output is a broken pipe: `… | tee log` and Ctrl-C), leave it interrupted.
@@ -167,6 +169,10 @@ class Runner:
             unrecorded = self._finish(status, error)
             self.events.emit(ev.RunEnded(status=status, error=error, directory=str(self.directory),
                                          measurements=self._finished_count()))
+            try:
+                os.sched_setaffinity(0, caller_cpus)
+            except OSError:
+                pass
         if error or unrecorded:
             raise RunFailed("; ".join(filter(None, [error, self._kept(), unrecorded])))
         return self.record
