@@ -10,7 +10,7 @@ import os
 import random
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -66,6 +66,14 @@ class Started:
     server: RunningServer
     out: MeasurementDir
     facts: Record  # startup_s, idle_mem_mb, idle_rss_mb, seed_s
+
+
+def _set_affinity(cpus: Iterable[int]) -> None:
+    """This thread onto `cpus`, where the machine allows it (a container may forbid it: nothing to pin then)."""
+    try:
+        os.sched_setaffinity(0, cpus)
+    except OSError:
+        pass
 
 
 @dataclass
@@ -141,9 +149,7 @@ class Runner:
                 raise RunFailed(f"{io_said(exc, self.directory)}; nothing was measured") from None
             self.events.emit(ev.RunStarted(run_id=self.run_id, directory=str(self.directory),
                                            experiment=self.experiment.name, profile_note=self.config.profile.note))
-        # Restored when the run ends: a run made in-process (a test, a library user) leaves its caller as it was.
-        caller_cpus = os.sched_getaffinity(0)
-        self._pin_orchestrator()
+        caller_cpus = self._pin_orchestrator()
         # "complete" only once the run has ended normally: Ctrl-C, and a terminal or pipe that closed (Rich ends the
         # program with SystemExit when its output is a broken pipe: `… | tee log` and Ctrl-C), leave it interrupted.
         status: RunStatus = "interrupted"
@@ -169,10 +175,7 @@ class Runner:
             unrecorded = self._finish(status, error)
             self.events.emit(ev.RunEnded(status=status, error=error, directory=str(self.directory),
                                          measurements=self._finished_count()))
-            try:
-                os.sched_setaffinity(0, caller_cpus)
-            except OSError:
-                pass
+            _set_affinity(caller_cpus)  # a run made in-process (a test, a library user) leaves its caller as it was
         if error or unrecorded:
             raise RunFailed("; ".join(filter(None, [error, self._kept(), unrecorded])))
         return self.record
@@ -235,14 +238,13 @@ class Runner:
         if not support.usable:
             self.events.emit(ev.LimitsNotApplied(reason=str(support.reason)))
 
-    def _pin_orchestrator(self) -> None:
-        """The orchestrator (sampling, probes, progress) runs on the harness CPUs, never on the server's."""
-        cpus = self.config.profile.harness_cpus
-        if cpus:
-            try:
-                os.sched_setaffinity(0, cpus)
-            except OSError:
-                pass
+    def _pin_orchestrator(self) -> set[int]:
+        """The orchestrator (sampling, probes, progress) runs on the harness CPUs, never on the server's. Returns
+        the CPUs it ran on before, to be given back when the run ends."""
+        before = os.sched_getaffinity(0)
+        if self.config.profile.harness_cpus:
+            _set_affinity(self.config.profile.harness_cpus)
+        return before
 
     def _run_all(self) -> None:
         assert self.record is not None and self.bench is not None
