@@ -28,6 +28,6 @@ def test_no_import_circle_and_nothing_imports_upward() -> None:
     figures = json.loads(done.stdout)
     assert figures["circles"] == []
     assert figures["upward_imports"] == []
-    assert len(figures["layers"]) == 12
-    assert not [m for m in figures["report_pulls"] if m.split(".")[1] not in ("results", "analysis", "loads",
+    assert len(figures["layers"]) == 13
+    assert not [m for m in figures["report_pulls"] if m.split(".")[1] not in ("results", "analysis", "loads", "records",
                                                                              "workload")]

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from mcpbench.loads import kind as load_kind
 from mcpbench.loads.base import LIST_TOOLS
+from mcpbench.records import Closed, Open, described
 
 # 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
 # defined them, all-calls latency, publishable verdicts.
@@ -123,24 +124,6 @@ class ProcessSample:
 
 class ResultsError(Exception):
     """Input the report cannot use; the message says what and where, for the person at the terminal."""
-
-
-class Closed(BaseModel):
-    """A part one writer owns whole: an unknown key is drift. A value set on a record is checked as it is set
-    (validate_assignment), so a typed record is valid whenever it is saved, without a round trip through a dict."""
-
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class Open(BaseModel):
-    """A part a runtime or a manifest may add its own keys to."""
-
-    model_config = ConfigDict(extra="allow", validate_assignment=True)
-
-
-def described(text: str, default: Any = ...) -> Any:
-    """A field with its meaning (rendered into docs/results-format.md)."""
-    return Field(default, description=text)
 
 
 # -- run.json ------------------------------------------------------------------------------------------------
