@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
+from mcpbench.catalog import build_stamp
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host.paths import API_SERVICE_BIN, API_SERVICE_DIR
 from mcpbench.host.toolchain import MissingRequirement, environment_for
@@ -102,7 +103,16 @@ def build_server(spec: ServerSpec, log_path: Path) -> BuildOutcome:
         return BuildOutcome("skipped", 0.0, str(exc), None)
     if not spec.build_commands:
         return BuildOutcome("ok", 0.0, None, None)
-    return run_commands(spec.build_commands, spec.directory, env, spec.build_timeout_s, log_path)
+    joined = " && ".join(spec.build_commands)
+    made_of = build_stamp.inputs(spec.directory, spec.build_commands, env, spec.info.requires)
+    reused = build_stamp.current(made_of) if made_of else None
+    if reused:
+        log_path.write_text(f"$ {joined}\n{reused}\n", encoding="utf-8")
+        return BuildOutcome("ok", 0.0, None, log_path, joined)
+    outcome = run_commands(spec.build_commands, spec.directory, env, spec.build_timeout_s, log_path)
+    if outcome.status == "ok" and made_of:
+        build_stamp.record(made_of)
+    return outcome
 
 
 def go_sources(directory: Path) -> list[Path]:
