@@ -417,7 +417,7 @@ class EqualRate(Closed):
 
 
 class PairLook(Closed):
-    """One adjacent pair of the headline ranking at a look (analysis/sequential.py PairState)."""
+    """One adjacent pair of the headline ranking at a look (analysis/sequential.py judge)."""
 
     better: str = described("ahead on the headline metric")
     worse: str = described("behind it")
