@@ -31,14 +31,12 @@ from mcpbench.experiments.options import (
     QUICK,
     Option,
     Values,
-    csv,
     duration,
     modes_of,
-    resource_profile_of,
 )
 from mcpbench.loads import MODE_TRANSPORT, OpenLoad
 from mcpbench.loads.timing import Timing
-from mcpbench.results.model import CAPACITY_FILE, SCHEMA, Capacity, CapacityRound, CapacityStep, Record, document
+from mcpbench.results.model import CAPACITY_FILE, SCHEMA, Capacity, CapacityRound, CapacityStep, document
 from mcpbench.results.write import write_checked
 
 
@@ -76,15 +74,8 @@ class CapacityExperiment(Experiment):
             raise ValueError("--mode stdio: a capacity ladder is measured over HTTP; "
                              "use `mcpbench run --transport stdio`")
         self.capacities: dict[str, Capacity] = {}  # server -> capacity.json
-        return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
-                         vus=csv(values["vus"], int, "--vus"), runs=values.get("runs", 1), timing=step,
-                         profile=resource_profile_of(values), registry=values.get("registry"),
-                         build=not values["no_build"], calibrate=not values.get("no_calibrate"),
-                         load_generator=values["load_generator"], load_instances=values["load_instances"],
-                         kind=OpenLoad.kind)
-
-    def record(self) -> Record:
-        return {"capacity": self.plan.recorded}
+        return RunConfig.from_options(values, specs, step, modes=modes, runs=values.get("runs", 1), load=OpenLoad.kind,
+                                      capacity=self.plan.recorded)
 
     def measure_server(self, server) -> None:
         for mode in server.modes:

@@ -32,10 +32,8 @@ from mcpbench.experiments.options import (
     QUICK,
     Option,
     Values,
-    csv,
     duration,
     modes_of,
-    resource_profile_of,
 )
 from mcpbench.loads import MODE_TRANSPORT, MODES, OpenLoad
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
@@ -44,7 +42,6 @@ from mcpbench.results.model import (
     SCHEMA,
     SOAK_FILE,
     Capacity,
-    Record,
     ResultsError,
     SoakResult,
     Summary,
@@ -120,15 +117,8 @@ class SoakExperiment(Experiment):
             self.rates = capacity_rates(runs, [s.name for s in specs], modes[0], self.plan.share)
         self.results: dict[str, SoakResult] = {}  # server -> soak.json
         self._stop = threading.Event()
-        return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
-                         vus=csv(values["vus"], int, "--vus"), runs=1, timing=soak_timing(self.plan),
-                         profile=resource_profile_of(values), registry=values.get("registry"),
-                         build=not values["no_build"], calibrate=False,
-                         load_generator=values["load_generator"], load_instances=values["load_instances"],
-                         kind=OpenLoad.kind)
-
-    def record(self) -> Record:
-        return {"soak": self.plan}
+        return RunConfig.from_options(values, specs, soak_timing(self.plan), modes=modes, calibrate=False,
+                                      load=OpenLoad.kind, soak=self.plan)
 
     def measure_server(self, server) -> None:
         mode = self.config.modes[0]
