@@ -17,6 +17,7 @@ from itertools import pairwise
 from statistics import median
 
 from mcpbench.analysis.capacity import instances_for, rejudged
+from mcpbench.results import model
 
 from .consolidate import Consolidated
 
@@ -108,7 +109,10 @@ def capacity_rows(cons: Consolidated) -> dict[str, list[CapacityRow]]:
     for name, view in cons.servers.items():
         rounds: dict[str, list[dict]] = {}
         for record in view.records:
-            for entry in rejudged(record.capacity)["rounds"] if record.capacity else []:
+            if not record.capacity:
+                continue
+            judged = rejudged(model.parsed(model.Capacity, record.capacity, record.path / model.CAPACITY_FILE))
+            for entry in model.document(judged)["rounds"]:
                 rounds.setdefault(entry["mode"], []).append(entry)
         for mode, entries in rounds.items():
             by_mode.setdefault(mode, []).append(

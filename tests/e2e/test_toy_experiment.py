@@ -21,7 +21,7 @@ from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.cli.experiments import register
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import MEASURING, Option, csv, resource_profile_of
+from mcpbench.experiments.options import MEASURING, Option, csv
 from mcpbench.results.model import RUN_FILE, SUMMARY_FILE, Run, Summary, validated
 from mcpbench.loads import OpenLoad
 from mcpbench.loads.timing import Timing
@@ -51,12 +51,10 @@ class LatencyAtRates(Experiment):
         if len(self.rates) < 1:
             raise ValueError("--rates: give at least one rate")
         self.p99: dict[float, float] = {}
-        return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=("session",),
-                         vus=(10,), timing=Timing(ramp_up_s=1, warmup_s=2, duration_s=4, ramp_down_s=0,
-                                                  warmup_cap_s=None),
-                         profile=resource_profile_of(values), build=not values["no_build"], calibrate=True,
-                         load_generator=values["load_generator"], load_instances=values["load_instances"],
-                         kind=OpenLoad.kind)
+        # The shared options (runtime, limits, build, load generator) read as every experiment reads them.
+        return RunConfig.from_options(values, specs, Timing(ramp_up_s=1, warmup_s=2, duration_s=4, ramp_down_s=0,
+                                                            warmup_cap_s=None),
+                                      modes=("session",), vus=(10,), calibrate=True, load=OpenLoad.kind)
 
     def settings(self) -> LatencyAtRatesSettings:
         return LatencyAtRatesSettings(offered_rates_per_s=list(self.rates))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcpbench.results import model
-from mcpbench.analysis.capacity import Criterion, Plan, SloError, capacity_record, instances_for, judge, ladder_verdict, parse_slo
+from mcpbench.analysis.capacity import Criterion, Plan, SloError, instances_for, judge, ladder_verdict, parse_slo
 from mcpbench.loads import OpenLoad
 from mcpbench.results.model import CAPACITY_FILE
 
@@ -55,7 +55,7 @@ def _ladder(server: str) -> list[model.Summary]:
     return [model.parsed(model.Summary, json.loads(path.read_text()), path) for path in paths]
 
 
-def _rejudge(summaries: list[model.Summary], slo: str, ceiling: float | None = None) -> dict:
+def _rejudge(summaries: list[model.Summary], slo: str, ceiling: float | None = None) -> model.CapacityRound:
     """The ladder judged again under another SLO, stopping where the suite would have stopped."""
     plan = Plan(parse_slo(slo), start_rate=summaries[0].rate, factor=1.5)
     steps = []
@@ -64,7 +64,7 @@ def _rejudge(summaries: list[model.Summary], slo: str, ceiling: float | None = N
         steps.append(verdict)
         if verdict.stop:
             break
-    return capacity_record(steps, plan)
+    return ladder_verdict(summaries[0].mode, 1, steps, plan.max_steps)
 
 
 def test_a_p99_crossing_the_slo_at_step_k_gives_the_capacity_of_step_k_minus_1() -> None:
@@ -74,32 +74,33 @@ def test_a_p99_crossing_the_slo_at_step_k_gives_the_capacity_of_step_k_minus_1()
     k = max(i for i in range(1, len(p99s)) if p99s[i] > max(p99s[:i]))
     limit = (max(p99s[:k]) + p99s[k]) / 2
     record = _rejudge(summaries, f"p99<{limit:.3f}ms")
-    assert record["capacity_calls_per_s"] == summaries[k - 1].rate
-    assert record["steps"][-1]["rate_offered"] == summaries[k].rate
-    assert record["stopped_by"].startswith("slo broken: p99<")
+    assert record.capacity_calls_per_s == summaries[k - 1].rate
+    assert record.steps[-1].rate_offered == summaries[k].rate
+    assert record.stopped_by.startswith("slo broken: p99<")
     # an SLO even the first step breaks: below the first step, not a capacity of 0
     first = _rejudge(summaries, f"p99<{p99s[0] / 2:.3f}ms")
-    assert first["capacity_calls_per_s"] is None and first["below_first_step"]
+    assert first.capacity_calls_per_s is None and first.below_first_step
 
 
 def test_the_harness_capacity_stops_the_ladder_with_a_lower_bound() -> None:
     summaries = _ladder("rust")
     capacity = summaries[1].rate / 0.8  # step 1 offers 80 % of it: nothing beyond is the server's
     record = _rejudge(summaries, "p99<10000ms", ceiling=capacity)
-    assert record["capacity_calls_per_s"] == summaries[1].rate
-    assert record["stopped_by"].startswith("harness capacity") and record["stop_kind"] == "harness-capacity"
+    assert record.capacity_calls_per_s == summaries[1].rate
+    assert record.stopped_by.startswith("harness capacity") and record.stop_kind == "harness-capacity"
     # the harness ended the ladder, not the server: a lower bound with no step the server failed
-    assert record["lower_bound"] and record["next_step_calls_per_s"] is None
+    assert record.lower_bound and record.next_step_calls_per_s is None
 
 
 def test_a_ladder_ending_on_max_steps_is_a_lower_bound_never_apart_from_its_equal() -> None:
     """Issue 18 item 2: the recorded rust and go ladders both ended on max steps at 506.2 calls/s; the page
     called them apart (a capacity compared with itself). A lower bound is never apart from anything above."""
-    go = json.loads((RECORDED / "go" / CAPACITY_FILE).read_text())
-    entry = go["rounds"][0]
-    verdict = ladder_verdict(entry["steps"], go["plan"]["max_steps"])
-    assert verdict["stop_kind"] == "max-steps" and verdict["lower_bound"]
-    assert verdict["capacity_calls_per_s"] == 506.2 and verdict["next_step_calls_per_s"] is None
+    path = RECORDED / "go" / CAPACITY_FILE
+    go = model.parsed(model.Capacity, json.loads(path.read_text()), path)
+    entry = go.rounds[0]
+    verdict = ladder_verdict(entry.mode, entry.run, entry.steps, go.plan.max_steps)
+    assert verdict.stop_kind == "max-steps" and verdict.lower_bound
+    assert verdict.capacity_calls_per_s == 506.2 and verdict.next_step_calls_per_s is None
 
 
 def test_an_invalid_step_is_not_the_server_s_limit() -> None:
@@ -108,24 +109,24 @@ def test_an_invalid_step_is_not_the_server_s_limit() -> None:
     summaries = _ladder("go")[:3]
     summaries[2] = summaries[2].model_copy(update={"status": "invalid", "reason": "the load generator failed"})
     record = _rejudge(summaries, "p99<10000ms")
-    assert record["capacity_calls_per_s"] == summaries[1].rate
-    assert record["stop_kind"] == "invalid" and record["lower_bound"]
-    assert not record["trustworthy"] and "invalid step" in record["doubts"]
+    assert record.capacity_calls_per_s == summaries[1].rate
+    assert record.stop_kind == "invalid" and record.lower_bound
+    assert not record.trustworthy and "invalid step" in record.doubts
 
 
 def test_a_server_outside_its_cgroup_is_not_a_trustworthy_capacity() -> None:
     summaries = _ladder("go")[:3]
     summaries[1] = summaries[1].model_copy(update={"flags": [*summaries[1].flags, "cgroup-not-applied"]})
     record = _rejudge(summaries, "p99<10000ms")
-    assert not record["trustworthy"] and "cgroup-not-applied" in record["doubts"]
+    assert not record.trustworthy and "cgroup-not-applied" in record.doubts
 
 
 def test_an_slo_break_is_the_server_s_limit_with_the_step_it_failed() -> None:
     summaries = _ladder("go")
     p99s = [s.latency_ms.tool_call_all.p99 for s in summaries]
     record = _rejudge(summaries, f"p99<{(p99s[0] + max(p99s)) / 2:.3f}ms")
-    assert record["stop_kind"] == "slo" and not record["lower_bound"]
-    assert record["next_step_calls_per_s"] == record["steps"][-1]["rate_offered"]
+    assert record.stop_kind == "slo" and not record.lower_bound
+    assert record.next_step_calls_per_s == record.steps[-1].rate_offered
 
 
 def test_the_recorded_capacity_files_are_what_the_model_says() -> None:

@@ -1,6 +1,8 @@
 import pytest
 
 from mcpbench.experiments.config import RunConfig
+from mcpbench.experiments.options import resource_profile_of
+from mcpbench.results import model
 from mcpbench.loads.timing import Timing
 from mcpbench.host.profile import resource_profile
 from mcpbench.loads import ClosedLoad, OpenLoad
@@ -38,10 +40,14 @@ def test_an_adaptive_warm_up_holds_k6_for_the_longest_warm_up_and_the_window_fol
         Timing(warmup_s=60, warmup_cap_s=30)
 
 
-@pytest.mark.parametrize("kwargs", [{"runs": 0}, {"vus": (0,)}, {"modes": ("bogus",)}, {"rate_fractions": (3.0,)}])
-def test_bad_configuration_is_refused(kwargs: dict) -> None:
-    with pytest.raises(ValueError):
-        RunConfig(runtime="local", servers=("x",), **kwargs)
+@pytest.mark.parametrize("kwargs, said", [({"runs": 0}, "--runs must be at least 1"),
+                                           ({"vus": (0,)}, "--vus takes positive integers"),
+                                           ({"modes": ("bogus",)}, "unknown mode(s) ['bogus']"),
+                                           ({"rate_fractions": (3.0,)}, "--open fractions must be in")])
+def test_bad_configuration_is_refused_in_one_sentence(kwargs: dict, said: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        RunConfig.from_options({}, [], Timing(), **kwargs)
+    assert str(refused.value).startswith(said) and "\n" not in str(refused.value)
 
 
 def test_measurements_are_named_by_their_load() -> None:
@@ -49,18 +55,32 @@ def test_measurements_are_named_by_their_load() -> None:
     assert OpenLoad("stateless", 50, 120.5).label == "stateless-rate120.5"
     # rates are fixed after round 1 and named by fraction, so every round's measurement pools under one name
     assert OpenLoad("stateless", 50, 120.5, 0.5).label == "stateless-open0.5"
-    config = RunConfig(runtime="local", servers=("x",), modes=("session", "stateless"), vus=(1, 10))
+    config = RunConfig.from_options({}, [], Timing(), modes=("session", "stateless"), vus=(1, 10))
     assert [load.label for load in config.loads()] == ["session-1vu", "session-10vu", "stateless-1vu", "stateless-10vu"]
 
 
 def test_closed_once_keeps_the_closed_model_to_round_one_and_needs_the_equal_load_it_sizes() -> None:
-    config = RunConfig(runtime="local", servers=("x",), modes=("session", "stdio"), runs=3, equal_fraction=0.7,
-                       closed_once=True)
+    config = RunConfig.from_options({}, [], Timing(), modes=("session", "stdio"), runs=3, equal_load=0.7,
+                                    closed_once=True)
     assert [load.label for load in config.loads(1)] == ["session-50vu", "stdio-50vu"]
     assert [load.label for load in config.loads(2)] == ["stdio-50vu"]  # stdio has no equal load to stand in for it
-    assert config.record()["closed_once"] is True
+    assert config.model_dump(mode="json")["closed_once"] is True
     with pytest.raises(ValueError, match="--closed-once"):
-        RunConfig(runtime="local", servers=("x",), closed_once=True)
+        RunConfig.from_options({}, [], Timing(), closed_once=True)
+
+
+def test_run_json_records_the_configuration_itself_and_not_how_the_run_went_about_it() -> None:
+    """RunConfig is run.json's config: its dump is model.Config's, the kind open when open-model loads came with
+    the chosen one, an option not given null; the build, the registry and the chosen kind stay unrecorded."""
+    config = RunConfig.from_options({"no_build": True, "load_instances": 2}, [], Timing(warmup_cap_s=None),
+                                    modes=("session",), rate_fractions=(0.5,))
+    recorded = config.model_dump(mode="json")
+    assert set(recorded) == set(model.Config.model_fields) and model.Config.model_validate(recorded)
+    assert recorded["kind"] == "open" and config.load == "closed" and not config.build
+    assert recorded["rates"] is None and recorded["rate_fractions"] == [0.5] and not recorded["warmup_adaptive"]
+    assert recorded["load_generator"] == {"name": "driver", "instances": 2, "by_transport": None}
+    assert config.timing == Timing(warmup_cap_s=None)
+    assert config.resources == resource_profile_of({})
 
 
 def test_the_quick_profile_keeps_its_5_s_steady_span_through_the_options() -> None:

@@ -7,6 +7,7 @@ import pytest
 from mcpbench.analysis.equal_load import DEFAULT_FRACTION, HARNESS_SHARE, choose_rate, rate_text
 from mcpbench.experiments.config import RunConfig
 from mcpbench.loads import OpenLoad
+from mcpbench.loads.timing import Timing
 
 
 def test_the_slowest_server_sets_the_rate_when_the_harness_has_room() -> None:
@@ -45,6 +46,6 @@ def test_an_equal_load_is_named_and_pooled_by_its_fraction() -> None:
 @pytest.mark.parametrize("fraction", [0.0, 1.5])
 def test_the_fraction_is_checked_at_the_edge(fraction: float) -> None:
     with pytest.raises(ValueError, match="--equal-load"):
-        RunConfig(runtime="local", servers=("go",), equal_fraction=fraction)
+        RunConfig.from_options({}, [], Timing(), equal_load=fraction)
     with pytest.raises(ValueError, match="--equal-rate"):
-        RunConfig(runtime="local", servers=("go",), equal_rates=(-1.0,))
+        RunConfig.from_options({}, [], Timing(), equal_rates=(-1.0,))

@@ -46,15 +46,15 @@ def test_a_malformed_stage_list_is_one_line(text: str, said: str) -> None:
 
 def test_the_options_belong_to_their_kinds() -> None:
     with pytest.raises(ValueError, match="give it with --load staged"):
-        RunConfig(runtime="local", servers=("x",), stages=((1, 1),))
+        RunConfig.from_options({}, [], Timing(), stages=((1, 1),))
     with pytest.raises(ValueError, match="--load staged needs --stages"):
-        RunConfig(runtime="local", servers=("x",), kind="staged")
+        RunConfig.from_options({}, [], Timing(), load="staged")
     with pytest.raises(ValueError, match="give it with --load spike"):
-        RunConfig(runtime="local", servers=("x",), spike=4)
-    staged = RunConfig(runtime="local", servers=("x",), kind="staged", stages=parse_stages("1s:2,1s:4"))
+        RunConfig.from_options({}, [], Timing(), spike=4)
+    staged = RunConfig.from_options({}, [], Timing(), load="staged", stages=parse_stages("1s:2,1s:4"))
     assert [load.label for load in staged.loads()] == ["session-staged-1s2-1s4"]
-    assert staged.record()["stages"] == [[1, 2], [1, 4]]
-    spike = RunConfig(runtime="local", servers=("x",), kind="spike", vus=(5,), spike=3)
+    assert staged.model_dump(mode="json")["stages"] == [[1, 2], [1, 4]]
+    spike = RunConfig.from_options({}, [], Timing(), load="spike", vus=(5,), spike=3)
     assert [(load.label, load.vus, load.level) for load in spike.loads()] == [("session-spike3x5vu", 15, 5)]
 
 

@@ -118,8 +118,9 @@ def test_a_writer_that_drifts_from_the_model_fails(tmp_path):
 
 def test_the_orchestrators_writers_produce_the_model(tmp_path):
     """What config, verify, calibrate, analysis and build write is what the model says."""
-    config = RunConfig("local", ("rust",), timing=Timing(), profile=resource_profile(cores=2))
-    model.validated(model.Config, config.record(), "run.json config")
+    config = RunConfig.from_options({}, [], Timing())
+    config.profile = model.Profile.model_validate(resource_profile(cores=2), from_attributes=True)  # pinned
+    model.validated(model.Config, model.document(config), "run.json config")
     verdict = Verdict([Check("initialize", "pass", "ok"), Check("tools/list", "warn", "slow")])
     model.validated(model.Verify, verdict.record(), "verify.json")
     summary = _json(RUST_R1 / "summary.json")

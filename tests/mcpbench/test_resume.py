@@ -36,9 +36,7 @@ def a_run(tmp_path: Path) -> RunRecord:
     """run.json as `mcpbench run go --quick` writes it before its first measurement."""
     values = defaults(servers=["go"], quick=True)
     experiment = RUN(values, [discover(SERVERS_DIR).by_name()["go"]])
-    config = {**experiment.config.record(), "experiment": RUN.name, **experiment.record(),
-              "options": resume.recordable(values)}
-    return RunRecord(tmp_path / "20261126-000000-local", "20261126-000000-local", config,
+    return RunRecord(tmp_path / "20261126-000000-local", "20261126-000000-local", experiment.config,
                      fingerprint(cgroups.Support(None, False, "test")))
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcpbench.catalog.manifest import discover
-from mcpbench.experiments import experiment_class, resume
+from mcpbench.experiments import experiment_class
 from mcpbench.experiments.runner import LATER_PER_ROUND, Runner, ServerRound, ServerState
 from mcpbench.host import cgroups
 from mcpbench.host.fingerprint import fingerprint
@@ -45,9 +45,7 @@ def a_runner(tmp_path: Path) -> Runner:
     specs = [discover(SERVERS_DIR).by_name()[name] for name in values["servers"]]
     experiment = RUN(values, specs)
     runner = Runner(experiment, tmp_path)
-    config = {**experiment.config.record(), "experiment": RUN.name, **experiment.record(),
-              "options": resume.recordable(values)}
-    runner.record = RunRecord(runner.directory, runner.run_id, config, fingerprint(cgroups.Support(None, False, "test")))
+    runner.record = RunRecord(runner.directory, runner.run_id, experiment.config, fingerprint(cgroups.Support(None, False, "test")))
     runner.states = {spec.name: ServerState(spec) for spec in specs}
     return runner
 

@@ -24,27 +24,27 @@ SERVERS = ("go", "python")
 TIMEOUT_S = 30.0  # the recorded soak's request timeout (config.Timing default)
 
 
-def recorded(server: str) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    document = model.validated(model.SoakResult, read_json(SOAK_RUN / server / SOAK_FILE), server)
-    directory = SOAK_RUN / server / document["measurement"]
+def recorded(server: str) -> tuple[model.SoakResult, pd.DataFrame, pd.DataFrame]:
+    document = model.parsed(model.SoakResult, read_json(SOAK_RUN / server / SOAK_FILE), server)
+    directory = SOAK_RUN / server / document.measurement
     return document, read_processes(directory / PROCESSES_FILE), read_samples(directory / "samples.csv.gz")
 
 
-def window_of(document: dict) -> tuple[float, float]:
-    return document["window"]["start_s"], document["window"]["planned_end_s"]
+def window_of(document: model.SoakResult) -> tuple[float, float]:
+    return document.window.start_s, document.window.planned_end_s
 
 
-def verdicts(result: dict) -> dict[str, str]:
-    return {name: c["verdict"] for name, c in result["criteria"].items()}
+def verdicts(result: model.SoakJudgement) -> dict[str, str]:
+    return {name: c.verdict for name, c in result.criteria.items()}
 
 
 @pytest.mark.parametrize("server", SERVERS)
 def test_the_recorded_verdicts_are_what_the_rules_give(server: str) -> None:
     document, processes, samples = recorded(server)
-    again = judge(processes, samples, window_of(document), document["criteria"]["errors"]["limit"], TIMEOUT_S)
+    again = judge(processes, samples, window_of(document), document.criteria["errors"].limit, TIMEOUT_S)
     for key in ("verdict", "criteria", "window", "baseline", "end", "slopes", "bucket_s", "buckets"):
-        assert again[key] == document[key], key
-    assert document["verdict"] == "pass", document["criteria"]  # a healthy server over a minute
+        assert getattr(again, key) == getattr(document, key), key
+    assert document.verdict == "pass", document.criteria  # a healthy server over a minute
 
 
 def ramp(processes: pd.DataFrame, column: str, window: tuple[float, float], growth: float) -> pd.DataFrame:
@@ -60,10 +60,10 @@ def test_a_20_percent_rss_growth_fails_the_rss_criterion_and_only_it(server: str
     document, processes, samples = recorded(server)
     window = window_of(document)
     leaking = judge(ramp(processes, "rss_mb", window, 0.20), samples, window, 0.01, TIMEOUT_S)
-    assert verdicts(leaking)["rss"] == "fail" and leaking["verdict"] == "fail"
+    assert verdicts(leaking)["rss"] == "fail" and leaking.verdict == "fail"
     assert {k: v for k, v in verdicts(leaking).items() if k != "rss"} == \
         {k: v for k, v in verdicts(document).items() if k != "rss"}
-    assert leaking["slopes"]["rss"]["ci_low"] > 0  # memory rising, and the interval says so
+    assert leaking.slopes.rss is not None and leaking.slopes.rss.ci_low > 0  # memory rising, and the interval says so
     slight = judge(ramp(processes, "rss_mb", window, 0.05), samples, window, 0.01, TIMEOUT_S)
     assert verdicts(slight)["rss"] == "pass"
 
@@ -77,7 +77,7 @@ def test_leaking_file_descriptors_or_threads_fail_their_criterion(server: str) -
         late = leaking["t_s"] >= window[0] + (window[1] - window[0]) / 2
         leaking.loc[late, column] = leaking.loc[late, column] + 20  # 20 sockets or threads never closed
         result = judge(leaking, samples, window, 0.01, TIMEOUT_S)
-        assert verdicts(result)[column] == "fail", result["criteria"][column]
+        assert verdicts(result)[column] == "fail", result.criteria[column]
         assert verdicts(result)["rss"] == verdicts(document)["rss"]
 
 
@@ -88,11 +88,11 @@ def test_a_p99_three_times_higher_at_the_end_fails_the_drift_criterion(server: s
     slower = samples.copy()
     late = slower["t_s"] >= window[1] - (window[1] - window[0]) * 0.4
     # scaled so the end's p99 becomes three times the baseline's (the recording's own drift divided out)
-    factor = 3 / document["criteria"]["p99"]["value"]
+    factor = 3 / document.criteria["p99"].value
     slower.loc[late, ["call_ms", "session_ms"]] = slower.loc[late, ["call_ms", "session_ms"]] * factor
     result = judge(processes, slower, window, 0.01, TIMEOUT_S)
-    assert verdicts(result)["p99"] == "fail", result["criteria"]["p99"]
-    assert 2.5 < result["criteria"]["p99"]["value"] < 3.5
+    assert verdicts(result)["p99"] == "fail", result.criteria["p99"]
+    assert 2.5 < result.criteria["p99"].value < 3.5
 
 
 @pytest.mark.parametrize("server", SERVERS)
@@ -106,7 +106,7 @@ def test_errors_beyond_the_slo_fail_and_unreadable_fds_are_not_measured(server: 
     assert verdicts(judge(processes, failing, window, 0.05, TIMEOUT_S))["errors"] == "pass"
     blind = processes.assign(fds=np.nan)
     result = judge(blind, samples, window, 0.01, TIMEOUT_S)
-    assert verdicts(result)["fds"] == "not measured" and result["verdict"] == "not measured"
+    assert verdicts(result)["fds"] == "not measured" and result.verdict == "not measured"
 
 
 @pytest.mark.parametrize("server", SERVERS)
@@ -115,7 +115,7 @@ def test_a_soak_cut_short_is_judged_on_what_it_measured(server: str) -> None:
     start, end = window_of(document)
     cut = start + (end - start) / 2
     result = judge(processes[processes["t_s"] < cut], samples[samples["t_s"] < cut], (start, end), 0.01, TIMEOUT_S)
-    assert result["stopped_early"] and abs(result["window"]["end_s"] - cut) < 1.5
+    assert result.stopped_early and abs(result.window.end_s - cut) < 1.5
     assert verdicts(result)["rss"] != "not measured"
 
 
@@ -132,7 +132,8 @@ def test_the_slope_interval_covers_zero_on_a_stationary_ar1_series_about_95_perc
         for i in range(1, n):
             series[i] = phi * series[i - 1] + noise[i]
         slope = soak.slope_per_hour(pd.DataFrame({"t_s": t, "rss_mb": 50 + series}), "rss_mb", 0, n)
-        covered += slope["ci_low"] <= 0 <= slope["ci_high"]
+        assert slope is not None
+        covered += slope.ci_low <= 0 <= slope.ci_high
     assert 0.90 <= covered / draws <= 0.99, covered / draws
 
 
@@ -144,8 +145,9 @@ def test_the_recorded_flat_rss_of_go_no_longer_reads_as_growth() -> None:
     values = processes[(processes["t_s"] >= start) & (processes["t_s"] < end)][["t_s", "rss_mb"]].dropna()
     plain = scipy_stats.linregress(values["t_s"] / 3600, values["rss_mb"])
     plain_half = scipy_stats.t.ppf(0.975, len(values) - 2) * plain.stderr
-    assert slope["ci_low"] <= 0 <= slope["ci_high"] and slope["lag1"] > 0.4
-    assert (slope["ci_high"] - slope["ci_low"]) >= 1.5 * 2 * plain_half
+    assert slope is not None and slope.lag1 is not None
+    assert slope.ci_low <= 0 <= slope.ci_high and slope.lag1 > 0.4
+    assert (slope.ci_high - slope.ci_low) >= 1.5 * 2 * plain_half
 
 
 @pytest.mark.parametrize("server", SERVERS)
@@ -153,8 +155,8 @@ def test_a_server_that_died_fails_the_soak_however_flat_its_memory(server: str) 
     document, processes, samples = recorded(server)
     window = window_of(document)
     died = judge(processes, samples, window, 0.01, TIMEOUT_S, status="failed", reason="server exited with 137")
-    assert died["verdict"] == "fail" and verdicts(died)["alive"] == "fail"
-    assert "exited with 137" in died["criteria"]["alive"]["detail"]
+    assert died.verdict == "fail" and verdicts(died)["alive"] == "fail"
+    assert "exited with 137" in died.criteria["alive"].detail
     assert {k: v for k, v in verdicts(died).items() if k != "alive"} == \
         {k: v for k, v in verdicts(document).items() if k != "alive"}
 
@@ -170,8 +172,8 @@ def test_a_slow_fd_leak_inside_the_slack_fails_on_its_proven_rise(server: str) -
     steps = ((leaking["t_s"] - half) / ((end - half) / 4)).clip(0, 3).astype(int)
     leaking["fds"] = leaking["fds"] + steps
     result = judge(leaking, samples, (start, end), 0.01, TIMEOUT_S)
-    assert verdicts(result)["fds"] == "fail", result["criteria"]["fds"]
-    assert "FDs/h" in result["criteria"]["fds"]["detail"]
+    assert verdicts(result)["fds"] == "fail", result.criteria["fds"]
+    assert "FDs/h" in result.criteria["fds"].detail
 
 
 @pytest.mark.parametrize("server", SERVERS)
@@ -179,10 +181,10 @@ def test_the_p99_drift_compares_three_buckets_with_three(server: str) -> None:
     """The quick soak compared one bucket with one; now it has at least MIN_BUCKETS and uses EDGE_BUCKETS."""
     document, processes, samples = recorded(server)
     result = judge(processes, samples, window_of(document), 0.01, TIMEOUT_S)
-    assert len(result["buckets"]) >= soak.MIN_BUCKETS == 9
-    first = [b["p99_ms"] for b in result["buckets"][:3]]
-    last = [b["p99_ms"] for b in result["buckets"][-3:]]
-    assert result["criteria"]["p99"]["value"] == pytest.approx(np.median(last) / np.median(first), abs=1e-4)
+    assert len(result.buckets) >= soak.MIN_BUCKETS == 9
+    first = [b.p99_ms for b in result.buckets[:3]]
+    last = [b.p99_ms for b in result.buckets[-3:]]
+    assert result.criteria["p99"].value == pytest.approx(np.median(last) / np.median(first), abs=1e-4)
 
 
 @pytest.mark.parametrize("text, seconds", [("30m", 1800), ("90s", 90), ("1.5h", 5400), ("45", 45), ("2 min", 120)])

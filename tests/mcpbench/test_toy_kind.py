@@ -47,7 +47,7 @@ TIMING = Timing(ramp_up_s=0, warmup_s=0, duration_s=2, ramp_down_s=0, warmup_cap
 
 
 def test_a_kind_from_outside_is_built_and_translated_for_both_generators(doubling) -> None:
-    config = RunConfig(runtime="local", servers=("x",), modes=("stdio",), vus=(2,), kind="doubling", timing=TIMING)
+    config = RunConfig.from_options({}, [], TIMING, modes=("stdio",), vus=(2,), load="doubling")
     [load] = config.loads()
     assert isinstance(load, doubling) and load.label == "stdio-doubling2vu"
     assert schedule_arguments(load, TIMING) == ["--model", "closed", "--stages", "0s:2,1s:2,0s:4,1s:4"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from mcpbench.analysis.summary import DROPPED_MAX_SHARE, HOST_FLAGS, LIMIT_FRACTION, harness_bound, is_bound
 from mcpbench.loads import OpenLoad
@@ -26,7 +26,7 @@ from mcpbench.loads.timing import (
     Timing,
 )
 from mcpbench.results.layout import ServerDir
-from mcpbench.results.model import CAPACITY_FILE, Record, Summary
+from mcpbench.results.model import CAPACITY_FILE, Capacity, CapacityPlan, CapacityRound, CapacityStep, Summary
 
 RESULT_FILE = CAPACITY_FILE   # the experiment result this module judges (analysis/recompute.py)
 
@@ -37,7 +37,7 @@ ACHIEVED_MIN_SHARE = 0.95
 # ranked. Flags of a deciding step that make the capacity the machine's or the harness's, not the server's: the host,
 # a server not held to its CPU/memory limits, a rate never judged against the harness's capacity.
 DOUBT_FLAGS = (*HOST_FLAGS, "cgroup-not-applied", "limit-unknown")
-# Why a ladder ended (StepVerdict.stop_kind). Only the first two are the server's own limit.
+# Why a ladder ended (CapacityStep.stop_kind). Only the first two are the server's own limit.
 STOP_SLO, STOP_SATURATED = "slo", "saturated"
 STOP_INVALID, STOP_HARNESS_BOUND, STOP_HARNESS_CAPACITY = "invalid", "harness-bound", "harness-capacity"
 STOP_MAX_STEPS, STOP_INTERRUPTED = "max-steps", "interrupted"
@@ -125,35 +125,15 @@ class Plan:
         return Timing(self.step.ramp_up_s, self.first_warmup_s, self.step.duration_s, self.step.ramp_down_s,
                       self.step.think_time_s, self.step.request_timeout_s, None)
 
-    def record(self) -> Record:
-        return {"slo": [c.text for c in self.slo], "start_rate": self.start_rate, "factor": self.factor,
-                "max_steps": self.max_steps, "step_s": self.step.duration_s, "first_warmup_s": self.first_warmup_s}
-
-
-@dataclass(frozen=True)
-class StepVerdict:
-    rate_offered: float
-    rate_achieved: float
-    p50_ms: float | None
-    p95_ms: float | None
-    p99_ms: float | None
-    error_rate: float | None
-    dropped_iterations: int
-    cpu_avg_pct: float | None
-    mem_peak_mb: float | None
-    criteria: dict[str, bool]        # criterion text -> held
-    flags: list[str]                 # the step's summary flags (host, harness, dropped-iterations…)
-    passed: bool
-    stop: str | None                 # why the ladder ends here (None: go on)
-    measurement: str
-    stop_kind: str | None = None     # STOP_*: what ended it — the server's limit or something else
-
-    def record(self) -> Record:
-        return asdict(self)
+    @property
+    def recorded(self) -> CapacityPlan:
+        """The step test as run.json's config and capacity.json record it: the SLO's texts, the step's window."""
+        return CapacityPlan(slo=[c.text for c in self.slo], start_rate=self.start_rate, factor=self.factor,
+                            max_steps=self.max_steps, step_s=self.step.duration_s, first_warmup_s=self.first_warmup_s)
 
 
 def judge(summary: Summary, load: OpenLoad, slo: tuple[Criterion, ...], harness_capacity: float | None,
-          measurement: str) -> StepVerdict:
+          measurement: str) -> CapacityStep:
     """One step against the SLO, and whether the ladder stops: the SLO broken, the server saturated (calls
     dropped, or the achieved rate short of the offered), or the next step beyond what the harness can
     offer (at LIMIT_FRACTION of its calibrated open-model capacity a rate is the harness's, not the
@@ -190,11 +170,12 @@ def judge(summary: Summary, load: OpenLoad, slo: tuple[Criterion, ...], harness_
         stop += f" (on an unsteady host: {', '.join(unsteady)})"
     server = summary.resources.get("server")
     all_calls = summary.latency_ms.tool_call_all
-    return StepVerdict(load.rate, achieved, all_calls.p50 if all_calls else None,
-                       all_calls.p95 if all_calls else None, all_calls.p99 if all_calls else None,
-                       summary.errors.rate, dropped, server.cpu_avg_pct if server else None,
-                       server.mem_peak_mb if server else None, criteria, list(summary.flags), passed, stop, measurement,
-                       kind)
+    return CapacityStep(rate_offered=load.rate, rate_achieved=achieved, p50_ms=all_calls.p50 if all_calls else None,
+                        p95_ms=all_calls.p95 if all_calls else None, p99_ms=all_calls.p99 if all_calls else None,
+                        error_rate=summary.errors.rate, dropped_iterations=dropped,
+                        cpu_avg_pct=server.cpu_avg_pct if server else None,
+                        mem_peak_mb=server.mem_peak_mb if server else None, criteria=criteria,
+                        flags=list(summary.flags), passed=passed, stop=stop, measurement=measurement, stop_kind=kind)
 
 
 # capacity.json files written before stop_kind was recorded say it in their stop text's first words.
@@ -203,23 +184,24 @@ _STOP_PREFIXES = (("measurement ", STOP_INVALID), ("harness limited", STOP_HARNE
                   ("slo broken", STOP_SLO), ("server saturated", STOP_SATURATED))
 
 
-def stop_kind(step: Record) -> str | None:
-    """What ended the ladder at this step (a step record), None when it went on."""
-    if step.get("stop_kind") or not step.get("stop"):
-        return step.get("stop_kind")
-    return next((kind for prefix, kind in _STOP_PREFIXES if step["stop"].startswith(prefix)), STOP_INVALID)
+def stop_kind(step: CapacityStep) -> str | None:
+    """What ended the ladder at this step, None when it went on."""
+    if step.stop_kind or not step.stop:
+        return step.stop_kind
+    return next((kind for prefix, kind in _STOP_PREFIXES if step.stop.startswith(prefix)), STOP_INVALID)
 
 
-def ladder_verdict(steps: list[Record], max_steps: int, stopped_by: str | None = None) -> Record:
-    """One round's ladder summed up from its step records — the one definition of a capacity, used when the
-    suite writes capacity.json and again when the report reads it (so a file written by older code is judged
-    by today's rules): the highest step that passed with every step below it passing; whether that is the
-    server's limit (the ladder ended on the SLO or on saturation, so the true limit lies below the next
-    step) or only a lower bound (it ended on max steps, the harness, an invalid step or an interruption:
-    there is no next step of the server's); and whether the deciding steps can be trusted."""
+def ladder_verdict(mode: str, run: int, steps: list[CapacityStep], max_steps: int,
+                   stopped_by: str | None = None) -> CapacityRound:
+    """One round's ladder judged from its steps — the one definition of a capacity, used when the suite writes
+    capacity.json and again when the report reads it (so a file written by older code is judged by today's
+    rules): the highest step that passed with every step below it passing; whether that is the server's limit
+    (the ladder ended on the SLO or on saturation, so the true limit lies below the next step) or only a lower
+    bound (it ended on max steps, the harness, an invalid step or an interruption: there is no next step of the
+    server's); and whether the deciding steps can be trusted."""
     passing = None
     for index, step in enumerate(steps):
-        if not step["passed"]:
+        if not step.passed:
             break
         passing = index
     last = steps[-1] if steps else None
@@ -227,30 +209,24 @@ def ladder_verdict(steps: list[Record], max_steps: int, stopped_by: str | None =
     if last is not None and kind is None:
         kind = STOP_MAX_STEPS if len(steps) >= max_steps else STOP_INTERRUPTED
     if stopped_by is None:
-        stopped_by = ("no step measured" if last is None else last["stop"] if last["stop"]
+        stopped_by = ("no step measured" if last is None else last.stop if last.stop
                       else f"max steps: {max_steps} steps passed" if kind == STOP_MAX_STEPS else "interrupted")
     on_server = kind in SERVER_STOPS
     # What decided the capacity (the steps up to the first that failed) must have run on a steady host, under
     # the server's limits and not limited by the harness, or the figure is the machine's, not the server's;
     # an invalid step says nothing of the server at all.
     deciding = steps[:passing + 2] if passing is not None else steps[:1]
-    doubts = {f for step in deciding for f in step["flags"] if f in DOUBT_FLAGS or is_bound(f)}
+    doubts = {f for step in deciding for f in step.flags if f in DOUBT_FLAGS or is_bound(f)}
     if kind == STOP_INVALID:
         doubts.add("invalid step")
     next_step = None
     if on_server:
-        next_step = steps[passing + 1]["rate_offered"] if passing is not None else steps[0]["rate_offered"]
-    return {"capacity_calls_per_s": steps[passing]["rate_offered"] if passing is not None else None,
-            "lower_bound": bool(steps) and not on_server,
-            "trustworthy": bool(steps) and not doubts, "doubts": sorted(doubts),
-            "below_first_step": passing is None and on_server,
-            "next_step_calls_per_s": next_step, "stopped_by": stopped_by, "stop_kind": kind}
-
-
-def capacity_record(steps: list[StepVerdict], plan: Plan) -> Record:
-    """capacity.json's entry for one round: the ladder's verdict and its steps."""
-    records = [step.record() for step in steps]
-    return {**ladder_verdict(records, plan.max_steps), "steps": records}
+        next_step = steps[passing + 1].rate_offered if passing is not None else steps[0].rate_offered
+    return CapacityRound(mode=mode, run=run,
+                         capacity_calls_per_s=steps[passing].rate_offered if passing is not None else None,
+                         lower_bound=bool(steps) and not on_server, trustworthy=bool(steps) and not doubts,
+                         doubts=sorted(doubts), below_first_step=passing is None and on_server,
+                         next_step_calls_per_s=next_step, stopped_by=stopped_by, stop_kind=kind, steps=steps)
 
 
 def instances_for(target_rate: float, capacity: float | None) -> int | None:
@@ -260,13 +236,13 @@ def instances_for(target_rate: float, capacity: float | None) -> int | None:
     return max(1, math.ceil(target_rate / capacity))
 
 
-def rejudge_result(document: Record, server: ServerDir, request_timeout_s: float) -> Record:
+def rejudge_result(document: Capacity, server: ServerDir, request_timeout_s: float) -> Capacity:
     """`mcpbench upgrade`'s re-judgement of a capacity.json (RESULT_FILE): rejudged."""
     return rejudged(document)
 
 
-def rejudged(document: Record) -> Record:
+def rejudged(document: Capacity) -> Capacity:
     """capacity.json with every round judged again from its steps (ladder_verdict), its stopped_by kept."""
-    max_steps = document["plan"]["max_steps"]
-    return {**document, "rounds": [{**entry, **ladder_verdict(entry["steps"], max_steps, entry.get("stopped_by"))}
-                                   for entry in document["rounds"]]}
+    max_steps = document.plan.max_steps
+    return document.model_copy(update={"rounds": [ladder_verdict(entry.mode, entry.run, entry.steps, max_steps,
+                                                                 entry.stopped_by) for entry in document.rounds]})

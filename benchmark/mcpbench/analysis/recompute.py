@@ -16,6 +16,8 @@ import pkgutil
 from collections.abc import Callable
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from mcpbench import analysis as analysis_package
 from mcpbench.analysis import summary as analysis
 from mcpbench.analysis.summary import upgrade_summary
@@ -59,11 +61,16 @@ def upgrade_measurement(measurement: MeasurementDir, run: dict) -> bool:
     return True
 
 
-def result_judges() -> dict[str, Callable[[dict, ServerDir, float], dict]]:
+# What judges an experiment's result file again from its data: the file as its model (model.EXPERIMENT_RESULTS,
+# upgraded), the server's directory and the run's request timeout in; the file judged by today's rules out.
+ResultJudge = Callable[[BaseModel, ServerDir, float], BaseModel]
+
+
+def result_judges() -> dict[str, ResultJudge]:
     """Per experiment result file (model.EXPERIMENT_RESULTS), the rule that judges it again from its data: the
     `rejudge_result` of the analysis module whose RESULT_FILE it is (analysis/capacity.py, analysis/soak.py) —
     found here, so an experiment's judgement is its own module and nothing else names it."""
-    judges = {}
+    judges: dict[str, ResultJudge] = {}
     for info in pkgutil.iter_modules(analysis_package.__path__):
         module = importlib.import_module(f"{analysis_package.__name__}.{info.name}")
         if hasattr(module, "RESULT_FILE"):
@@ -85,10 +92,11 @@ def upgrade_results(directory: Path) -> dict[str, int]:
     judges = result_judges()
     for server in run_dir.servers():
         for file, path in server.results().items():
-            document = upgrade_document(model.EXPERIMENT_RESULTS[file], read_json(path), path)
+            kind = model.EXPERIMENT_RESULTS[file]
+            result = model.parsed(kind, upgrade_document(kind, read_json(path), path), path)
             if file in judges:
-                document = judges[file](document, server, timeout_s)
-            write_checked(path, document)
+                result = judges[file](result, server, timeout_s)
+            write_checked(path, model.document(result))
             counts["documents"] += 1
     write_checked(run_path, run_data)
     return counts

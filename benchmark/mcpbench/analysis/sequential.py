@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
 
 from mcpbench.analysis import moderated, student_t
 from mcpbench.analysis.stats import ALPHA, MIN_ROUNDS, holm  # ALPHA: what a whole run spends over its looks
+from mcpbench.results.model import PairLook
 
 MARGIN = 0.03         # equivalent: the ratio's interval within 1 ± 3 %
 DEFAULT_MAX_ROUNDS = 6
@@ -45,30 +46,15 @@ def look_alpha(max_rounds: int) -> float:
     return ALPHA / looks(max_rounds)
 
 
-@dataclass(frozen=True)
-class PairState:
-    """One adjacent pair of the ranking at a look: `better` ahead of `worse` on the headline metric."""
-
-    better: str
-    worse: str
-    rounds: int
-    ratio: float | None      # geometric mean over shared rounds of worse / better
-    low: float | None        # its 1 - 2·alpha/m interval
-    high: float | None
-    p_holm: float | None
-    state: str               # "ordered" | "equivalent" | "open"
-
-    def record(self) -> dict:
-        return asdict(self)
-
-
 def _shared(a: Mapping, b: Mapping) -> list:
     return [k for k in a if k in b and a[k] and b[k] and a[k] > 0 and b[k] > 0]
 
 
-def judge(figures: Mapping[str, Mapping], higher_better: bool, alpha: float, margin: float = MARGIN) -> list[PairState]:
+def judge(figures: Mapping[str, Mapping], higher_better: bool, alpha: float, margin: float = MARGIN) -> list[PairLook]:
     """The adjacent pairs of the ranking of `figures` (name -> per-round figure keyed by round), each judged at a
-    look that tests at `alpha`."""
+    look that tests at `alpha`: `better` ahead of `worse`, the geometric mean of worse / better over their shared
+    rounds with its 1 - 2·alpha/m interval (m adjacent pairs), and whether the pair is ordered, equivalent or
+    open."""
     names = [n for n, runs in figures.items() if any(v and v > 0 for v in runs.values())]
     centre = {n: float(np.mean([math.log(v) for v in figures[n].values() if v and v > 0])) for n in names}
     order = sorted(names, key=lambda n: (-centre[n] if higher_better else centre[n], n))
@@ -82,18 +68,20 @@ def judge(figures: Mapping[str, Mapping], higher_better: bool, alpha: float, mar
     for a, b in adjacent:
         stat = tests.stats.get((a, b))
         if stat is None or not stat.paired:
-            out.append(PairState(a, b, stat.n if stat else 0, None, None, None, None, "open"))
+            out.append(PairLook(better=a, worse=b, rounds=stat.n if stat else 0, ratio=None, low=None, high=None,
+                                p_holm=None, state="open"))
             continue
         # two one-sided tests at alpha / m each: the two-sided 1 - 2 alpha / m interval of the ratio b / a
         low, high = stat.interval(2 * alpha, len(adjacent))
         p = p_holm[(a, b)]
         state = "ordered" if p < alpha else (
             "equivalent" if -bound < math.log(low) and math.log(high) < bound else "open")
-        out.append(PairState(a, b, stat.n, stat.ratio, low, high, p, state))
+        out.append(PairLook(better=a, worse=b, rounds=stat.n, ratio=stat.ratio, low=low, high=high, p_holm=p,
+                            state=state))
     return out
 
 
-def resolved(states: list[PairState]) -> bool:
+def resolved(states: list[PairLook]) -> bool:
     return all(s.state != "open" for s in states)
 
 

@@ -38,7 +38,19 @@ from mcpbench.analysis.summary import all_calls_latency_ms
 from mcpbench.loads import in_window, tool_calls
 from mcpbench.loads.timing import SOAK_WARMUP_FULL_S, SOAK_WARMUP_QUICK_S, Timing
 from mcpbench.results.layout import MeasurementDir, ServerDir, measurement_dir
-from mcpbench.results.model import SOAK_FILE, Record, SoakCriteria, SoakPlan
+from mcpbench.results.model import (
+    SOAK_FILE,
+    SoakBucket,
+    SoakCriteria,
+    SoakCriterion,
+    SoakJudgement,
+    SoakMemory,
+    SoakPlan,
+    SoakResult,
+    SoakSlope,
+    SoakSlopes,
+    SoakWindow,
+)
 from mcpbench.results.read import read_json, read_processes, read_samples
 
 RESULT_FILE = SOAK_FILE   # the experiment result this module judges (analysis/recompute.py)
@@ -107,7 +119,7 @@ def _edges(frame: pd.DataFrame, column: str, start: float, end: float) -> tuple[
     return float(first.median()), float(last.median())
 
 
-def slope_per_hour(frame: pd.DataFrame, column: str, start: float, end: float) -> dict[str, float] | None:
+def slope_per_hour(frame: pd.DataFrame, column: str, start: float, end: float) -> SoakSlope | None:
     """The least-squares slope of `column` per hour over [start, end) with a 95 % interval that respects
     autocorrelation: 1 Hz readings of memory are not independent (lag-1 0.40-0.73 in the recorded soak), and
     the plain interval was 1.5-2.5x too narrow (go's flat RSS read +4.37 MiB/h [2.15, 6.59]). The interval
@@ -129,21 +141,21 @@ def slope_per_hour(frame: pd.DataFrame, column: str, start: float, end: float) -
     n_eff = max(3.0, n * (1 - r1) / (1 + r1))
     stderr = fit.stderr * math.sqrt((n - 2) / (n_eff - 2))
     half = student_t.quantile(0.975, n_eff - 2) * stderr
-    return {"mb_per_h": round(float(fit.slope), 2), "ci_low": round(float(fit.slope - half), 2),
-            "ci_high": round(float(fit.slope + half), 2), "lag1": round(r1, 3), "n_eff": round(n_eff, 1)}
+    return SoakSlope(mb_per_h=round(float(fit.slope), 2), ci_low=round(float(fit.slope - half), 2),
+                     ci_high=round(float(fit.slope + half), 2), lag1=round(r1, 3), n_eff=round(n_eff, 1))
 
 
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def _criterion(value: float | None, limit: float, passed: bool | None, text: str) -> Record:
-    return {"value": None if value is None else round(value, 4), "limit": round(limit, 4),
-            "verdict": "not measured" if passed is None else "pass" if passed else "fail", "detail": text}
+def _criterion(value: float | None, limit: float, passed: bool | None, text: str) -> SoakCriterion:
+    return SoakCriterion(value=None if value is None else round(value, 4), limit=round(limit, 4),
+                         verdict="not measured" if passed is None else "pass" if passed else "fail", detail=text)
 
 
 def _new_highs(name: str, frame: pd.DataFrame, column: str, start: float, end: float,
-               slack: tuple[int, float]) -> Record:
+               slack: tuple[int, float]) -> SoakCriterion:
     """The end stretch's median against the first half's peak: how far the count rose past what the
     pools had reached early on."""
     values = frame[(frame["t_s"] >= start) & (frame["t_s"] < end)][["t_s", column]].dropna()
@@ -159,27 +171,27 @@ def _new_highs(name: str, frame: pd.DataFrame, column: str, start: float, end: f
                       f"(median of the last stretch; may exceed the peak by {allowed:g})")
 
 
-def _fd_leak(frame: pd.DataFrame, start: float, end: float) -> Record:
+def _fd_leak(frame: pd.DataFrame, start: float, end: float) -> SoakCriterion:
     """A slow FD leak stays under the slack of a short soak (about 17 an hour passed 30 minutes on go): the
     second half's slope, once the pools have opened, fails when its interval lies above 0 and it is at
     least FD_LEAK_MIN_PER_H."""
     slope = slope_per_hour(frame, "fds", start + (end - start) / 2, end)
     if slope is None:
         return _criterion(0.0, FD_LEAK_MIN_PER_H, True, "no change in the second half")
-    leak = slope["ci_low"] > 0 and slope["mb_per_h"] >= FD_LEAK_MIN_PER_H
-    return _criterion(slope["mb_per_h"], FD_LEAK_MIN_PER_H, not leak,
-                      f"second half {slope['mb_per_h']:+.1f} FDs/h [{slope['ci_low']:+.1f}, {slope['ci_high']:+.1f}]")
+    leak = slope.ci_low > 0 and slope.mb_per_h >= FD_LEAK_MIN_PER_H
+    return _criterion(slope.mb_per_h, FD_LEAK_MIN_PER_H, not leak,
+                      f"second half {slope.mb_per_h:+.1f} FDs/h [{slope.ci_low:+.1f}, {slope.ci_high:+.1f}]")
 
 
-def _worse(new_highs: Record, leak: Record) -> Record:
+def _worse(new_highs: SoakCriterion, leak: SoakCriterion) -> SoakCriterion:
     """The FD criterion: new highs past the slack, or else a proven slow rise (whichever failed, with both said)."""
-    if leak["verdict"] == "fail":
-        return {**leak, "detail": f"{leak['detail']}; {new_highs['detail']}"}
-    return {**new_highs, "detail": f"{new_highs['detail']}; {leak['detail']}"}
+    if leak.verdict == "fail":
+        return leak.model_copy(update={"detail": f"{leak.detail}; {new_highs.detail}"})
+    return new_highs.model_copy(update={"detail": f"{new_highs.detail}; {leak.detail}"})
 
 
 def p99_buckets(samples: pd.DataFrame, start: float, end: float,
-                request_timeout_s: float) -> tuple[float, list[Record]]:
+                request_timeout_s: float) -> tuple[float, list[SoakBucket]]:
     """All-calls p99 (failures included, as the summary's and the capacity SLO's) per bucket of the window:
     a minute, shorter for a short soak."""
     bucket_s = min(BUCKET_S, (end - start) / MIN_BUCKETS)  # so a quick soak still has EDGE_BUCKETS at each end
@@ -191,20 +203,20 @@ def p99_buckets(samples: pd.DataFrame, start: float, end: float,
         low = start + index * bucket_s
         chunk = calls[(calls["t_s"] >= low) & (calls["t_s"] < low + bucket_s)]
         figures = latency_stats(all_calls_latency_ms(chunk, request_timeout_s))
-        rows.append({"t_s": round(low - start, 3), "calls": int(len(chunk)),
-                     "errors": int((chunk["ok"] == 0).sum()),
-                     "p50_ms": _rounded(figures["p50"]),
-                     "p99_ms": _rounded(figures["p99"]) if (figures["count"] or 0) >= MIN_CALLS_PER_BUCKET else None})
+        rows.append(SoakBucket(t_s=round(low - start, 3), calls=int(len(chunk)), errors=int((chunk["ok"] == 0).sum()),
+                               p50_ms=_rounded(figures["p50"]),
+                               p99_ms=_rounded(figures["p99"]) if (figures["count"] or 0) >= MIN_CALLS_PER_BUCKET
+                               else None))
     return bucket_s, rows
 
 
-def _p99_drift(buckets: list[Record]) -> Record:
+def _p99_drift(buckets: list[SoakBucket]) -> SoakCriterion:
     """Medians of EDGE_BUCKETS buckets at each end (one bucket against one was a coin toss on a quick soak)."""
     edge = EDGE_BUCKETS
     if len(buckets) < 2 * edge:
         return _criterion(None, P99_DRIFT_MAX, None, f"{len(buckets)} buckets: {2 * edge} needed")
-    first = [b["p99_ms"] for b in buckets[:edge] if b["p99_ms"] is not None]
-    last = [b["p99_ms"] for b in buckets[-edge:] if b["p99_ms"] is not None]
+    first = [b.p99_ms for b in buckets[:edge] if b.p99_ms is not None]
+    last = [b.p99_ms for b in buckets[-edge:] if b.p99_ms is not None]
     if len(first) < edge or len(last) < edge:
         return _criterion(None, P99_DRIFT_MAX, None,
                           f"fewer than {MIN_CALLS_PER_BUCKET} calls in a bucket at the start or the end")
@@ -216,7 +228,7 @@ def _p99_drift(buckets: list[Record]) -> Record:
 
 def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, float],
           errors_max: float, request_timeout_s: float, status: str = "ok",
-          reason: str | None = None) -> Record:
+          reason: str | None = None) -> SoakJudgement:
     """The verdict per criterion, the series the report charts, and the memory slopes, from the 1 Hz
     process readings and the call samples of one soak (both counted from the scenario start), and the
     measurement's status (a server that died fails). The window ends where the data ends if the soak was
@@ -231,7 +243,7 @@ def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, f
     end = min(ends)
     measured_s = max(0.0, end - start)
     rss = _edges(processes, "rss_mb", start, end)
-    criteria: dict[str, Record] = {}
+    criteria: dict[str, SoakCriterion] = {}
     criteria["alive"] = _criterion(
         None, 0, status == "ok",
         "ran to its end" if status == "ok" else f"measurement {status}: {reason or 'no reason'}")
@@ -242,7 +254,7 @@ def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, f
         criteria["rss"] = _criterion(growth, RSS_GROWTH_MAX, growth <= RSS_GROWTH_MAX,
                                      f"{rss[0]:.1f} -> {rss[1]:.1f} MiB (median of the first and last stretch)")
     criteria["fds"] = _new_highs("FD", processes, "fds", start, end, FD_SLACK)
-    if criteria["fds"]["verdict"] == "pass":
+    if criteria["fds"].verdict == "pass":
         criteria["fds"] = _worse(criteria["fds"], _fd_leak(processes, start, end))
     criteria["threads"] = _new_highs("thread", processes, "threads", start, end, THREAD_SLACK)
     bucket_s, buckets = p99_buckets(samples, start, end, request_timeout_s) if measured_s > 0 else (0.0, [])
@@ -254,29 +266,28 @@ def judge(processes: pd.DataFrame, samples: pd.DataFrame, window: tuple[float, f
                                         f"{int((window_calls['ok'] == 0).sum())} of {len(window_calls)} calls failed")
     else:
         criteria["errors"] = _criterion(None, errors_max, None, "no calls in the window")
-    verdicts = [c["verdict"] for c in criteria.values()]
+    verdicts = [c.verdict for c in criteria.values()]
     verdict = "fail" if "fail" in verdicts else "not measured" if "not measured" in verdicts else "pass"
     cgroup = _edges(processes, "cgroup_mb", start, end)
-    return {
-        "verdict": verdict, "criteria": criteria, "window": {"start_s": start, "end_s": round(end, 3),
-                                                             "planned_end_s": planned_end,
-                                                             "measured_s": round(measured_s, 1)},
-        "stopped_early": end < planned_end - 2.0,
-        "baseline": {"rss_mb": rss[0], "cgroup_mb": cgroup[0]}, "end": {"rss_mb": rss[1], "cgroup_mb": cgroup[1]},
-        "slopes": {"rss": slope_per_hour(processes, "rss_mb", start, end),
-                   "cgroup": slope_per_hour(processes, "cgroup_mb", start, end),
-                   "fds": slope_per_hour(processes, "fds", start, end)},
-        "bucket_s": round(bucket_s, 3), "buckets": buckets,
-    }
+    return SoakJudgement(
+        verdict=verdict, criteria=criteria,
+        window=SoakWindow(start_s=start, end_s=round(end, 3), planned_end_s=planned_end,
+                          measured_s=round(measured_s, 1)),
+        stopped_early=end < planned_end - 2.0,
+        baseline=SoakMemory(rss_mb=rss[0], cgroup_mb=cgroup[0]), end=SoakMemory(rss_mb=rss[1], cgroup_mb=cgroup[1]),
+        slopes=SoakSlopes(rss=slope_per_hour(processes, "rss_mb", start, end),
+                          cgroup=slope_per_hour(processes, "cgroup_mb", start, end),
+                          fds=slope_per_hour(processes, "fds", start, end)),
+        bucket_s=round(bucket_s, 3), buckets=buckets)
 
 
-def rejudge_result(document: Record, server: ServerDir, request_timeout_s: float) -> Record:
+def rejudge_result(document: SoakResult, server: ServerDir, request_timeout_s: float) -> SoakResult:
     """`mcpbench upgrade`'s re-judgement of a soak.json (RESULT_FILE): rejudge, from its measurement."""
-    return rejudge(document, server.named(document["measurement"]), request_timeout_s)[0]
+    return rejudge(document, server.named(document.measurement), request_timeout_s)[0]
 
 
-def rejudge(document: Record, where: MeasurementDir | Path,
-            request_timeout_s: float) -> tuple[Record, pd.DataFrame]:
+def rejudge(document: SoakResult, where: MeasurementDir | Path,
+            request_timeout_s: float) -> tuple[SoakResult, pd.DataFrame]:
     """A soak.json judged again by today's rules from its measurement directory's files (the report reads
     soaks this way, and `mcpbench upgrade` writes the result), keeping what only the suite knew when it ran;
     and the 1 Hz process readings it was judged on (the report charts them)."""
@@ -284,7 +295,9 @@ def rejudge(document: Record, where: MeasurementDir | Path,
     summary = read_json(measurement.summary)
     processes = read_processes(measurement.processes)
     samples = read_samples(measurement.samples)
-    window = (document["window"]["start_s"], document["window"]["planned_end_s"])
-    errors_max = document["criteria"]["errors"]["limit"]
-    verdict = judge(processes, samples, window, errors_max, request_timeout_s, summary["status"], summary.get("reason"))
-    return {**document, **verdict}, processes
+    window = (document.window.start_s, document.window.planned_end_s)
+    errors_max = document.criteria["errors"].limit
+    judgement = judge(processes, samples, window, errors_max, request_timeout_s, summary["status"],
+                      summary.get("reason"))
+    # what the suite knew when it ran (SoakMeasured) kept, the judgement today's
+    return document.model_copy(update=dict(judgement)), processes

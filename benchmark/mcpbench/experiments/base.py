@@ -1,10 +1,10 @@
 """What an experiment is (docs/architecture.md): the fourth seam, beside runtimes, load generators and kinds of
 load. An experiment declares its options (experiments/options.py groups plus its own), turns their values into
-its configuration record, says what it measures per server and round, and judges what it measured. The one
-runner (runner.py) owns everything else: the results directory and run.json, builds, the infrastructure,
-the load generators, calibration, rounds and their order, starting, verifying and stopping servers, and
-recording every measurement. A new experiment is a module of this package holding `EXPERIMENT = <its class>`
-(experiments/__init__.py finds it).
+the run's configuration (RunConfig: run.json's config), says what it measures per server and round, and judges
+what it measured. The one runner (runner.py) owns everything else: the results directory and run.json, builds,
+the infrastructure, the load generators, calibration, rounds and their order, starting, verifying and stopping
+servers, and recording every measurement. A new experiment is a module of this package holding
+`EXPERIMENT = <its class>` (experiments/__init__.py finds it).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from rich.console import Console
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import Option, Values
+from mcpbench.experiments.resume import recordable
 from mcpbench.loads import Load
 from mcpbench.loads.timing import (
     CALIBRATION_FULL,
@@ -31,7 +32,7 @@ from mcpbench.loads.timing import (
     Timing,
 )
 from mcpbench.results.layout import MeasurementDir, RunDir
-from mcpbench.results.model import Record, Summary
+from mcpbench.results.model import Summary
 from mcpbench.results.write import RunRecord
 
 
@@ -107,15 +108,19 @@ class Experiment(ABC):
         self.specs = specs
         self.console = console or Console()
         self.config = self.configure(values, specs)
+        # What run.json's config says of the experiment itself: which, its options as given (what `--resume` runs
+        # again) and its own settings as its own model dumps them.
+        settings = self.settings()
+        self.config.experiment = self.name
+        self.config.options = recordable(values)
+        self.config.settings = settings.model_dump(mode="json") if settings is not None else None
 
     # -- what it is --------------------------------------------------------------------------------------------
     @abstractmethod
     def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
-        """The run configuration (validated: ValueError on a bad value); keep what else it needs on self."""
-
-    def record(self) -> Record:
-        """What run.json's config says besides the run configuration (e.g. the capacity plan)."""
-        return {}
+        """The run configuration (RunConfig.from_options, validated: ValueError on a bad value), with the
+        experiment's own part of run.json's config where model.Config has one (its plan); keep what else it needs
+        on self."""
 
     def settings(self) -> BaseModel | None:
         """The experiment's own settings, as a model of its own module (run.json `config.settings`): what no

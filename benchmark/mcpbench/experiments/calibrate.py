@@ -11,12 +11,10 @@ from rich.table import Table
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
-from mcpbench.experiments.options import LOAD, LOAD_SOURCE, QUICK, RESULTS, Option, Values, csv, duration, modes_of
-from mcpbench.host.profile import resource_profile
+from mcpbench.experiments.options import LOAD, LOAD_SOURCE, QUICK, RESULTS, Option, Values, duration, modes_of
 from mcpbench.loads import MODE_TRANSPORT
 from mcpbench.loads.timing import CALIBRATE_FULL, CALIBRATE_QUICK, LADDER_STEP_FULL, LADDER_STEP_QUICK, Timing
 from mcpbench.results.model import Calibration, HarnessCapacity
-from mcpbench.runtime import DEFAULT as DEFAULT_RUNTIME
 
 
 class CalibrateExperiment(Experiment):
@@ -39,9 +37,8 @@ class CalibrateExperiment(Experiment):
         self.timing = (CALIBRATE_QUICK if values.get("quick") else
                        replace(CALIBRATE_FULL, duration_s=duration(values.get("duration", "60"))))
         self.ladder = LADDER_STEP_QUICK if values.get("quick") else LADDER_STEP_FULL
-        return RunConfig(runtime=DEFAULT_RUNTIME, servers=(), modes=modes, vus=csv(values["vus"], int, "--vus"),
-                         runs=1, timing=self.timing, profile=resource_profile(2.0, 2048), build=True, calibrate=True,
-                         load_generator=values["load_generator"], load_instances=values["load_instances"])
+        # No server and no PLACEMENT option: the default runtime and limits.
+        return RunConfig.from_options(values, specs, self.timing, modes=modes, calibrate=True)
 
     def calibration_timing(self) -> tuple[Timing, Timing]:
         return self.timing, self.ladder

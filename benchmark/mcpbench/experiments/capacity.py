@@ -16,10 +16,9 @@ from mcpbench.analysis.capacity import (
     QUICK_FIRST_WARMUP_S,
     QUICK_STEP,
     Plan,
-    StepVerdict,
-    capacity_record,
     instances_for,
     judge,
+    ladder_verdict,
     parse_slo,
 )
 from mcpbench.catalog.manifest import ServerSpec
@@ -32,14 +31,12 @@ from mcpbench.experiments.options import (
     QUICK,
     Option,
     Values,
-    csv,
     duration,
     modes_of,
-    resource_profile_of,
 )
 from mcpbench.loads import MODE_TRANSPORT, OpenLoad
 from mcpbench.loads.timing import Timing
-from mcpbench.results.model import CAPACITY_FILE, SCHEMA, Record
+from mcpbench.results.model import CAPACITY_FILE, SCHEMA, Capacity, CapacityRound, CapacityStep, document
 from mcpbench.results.write import write_checked
 
 
@@ -76,22 +73,15 @@ class CapacityExperiment(Experiment):
         if any(MODE_TRANSPORT.get(m) == "stdio" for m in modes):
             raise ValueError("--mode stdio: a capacity ladder is measured over HTTP; "
                              "use `mcpbench run --transport stdio`")
-        self.capacities: dict[str, Record] = {}  # server -> capacity.json
-        return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
-                         vus=csv(values["vus"], int, "--vus"), runs=values.get("runs", 1), timing=step,
-                         profile=resource_profile_of(values), registry=values.get("registry"),
-                         build=not values["no_build"], calibrate=not values.get("no_calibrate"),
-                         load_generator=values["load_generator"], load_instances=values["load_instances"],
-                         kind=OpenLoad.kind)
-
-    def record(self) -> Record:
-        return {"capacity": self.plan.record()}
+        self.capacities: dict[str, Capacity] = {}  # server -> capacity.json
+        return RunConfig.from_options(values, specs, step, modes=modes, runs=values.get("runs", 1), load=OpenLoad.kind,
+                                      capacity=self.plan.recorded)
 
     def measure_server(self, server) -> None:
         for mode in server.modes:
             # One start per ladder: the first step's warm-up warms the server for all of them.
             with server.started(f"capacity-{mode}") as started:
-                steps: list[StepVerdict] = []
+                steps: list[CapacityStep] = []
                 for step in range(self.plan.max_steps):
                     load = OpenLoad(mode, max(self.config.vus), self.plan.rate(step))
                     summary = server.measure(started, load, self.plan.timing(step), label=load.label, quiet=True)
@@ -103,19 +93,19 @@ class CapacityExperiment(Experiment):
                         break
             self._record_capacity(server, mode, steps)
 
-    def _record_capacity(self, server, mode: str, steps: list[StepVerdict]) -> None:
-        entry = {"mode": mode, "run": server.round, **capacity_record(steps, self.plan)}
-        document = self.capacities.setdefault(server.name, {"schema": SCHEMA, "server": server.name,
-                                                            "plan": self.plan.record(), "rounds": []})
-        document["rounds"].append(entry)
-        write_checked(server.runner.run_dir.server(server.name).result(CAPACITY_FILE), document)
-        capacity = entry["capacity_calls_per_s"]
+    def _record_capacity(self, server, mode: str, steps: list[CapacityStep]) -> None:
+        entry = ladder_verdict(mode, server.round, steps, self.plan.max_steps)
+        result = self.capacities.setdefault(server.name, Capacity(schema=SCHEMA, server=server.name,
+                                                                  plan=self.plan.recorded, rounds=[]))
+        result.rounds.append(entry)
+        write_checked(server.runner.run_dir.server(server.name).result(CAPACITY_FILE), document(result))
+        capacity = entry.capacity_calls_per_s
         self.console.print(f"  [bold]{server.name}[/] {mode} round {server.round}: capacity "
-                           + (f"{'≥ ' if entry['lower_bound'] else ''}{capacity:g} calls/s" if capacity
-                              else "below the first step" if entry["below_first_step"] else "unknown")
-                           + f" — stopped by {entry['stopped_by']}")
+                           + (f"{'≥ ' if entry.lower_bound else ''}{capacity:g} calls/s" if capacity
+                              else "below the first step" if entry.below_first_step else "unknown")
+                           + f" — stopped by {entry.stopped_by}")
 
-    def _print_step(self, server: str, step: StepVerdict) -> None:
+    def _print_step(self, server: str, step: CapacityStep) -> None:
         def ms(value: float | None) -> str:
             return f"{value:.1f}" if value is not None else "—"
 
@@ -133,15 +123,15 @@ class CapacityExperiment(Experiment):
         columns = ("server", "mode", "per round", "median", "stopped by") + (("instances",) if self.target_rate else ())
         for column in columns:
             table.add_column(column)
-        for server, document in self.capacities.items():
-            by_mode: dict[str, list[dict]] = {}
-            for entry in document["rounds"]:
-                by_mode.setdefault(entry["mode"], []).append(entry)
+        for server, result in self.capacities.items():
+            by_mode: dict[str, list[CapacityRound]] = {}
+            for entry in result.rounds:
+                by_mode.setdefault(entry.mode, []).append(entry)
             for mode, entries in by_mode.items():
-                values = [e["capacity_calls_per_s"] or 0.0 for e in entries]
+                values = [e.capacity_calls_per_s or 0.0 for e in entries]
                 middle = median(values)
                 row = [server, mode, ", ".join(f"{v:g}" for v in values), f"{middle:g}",
-                       "; ".join(dict.fromkeys(e["stopped_by"] for e in entries))]
+                       "; ".join(dict.fromkeys(e.stopped_by for e in entries))]
                 if self.target_rate:
                     needed = instances_for(self.target_rate, middle)
                     row.append("—" if needed is None else str(needed))

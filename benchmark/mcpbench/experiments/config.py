@@ -1,80 +1,142 @@
-"""Typed run configuration, validated once at the edge (the CLI) and recorded verbatim in run.json."""
+"""The run's configuration: run.json's `config` itself (model.Config), validated once at the edge (the CLI) from
+the option values every experiment shares, with what the run does with it."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from typing import Any, TypedDict
 
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from mcpbench import loadgen
 from mcpbench import runtime as runtimes
-from mcpbench.experiments.options import kind_name
-from mcpbench.host.profile import ResourceProfile, resource_profile
+from mcpbench.catalog.manifest import ServerSpec
+from mcpbench.experiments.options import DEFAULT_VUS, Values, csv, kind_name, modes_of, resource_profile_of
+from mcpbench.host.profile import ResourceProfile
 from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, MODES, Load, Mode, OpenLoad, Stage
 from mcpbench.loads.timing import Timing
+from mcpbench.results.model import Config, LoadGenerator, Profile
 
 
-@dataclass(frozen=True)
-class RunConfig:
-    runtime: str             # a name in runtime.RUNTIMES
-    servers: tuple[str, ...]
-    modes: tuple[Mode, ...] = ("session",)
-    vus: tuple[int, ...] = (50,)
-    runs: int = 1            # rounds: each measures every server once, in a new order
-    shuffle: bool = True
-    timing: Timing = field(default_factory=Timing)
-    profile: ResourceProfile = field(default_factory=resource_profile)
-    rate_fractions: tuple[float, ...] = ()  # open model at these fractions of round 1's closed maximum
-    build: bool = True
-    calibrate: bool = True  # measure the harness's limits before the first round and after every infrastructure restart
-    load_generator: str = "driver"  # a name in loadgen.GENERATORS (stdio modes use one that speaks stdio)
-    load_instances: int = 1  # >1: each HTTP test split across that many generator processes (segments)
-    kind: str = DEFAULT_KIND  # the kind of load measured at each level (loads.KINDS; --load)
-    rates: tuple[float, ...] = ()  # the open model's offered rates, tool calls/s (--load open --rate)
-    equal_fraction: float | None = None  # equal load at this fraction of the slowest server's round-1 rate
-    equal_rates: tuple[float, ...] = ()  # equal load at these rates, tool calls/s (--equal-rate)
-    rounds_auto: bool = False  # --rounds auto: rounds until the headline order is resolved, `runs` at most
-    time_budget_s: float | None = None  # --rounds auto: no new round once the run has taken this long
-    closed_once: bool = False  # --closed-once: the closed model in round 1 only (it sizes the equal load)
-    stacks_only: bool = False  # --stacks-only: the servers are each stack once (what-if variants left out)
-    conformance: bool = False  # --conformance (verify): the official MCP conformance suite too
-    registry: str | None = None  # --registry (swarm): images pushed there and deployed by digest
-    stages: tuple[Stage, ...] = ()  # --load staged --stages: (seconds, VUs) stages
-    spike: float | None = None  # --load spike --spike: the spike's multiple of the level (--vus)
-    # --prewarm: the closed model this long on the same start before each open-model load
-    prewarm_s: float | None = None
+class LoadOptions(TypedDict):
+    """The run's options a kind of load may read (Load.at): --stages, --spike."""
 
-    def __post_init__(self) -> None:
+    stages: tuple[Stage, ...]
+    spike: float | None
+
+
+class RunConfig(Config):
+    """run.json's `config` (every field of model.Config, recorded as it is) and what the run does with it: its
+    loads, its timeline, its server's resources. What run.json does not record is excluded from its dump. Built by
+    `from_options`; an experiment sets its own part (its plan, model.Config's `capacity`, `soak`, `dimension`) there
+    or on it once made, every value checked as it is set."""
+
+    # Not recorded: how the run goes about it, not what it measured.
+    build: bool = Field(True, exclude=True)              # build the servers before the first round (--no-build)
+    registry: str | None = Field(None, exclude=True)     # --registry (swarm): images deployed from there by digest
+    # The kind measured at each level (loads.KINDS, --load); `kind` records `open` when open-model loads come with it.
+    load: str = Field(DEFAULT_KIND, exclude=True)
+    # Narrower than run.json's (read as any version wrote it): each mode is a Mode, checked whenever it is set
+    # (_known_modes names one that is not), and the generator is always named.
+    modes: list[Mode]  # type: ignore[assignment]
+    load_generator: LoadGenerator
+
+    @classmethod
+    def from_options(cls, values: Values, specs: Sequence[ServerSpec], timing: Timing, *,
+                     modes: Sequence[str] | None = None, vus: Sequence[int] | None = None, runs: int = 1,
+                     shuffle: bool = True, calibrate: bool | None = None, load: str = DEFAULT_KIND,
+                     rate_fractions: Sequence[float] = (), **fields: Any) -> RunConfig:
+        """The run configuration from the option values every experiment takes alike (`values`: PLACEMENT,
+        BUILDING, CALIBRATION, LOAD_SOURCE, LOAD, each at its default where the experiment has no such option), its
+        servers and its load's timeline. What the experiment decides itself: the modes (default: --mode, else the
+        servers' workload file's, modes_of), the VUs (default: --vus), the rounds, whether the harness is
+        calibrated (default: unless --no-calibrate), the kind of load and any further field of model.Config
+        (`fields`). ValueError, one sentence, on a bad value."""
+        try:
+            config = cls(
+                runtime=values.get("runtime") or runtimes.DEFAULT, servers=[spec.name for spec in specs],
+                modes=list(modes_of(values, list(specs)) if modes is None else modes),
+                vus=list(csv(values.get("vus", DEFAULT_VUS), int, "--vus") if vus is None else vus),
+                runs=runs, shuffle=shuffle, kind=load, load=load, rate_fractions=list(rate_fractions),
+                calibrate=not values.get("no_calibrate") if calibrate is None else calibrate,
+                build=not values.get("no_build"), registry=values.get("registry"),
+                ramp_up_s=timing.ramp_up_s, warmup_s=timing.warmup_s, warmup_cap_s=timing.warmup_cap_s,
+                warmup_adaptive=timing.adaptive, steady_span_s=timing.steady_span_s, duration_s=timing.duration_s,
+                ramp_down_s=timing.ramp_down_s, think_time_s=timing.think_time_s,
+                request_timeout_s=timing.request_timeout_s,
+                profile=Profile.model_validate(resource_profile_of(values), from_attributes=True),
+                # the generator each transport used is added by the suite once it chose them (by_transport)
+                load_generator=LoadGenerator(name=values.get("load_generator") or loadgen.DEFAULT,
+                                             instances=values.get("load_instances", 1)),
+                **fields)
+            if config.rate_fractions or config.equal:
+                config.kind = OpenLoad.kind  # what run.json says the loads were: open-model ones came with them
+        except ValidationError as exc:
+            raise ValueError(_first_said(exc)) from None
+        return config
+
+    @field_validator("modes", mode="before")
+    @classmethod
+    def _known_modes(cls, value: Sequence[str]) -> Sequence[str]:
+        unknown = set(value) - set(MODES)
+        if unknown:
+            raise ValueError(f"unknown mode(s) {sorted(unknown)}; choose from {', '.join(MODES)}")
+        return value
+
+    @field_validator("rate_fractions", "rates", "equal_rates", "stages")
+    @classmethod
+    def _none_when_not_given(cls, value: list | None) -> list | None:
+        """An option not given is recorded as null, not as an empty list."""
+        return value or None
+
+    @model_validator(mode="after")
+    def _checked(self) -> RunConfig:
         runtimes.check(self.runtime)
         if self.registry and not runtimes.runtime_class(self.runtime).takes_registry:
             raise ValueError(f"--registry is for --runtime swarm (the {self.runtime} runtime runs images where "
                              "they are built)")
-        if self.load_instances < 1:
+        if self.load_generator.instances < 1:
             raise ValueError("--load-instances must be at least 1")
         if self.runs < 1:
             raise ValueError("--runs must be at least 1")
         if not self.vus or any(v < 1 for v in self.vus):
             raise ValueError("--vus takes positive integers, e.g. 50 or 1,10,50")
-        if any(not 0 < f <= 2 for f in self.rate_fractions):
+        if any(not 0 < f <= 2 for f in self.rate_fractions or ()):
             raise ValueError("--open fractions must be in (0, 2], e.g. 0.5,0.8")
-        kind_name(self.kind)
-        if any(r <= 0 for r in self.rates):
+        kind_name(self.load)
+        if any(r <= 0 for r in self.rates or ()):
             raise ValueError("--rate takes positive tool calls/s, e.g. 200,400")
-        if self.equal_fraction is not None and not 0 < self.equal_fraction <= 1:
+        if self.equal_load is not None and not 0 < self.equal_load <= 1:
             raise ValueError("--equal-load takes a fraction in (0, 1], e.g. 0.7")
-        if any(r <= 0 for r in self.equal_rates):
+        if any(r <= 0 for r in self.equal_rates or ()):
             raise ValueError("--equal-rate takes positive tool calls/s, e.g. 100,300")
-        if self.closed_once and (self.equal_fraction is None or not KINDS[self.kind].sizes_open_rates):
+        if self.closed_once and (self.equal_load is None or not KINDS[self.load].sizes_open_rates):
             raise ValueError("--closed-once keeps the closed model to round 1, where it sizes --equal-load: "
                              "give it with --equal-load")
-        if self.stages and self.kind != "staged":
+        if self.stages and self.load != "staged":
             raise ValueError("--stages gives a staged load its stages: give it with --load staged")
-        if self.kind == "staged" and not self.stages:
+        if self.load == "staged" and not self.stages:
             raise ValueError("--load staged needs --stages, e.g. --stages 2m:10,3m:25,10m:50,2m:0")
-        if self.spike is not None and (self.kind != "spike" or self.spike <= 1):
+        if self.spike is not None and (self.load != "spike" or self.spike <= 1):
             raise ValueError("--spike is the spike's multiple of the level, above 1: give it with --load spike")
         if self.prewarm_s is not None and self.prewarm_s <= 0:
             raise ValueError("--prewarm takes positive seconds, e.g. 5")
-        unknown = set(self.modes) - set(MODES)
-        if unknown:
-            raise ValueError(f"unknown mode(s) {sorted(unknown)}; choose from {', '.join(MODES)}")
+        return self
+
+    @property
+    def timing(self) -> Timing:
+        """The load's timeline, from the fields run.json records it in."""
+        return Timing(ramp_up_s=self.ramp_up_s, warmup_s=self.warmup_s, duration_s=self.duration_s,
+                      ramp_down_s=self.ramp_down_s, think_time_s=self.think_time_s,
+                      request_timeout_s=self.request_timeout_s, warmup_cap_s=self.warmup_cap_s,
+                      steady_span_s=Timing.steady_span_s if self.steady_span_s is None else self.steady_span_s)
+
+    @property
+    def resources(self) -> ResourceProfile:
+        """The server's limits and the CPUs of the server and the harness, as the runtimes place them."""
+        profile = self.profile
+        return ResourceProfile(profile.cpus, profile.memory_mb, _cpus(profile.server_cpus),
+                               _cpus(profile.harness_cpus), profile.note)
 
     @property
     def stdio_modes(self) -> tuple[Mode, ...]:
@@ -83,18 +145,18 @@ class RunConfig:
     @property
     def levels(self) -> tuple[float, ...]:
         """The levels of the chosen kind: the value of the option it names (--vus, --rate)."""
-        return self.level_options[KINDS[self.kind].level_option]
+        return self.level_options[KINDS[self.load].level_option]
 
     @property
     def level_options(self) -> dict[str, tuple[float, ...]]:
         """The options a kind's levels may come from (Load.level_option), by name."""
-        return {"vus": tuple(map(float, self.vus)), "rate": self.rates,
+        return {"vus": tuple(map(float, self.vus)), "rate": tuple(self.rates or ()),
                 "stages": (max(t for _, t in self.stages),) if self.stages else ()}
 
     @property
-    def load_options(self) -> dict[str, object]:
+    def load_options(self) -> LoadOptions:
         """The run's options a kind may read (Load.at): --stages, --spike."""
-        return {"stages": self.stages, "spike": self.spike}
+        return LoadOptions(stages=tuple(self.stages or ()), spike=self.spike)
 
     def prewarm_for(self, load: Load) -> float | None:
         """--prewarm's seconds before an open-model load over HTTP (an equal load, --rate, --open); none before
@@ -109,36 +171,26 @@ class RunConfig:
     def loads(self, round_index: int = 1) -> list[Load]:
         """The fixed loads of a round: the chosen kind at each of its levels, in each mode (less, after round 1,
         the loads that only size the equal load)."""
-        kind = KINDS[self.kind]
+        kind = KINDS[self.load]
         loads = [kind.at(mode, max(self.vus), level, **self.load_options) for mode in self.modes
                  for level in self.levels]
         return loads if round_index == 1 else [load for load in loads if not self.sizes_equal_load(load)]
 
     @property
-    def kind_recorded(self) -> str:
-        """What run.json says the loads were: open when the chosen kind's loads come with open-model ones."""
-        return OpenLoad.kind if self.rate_fractions or self.equal else self.kind
-
-    @property
     def equal(self) -> bool:
         """Whether the run measures an equal load (--equal-load or --equal-rate)."""
-        return self.equal_fraction is not None or bool(self.equal_rates)
+        return self.equal_load is not None or bool(self.equal_rates)
 
-    def record(self) -> dict[str, object]:
-        """What run.json says about the configuration."""
-        profile = asdict(self.profile)
-        profile["cpuset"] = self.profile.cpuset
-        return {
-            "runtime": self.runtime, "servers": list(self.servers), "modes": list(self.modes),
-            "vus": list(self.vus), "runs": self.runs, "shuffle": self.shuffle,
-            "kind": self.kind_recorded,
-            "rate_fractions": list(self.rate_fractions) or None, "rates": list(self.rates) or None,
-            "rounds_auto": self.rounds_auto, "time_budget_s": self.time_budget_s,
-            "equal_load": self.equal_fraction, "equal_rates": list(self.equal_rates) or None,
-            "closed_once": self.closed_once, "stacks_only": self.stacks_only, "conformance": self.conformance,
-            "calibrate": self.calibrate, "prewarm_s": self.prewarm_s,
-            "stages": [list(stage) for stage in self.stages] or None, "spike": self.spike,
-            **asdict(self.timing), "warmup_adaptive": self.timing.adaptive, "profile": profile,
-            # the generator each transport used is added by the suite once it chose them (by_transport)
-            "load_generator": {"name": self.load_generator, "instances": self.load_instances},
-        }
+
+def _cpus(cpus: list[int] | None) -> tuple[int, ...] | None:
+    return tuple(cpus) if cpus is not None else None
+
+
+def _first_said(exc: ValidationError) -> str:
+    """The first problem of a configuration that does not validate, as its check said it (one sentence)."""
+    first = exc.errors()[0]
+    error = first.get("ctx", {}).get("error")
+    if isinstance(error, ValueError):
+        return str(error)
+    field = ".".join(str(p) for p in first["loc"]) or "the configuration"
+    return f"{field}: {first['msg']}"

@@ -16,9 +16,8 @@ from mcpbench import dimensions
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.catalog.selection import setting_twin
 from mcpbench.dimensions import Dimension, Point
-from mcpbench.experiments.options import Option, Values
+from mcpbench.experiments.options import DEFAULT_VUS, Option, Values
 from mcpbench.experiments.run import RunExperiment
-from mcpbench.results.model import Record
 
 
 def chosen_points(dimension: Dimension, all_points: bool, labels: str | None) -> tuple[Point, ...]:
@@ -84,16 +83,15 @@ class DimensionExperiment(RunExperiment):
                   **({"ramp_up": dimension.ramp_up_s} if dimension.ramp_up_s is not None else {})}
         # What the command line gave overrides the preset (--vus's default, 50, counts as not given).
         given = {key: value for key, value in values.items()
-                 if value is not None and not (key == "vus" and value == "50")}
+                 if value is not None and not (key == "vus" and value == DEFAULT_VUS)}
         super().__init__({**values, **{k: v for k, v in preset.items() if k not in given}},
                          twins(specs, dimension, chosen_points(dimension, values.get("all_points", False),
                                                                values.get("points"))), console)
-
-    def record(self) -> Record:
+        # Its plan (what its report section shows, the decision page's question): run.json's config.dimension.
         config = self.config
         points = list(dict.fromkeys(spec.point for spec in self.specs if spec.point))
-        plan = self.dimension.plan(points, list(config.modes), config.kind, list(config.vus), list(config.rates or []))
-        return {"dimension": plan.model_dump()}
+        config.dimension = dimension.plan(points, list(config.modes), config.load, list(config.vus),
+                                          list(config.rates or []))
 
 
 EXPERIMENT = DimensionExperiment

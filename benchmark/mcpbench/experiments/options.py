@@ -115,10 +115,11 @@ LOAD_SOURCE = (
 )
 # What load: the same words in every experiment. --vus is the closed model's VUs (a list sweeps them); an
 # open-model load pre-allocates the largest of them (the load driver may grow to 4x).
+DEFAULT_VUS = "50"
 LOAD = (
     Option("mode", Optional[str], None, f"Session mode(s), comma-separated: {', '.join(MODES)} (default: session, "
            "or the `session` of the workload file of the servers given on the command line)."),
-    Option("vus", str, "50", "VUs; a list (1,10,50,100,200) is a concurrency sweep; an open-model load "
+    Option("vus", str, DEFAULT_VUS, "VUs; a list (1,10,50,100,200) is a concurrency sweep; an open-model load "
            "pre-allocates the largest."),
 )
 QUICK = (Option("quick", bool, False, "Smoke profile: short windows.", ("--quick",)),)

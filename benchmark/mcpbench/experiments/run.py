@@ -26,8 +26,6 @@ from mcpbench.experiments.options import (
     csv,
     duration,
     kind_name,
-    modes_of,
-    resource_profile_of,
 )
 from mcpbench.experiments.stopping import Headline, StoppingRule
 from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, Mode, OpenLoad
@@ -135,19 +133,15 @@ class RunExperiment(Experiment):
         auto = rounds == "auto"
         if not auto and not rounds.isdigit():
             raise ValueError(f"--rounds takes a number or 'auto', got {rounds!r}")
-        config = RunConfig(
-            runtime=values["runtime"], servers=tuple(s.name for s in specs),
-            modes=("stdio",) if transport == "stdio" else modes_of(values, specs),
-            vus=csv(values["vus"], int, "--vus"),
+        config = RunConfig.from_options(
+            values, specs, timing_of(values), modes=("stdio",) if transport == "stdio" else None,
             runs=values.get("max_rounds", sequential.DEFAULT_MAX_ROUNDS) if auto else int(rounds),
+            shuffle=values.get("shuffle", True), load=kind,
+            rate_fractions=csv(values.get("open_fractions"), float, "--open"),
             rounds_auto=auto, time_budget_s=duration(values.get("time_budget"), "--time-budget") if auto else None,
-            shuffle=values.get("shuffle", True), timing=timing_of(values), profile=resource_profile_of(values),
-            registry=values.get("registry"),
-            rate_fractions=csv(values.get("open_fractions"), float, "--open"), kind=kind, rates=rates,
-            equal_fraction=values.get("equal_load"), equal_rates=csv(values.get("equal_rate"), float, "--equal-rate"),
+            rates=rates, equal_load=values.get("equal_load"),
+            equal_rates=csv(values.get("equal_rate"), float, "--equal-rate"),
             closed_once=values.get("closed_once", False), stacks_only=values.get("stacks_only", False),
-            build=not values["no_build"], calibrate=not values.get("no_calibrate"),
-            load_generator=values["load_generator"], load_instances=values["load_instances"],
             prewarm_s=values.get("prewarm"), spike=values.get("spike"),
             stages=parse_stages(values["stages"]) if values.get("stages") else ())
         if values.get("time_budget") and not auto:
@@ -161,13 +155,13 @@ class RunExperiment(Experiment):
         for every server on one machine), else the throughput at the largest load of the first mode."""
         mode = next((m for m in config.modes if MODE_TRANSPORT[m] == "http"), config.modes[0])
         vus = max(config.vus)
-        if MODE_TRANSPORT[mode] == "http" and config.equal_fraction is not None:
-            return Headline(OpenLoad(mode, vus, 1.0, equal_fraction=config.equal_fraction).label,
+        if MODE_TRANSPORT[mode] == "http" and config.equal_load is not None:
+            return Headline(OpenLoad(mode, vus, 1.0, equal_fraction=config.equal_load).label,
                             "cpu_ms_per_call", False)
-        if MODE_TRANSPORT[mode] == "http" and (config.equal_rates or config.rates):
-            rate = (config.equal_rates or config.rates)[0]
-            return Headline(OpenLoad(mode, vus, rate).label, "cpu_ms_per_call", False)
-        return Headline(KINDS[config.kind].at(mode, vus, max(config.levels), **config.load_options).label,
+        rates = config.equal_rates or config.rates
+        if MODE_TRANSPORT[mode] == "http" and rates:
+            return Headline(OpenLoad(mode, vus, rates[0]).label, "cpu_ms_per_call", False)
+        return Headline(KINDS[config.load].at(mode, vus, max(config.levels), **config.load_options).label,
                         "tool_calls_per_s", True)
 
     def more_rounds(self, runner, round_index: int) -> bool:
@@ -203,11 +197,11 @@ class RunExperiment(Experiment):
 
     @property
     def closed_model_used(self) -> bool:
-        return KINDS[self.config.kind].model == "closed" and any(MODE_TRANSPORT[m] == "http" for m in self.config.modes)
+        return KINDS[self.config.load].model == "closed" and any(MODE_TRANSPORT[m] == "http" for m in self.config.modes)
 
     @property
     def open_model_used(self) -> bool:
-        return bool(self.config.rate_fractions) or self.config.equal or KINDS[self.config.kind].model == "open"
+        return bool(self.config.rate_fractions) or self.config.equal or KINDS[self.config.load].model == "open"
 
     def http_modes(self, modes: Iterable[Mode]) -> list[Mode]:
         return [m for m in modes if MODE_TRANSPORT[m] == "http"]
@@ -215,7 +209,7 @@ class RunExperiment(Experiment):
     def equal_loads(self, modes) -> list[OpenLoad]:
         """The equal loads in these modes: every --equal-rate, and --equal-load once its rate is set."""
         vus = max(self.config.vus)
-        loads = [OpenLoad(mode, vus, rate) for mode in self.http_modes(modes) for rate in self.config.equal_rates]
+        loads = [OpenLoad(mode, vus, rate) for mode in self.http_modes(modes) for rate in self.config.equal_rates or ()]
         for mode in self.http_modes(modes):
             chosen = self.equal_rates.get(mode)
             if chosen:
@@ -229,7 +223,7 @@ class RunExperiment(Experiment):
             random.shuffle(loads)  # modes and levels in a new order too: no mode always runs first on a fresh server
         for load in loads:
             self._measure(server, load, self.sizing_timing if self.config.sizes_equal_load(load) else None)
-        for fraction in self.config.rate_fractions:
+        for fraction in self.config.rate_fractions or ():
             for mode in server.modes:
                 # The rate is fixed from round 1's closed maximum, so every round offers the same load.
                 best = server.best_closed_rate(mode)
@@ -243,7 +237,7 @@ class RunExperiment(Experiment):
     def after_round(self, runner, round_index: int) -> None:
         """After round 1 (--equal-load): the equal rate of each HTTP mode, recorded, then round 1's pass of it
         (later rounds measure it with their other loads)."""
-        fraction = self.config.equal_fraction
+        fraction = self.config.equal_load
         if fraction is None or round_index != 1:
             return
         self.equal_rates = {}

@@ -144,7 +144,7 @@ class Runner:
             except OSError as exc:
                 raise RunFailed(directory_said(self.directory, exc)) from None
             try:
-                self.record = RunRecord(self.directory, self.run_id, self._config_record(), fingerprint(unknown))
+                self.record = RunRecord(self.directory, self.run_id, self.config, fingerprint(unknown))
             except OSError as exc:
                 raise RunFailed(f"{io_said(exc, self.directory)}; nothing was measured") from None
             self.events.emit(ev.RunStarted(run_id=self.run_id, directory=str(self.directory),
@@ -155,7 +155,7 @@ class Runner:
         status: RunStatus = "interrupted"
         error: str | None = None
         try:
-            with Bench(self.config.runtime, self.config.profile, self.directory, self.config.registry) as self.bench:
+            with Bench(self.config.runtime, self.config.resources, self.directory, self.config.registry) as self.bench:
                 self._record_runtime()
                 self._run_all()
             status = "complete"
@@ -216,14 +216,6 @@ class Runner:
             record.abandon()
             last = record.run.abandoned.last_measurement if record.run.abandoned else None
             self.events.emit(ev.RunMarkedAbandoned(directory=str(directory), last_measurement=last))
-
-    def _config_record(self) -> Record:
-        """run.json's config: the run configuration and what the experiment adds to it (its own settings as its
-        own model dumps them)."""
-        settings = self.experiment.settings()
-        return {**self.config.record(), "experiment": self.experiment.name, **self.experiment.record(),
-                "options": resume.recordable(self.experiment.values),
-                "settings": settings.model_dump(mode="json") if settings is not None else None}
 
     def _record_runtime(self) -> None:
         assert self.record is not None and self.bench is not None
@@ -358,11 +350,11 @@ class Runner:
         inside one."""
         assert self.bench is not None
         for transport in sorted({MODE_TRANSPORT[mode] for mode in self.config.modes} | {"http"}):
-            name = loadgen.for_transport(self.config.load_generator, transport)
+            name = loadgen.for_transport(self.config.load_generator.name, transport)
             # A stdio server has one client: only HTTP tests are split over instances.
-            instances = self.config.load_instances if transport == "http" else 1
+            instances = self.config.load_generator.instances if transport == "http" else 1
             generator = (self.bench.runtime.load_generator(name, instances)
-                         or loadgen.create(name, self.config.profile.harness_cpus, instances))
+                         or loadgen.create(name, self.config.resources.harness_cpus, instances))
             generator.prepare(self.run_dir.infra())
             self.harnesses[transport] = Harness(self.bench, generator, self.console)
         self.harness = self.harnesses["http"]

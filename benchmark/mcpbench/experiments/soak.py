@@ -32,14 +32,22 @@ from mcpbench.experiments.options import (
     QUICK,
     Option,
     Values,
-    csv,
     duration,
     modes_of,
-    resource_profile_of,
 )
 from mcpbench.loads import MODE_TRANSPORT, MODES, OpenLoad
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
-from mcpbench.results.model import CAPACITY_FILE, SCHEMA, SOAK_FILE, Capacity, Record, ResultsError, Summary, parsed
+from mcpbench.results.model import (
+    CAPACITY_FILE,
+    SCHEMA,
+    SOAK_FILE,
+    Capacity,
+    ResultsError,
+    SoakResult,
+    Summary,
+    document,
+    parsed,
+)
 from mcpbench.results.read import read_json, read_processes, read_samples
 from mcpbench.results.upgrades import upgrade_document
 from mcpbench.results.write import write_checked
@@ -51,10 +59,10 @@ def _capacity(run_dir: RunDir, server: str, mode: str) -> float | None:
     if not path.is_file():
         return None
     try:
-        document = upgrade_document(Capacity, read_json(path), path)
+        capacity = parsed(Capacity, upgrade_document(Capacity, read_json(path), path), path)
     except ResultsError as exc:
         raise SoakError(str(exc)) from None
-    values = [r["capacity_calls_per_s"] for r in document["rounds"] if r["mode"] == mode and r["capacity_calls_per_s"]]
+    values = [r.capacity_calls_per_s for r in capacity.rounds if r.mode == mode and r.capacity_calls_per_s]
     return median(values) if values else None
 
 
@@ -107,17 +115,10 @@ class SoakExperiment(Experiment):
                 raise SoakError(f"--capacity-from {capacity_from}: no such directory")
             runs = [RunDir(Path(capacity_from))] if capacity_from else runs_under(Path(results_dir))[::-1]
             self.rates = capacity_rates(runs, [s.name for s in specs], modes[0], self.plan.share)
-        self.results: dict[str, Record] = {}  # server -> soak.json
+        self.results: dict[str, SoakResult] = {}  # server -> soak.json
         self._stop = threading.Event()
-        return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=modes,
-                         vus=csv(values["vus"], int, "--vus"), runs=1, timing=soak_timing(self.plan),
-                         profile=resource_profile_of(values), registry=values.get("registry"),
-                         build=not values["no_build"], calibrate=False,
-                         load_generator=values["load_generator"], load_instances=values["load_instances"],
-                         kind=OpenLoad.kind)
-
-    def record(self) -> Record:
-        return {"soak": self.plan}
+        return RunConfig.from_options(values, specs, soak_timing(self.plan), modes=modes, calibrate=False,
+                                      load=OpenLoad.kind, soak=self.plan)
 
     def measure_server(self, server) -> None:
         mode = self.config.modes[0]
@@ -169,28 +170,26 @@ class SoakExperiment(Experiment):
             return
         samples = read_samples(out.samples)
         window = (summary.window.start_s, summary.window.end_s)
-        verdict = judge(processes, samples, window, self.plan.errors_max, soak_timing(self.plan).request_timeout_s,
-                        status=summary.status, reason=summary.reason)
-        document = {"schema": SCHEMA, "server": server, "mode": load.mode, "rate": rate, "rate_from": source,
-                    "measurement": out.name, "status": summary.status, "interrupted": interrupted,
-                    "doubts": [f for f in summary.flags if f in SOAK_DOUBTS or is_bound(f)],
-                    **verdict}
-        write_checked(run_dir.server(server).result(SOAK_FILE), document)
-        self.results[server] = document
-        colour = {"pass": "green", "fail": "red"}.get(verdict["verdict"], "yellow")
-        doubts = f" (on {', '.join(document['doubts'])})" if document["doubts"] else ""
-        self.console.print(f"  [bold]{server}[/] soak over {verdict['window']['measured_s'] / 60:.1f} min: "
-                           f"[{colour}]{verdict['verdict']}[/]{doubts}")
-        for name, criterion in verdict["criteria"].items():
-            self.console.print(f"    {name}: {criterion['verdict']} — {criterion['detail']}")
-        slope = verdict["slopes"]["rss"]
+        judgement = judge(processes, samples, window, self.plan.errors_max, soak_timing(self.plan).request_timeout_s,
+                          status=summary.status, reason=summary.reason)
+        result = SoakResult(schema=SCHEMA, server=server, mode=load.mode, rate=rate, rate_from=source,
+                            measurement=out.name, status=summary.status, interrupted=interrupted,
+                            doubts=[f for f in summary.flags if f in SOAK_DOUBTS or is_bound(f)], **dict(judgement))
+        write_checked(run_dir.server(server).result(SOAK_FILE), document(result))
+        self.results[server] = result
+        colour = {"pass": "green", "fail": "red"}.get(result.verdict, "yellow")
+        doubts = f" (on {', '.join(result.doubts)})" if result.doubts else ""
+        self.console.print(f"  [bold]{server}[/] soak over {result.window.measured_s / 60:.1f} min: "
+                           f"[{colour}]{result.verdict}[/]{doubts}")
+        for name, criterion in result.criteria.items():
+            self.console.print(f"    {name}: {criterion.verdict} — {criterion.detail}")
+        slope = result.slopes.rss
         if slope:
-            self.console.print(f"    RSS slope {slope['mb_per_h']:+.1f} MiB/h "
-                               f"[{slope['ci_low']:+.1f}, {slope['ci_high']:+.1f}]")
+            self.console.print(f"    RSS slope {slope.mb_per_h:+.1f} MiB/h [{slope.ci_low:+.1f}, {slope.ci_high:+.1f}]")
 
     def conclude(self, runner) -> None:
         if self.results:
-            self.console.print("soak verdicts: " + ", ".join(f"{s} {d['verdict']}" for s, d in self.results.items()))
+            self.console.print("soak verdicts: " + ", ".join(f"{s} {r.verdict}" for s, r in self.results.items()))
 
 
 EXPERIMENT = SoakExperiment

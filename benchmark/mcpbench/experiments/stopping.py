@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from mcpbench.analysis import sequential
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX
-from mcpbench.results.model import Look, PairLook, RoundsAuto, StoppedBy, Summary
+from mcpbench.results.model import Look, RoundsAuto, StoppedBy, Summary
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class StoppingRule:
             pairs = sequential.judge(self.figures, self.headline.higher_better, self.alpha)
             resolved = sequential.resolved(pairs)
             self.record.looks.append(Look(round=round_index, seconds=round(elapsed_s, 1),
-                                          pairs=[PairLook(**p.record()) for p in pairs], resolved=resolved))
+                                          pairs=pairs, resolved=resolved))
             if resolved:
                 return self._stop("resolved", f"every adjacent pair is ordered or equivalent after round {round_index}")
             open_pairs = [f"{p.better}/{p.worse}" for p in pairs if p.state == "open"]

@@ -19,8 +19,8 @@ from mcpbench.experiments.options import (
     TARGET,
     Option,
     Values,
-    resource_profile_of,
 )
+from mcpbench.loads.timing import Timing
 from mcpbench.results.read import read_json
 from mcpbench.workload.dimension_tools import ToolSettings
 
@@ -87,10 +87,8 @@ class VerifyExperiment(Experiment):
     def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         # Every mode's protocol is checked by verify itself: the run's one mode only decides whether a server
         # can be started at all (any HTTP server can).
-        return RunConfig(runtime=values["runtime"], servers=tuple(s.name for s in specs), modes=("session",),
-                         profile=resource_profile_of(values), registry=values.get("registry"),
-                         build=not values["no_build"], calibrate=False,
-                         conformance=values.get("conformance", False))
+        return RunConfig.from_options(values, specs, Timing(), modes=("session",), calibrate=False,
+                                      conformance=values.get("conformance", False))
 
     def measure_server(self, server) -> None:
         with server.started("verify"):

@@ -417,7 +417,7 @@ class EqualRate(Closed):
 
 
 class PairLook(Closed):
-    """One adjacent pair of the headline ranking at a look (analysis/sequential.py PairState)."""
+    """One adjacent pair of the headline ranking at a look (analysis/sequential.py judge)."""
 
     better: str = described("ahead on the headline metric")
     worse: str = described("behind it")
@@ -975,8 +975,8 @@ class SoakSlopes(Closed):
                                       default=None)
 
 
-class SoakResult(Closed):
-    """soak.json: one server's soak, judged."""
+class SoakMeasured(Closed):
+    """What the suite knew of a soak when it ran it: kept as recorded when the soak is judged again."""
 
     schema_: SchemaVersion = Field(alias="schema", description="the results format version (SCHEMA)")
     server: str = described("the server")
@@ -986,8 +986,14 @@ class SoakResult(Closed):
     measurement: str = described("the measurement directory (summary.json, samples, processes.csv)")
     status: Literal["ok", "failed", "invalid"] = described("the measurement's status")
     interrupted: bool = described("stopped early (Ctrl-C): judged on what was measured")
-    verdict: Literal["pass", "fail", "not measured"] = described("fail if a criterion failed")
     doubts: list[str] = described("host or harness flags of the measurement: a p99 drift may be the host's")
+
+
+class SoakJudgement(Closed):
+    """What the soak's criteria conclude from its data (analysis/soak.py judge): readers judge it again from the
+    data by today's rules."""
+
+    verdict: Literal["pass", "fail", "not measured"] = described("fail if a criterion failed")
     criteria: dict[str, SoakCriterion] = described("alive, rss, fds, threads, p99, errors (alive: absent before "
                                                    "2026-11-25; readers judge a soak again from its data)")
     window: SoakWindow = described("what was judged")
@@ -997,6 +1003,10 @@ class SoakResult(Closed):
     slopes: SoakSlopes = described("memory per hour over the window")
     bucket_s: float = described("p99 bucket length (a minute; shorter for a short soak)")
     buckets: list[SoakBucket] = described("per bucket: calls, errors, p50, p99")
+
+
+class SoakResult(SoakJudgement, SoakMeasured):
+    """soak.json: one server's soak (what was measured, first), judged."""
 
 
 # The result files an experiment writes per server beside its measurements, each with its model: the report
