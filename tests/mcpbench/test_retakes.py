@@ -11,12 +11,11 @@ from pathlib import Path
 from mcpbench.catalog.manifest import discover
 from mcpbench.experiments import experiment_class, resume
 from mcpbench.experiments.runner import LATER_PER_ROUND, Runner, ServerRound, ServerState
-from mcpbench.host import cgroups
 from mcpbench.host.fingerprint import fingerprint
 from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.loads import ClosedLoad, OpenLoad
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import Summary
+from mcpbench.results.model import CgroupSupport, Summary
 from mcpbench.results.write import RunRecord
 
 RUN = experiment_class("run")
@@ -47,7 +46,7 @@ def a_runner(tmp_path: Path) -> Runner:
     runner = Runner(experiment, tmp_path)
     config = {**experiment.config.record(), "experiment": RUN.name, **experiment.record(),
               "options": resume.recordable(values)}
-    runner.record = RunRecord(runner.directory, runner.run_id, config, fingerprint(cgroups.Support(None, False, "test")))
+    runner.record = RunRecord(runner.directory, runner.run_id, config, fingerprint(CgroupSupport(version=None, applied=False, note="test")))
     runner.states = {spec.name: ServerState(spec) for spec in specs}
     return runner
 

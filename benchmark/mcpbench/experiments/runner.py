@@ -28,8 +28,8 @@ from mcpbench.experiments import events as ev
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.listeners import ConsoleListener
-from mcpbench.host import cgroups, paths, ports
-from mcpbench.host.fingerprint import fingerprint, limits_record
+from mcpbench.host import paths, ports
+from mcpbench.host.fingerprint import fingerprint
 from mcpbench.loads import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
 from mcpbench.loads.timing import Timing
 from mcpbench.measure import calibration as calibrate
@@ -37,7 +37,7 @@ from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, prewarm
 from mcpbench.results import liveness
 from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
-from mcpbench.results.model import SCHEMA, Limit, Record, Resume, RunStatus, Summary, document, parsed
+from mcpbench.results.model import SCHEMA, CgroupSupport, Limit, Record, Resume, RunStatus, Summary, document, parsed
 from mcpbench.results.write import RunRecord, directory_said, io_said, new_run_id, write_checked, write_json
 from mcpbench.runtime.base import RunningServer
 from mcpbench.workload import conformance
@@ -129,7 +129,7 @@ class Runner:
     def run(self) -> RunRecord:
         self._mark_abandoned()
         # Whether limits apply is the runtime's to say, once it has started (below).
-        unknown = cgroups.Support(None, False, "not known: the runtime did not start")
+        unknown = CgroupSupport(version=None, applied=False, note="not known: the runtime did not start")
         if self.resuming:
             self.record = RunRecord.reopen(self.directory)
             self.resume_record = resume.begin(self.record, fingerprint(unknown))
@@ -232,11 +232,11 @@ class Runner:
         support = runtime.limits_support()
         extra = runtime.environment()
         self.record.set_environment(
-            cgroup=limits_record(support),
+            cgroup=support,
             runtime_description=runtimes.description(runtime.name),  # what the report says it ran as
             **({runtime.name: extra} if extra else {}))  # docker: engine, compose, base image
-        if not support.usable:
-            self.events.emit(ev.LimitsNotApplied(reason=str(support.reason)))
+        if not support.applied:
+            self.events.emit(ev.LimitsNotApplied(reason=str(support.note)))
 
     def _pin_orchestrator(self) -> set[int]:
         """The orchestrator (sampling, probes, progress) runs on the harness CPUs, never on the server's. Returns

@@ -320,7 +320,7 @@ class Git(Open):
     dirty: bool | None = described("tracked files had uncommitted changes")
 
 
-class Cgroup(Open):
+class CgroupSupport(Open):
     """Whether the runtime could confine the servers; when not, every result is flagged cgroup-not-applied."""
 
     version: int | None = described("cgroup version 1 or 2 (null: not known)")
@@ -335,7 +335,7 @@ class Environment(Open):
     memory_gb: float = described("total memory, GiB")
     kernel: str = described("kernel release")
     os: str = described("os-release PRETTY_NAME")
-    cgroup: Cgroup = described("whether resource limits applied")
+    cgroup: CgroupSupport = described("whether resource limits applied")
     tools: dict[str, str | None] = described("versions of the tools: "
                                              "redis, python, go, cargo, node, java, mvn, docker, mcpbench")
     git: Git = described("the mcpbench checkout")

@@ -128,7 +128,7 @@ class RunRecord:
     suite still describes itself. What an experiment adds to it has a method here: its calibration, its rounds,
     the equal load's rate, `--rounds auto`'s looks, the generators each transport used."""
 
-    def __init__(self, directory: Path, run_id: str, config: dict[str, Any], environment: dict[str, Any]):
+    def __init__(self, directory: Path, run_id: str, config: dict[str, Any], environment: model.Environment):
         self.run_dir = RunDir(directory)
         self.run: model.Run = model.parsed(model.Run, {
             "schema": SCHEMA, "run_id": run_id, "status": "running", "started_at": now_iso(),

@@ -17,12 +17,11 @@ import redis as redis_lib
 
 from mcpbench.catalog.build import BUILD_WORKERS, BuildOutcome, build_api_service, build_server, local_build_key
 from mcpbench.catalog.manifest import ServerSpec
-from mcpbench.host import cgroups
 from mcpbench.host.profile import ResourceProfile, resource_profile
 from mcpbench.host.resources import Usage, UsageReader
 from mcpbench.host.speed_probe import HostView, LocalHost
 from mcpbench.loadgen.base import LoadGenerator, StdioLaunch
-from mcpbench.results.model import LOAD_MARK, Record
+from mcpbench.results.model import LOAD_MARK, CgroupSupport, Record
 from mcpbench.workload.mcp_client import McpClient
 
 
@@ -120,9 +119,9 @@ class Runtime(ABC):
         return resource_profile(cpus, memory_mb)
 
     # -- what run.json records ---------------------------------------------------------------------------
-    def limits_support(self) -> cgroups.Support:
+    def limits_support(self) -> CgroupSupport:
         """Whether CPU/memory limits can be applied here (run.json environment.cgroup)."""
-        return cgroups.Support(None, True, None)
+        return CgroupSupport(version=None, applied=True, note=None)
 
     def environment(self) -> Record:
         """Runtime-specific facts for run.json's environment (engine, base image…); {} when none."""

@@ -28,13 +28,13 @@ import redis as redis_lib
 
 from mcpbench.catalog.build import BuildOutcome
 from mcpbench.catalog.manifest import ServerSpec
-from mcpbench.host import cgroups, versions
+from mcpbench.host import versions
 from mcpbench.host.paths import API_SERVICE_DIR, ROOT
 from mcpbench.host.processes import exit_said
 from mcpbench.host.profile import ResourceProfile
 from mcpbench.host.resources import Usage, tree_usage
 from mcpbench.loadgen.driver import DRIVER_DIR as LOAD_DRIVER_DIR
-from mcpbench.results.model import IMAGE_FILE, LOAD_MARK, Record
+from mcpbench.results.model import IMAGE_FILE, LOAD_MARK, CgroupSupport, Record
 from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, infra_not_ready, wait_until_ready
 from mcpbench.runtime.docker_compose import (
     API_IMAGE,
@@ -502,10 +502,10 @@ class DockerRuntime(Runtime):
         atexit.register(self.close)
 
     # -- what run.json records -------------------------------------------------------------------------------
-    def limits_support(self) -> cgroups.Support:
+    def limits_support(self) -> CgroupSupport:
         # The engine applies the limits; whether it can is recorded here and per server (limits_applied).
-        return cgroups.Support(None, self.limits_supported, None if self.limits_supported else
-                               "; ".join(self.limit_warnings) or "the engine cannot enforce CPU/memory limits")
+        return CgroupSupport(version=None, applied=self.limits_supported, note=None if self.limits_supported else
+                             "; ".join(self.limit_warnings) or "the engine cannot enforce CPU/memory limits")
 
     def environment(self) -> Record:
         described = self.engine.describe()

@@ -15,10 +15,9 @@ from pathlib import Path
 
 from mcpbench.catalog.build import BuildOutcome
 from mcpbench.catalog.manifest import ServerSpec
-from mcpbench.host import cgroups
 from mcpbench.host.ports import allowed_hosts
 from mcpbench.host.profile import ResourceProfile
-from mcpbench.results.model import Record
+from mcpbench.results.model import CgroupSupport, Record
 from mcpbench.runtime.base import InfraHandle, Runtime, StartError, wait_until_ready
 from mcpbench.runtime.docker import (
     Container,
@@ -74,12 +73,12 @@ class SwarmRuntime(Runtime):
         with fewer CPUs than asked cannot take the reservation: its task then says so and never starts."""
         return ResourceProfile(cpus, memory_mb, None, None)
 
-    def limits_support(self) -> cgroups.Support:
+    def limits_support(self) -> CgroupSupport:
         facts = self.swarm.server_node.facts
         usable = facts["cpu_quota"] and facts["memory_limit"]
-        return cgroups.Support(facts["cgroup_version"], usable,
-                               None if usable else f"the server node {self.swarm.server_node.name}'s engine cannot "
-                                                   "enforce CPU/memory limits")
+        return CgroupSupport(version=facts["cgroup_version"], applied=usable,
+                             note=None if usable else f"the server node {self.swarm.server_node.name}'s engine cannot "
+                                                      "enforce CPU/memory limits")
 
     def environment(self) -> Record:
         return {"swarm": self.swarm.topology.name, "manager": self.swarm.topology.manager,
@@ -201,7 +200,7 @@ class SwarmRuntime(Runtime):
         host = (task.node.engine.container(task.container_id) or {}).get("HostConfig") or {}
         applied = (int(host.get("NanoCpus") or 0) == int(round(self.profile.cpus * 1e9))
                    and int(host.get("Memory") or 0) == self.profile.memory_mb * 2**20)
-        return applied and self.limits_support().usable
+        return applied and bool(self.limits_support().applied)
 
     def host_view(self) -> NodeAgents:
         """Every node's CPUs, busy/steal and speed probe, read on the node by an agent (swarm_nodes.py)."""
