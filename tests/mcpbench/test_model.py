@@ -16,7 +16,8 @@ from mcpbench.results import model
 from mcpbench.experiments.config import RunConfig
 from mcpbench.loads.timing import Timing
 from mcpbench.host.profile import resource_profile
-from mcpbench.workload.verify import Check, Verdict
+from mcpbench.workload.checks import Check
+from mcpbench.workload.verify import Verify
 from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.results.doc import DOC_BEGIN, DOC_END, _models_of, render_doc
 from mcpbench.results.upgrades import upgrade_run
@@ -120,8 +121,10 @@ def test_the_orchestrators_writers_produce_the_model(tmp_path):
     """What config, verify, calibrate, analysis and build write is what the model says."""
     config = RunConfig("local", ("rust",), timing=Timing(), profile=resource_profile(cores=2))
     model.validated(model.Config, config.record(), "run.json config")
-    verdict = Verdict([Check("initialize", "pass", "ok"), Check("tools/list", "warn", "slow")])
-    model.validated(model.Verify, verdict.record(), "verify.json")
+    verdict = Verify.of([Check(name="initialize", status="pass", reason="ok"),
+                         Check(name="tools/list", status="warn", reason="slow")])
+    assert verdict.status == "warn"
+    model.validated(model.Verify, verdict.model_dump(exclude_unset=True), "verify.json")
     summary = _json(RUST_R1 / "summary.json")
     model.validated(model.Calibration, calibrate.load_model_record(summary, 0.05), "run.json calibration")
     context = analysis.MeasurementContext.from_json(_json(RUST_R1 / "context.json"))

@@ -38,12 +38,21 @@ from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, pr
 from mcpbench.results import liveness
 from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
 from mcpbench.results.model import SCHEMA, CgroupSupport, Limit, Record, Resume, RunStatus, Summary, document, parsed
-from mcpbench.results.write import RunRecord, directory_said, io_said, new_run_id, write_checked, write_json
+from mcpbench.results.write import (
+    RunRecord,
+    directory_said,
+    io_said,
+    new_run_id,
+    write_checked,
+    write_json,
+    write_record,
+)
 from mcpbench.runtime.base import RunningServer
 from mcpbench.workload import conformance
+from mcpbench.workload.checks import Check
 from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.file import lineup
-from mcpbench.workload.verify import Check, Verdict, is_deployment_check, verify
+from mcpbench.workload.verify import Verify, is_deployment_check, verify
 from mcpbench.workload.verify_calls import verify_calls
 
 # A calibration the infrastructure broke is measured again on a new Redis/API pair, this many tries in all.
@@ -653,7 +662,7 @@ class Runner:
             verdict = (verify_calls(server.url, spec.workload) if spec.given and spec.workload
                        else verify(server.url, spec.name, spec.info.protocols,
                                    ToolSettings.from_environment(spec.run_env), spec.info.unsupported))
-        checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s"), *verdict.checks]
+        checks = [Check(name="start", status="pass", reason=f"ready in {server.startup_s:.2f} s"), *verdict.checks]
         suite = self._conformance(spec, server, checks) if self.config.conformance else None
         listening = server.listening()
         if listening is not None:  # the local runtime: HOST is loopback (docs/server-contract.md)
@@ -661,17 +670,16 @@ class Runner:
             # A server given on the command line is not held to the contract's HOST: where it listens is its
             # own choice, said as a warning (the load only ever goes to loopback).
             worst: Literal["warn", "fail"] = "warn" if spec.given else "fail"
-            checks.append(Check("listens on loopback only", worst if exposed or not listening else "pass",
-                                f"also listens on {', '.join(exposed)}: reachable from other machines; the "
-                                f"contract's HOST is {ports.LOOPBACK}" if exposed else
-                                "no listening socket found" if not listening else ", ".join(listening)))
+            checks.append(Check(name="listens on loopback only", status=worst if exposed or not listening else "pass",
+                                reason=f"also listens on {', '.join(exposed)}: reachable from other machines; the "
+                                       f"contract's HOST is {ports.LOOPBACK}" if exposed else
+                                       "no listening socket found" if not listening else ", ".join(listening)))
         if not server.alive():
             cause = server.exit_cause()
-            checks.append(Check("server alive", "fail", "the server exited during verify"
+            checks.append(Check(name="server alive", status="fail", reason="the server exited during verify"
                                 + (f": {cause}" if cause else "") + ":\n" + server.log_tail()))
-        verdict = Verdict(checks, verdict.tools_list)
-        write_checked(self.run_dir.server(spec.name).verify_json,
-                      {**verdict.record(), **({"conformance": suite.record()} if suite else {})})
+        verdict = Verify.of(checks, verdict.tools_list, suite)
+        write_record(self.run_dir.server(spec.name).verify_json, verdict)
         self.events.emit(ev.ServerVerified(server=spec.name, status=verdict.status, checks=[
             ev.VerifyCheck(name=check.name, status=check.status, reason=check.reason) for check in verdict.checks]))
         # A --what-if twin may change how the server is deployed (its protection off): those failures are
@@ -691,7 +699,7 @@ class Runner:
             try:
                 suite = conformance.run(server.url, paths.CONFORMANCE_DIR)
             except conformance.SuiteUnavailable as exc:
-                checks.append(Check("conformance", "unavailable", str(exc)))
+                checks.append(Check(name="conformance", status="unavailable", reason=str(exc)))
                 return None
         checks.extend(suite.checks())
         self.events.emit(ev.ConformanceRan(server=spec.name, passed=suite.passed, applicable=suite.applicable))

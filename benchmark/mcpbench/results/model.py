@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from mcpbench.loads import kind as load_kind
 from mcpbench.loads.base import LIST_TOOLS
 from mcpbench.records import Closed, Open, described
+from mcpbench.workload.verify import Verify
 
 # 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
 # defined them, all-calls latency, publishable verdicts.
@@ -546,41 +547,8 @@ class Build(Closed):
                             None)
 
 
-class Check(Closed):
-    name: str = described("what was checked")
-    status: Literal["pass", "warn", "fail", "unavailable"] = described("its outcome")
-    reason: str | None = described("what was seen")
-
-
-class ConformanceScenario(Closed):
-    passed: bool = described("the suite recorded at least one SUCCESS and no FAILURE (a WARNING passes, said)")
-    checks: int = described("how many checks the suite recorded")
-    failures: list[str] = described("each FAILURE: its name and message")
-    warnings: list[str] = described("each WARNING: its name and message")
-
-
-class Conformance(Closed):
-    suite: str = described("the official MCP conformance suite that ran: npm package and version")
-    passed: int = described("applicable scenarios that passed")
-    applicable: int = described("scenarios that apply to the server (the protocol's own; logging-set-level where "
-                                "it advertises logging)")
-    scenarios: dict[str, ConformanceScenario] = described("each applicable scenario's verdict, by its name")
-    not_applicable: dict[str, str] = described("every other server scenario of the suite, with why it does not apply")
-
-
-class ToolsListed(Closed):
-    tools: int = described("the tools it lists, every page")
-    pages: int = described("the pages they came in (nextCursor followed; the Go SDK pages at 1,000 tools)")
-    bytes: int = described("one client's whole tools/list: the reply bytes of every page, SSE framing included")
-
-
-class Verify(Closed):
-    status: Literal["pass", "warn", "fail", "unavailable"] = described("the worst of its checks")
-    checks: list[Check] = described("every check, in order")
-    tools_list: ToolsListed | None = described("tools/list's size, read once per server and run (null: not read, or "
-                                               "written before it was recorded)", None)
-    conformance: Conformance | None = described("`verify --conformance`: the official MCP conformance suite's "
-                                                "applicable scenarios (null: not run)", None)
+# verify.json is Verify: made in workload/ (below this layer), so its records are defined there once
+# (workload/verify.py Verify and ToolsListed, checks.py Check, conformance.py Conformance).
 
 
 class Image(Open):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pydantic import BaseModel
 
 from mcpbench.results import liveness, model
 from mcpbench.results.layout import RunDir
@@ -86,6 +87,13 @@ def write_checked(path: Path, data: dict[str, Any]) -> None:
     format fails here, in its tests, not in the report."""
     model.validated(model.FILES[path.name], data, path)
     write_json(path, data)
+
+
+def write_record(path: Path, record: BaseModel) -> None:
+    """A typed record written as the file its name says (write_checked): the fields its writer set, so an
+    optional part it never set (verify.json's conformance, server.json's url) stays out of the file as before,
+    and a reader takes the field's default."""
+    write_checked(path, record.model_dump(by_alias=True, exclude_unset=True))
 
 
 def _jsonable(value: Any) -> Any:
