@@ -138,10 +138,31 @@ class Profile(Closed):
     cpuset: str | None = described("server_cpus as a cpuset string")
 
 
-class LoadGenerator(Open):
+class LocalGenerator(Closed):
+    """A load generator run on this machine, as it describes itself (loadgen.LocalInstances.describe)."""
+
+    name: str = described("the generator (loadgen.GENERATORS)")
+    where: Literal["local"] = described("on this machine")
+    instances: int = described("the processes a test was split across")
+
+
+class SwarmGenerator(Closed):
+    """The load driver run as tasks on a swarm's load nodes, as it describes itself (runtime/swarm_load.py)."""
+
+    name: str = described("the generator (the swarm runs the load driver only)")
+    where: Literal["swarm"] = described("on the swarm's load nodes")
+    instances: int = described("the tasks a test was split across")
+    nodes: list[str] = described("the node each instance runs on, in order")
+    image: str = described("the load driver's image")
+    image_id: str | None = described("the image's id the nodes run (null: not shipped yet)")
+
+
+class LoadGeneratorConfig(Open):
+    """What generated the load: the generator asked for, and the one each transport used."""
+
     name: str = described("the load generator asked for (loadgen.GENERATORS): `driver` (the load driver) or `k6`")
     instances: int = described("processes each HTTP test was split across")
-    by_transport: dict[str, dict[str, Any]] | None = described(
+    by_transport: dict[str, LocalGenerator | SwarmGenerator] | None = described(
         "the generator each transport used (http, stdio), as it describes itself", None)
 
 
@@ -305,7 +326,7 @@ class Config(Closed, Pacing):
     duration_s: float = described("the measured window")
     ramp_down_s: float = described("the load's ramp-down, excluded")
     profile: Profile = described("the server's resource limits and CPU pinning")
-    load_generator: LoadGenerator | None = described("what generated the load (null: not recorded, k6)", None)
+    load_generator: LoadGeneratorConfig | None = described("what generated the load (null: not recorded, k6)", None)
     capacity: CapacityPlan | None = described("`mcpbench capacity` only: the step test", None)
     soak: SoakPlan | None = described("`mcpbench soak` only: the constant load", None)
     dimension: DimensionPlan | None = described("`mcpbench dimension` only: which, and its points", None)

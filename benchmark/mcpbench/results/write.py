@@ -239,7 +239,7 @@ class RunRecord:
             {**environment.model_dump(mode="json"), **fields})
         self.save()
 
-    def set_generators(self, by_transport: dict[str, dict[str, Any]]) -> None:
+    def set_generators(self, by_transport: dict[str, model.LocalGenerator | model.SwarmGenerator]) -> None:
         """The generator each transport used, as it describes itself."""
         assert self.run.config.load_generator is not None
         self.run.config.load_generator.by_transport = by_transport
