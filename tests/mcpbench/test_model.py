@@ -131,10 +131,10 @@ def test_the_orchestrators_writers_produce_the_model(tmp_path):
     model.validated(model.Context, context.to_json(), "context.json")
     assert {f.name for f in dataclasses.fields(analysis.MeasurementContext)} == set(model.Context.model_fields)
     outcome = build.run_commands(("true", "true"), tmp_path, dict(os.environ), 10, tmp_path / "build.log")
-    assert outcome.record() == {"status": "ok", "seconds": outcome.record()["seconds"], "reason": None,
-                                "log": "build.log", "command": "true && true"}
+    assert outcome.build_record().model_dump() == {"status": "ok", "seconds": round(outcome.seconds, 2),
+                                                   "reason": None, "log": "build.log", "command": "true && true"}
     with pytest.raises(ValueError):
-        build.BuildOutcome("done", 1.0, None, None).record()   # not a build status
+        build.BuildOutcome("done", 1.0, None, None).build_record()   # not a build status
 
 
 def test_the_doc_tables_are_the_model():

@@ -298,14 +298,14 @@ def test_local_results_say_so_and_show_no_image_columns(tmp_path):
 
 
 def test_server_page_shows_the_build_command(tmp_path):
-    """build.json records the command the build ran (BuildOutcome.record, the orchestrator's writer); the server
+    """build.json records the command the build ran (BuildOutcome.build_record, the orchestrator's writer); the server
     page shows it. The recorded run was made with --no-build: its other servers have no build.json."""
     from mcpbench.catalog.build import BuildOutcome
 
     copy = tmp_path / SWEEP.name
     shutil.copytree(SWEEP, copy)
     outcome = BuildOutcome("ok", 0.27, None, copy / "rust" / "build.log", "cargo build --release --locked")
-    (copy / "rust" / "build.json").write_text(json.dumps(outcome.record()))
+    (copy / "rust" / "build.json").write_text(json.dumps(outcome.build_record().model_dump()))
     info = build_site(consolidate(load.load([copy])), tmp_path / "site")
     assert "<code>cargo build --release --locked</code>" in (info.out / "servers" / "rust.html").read_text()
     assert "<code>cargo build" not in (info.out / "servers" / "python.html").read_text()

@@ -38,15 +38,7 @@ from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, pr
 from mcpbench.results import liveness
 from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
 from mcpbench.results.model import SCHEMA, CgroupSupport, Limit, Record, Resume, RunStatus, Summary, document, parsed
-from mcpbench.results.write import (
-    RunRecord,
-    directory_said,
-    io_said,
-    new_run_id,
-    write_checked,
-    write_json,
-    write_record,
-)
+from mcpbench.results.write import RunRecord, directory_said, io_said, new_run_id, write_checked, write_record
 from mcpbench.runtime.base import RunningServer
 from mcpbench.workload import conformance
 from mcpbench.workload.checks import Check
@@ -262,7 +254,7 @@ class Runner:
             resume.restore(self.record, self.states)
         for spec in self.specs:
             self.record.server(spec.name)
-            write_checked(self.run_dir.server(spec.name).server_json, spec.describe())
+            write_record(self.run_dir.server(spec.name).server_json, spec.describe())
         if self.config.build:
             self._build_all()
         self.bench.start_infra()
@@ -466,7 +458,7 @@ class Runner:
     def _built(self, spec: ServerSpec, outcome: BuildOutcome) -> None:
         assert self.record is not None
         state = self.states[spec.name]
-        write_json(self.run_dir.server(spec.name).build_json, outcome.record())
+        write_record(self.run_dir.server(spec.name).build_json, outcome.build_record())
         if outcome.status != "ok":
             state.failed = True
             # skipped = this machine lacks the toolchain: the server is unavailable here, not broken
