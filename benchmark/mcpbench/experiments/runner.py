@@ -235,7 +235,7 @@ class Runner:
         self.record.set_environment(
             cgroup=support,
             runtime_description=runtimes.description(runtime.name),  # what the report says it ran as
-            **({runtime.name: extra} if extra else {}))  # docker: engine, compose, base image
+            **({runtime.name: extra} if extra is not None else {}))  # docker: engine, compose, base image
         if not support.applied:
             self.events.emit(ev.LimitsNotApplied(reason=str(support.note)))
 
@@ -529,9 +529,9 @@ class Runner:
             idle_mem_mb = idle.memory_bytes / 2**20 if idle else None
             tree = server.process_tree_usage()
             idle_rss_mb = round(tree.memory_bytes / 2**20, 1) if tree else None
-            if server.details:  # the docker runtime: image, its size, cold start
-                self.record.update_server(spec.name, **server.details)
-                write_checked(self.run_dir.server(spec.name).image_json, server.details)
+            if server.details is not None:  # the docker runtime: image, its size, cold start
+                self.record.update_server(spec.name, **server.details.model_dump(exclude_unset=True))
+                write_record(self.run_dir.server(spec.name).image_json, server.details)
             self.record.update_server(spec.name, startup_s=round(server.startup_s, 3),
                                       idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
                                       idle_rss_mb=idle_rss_mb)

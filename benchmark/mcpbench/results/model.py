@@ -350,6 +350,26 @@ class CgroupSupport(Open):
     note: str | None = described("why not, when they could not")
 
 
+class DockerEnvironment(Closed):
+    """The docker runtime's part of run.json's environment: its engine (docker_engine.Engine.describe), compose,
+    the base image and whether the engine can enforce the limits."""
+
+    engine: str | None = described("the engine's version")
+    api: str | None = described("the Engine API version")
+    os: str | None = described("the engine's operating system")
+    storage_driver: str | None = described("its storage driver")
+    cgroup_version: int = described("the cgroup version the engine uses")
+    cgroup_driver: str | None = described("its cgroup driver")
+    cpus: int | None = described("the CPUs the engine sees")
+    memory_gb: float = described("the memory the engine sees, GiB")
+    compose: str | None = described("docker compose's version (null: not found)")
+    project: str = described("the compose project of the run")
+    base_image: str = described("the base image every image builds on")
+    base_image_id: str | None = described("its id (null: not built)")
+    limits_supported: bool = described("the engine can enforce the CPU and memory limits")
+    limit_warnings: list[str] = described("what the engine warned about limits it cannot enforce")
+
+
 class Environment(Open):
     hostname: str = described("the machine's host name")
     cpu_model: str = described("/proc/cpuinfo model name")
@@ -361,7 +381,26 @@ class Environment(Open):
     tools: dict[str, str | None] = described("versions of the tools: "
                                              "redis, python, go, cargo, node, java, mvn, docker, mcpbench")
     git: Git = described("the mcpbench checkout")
-    docker: dict[str, Any] | None = described("docker runtime only: engine, compose, base image, limit support", None)
+    docker: DockerEnvironment | None = described("docker runtime only: engine, compose, base image, limit support",
+                                                 None)
+
+
+class SwarmEnvironment(Closed):
+    """The swarm runtime's part of run.json's environment, under the key `swarm` (an open part's key: a run on
+    another runtime has none)."""
+
+    swarm: str = described("the swarm's name (its swarm file)")
+    manager: str = described("the manager's engine address")
+    stack: str = described("the run's stack")
+    images_moved_by: str = described("`registry <address>` or `docker save/load`")
+    nodes: list[dict[str, Any]] = described("every node's facts: hostname, role, engine, CPUs, memory, cgroup")
+    images: dict[str, dict[str, Any]] = described("each image shipped, by tag: its id, the nodes it went to")
+    endpoint_mode: str = described("the services' endpoint mode")
+    publish_mode: str = described("how ports are published")
+    network_rtt_ms: dict[str, dict[str, float] | str] | None = described(
+        "the network's round trips between the nodes (null: not measured)")
+    clock_offsets_ms: dict[str, float | None] = described("each node's clock minus the orchestrator's (null: the "
+                                                          "node did not answer)")
 
 
 class Calibration(Open):
@@ -573,11 +612,23 @@ class Build(Closed):
 
 
 class Image(Open):
+    """What a container runtime knows of a server's image (runtime/docker.py image_details): image.json, and the
+    server's entry of run.json. A field its writer did not set (build_s where this run did not build it, the
+    swarm's node) is not written (results/write.py write_record)."""
+
+    runtime: str | None = described("the runtime that ran it: `docker`, `swarm`", None)
     image: str = described("docker runtime only: the image tag")
+    image_id: str | None = described("the image's id (the one the server ran)", None)
     image_size_mb: float | None = described("its size, MB")
     image_own_layers_mb: float | None = described("its size above the base image, MB", None)
+    base_image: str | None = described("the base image it builds on", None)
+    base_image_id: str | None = described("the base image's id", None)
+    image_created: str | None = described("when the image was built (the engine's Created)", None)
     build_s: float | None = described("how long its build took", None)
     cold_start_s: float | None = described("container start to first initialize", None)
+    node: str | None = described("swarm runtime only: the node the server ran on", None)
+    node_id: str | None = described("swarm runtime only: that node's id", None)
+    service: str | None = described("swarm runtime only: the server's service", None)
 
 
 # -- <measurement>/summary.json, context.json, loadgen-counts.json -------------------------------------------------

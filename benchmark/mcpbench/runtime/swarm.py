@@ -17,7 +17,7 @@ from mcpbench.catalog.build import BuildOutcome
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host.ports import allowed_hosts
 from mcpbench.host.profile import ResourceProfile
-from mcpbench.results.model import CgroupSupport, Record
+from mcpbench.results.model import CgroupSupport, SwarmEnvironment
 from mcpbench.runtime.base import InfraHandle, Runtime, StartError, wait_until_ready
 from mcpbench.runtime.docker import (
     Container,
@@ -26,6 +26,7 @@ from mcpbench.runtime.docker import (
     ImageBuilder,
     ensure_engine,
     image_details,
+    started_from,
 )
 from mcpbench.runtime.docker_compose import (
     API_IMAGE,
@@ -80,14 +81,14 @@ class SwarmRuntime(Runtime):
                              note=None if usable else f"the server node {self.swarm.server_node.name}'s engine cannot "
                                                       "enforce CPU/memory limits")
 
-    def environment(self) -> Record:
-        return {"swarm": self.swarm.topology.name, "manager": self.swarm.topology.manager,
-                "stack": self.swarm.stack,
-                "images_moved_by": f"registry {self.swarm.registry}" if self.swarm.registry else "docker save/load",
-                "nodes": [node.facts for node in self.swarm.nodes], "images": self.swarm.shipped,
-                "endpoint_mode": "dnsrr", "publish_mode": "host",
-                "network_rtt_ms": self.agents.network_rtt_ms if self.agents else None,
-                "clock_offsets_ms": {node.name: self._offset_ms(node) for node in self.swarm.nodes}}
+    def environment(self) -> SwarmEnvironment:
+        return SwarmEnvironment(
+            swarm=self.swarm.topology.name, manager=self.swarm.topology.manager, stack=self.swarm.stack,
+            images_moved_by=f"registry {self.swarm.registry}" if self.swarm.registry else "docker save/load",
+            nodes=[node.facts for node in self.swarm.nodes], images=self.swarm.shipped,
+            endpoint_mode="dnsrr", publish_mode="host",
+            network_rtt_ms=self.agents.network_rtt_ms if self.agents else None,
+            clock_offsets_ms={node.name: self._offset_ms(node) for node in self.swarm.nodes})
 
     @staticmethod
     def _offset_ms(node) -> float | None:
@@ -183,10 +184,11 @@ class SwarmRuntime(Runtime):
             wait_until_ready(server.url, server.alive, plan.ready_timeout_s, server.log_tail)
             server.startup_s = time.monotonic() - started
             # The image as built here (its size, own layers): the bits the node runs, by id.
-            server.details = {**image_details(self.swarm.local, plan.image), "runtime": "swarm",
-                              "image_id": image_id, **self.builder.built_seconds(spec.name), "node": node.name,
-                              "node_id": node.node_id, "service": service_name,
-                              "cold_start_s": round(server.startup_s, 3)}
+            details = started_from(image_details(self.swarm.local, plan.image), "swarm",
+                                   self.builder.built_s(spec.name), server.startup_s)
+            details.image_id, details.node, details.node_id, details.service = (image_id, node.name, node.node_id,
+                                                                                service_name)
+            server.details = details
         except DockerError as exc:
             tail = server.log_tail()
             server.stop()
