@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from mcpbench.host.paths import ROOT, SERVERS_DIR
-from mcpbench.results.model import LOADGEN_LOG
+from mcpbench.results.model import LOADGEN_LOG, Image
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(3600)]
 
@@ -68,7 +68,7 @@ def only_run(results: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def images(engine, tmp_path_factory) -> dict[str, dict]:
+def images(engine, tmp_path_factory) -> dict[str, Image]:
     """`mcpbench images build` for the servers under test (warm when the layers are cached)."""
     logs = tmp_path_factory.mktemp("image-logs")
     started = time.monotonic()
@@ -79,8 +79,8 @@ def images(engine, tmp_path_factory) -> dict[str, dict]:
 
     details = {name: image_details(engine, f"mcpbench/{name}:latest") for name in SERVERS}
     for name, item in details.items():
-        assert item["image_id"], name
-        assert item["image_size_mb"] > 0
+        assert item.image_id, name
+        assert item.image_size_mb is not None and item.image_size_mb > 0
     return details
 
 
@@ -89,7 +89,7 @@ def test_images_run_as_a_non_root_user_on_the_shared_base(engine, images) -> Non
         config = engine.image(f"mcpbench/{name}:latest")["Config"]
         assert config["User"] == "mcp", name
         assert "8080/tcp" in (config.get("ExposedPorts") or {}), name
-        assert images[name]["image_own_layers_mb"] is not None  # built FROM mcpbench/base:trixie
+        assert images[name].image_own_layers_mb is not None  # built FROM mcpbench/base:trixie
 
 
 def test_compose_accepts_the_committed_file(engine) -> None:

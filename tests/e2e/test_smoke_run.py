@@ -88,7 +88,7 @@ def test_a_quick_run_produces_a_complete_results_directory(tmp_path: Path) -> No
     assert set(summary["host"]["probe"]) == {str(c) for c in sorted(os.sched_getaffinity(0))}
     assert all(p["before_s"] > 0 and p["after_s"] > 0 for p in summary["host"]["probe"].values())
     # the probe timed the machine with the server frozen (cgroup freezer) — not the server's own work
-    assert summary["host"]["probe_server_paused"] is cgroups.detect().usable
+    assert summary["host"]["probe_server_paused"] is cgroups.detect().applied
     assert summary["limit"] == {"kind": "load-model", "tool_calls_per_s": run["calibration"]["session"]["tool_calls_per_s"],
                                 "fraction": summary["limit"]["fraction"]}
     assert run["calibrations"][0]["reason"] == "before the first round" and run["harness_capacity"] is None

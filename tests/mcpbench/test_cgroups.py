@@ -9,17 +9,18 @@ import pytest
 
 from mcpbench.host import cgroups
 from mcpbench.host import processes
+from mcpbench.results.model import CgroupSupport
 
 
 @pytest.fixture(scope="module")
-def support() -> cgroups.Support:
+def support() -> CgroupSupport:
     found = cgroups.detect()
-    if not found.usable:
-        pytest.skip(f"cgroups not usable here: {found.reason}")
+    if not found.applied:
+        pytest.skip(f"cgroups not usable here: {found.note}")
     return found
 
 
-def test_a_server_process_runs_inside_its_cgroup_with_its_cpu_quota(support: cgroups.Support, tmp_path: Path) -> None:
+def test_a_server_process_runs_inside_its_cgroup_with_its_cpu_quota(support: CgroupSupport, tmp_path: Path) -> None:
     group = cgroups.Cgroup.create(f"test-{os.getpid()}", cgroups.Limits(0.5, 256, None), support.version or 1)
     # Two busy loops under a 0.5-CPU quota must not get more than about half a core between them.
     proc = processes.spawn("busy", ["bash", "-c", "yes > /dev/null & yes > /dev/null & wait"],
@@ -38,7 +39,7 @@ def test_a_server_process_runs_inside_its_cgroup_with_its_cpu_quota(support: cgr
     assert not any(Path(p).parent.exists() for p in group.procs_files())
 
 
-def test_groups_left_by_a_killed_orchestrator_are_removed_and_live_ones_kept(support: cgroups.Support) -> None:
+def test_groups_left_by_a_killed_orchestrator_are_removed_and_live_ones_kept(support: CgroupSupport) -> None:
     dead = cgroups.Cgroup.create("leftover-4194999-1", cgroups.Limits(1.0, 64, None), support.version or 1)
     live = cgroups.Cgroup.create(f"mine-{os.getpid()}-1", cgroups.Limits(1.0, 64, None), support.version or 1)
     try:
@@ -50,7 +51,7 @@ def test_groups_left_by_a_killed_orchestrator_are_removed_and_live_ones_kept(sup
         live.remove()
 
 
-def test_a_stale_group_left_frozen_is_thawed_and_its_tasks_killed(support: cgroups.Support, tmp_path: Path) -> None:
+def test_a_stale_group_left_frozen_is_thawed_and_its_tasks_killed(support: CgroupSupport, tmp_path: Path) -> None:
     """A run killed while the host probe had its server frozen leaves the group frozen; on cgroup v1 its tasks then
     outlive SIGKILL until thawed, so the next run's clean-up must thaw before it kills."""
     dead = cgroups.Cgroup.create("leftover-4194998-2", cgroups.Limits(0.5, 256, None), support.version or 1)
@@ -67,7 +68,7 @@ def test_a_stale_group_left_frozen_is_thawed_and_its_tasks_killed(support: cgrou
         proc.stop(grace_s=1)
 
 
-def test_the_probes_freeze_thaws_on_every_way_out(support: cgroups.Support, tmp_path: Path) -> None:
+def test_the_probes_freeze_thaws_on_every_way_out(support: CgroupSupport, tmp_path: Path) -> None:
     group = cgroups.Cgroup.create(f"probe-exit-{os.getpid()}", cgroups.Limits(0.5, 256, None), support.version or 1)
     proc = processes.spawn("busy", ["bash", "-c", "yes > /dev/null"], log_path=tmp_path / "log", cgroup=group)
     try:
@@ -97,7 +98,7 @@ with group.frozen() as frozen:
 """
 
 
-def test_an_orchestrator_killed_while_its_server_is_frozen_leaves_nothing(support: cgroups.Support,
+def test_an_orchestrator_killed_while_its_server_is_frozen_leaves_nothing(support: CgroupSupport,
                                                                           tmp_path: Path) -> None:
     """SIGKILL to the orchestrator during the host probe: its server got SIGKILL too (PR_SET_PDEATHSIG), and
     must not then live on frozen (v1: state D until thawed) until the next run cleans up."""
@@ -118,7 +119,7 @@ def test_an_orchestrator_killed_while_its_server_is_frozen_leaves_nothing(suppor
         cgroups.remove_stale()
 
 
-def test_a_frozen_group_uses_no_cpu_and_still_stops(support: cgroups.Support, tmp_path: Path) -> None:
+def test_a_frozen_group_uses_no_cpu_and_still_stops(support: CgroupSupport, tmp_path: Path) -> None:
     """The host probe freezes the server: frozen, a busy loop gets no CPU; thawed, it runs again; a process
     left frozen still stops (stop() thaws it first)."""
     group = cgroups.Cgroup.create(f"freeze-{os.getpid()}", cgroups.Limits(0.5, 256, None), support.version or 1)
@@ -142,7 +143,7 @@ def test_a_frozen_group_uses_no_cpu_and_still_stops(support: cgroups.Support, tm
     assert proc.popen.returncode is not None
 
 
-def test_a_stdio_server_is_pinned_and_vouched_quiet_for_the_host_probe(support: cgroups.Support, tmp_path: Path) -> None:
+def test_a_stdio_server_is_pinned_and_vouched_quiet_for_the_host_probe(support: CgroupSupport, tmp_path: Path) -> None:
     # Issue 18: stdio runs were never "paused" for the host probe, and without a cgroup not pinned at all.
     from mcpbench.host.profile import ResourceProfile
     from mcpbench.catalog.manifest import discover
@@ -152,7 +153,7 @@ def test_a_stdio_server_is_pinned_and_vouched_quiet_for_the_host_probe(support: 
     spec = next(s for s in discover(SERVERS_DIR).servers if s.name == "go")
     profile = ResourceProfile(1.0, 512, (1,), (0,))
     infra = type("Infra", (), {"server_redis_url": "redis://127.0.0.1:1", "server_api_url": "http://127.0.0.1:1"})()
-    without = LocalRuntime(profile, cgroups.Support(None, False, "not here")).stdio_server(spec, infra, tmp_path / "a.log")
+    without = LocalRuntime(profile, CgroupSupport(version=None, applied=False, note="not here")).stdio_server(spec, infra, tmp_path / "a.log")
     assert without.stdio_launch.argv[:3] == ("taskset", "-c", "1")
     with without.paused() as quiet:
         assert quiet is False  # no cgroup: nothing tells whether it runs

@@ -14,7 +14,7 @@ import pytest
 from mcpbench.host.paths import CONFORMANCE_DIR
 from mcpbench.results import model
 from mcpbench.workload import conformance
-from mcpbench.workload.verify import Verdict
+from mcpbench.workload.verify import Verify
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "conformance"
 
@@ -25,7 +25,7 @@ def recorded(server: str, scenario: str) -> list[dict]:
 
 @pytest.mark.parametrize("scenario", conformance.APPLICABLE)
 def test_a_scenario_whose_checks_all_succeed_passes(scenario: str) -> None:
-    result = conformance.judge(scenario, recorded("go", scenario))
+    result = conformance.judge(recorded("go", scenario))
     assert result.passed and result.status == "pass"
     assert result.failures == [] and result.warnings == []
     assert result.reason.startswith("all checks pass")
@@ -33,31 +33,31 @@ def test_a_scenario_whose_checks_all_succeed_passes(scenario: str) -> None:
 
 def test_one_failing_check_fails_the_scenario_with_its_message() -> None:
     # go with ALLOWED_HOSTS=*: the foreign Host is served, localhost still accepted
-    result = conformance.judge("dns-rebinding-protection", recorded("go-unguarded", "dns-rebinding-protection"))
+    result = conformance.judge(recorded("go-unguarded", "dns-rebinding-protection"))
     assert not result.passed and result.status == "fail" and result.checks == 2
     assert result.failures == ["DNSRebindingRejected: Expected HTTP 4xx for invalid Host/Origin headers, got 200"]
     assert result.reason == result.failures[0]
 
 
 def test_a_scenario_the_server_cannot_serve_fails_with_the_servers_error() -> None:
-    result = conformance.judge("completion-complete", recorded("go", "completion-complete"))
+    result = conformance.judge(recorded("go", "completion-complete"))
     assert not result.passed
     assert result.failures == ['CompletionComplete: Failed: MCP error -32601: method not found: "completion/complete"']
 
 
 def test_warnings_and_notes_alone_are_no_pass() -> None:
     # server-sse-polling against a stateless server: a WARNING (no session id) and INFO notes, nothing succeeded
-    result = conformance.judge("server-sse-polling", recorded("go", "server-sse-polling"))
+    result = conformance.judge(recorded("go", "server-sse-polling"))
     assert not result.passed and result.reason == "no check succeeded"
     assert result.warnings == ["ServerSSEPollingSession: Server did not provide session ID - SSE polling tests may "
                                "not work correctly"]
-    assert not conformance.judge("x", []).passed
+    assert not conformance.judge([]).passed
 
 
 def test_a_warning_beside_successes_passes_as_verifys_warn() -> None:
     # Real checks of two recordings put together: the suite's WARNING is a SHOULD not met, said but not failing.
     warning = next(c for c in recorded("go", "server-sse-polling") if c["status"] == "WARNING")
-    result = conformance.judge("dns-rebinding-protection", [*recorded("go", "dns-rebinding-protection"), warning])
+    result = conformance.judge([*recorded("go", "dns-rebinding-protection"), warning])
     assert result.passed and result.status == "warn"
     assert result.reason.startswith("passed with warnings; ServerSSEPollingSession: Server did not provide session ID")
 
@@ -71,8 +71,8 @@ def test_logging_set_level_applies_only_where_the_server_advertises_logging() ->
     assert conformance.LOGGING_SCENARIO not in not_applicable
     # quarkus advertises logging and passes; go's SDK answers logging/setLevel without advertising it (the suite's
     # check succeeds there too, but the scenario is not applicable to go)
-    assert conformance.judge("logging-set-level", recorded("quarkus", "logging-set-level")).passed
-    assert conformance.judge("logging-set-level", recorded("go", "logging-set-level")).passed
+    assert conformance.judge(recorded("quarkus", "logging-set-level")).passed
+    assert conformance.judge(recorded("go", "logging-set-level")).passed
 
 
 def test_every_scenario_is_either_applicable_or_has_a_reason() -> None:
@@ -83,10 +83,9 @@ def test_every_scenario_is_either_applicable_or_has_a_reason() -> None:
 
 
 def test_verdicts_become_verify_checks_and_the_verify_json_object() -> None:
-    suite = conformance.Conformance(
-        {"server-initialize": conformance.judge("server-initialize", recorded("go", "server-initialize")),
-         "dns-rebinding-protection": conformance.judge("dns-rebinding-protection",
-                                                       recorded("go-unguarded", "dns-rebinding-protection"))},
+    suite = conformance.Conformance.of(
+        {"server-initialize": conformance.judge(recorded("go", "server-initialize")),
+         "dns-rebinding-protection": conformance.judge(recorded("go-unguarded", "dns-rebinding-protection"))},
         conformance.applicable({})[1])
     checks = suite.checks()
     assert [(c.name, c.status) for c in checks] == [("conformance: server-initialize", "pass"),
@@ -94,11 +93,14 @@ def test_verdicts_become_verify_checks_and_the_verify_json_object() -> None:
                                                     ("conformance", "warn")]
     assert checks[-1].reason.startswith("1/2 applicable scenarios of @modelcontextprotocol/conformance 0.1.16 pass; "
                                         "failed: dns-rebinding-protection")
-    record = {**Verdict(checks).record(), "conformance": suite.record()}
+    record = Verify.of(checks, conformance=suite).model_dump(exclude_unset=True)
     validated = model.validated(model.Verify, record, "verify.json")
     assert validated["conformance"]["passed"] == 1 and validated["conformance"]["applicable"] == 2
     assert validated["conformance"]["suite"] == "@modelcontextprotocol/conformance 0.1.16"
-    assert model.validated(model.Verify, Verdict(checks).record(), "verify.json")["conformance"] is None
+    # without the suite, verify.json has no conformance (a reader takes null)
+    assert "conformance" not in Verify.of(checks).model_dump(exclude_unset=True)
+    assert model.validated(model.Verify, Verify.of(checks).model_dump(exclude_unset=True),
+                           "verify.json")["conformance"] is None
 
 
 @pytest.mark.parametrize("server", ["go", "quarkus", "unguarded"])

@@ -22,7 +22,9 @@ from mcpbench.experiments.verify import not_offered_checks, with_not_offered
 from mcpbench.results.model import DimensionSection
 from mcpbench.results.upgrades import PLANS_BY_NAME, recorded_dimension_plan, upgrade_run
 from mcpbench.results.write import RunRecord
+from mcpbench.workload.checks import Check
 from mcpbench.workload.dimension_tools import ToolSettings
+from mcpbench.workload.verify import Verify
 
 SERVERS = Path(__file__).resolve().parents[2] / "servers"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
@@ -99,12 +101,13 @@ def test_verify_names_each_dimension_a_server_does_not_offer_and_fails_nothing_f
     assert not_offered_checks(go) == []
     cannot = dataclasses.replace(go, info=go.info.model_copy(update={"unsupported": {"progress": "no SSE", "agent": "x"}}))
     checks = not_offered_checks(cannot)
-    assert checks == [{"name": "dimension agent", "status": "warn", "reason": "not offered (its manifest): x"},
-                      {"name": "dimension progress", "status": "warn", "reason": "not offered (its manifest): no SSE"}]
-    passed = {"status": "pass", "checks": [{"name": "initialize", "status": "pass", "reason": ""}]}
-    assert with_not_offered(passed, checks) == {"status": "warn", "checks": [*passed["checks"], *checks]}
-    failed = {"status": "fail", "checks": []}
-    assert with_not_offered(failed, checks)["status"] == "fail" and with_not_offered(passed, []) is passed
+    assert [c.model_dump() for c in checks] == [
+        {"name": "dimension agent", "status": "warn", "reason": "not offered (its manifest): x"},
+        {"name": "dimension progress", "status": "warn", "reason": "not offered (its manifest): no SSE"}]
+    passed = Verify(status="pass", checks=[Check(name="initialize", status="pass", reason="")])
+    assert with_not_offered(passed, checks) == Verify(status="warn", checks=[*passed.checks, *checks])
+    failed = Verify(status="fail", checks=[])
+    assert with_not_offered(failed, checks).status == "fail" and with_not_offered(passed, []) is passed
 
 
 @pytest.mark.parametrize("name, points, modes, vus, question, point", [

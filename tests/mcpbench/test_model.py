@@ -16,7 +16,8 @@ from mcpbench.results import model
 from mcpbench.experiments.config import RunConfig
 from mcpbench.loads.timing import Timing
 from mcpbench.host.profile import resource_profile
-from mcpbench.workload.verify import Check, Verdict
+from mcpbench.workload.checks import Check
+from mcpbench.workload.verify import Verify
 from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.results.doc import DOC_BEGIN, DOC_END, _models_of, render_doc
 from mcpbench.results.upgrades import upgrade_run
@@ -121,18 +122,20 @@ def test_the_orchestrators_writers_produce_the_model(tmp_path):
     config = RunConfig.from_options({}, [], Timing())
     config.profile = model.Profile.model_validate(resource_profile(cores=2), from_attributes=True)  # pinned
     model.validated(model.Config, model.document(config), "run.json config")
-    verdict = Verdict([Check("initialize", "pass", "ok"), Check("tools/list", "warn", "slow")])
-    model.validated(model.Verify, verdict.record(), "verify.json")
+    verdict = Verify.of([Check(name="initialize", status="pass", reason="ok"),
+                         Check(name="tools/list", status="warn", reason="slow")])
+    assert verdict.status == "warn"
+    model.validated(model.Verify, verdict.model_dump(exclude_unset=True), "verify.json")
     summary = _json(RUST_R1 / "summary.json")
     model.validated(model.Calibration, calibrate.load_model_record(summary, 0.05), "run.json calibration")
     context = analysis.MeasurementContext.from_json(_json(RUST_R1 / "context.json"))
     model.validated(model.Context, context.to_json(), "context.json")
     assert {f.name for f in dataclasses.fields(analysis.MeasurementContext)} == set(model.Context.model_fields)
     outcome = build.run_commands(("true", "true"), tmp_path, dict(os.environ), 10, tmp_path / "build.log")
-    assert outcome.record() == {"status": "ok", "seconds": outcome.record()["seconds"], "reason": None,
-                                "log": "build.log", "command": "true && true"}
+    assert outcome.build_record().model_dump() == {"status": "ok", "seconds": round(outcome.seconds, 2),
+                                                   "reason": None, "log": "build.log", "command": "true && true"}
     with pytest.raises(ValueError):
-        build.BuildOutcome("done", 1.0, None, None).record()   # not a build status
+        build.BuildOutcome("done", 1.0, None, None).build_record()   # not a build status
 
 
 def test_the_doc_tables_are_the_model():

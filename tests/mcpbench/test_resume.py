@@ -12,11 +12,10 @@ import pytest
 
 from mcpbench.catalog.manifest import discover
 from mcpbench.experiments import experiment_class, resume
-from mcpbench.host import cgroups
 from mcpbench.host.fingerprint import fingerprint
 from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.results import liveness
-from mcpbench.results.model import RUN_FILE, SUMMARY_FILE
+from mcpbench.results.model import RUN_FILE, SUMMARY_FILE, CgroupSupport
 from mcpbench.results.write import RunRecord
 
 RUN = experiment_class("run")
@@ -37,7 +36,7 @@ def a_run(tmp_path: Path) -> RunRecord:
     values = defaults(servers=["go"], quick=True)
     experiment = RUN(values, [discover(SERVERS_DIR).by_name()["go"]])
     return RunRecord(tmp_path / "20261126-000000-local", "20261126-000000-local", experiment.config,
-                     fingerprint(cgroups.Support(None, False, "test")))
+                     fingerprint(CgroupSupport(version=None, applied=False, note="test")))
 
 
 def test_the_running_orchestrator_is_alive_and_a_dead_or_reused_pid_is_not() -> None:
@@ -102,7 +101,7 @@ def test_a_measurement_the_stop_cut_short_is_set_aside_and_the_elapsed_time_carr
     cut.mkdir()
     (cut / "samples.log").write_text("S,0.1")
     record.finish("interrupted")
-    entry = resume.begin(RunRecord.reopen(record.directory), fingerprint(cgroups.Support(None, False, "test")))
+    entry = resume.begin(RunRecord.reopen(record.directory), fingerprint(CgroupSupport(version=None, applied=False, note="test")))
     assert entry.previous_status == "interrupted" and entry.set_aside == ["go/session-5vu-r2.incomplete"]
     assert done.is_dir() and not cut.exists() and (cut.parent / "session-5vu-r2.incomplete" / "samples.log").exists()
     assert entry.host_changed == [] and entry.elapsed_before_s >= 0
@@ -123,5 +122,5 @@ def test_the_time_before_a_resume_ends_at_the_last_finished_measurement_not_at_t
     started = dt.datetime.fromisoformat(record.run.started_at).timestamp()
     os.utime(done / SUMMARY_FILE, (started + 30, started + 30))
     record.abandon()  # found much later: run.json written now
-    entry = resume.begin(RunRecord.reopen(record.directory), fingerprint(cgroups.Support(None, False, "test")))
+    entry = resume.begin(RunRecord.reopen(record.directory), fingerprint(CgroupSupport(version=None, applied=False, note="test")))
     assert entry.previous_status == "abandoned" and entry.elapsed_before_s == 30.0

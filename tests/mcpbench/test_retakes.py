@@ -11,12 +11,11 @@ from pathlib import Path
 from mcpbench.catalog.manifest import discover
 from mcpbench.experiments import experiment_class
 from mcpbench.experiments.runner import LATER_PER_ROUND, Runner, ServerRound, ServerState
-from mcpbench.host import cgroups
 from mcpbench.host.fingerprint import fingerprint
 from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.loads import ClosedLoad, OpenLoad
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import Summary
+from mcpbench.results.model import CgroupSupport, Summary
 from mcpbench.results.write import RunRecord
 
 RUN = experiment_class("run")
@@ -45,7 +44,8 @@ def a_runner(tmp_path: Path) -> Runner:
     specs = [discover(SERVERS_DIR).by_name()[name] for name in values["servers"]]
     experiment = RUN(values, specs)
     runner = Runner(experiment, tmp_path)
-    runner.record = RunRecord(runner.directory, runner.run_id, experiment.config, fingerprint(cgroups.Support(None, False, "test")))
+    runner.record = RunRecord(runner.directory, runner.run_id, experiment.config,
+                              fingerprint(CgroupSupport(version=None, applied=False, note="test")))
     runner.states = {spec.name: ServerState(spec) for spec in specs}
     return runner
 

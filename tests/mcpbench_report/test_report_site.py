@@ -266,8 +266,12 @@ def test_docker_results_show_runtime_image_and_cold_start(tmp_path):
     path = write_results(tmp_path / "r", {"srv": [steady(5, 1.0)], "srv2": [steady(5, 1.0)]},
                          run_id="20260101-000000-docker",
                          config={"runtime": "docker"},
-                         environment={"docker": {"engine": "20.10.24", "compose": "2.40.3",
-                                                 "base_image": "mcpbench/base:trixie"}})
+                         environment={"docker": {  # as the docker runtime records it (model.DockerEnvironment)
+                             "engine": "20.10.24", "api": "1.41", "os": "Debian GNU/Linux 13 (trixie)",
+                             "storage_driver": "overlay2", "cgroup_version": 2, "cgroup_driver": "systemd", "cpus": 4,
+                             "memory_gb": 15.6, "compose": "2.40.3", "project": "mcpbench-4242",
+                             "base_image": "mcpbench/base:trixie", "base_image_id": "sha256:base",
+                             "limits_supported": True, "limit_warnings": []}})
     image = {"runtime": "docker", "image": "mcpbench/srv:latest", "image_size_mb": 98.6,
              "image_own_layers_mb": 8.8, "cold_start_s": 0.33, "build_s": 12.5}
     (path / "srv" / "image.json").write_text(json.dumps(image))
@@ -298,14 +302,14 @@ def test_local_results_say_so_and_show_no_image_columns(tmp_path):
 
 
 def test_server_page_shows_the_build_command(tmp_path):
-    """build.json records the command the build ran (BuildOutcome.record, the orchestrator's writer); the server
+    """build.json records the command the build ran (BuildOutcome.build_record, the orchestrator's writer); the server
     page shows it. The recorded run was made with --no-build: its other servers have no build.json."""
     from mcpbench.catalog.build import BuildOutcome
 
     copy = tmp_path / SWEEP.name
     shutil.copytree(SWEEP, copy)
     outcome = BuildOutcome("ok", 0.27, None, copy / "rust" / "build.log", "cargo build --release --locked")
-    (copy / "rust" / "build.json").write_text(json.dumps(outcome.record()))
+    (copy / "rust" / "build.json").write_text(json.dumps(outcome.build_record().model_dump()))
     info = build_site(consolidate(load.load([copy])), tmp_path / "site")
     assert "<code>cargo build --release --locked</code>" in (info.out / "servers" / "rust.html").read_text()
     assert "<code>cargo build" not in (info.out / "servers" / "python.html").read_text()

@@ -29,11 +29,11 @@ class BuildOutcome:
     log_path: Path | None
     command: str | None = None  # what ran, as build.json records it (None: nothing, or a docker image build)
 
-    def record(self) -> dict[str, object]:
-        """build.json (mcpbench.model.Build), checked against the model before it is written."""
+    def build_record(self) -> model.Build:
+        """build.json: the outcome as the results model holds it (seconds to the hundredth, the log by its name
+        beside build.json), checked as it is made."""
         return model.Build(status=self.status, seconds=round(self.seconds, 2), reason=self.reason,
-                           log=self.log_path.name if self.log_path else None,
-                           command=self.command).model_dump()
+                           log=self.log_path.name if self.log_path else None, command=self.command)
 
 
 K = TypeVar("K", bound=Hashable)

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from mcpbench import dimensions
-from mcpbench.results.model import Record
+from mcpbench.results.model import Record, Server
 from mcpbench.workload.file import Workload
 
 MANIFEST_NAME = "mcpbench.toml"
@@ -202,22 +202,22 @@ class ServerSpec:
         """Sent with every HTTP request to it, the readiness check's included (a target's --header)."""
         return self.workload.headers if self.workload is not None else {}
 
-    def describe(self) -> Record:
-        """What results and the report record about this server."""
-        return {
-            "name": self.name,
-            "directory": self.directory.name,
-            "variant_of": self.variant_of,
-            "what_if": self.what_if,
-            **({"overrides": dict(self.overrides)} if self.overrides else {}),
-            **self.info.model_dump(),
-            "build": list(self.build_commands),
-            "run": list(self.run_command),
-            "stdio": list(self.stdio_command) if self.stdio_command else None,
-            **({"workload": str(self.workload.path)} if self.workload else {}),
-            **({"url": self.url} if self.url else {}),
-            **({"point": self.point} if self.point else {}),
-        }
+    def describe(self) -> Server:
+        """What results and the report record about this server (server.json): its manifest's server table (the
+        keys the model does not name kept beside its fields), its commands, and where it came from. overrides,
+        workload, url and point are set only where the server has them: a server.json without them reads null."""
+        server = Server(name=self.name, directory=self.directory.name, variant_of=self.variant_of,
+                        what_if=self.what_if, **self.info.model_dump(), build=list(self.build_commands),
+                        run=list(self.run_command), stdio=list(self.stdio_command) if self.stdio_command else None)
+        if self.overrides:
+            server.overrides = dict(self.overrides)
+        if self.workload:
+            server.workload = str(self.workload.path)
+        if self.url:
+            server.url = self.url
+        if self.point:
+            server.point = self.point
+        return server
 
 
 @dataclass(frozen=True)
@@ -237,10 +237,13 @@ def _format_validation(error: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _stdio(section: StdioSection | None, run_env: dict[str, str]) -> Record:
+def _stdio(section: StdioSection | None,
+           run_env: dict[str, str]) -> tuple[tuple[str, ...] | None, dict[str, str] | None]:
+    """A spec's stdio_command and stdio_env: the [stdio] command, run with the run command's environment and its
+    own (None, None: HTTP only)."""
     if section is None:
-        return {}
-    return {"stdio_command": tuple(section.command), "stdio_env": {**run_env, **section.env}}
+        return None, None
+    return tuple(section.command), {**run_env, **section.env}
 
 
 def _specs_from(manifest: Manifest, path: Path) -> list[ServerSpec]:
@@ -250,18 +253,20 @@ def _specs_from(manifest: Manifest, path: Path) -> list[ServerSpec]:
     build_timeout = manifest.build.timeout_s if manifest.build else 1800.0
     build_expected = manifest.build.expected_s if manifest.build else 0.0
     docker = manifest.docker.model_dump() if manifest.docker else {}
+    stdio_command, stdio_env = _stdio(manifest.stdio, dict(manifest.run.env))
     specs = [
         ServerSpec(
             name=base_name, directory=directory, manifest_path=path, info=manifest.server,
             build_commands=base_build, build_timeout_s=build_timeout, build_expected_s=build_expected,
             run_command=tuple(manifest.run.command), run_env=dict(manifest.run.env),
             ready_timeout_s=manifest.run.ready_timeout_s, variant_of=None, docker=docker,
-            **_stdio(manifest.stdio, dict(manifest.run.env)),
+            stdio_command=stdio_command, stdio_env=stdio_env,
         )
     ]
     for key, variant in manifest.variants.items():
         overrides = variant.model_dump(include=set(ServerOverride.model_fields), exclude_none=True)
         extra_build = (variant.build.command,) if variant.build else ()
+        stdio_command, stdio_env = _stdio(variant.stdio or manifest.stdio, {**manifest.run.env, **variant.run.env})
         specs.append(
             ServerSpec(
                 name=key, directory=directory, manifest_path=path,
@@ -273,7 +278,7 @@ def _specs_from(manifest: Manifest, path: Path) -> list[ServerSpec]:
                 run_env={**manifest.run.env, **variant.run.env},
                 ready_timeout_s=variant.run.ready_timeout_s or manifest.run.ready_timeout_s,
                 variant_of=base_name, docker=docker, what_if=variant.what_if,
-                **_stdio(variant.stdio or manifest.stdio, {**manifest.run.env, **variant.run.env}),
+                stdio_command=stdio_command, stdio_env=stdio_env,
             )
         )
     return specs

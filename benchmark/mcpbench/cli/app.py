@@ -49,7 +49,7 @@ def list_servers(servers_dir: ServersDirOpt = SERVERS_DIR, as_json: JsonOpt = Fa
     """Show every server discovered under servers/ (and any broken manifest)."""
     discovery = discover(servers_dir)
     if as_json:
-        print_json({"servers": [spec.describe() for spec in discovery.servers],
+        print_json({"servers": [spec.describe().model_dump(exclude_unset=True) for spec in discovery.servers],
                     "errors": [str(error) for error in discovery.errors]})
         if discovery.errors:
             raise typer.Exit(1)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import subprocess
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.table import Table
@@ -85,7 +85,7 @@ def images_build(
 
 def _report(name: str, outcome, details) -> None:
     mark = {"ok": "[green]✓[/]", "skipped": "[yellow]-[/]"}.get(outcome.status, "[red]✗[/]")
-    size = f", {details['image_size_mb']:.1f} MB" if details else ""
+    size = f", {details.image_size_mb:.1f} MB" if details else ""
     console.print(f"{mark} {name} {outcome.status} in {outcome.seconds:.1f} s{size}"
                   + (f": {outcome.reason}" if outcome.reason else ""))
 
@@ -123,14 +123,14 @@ def images_list(servers_dir: ServersDirOpt = SERVERS_DIR, as_json: JsonOpt = Fal
             unsupported.add(names[-1])
         except compose.DockerConfigError:
             pass
-    rows = []
+    rows: list[dict[str, Any]] = []  # a table's rows, or --json's
     for name in names:
         if not engine.image(name):
             rows.append({"image": name, "status": "unsupported" if name in unsupported else "not built"})
             continue
         details = image_details(engine, name)
-        rows.append({"image": name, "status": "built", "size_mb": details["image_size_mb"],
-                     "own_layers_mb": details["image_own_layers_mb"], "created": details["image_created"]})
+        rows.append({"image": name, "status": "built", "size_mb": details.image_size_mb,
+                     "own_layers_mb": details.image_own_layers_mb, "created": details.image_created})
     if as_json:
         print_json({"images": rows})
         return

@@ -44,11 +44,8 @@ def annotation(option: Option) -> Any:
     return Annotated[option.type, typer.Option(*(option.flags or (f"--{option.name.replace('_', '-')}",)), **extra)]
 
 
-def _named(group: tuple[Option, ...]) -> dict[str, object]:
-    return {option.name: annotation(option) for option in group}
-
-
-_SHARED = _named(SELECTION + PLACEMENT + RESULTS)
+# The options the commands share, by name: each command's parameter is built from its declaration (annotation).
+_SHARED = {option.name: option for option in SELECTION + PLACEMENT + RESULTS}
 if TYPE_CHECKING:
     # The type checker sees each parameter's Python type (the declared Option's `type`); Typer, at run time,
     # the Annotated parameter built from that declaration.
@@ -59,12 +56,12 @@ if TYPE_CHECKING:
     MemoryOpt = int
     ResultsParentOpt = Path
 else:
-    ServersArg = _SHARED["servers"]
-    ServersDirOpt = _SHARED["servers_dir"]
-    RuntimeOpt = _SHARED["runtime"]
-    CpusOpt = _SHARED["cpus"]
-    MemoryOpt = _SHARED["memory_mb"]
-    ResultsParentOpt = _SHARED["results_dir"]
+    ServersArg = annotation(_SHARED["servers"])
+    ServersDirOpt = annotation(_SHARED["servers_dir"])
+    RuntimeOpt = annotation(_SHARED["runtime"])
+    CpusOpt = annotation(_SHARED["cpus"])
+    MemoryOpt = annotation(_SHARED["memory_mb"])
+    ResultsParentOpt = annotation(_SHARED["results_dir"])
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable: one JSON document on stdout.")]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from mcpbench.dimensions.base import Dimension, Point, Question
 from mcpbench.workload import dimension_tools as dims
 from mcpbench.workload.dimension_tools import ToolSettings
-from mcpbench.workload.file import Call, Check, Workload, WorkloadFile
+from mcpbench.workload.file import Call, ReplyCheck, Workload, WorkloadFile
 
 
 def size_label(size: int) -> tuple[str, str]:
@@ -22,8 +22,9 @@ def payload_workload(size: int) -> Workload:
     characters of data it counted, and the payload's length (verify checks its content once, at the start)."""
     label, display = size_label(size)
     call = Call(tool=dims.ECHO_PAYLOAD, arguments={"size": size, "data": dims.argument(size)},
-                check=[Check(pointer="/size", equals=size), Check(pointer="/received", equals=len(dims.argument(size))),
-                       Check(pointer="/payload", length=size)])
+                check=[ReplyCheck(pointer="/size", equals=size),
+                       ReplyCheck(pointer="/received", equals=len(dims.argument(size))),
+                       ReplyCheck(pointer="/payload", length=size)])
     spec = WorkloadFile(description=f"echo_payload replies of {display} (docs/workload.md §6)", call=[call])
     return Workload(Path(f"dimension:payload:{label}"), spec)
 

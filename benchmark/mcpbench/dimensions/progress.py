@@ -10,7 +10,7 @@ from mcpbench.dimensions.base import Dimension, Point, Question
 from mcpbench.results.model import DimensionSection
 from mcpbench.workload import dimension_tools as dims
 from mcpbench.workload.dimension_tools import ToolSettings
-from mcpbench.workload.file import Call, Check, Workload, WorkloadFile
+from mcpbench.workload.file import Call, ReplyCheck, Workload, WorkloadFile
 
 # Two counts apart by 99 notifications: what one costs is the difference over 99 (report: per notification).
 PROGRESS_COUNTS = (1, 100)
@@ -20,7 +20,7 @@ def progress_workload(count: int) -> Workload:
     """stream_progress asking for `count` notifications: each must arrive on the call's reply before its result
     (the load driver counts them and times the first), and the result says all were sent."""
     call = Call(tool=dims.STREAM_PROGRESS, arguments={"count": count}, progress=count,
-                check=[Check(pointer="/count", equals=count), Check(pointer="/sent", equals=count)])
+                check=[ReplyCheck(pointer="/count", equals=count), ReplyCheck(pointer="/sent", equals=count)])
     spec = WorkloadFile(description=f"stream_progress with {count} notification(s) (docs/workload.md §6)", call=[call])
     return Workload(Path(f"dimension:progress:{count}"), spec)
 

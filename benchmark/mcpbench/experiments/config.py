@@ -15,7 +15,7 @@ from mcpbench.experiments.options import DEFAULT_VUS, Values, csv, kind_name, mo
 from mcpbench.host.profile import ResourceProfile
 from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, MODES, Load, Mode, OpenLoad, Stage
 from mcpbench.loads.timing import Timing
-from mcpbench.results.model import Config, LoadGenerator, Profile
+from mcpbench.results.model import Config, LoadGeneratorConfig, Profile
 
 
 class LoadOptions(TypedDict):
@@ -39,7 +39,7 @@ class RunConfig(Config):
     # Narrower than run.json's (read as any version wrote it): each mode is a Mode, checked whenever it is set
     # (_known_modes names one that is not), and the generator is always named.
     modes: list[Mode]  # type: ignore[assignment]
-    load_generator: LoadGenerator
+    load_generator: LoadGeneratorConfig
 
     @classmethod
     def from_options(cls, values: Values, specs: Sequence[ServerSpec], timing: Timing, *,
@@ -66,7 +66,7 @@ class RunConfig(Config):
                 request_timeout_s=timing.request_timeout_s,
                 profile=Profile.model_validate(resource_profile_of(values), from_attributes=True),
                 # the generator each transport used is added by the suite once it chose them (by_transport)
-                load_generator=LoadGenerator(name=values.get("load_generator") or loadgen.DEFAULT,
+                load_generator=LoadGeneratorConfig(name=values.get("load_generator") or loadgen.DEFAULT,
                                              instances=values.get("load_instances", 1)),
                 **fields)
             if config.rate_fractions or config.equal:

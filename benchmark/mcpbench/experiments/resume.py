@@ -17,7 +17,7 @@ from typing import Protocol
 from mcpbench.experiments.options import WATCHING, Values
 from mcpbench.results import liveness
 from mcpbench.results.layout import INCOMPLETE, RunDir
-from mcpbench.results.model import Record, Resume, document
+from mcpbench.results.model import Environment, Resume, document
 from mcpbench.results.write import RunRecord, now_iso
 
 
@@ -105,12 +105,12 @@ def _set_aside_incomplete(record: RunRecord) -> list[str]:
     return moved
 
 
-def begin(record: RunRecord, host: Record) -> Resume:
+def begin(record: RunRecord, host: Environment) -> Resume:
     """Mark the run resumed (run.json `resumes`, status running in this process) and return the resume's
-    record, which the runner keeps current (kept, recalibrated)."""
-    environment = document(record.run.environment)
+    record, which the runner keeps current (kept, recalibrated). `host`: this machine's fingerprint."""
+    environment, here = document(record.run.environment), document(host)
     entry = Resume(at=now_iso(), previous_status=record.run.status, kept=0, set_aside=_set_aside_incomplete(record),
-                   host_changed=[key for key in HOST_KEYS if environment.get(key) != host.get(key)],
+                   host_changed=[key for key in HOST_KEYS if environment.get(key) != here.get(key)],
                    recalibrated=False, elapsed_before_s=_elapsed_before(record))
     record.resume(entry)
     return entry

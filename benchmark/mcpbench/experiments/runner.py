@@ -28,8 +28,8 @@ from mcpbench.experiments import events as ev
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.listeners import ConsoleListener
-from mcpbench.host import cgroups, paths, ports
-from mcpbench.host.fingerprint import fingerprint, limits_record
+from mcpbench.host import paths, ports
+from mcpbench.host.fingerprint import fingerprint
 from mcpbench.loads import MODE_PROTOCOL, MODE_TRANSPORT, ClosedLoad, Load
 from mcpbench.loads.timing import Timing
 from mcpbench.measure import calibration as calibrate
@@ -37,13 +37,14 @@ from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, prewarm
 from mcpbench.results import liveness
 from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
-from mcpbench.results.model import SCHEMA, Limit, Record, Resume, RunStatus, Summary, document, parsed
-from mcpbench.results.write import RunRecord, directory_said, io_said, new_run_id, write_checked, write_json
+from mcpbench.results.model import SCHEMA, CgroupSupport, Limit, Record, Resume, RunStatus, Summary, document, parsed
+from mcpbench.results.write import RunRecord, directory_said, io_said, new_run_id, write_checked, write_record
 from mcpbench.runtime.base import RunningServer
 from mcpbench.workload import conformance
+from mcpbench.workload.checks import Check
 from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.file import lineup
-from mcpbench.workload.verify import Check, Verdict, is_deployment_check, verify
+from mcpbench.workload.verify import Verify, is_deployment_check, verify
 from mcpbench.workload.verify_calls import verify_calls
 
 # A calibration the infrastructure broke is measured again on a new Redis/API pair, this many tries in all.
@@ -129,7 +130,7 @@ class Runner:
     def run(self) -> RunRecord:
         self._mark_abandoned()
         # Whether limits apply is the runtime's to say, once it has started (below).
-        unknown = cgroups.Support(None, False, "not known: the runtime did not start")
+        unknown = CgroupSupport(version=None, applied=False, note="not known: the runtime did not start")
         if self.resuming:
             self.record = RunRecord.reopen(self.directory)
             self.resume_record = resume.begin(self.record, fingerprint(unknown))
@@ -224,11 +225,11 @@ class Runner:
         support = runtime.limits_support()
         extra = runtime.environment()
         self.record.set_environment(
-            cgroup=limits_record(support),
+            cgroup=support,
             runtime_description=runtimes.description(runtime.name),  # what the report says it ran as
-            **({runtime.name: extra} if extra else {}))  # docker: engine, compose, base image
-        if not support.usable:
-            self.events.emit(ev.LimitsNotApplied(reason=str(support.reason)))
+            **({runtime.name: extra} if extra is not None else {}))  # docker: engine, compose, base image
+        if not support.applied:
+            self.events.emit(ev.LimitsNotApplied(reason=str(support.note)))
 
     def _pin_orchestrator(self) -> set[int]:
         """The orchestrator (sampling, probes, progress) runs on the harness CPUs, never on the server's. Returns
@@ -245,7 +246,7 @@ class Runner:
             resume.restore(self.record, self.states)
         for spec in self.specs:
             self.record.server(spec.name)
-            write_checked(self.run_dir.server(spec.name).server_json, spec.describe())
+            write_record(self.run_dir.server(spec.name).server_json, spec.describe())
         if self.config.build:
             self._build_all()
         self.bench.start_infra()
@@ -449,7 +450,7 @@ class Runner:
     def _built(self, spec: ServerSpec, outcome: BuildOutcome) -> None:
         assert self.record is not None
         state = self.states[spec.name]
-        write_json(self.run_dir.server(spec.name).build_json, outcome.record())
+        write_record(self.run_dir.server(spec.name).build_json, outcome.build_record())
         if outcome.status != "ok":
             state.failed = True
             # skipped = this machine lacks the toolchain: the server is unavailable here, not broken
@@ -520,9 +521,9 @@ class Runner:
             idle_mem_mb = idle.memory_bytes / 2**20 if idle else None
             tree = server.process_tree_usage()
             idle_rss_mb = round(tree.memory_bytes / 2**20, 1) if tree else None
-            if server.details:  # the docker runtime: image, its size, cold start
-                self.record.update_server(spec.name, **server.details)
-                write_checked(self.run_dir.server(spec.name).image_json, server.details)
+            if server.details is not None:  # the docker runtime: image, its size, cold start
+                self.record.update_server(spec.name, **server.details.model_dump(exclude_unset=True))
+                write_record(self.run_dir.server(spec.name).image_json, server.details)
             self.record.update_server(spec.name, startup_s=round(server.startup_s, 3),
                                       idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
                                       idle_rss_mb=idle_rss_mb)
@@ -645,7 +646,7 @@ class Runner:
             verdict = (verify_calls(server.url, spec.workload) if spec.given and spec.workload
                        else verify(server.url, spec.name, spec.info.protocols,
                                    ToolSettings.from_environment(spec.run_env), spec.info.unsupported))
-        checks = [Check("start", "pass", f"ready in {server.startup_s:.2f} s"), *verdict.checks]
+        checks = [Check(name="start", status="pass", reason=f"ready in {server.startup_s:.2f} s"), *verdict.checks]
         suite = self._conformance(spec, server, checks) if self.config.conformance else None
         listening = server.listening()
         if listening is not None:  # the local runtime: HOST is loopback (docs/server-contract.md)
@@ -653,17 +654,16 @@ class Runner:
             # A server given on the command line is not held to the contract's HOST: where it listens is its
             # own choice, said as a warning (the load only ever goes to loopback).
             worst: Literal["warn", "fail"] = "warn" if spec.given else "fail"
-            checks.append(Check("listens on loopback only", worst if exposed or not listening else "pass",
-                                f"also listens on {', '.join(exposed)}: reachable from other machines; the "
-                                f"contract's HOST is {ports.LOOPBACK}" if exposed else
-                                "no listening socket found" if not listening else ", ".join(listening)))
+            checks.append(Check(name="listens on loopback only", status=worst if exposed or not listening else "pass",
+                                reason=f"also listens on {', '.join(exposed)}: reachable from other machines; the "
+                                       f"contract's HOST is {ports.LOOPBACK}" if exposed else
+                                       "no listening socket found" if not listening else ", ".join(listening)))
         if not server.alive():
             cause = server.exit_cause()
-            checks.append(Check("server alive", "fail", "the server exited during verify"
+            checks.append(Check(name="server alive", status="fail", reason="the server exited during verify"
                                 + (f": {cause}" if cause else "") + ":\n" + server.log_tail()))
-        verdict = Verdict(checks, verdict.tools_list)
-        write_checked(self.run_dir.server(spec.name).verify_json,
-                      {**verdict.record(), **({"conformance": suite.record()} if suite else {})})
+        verdict = Verify.of(checks, verdict.tools_list, suite)
+        write_record(self.run_dir.server(spec.name).verify_json, verdict)
         self.events.emit(ev.ServerVerified(server=spec.name, status=verdict.status, checks=[
             ev.VerifyCheck(name=check.name, status=check.status, reason=check.reason) for check in verdict.checks]))
         # A --what-if twin may change how the server is deployed (its protection off): those failures are
@@ -683,7 +683,7 @@ class Runner:
             try:
                 suite = conformance.run(server.url, paths.CONFORMANCE_DIR)
             except conformance.SuiteUnavailable as exc:
-                checks.append(Check("conformance", "unavailable", str(exc)))
+                checks.append(Check(name="conformance", status="unavailable", reason=str(exc)))
                 return None
         checks.extend(suite.checks())
         self.events.emit(ev.ConformanceRan(server=spec.name, passed=suite.passed, applicable=suite.applicable))

@@ -21,8 +21,11 @@ from mcpbench.experiments.options import (
     Values,
 )
 from mcpbench.loads.timing import Timing
+from mcpbench.results.model import parsed
 from mcpbench.results.read import read_json
+from mcpbench.workload.checks import Check
 from mcpbench.workload.dimension_tools import ToolSettings
+from mcpbench.workload.verify import Verify
 
 # The settings the NAME-tools twin is started with: what docs/workload.md §6 asks of every reference server.
 VERIFY_TOOLS = ToolSettings(extra_tools=100, dimension_tools=True, sse_replies=True)
@@ -37,20 +40,20 @@ CONFORMANCE = (
 )
 
 
-def not_offered_checks(spec: ServerSpec) -> list[dict[str, str]]:
+def not_offered_checks(spec: ServerSpec) -> list[Check]:
     """A warning per dimension the server's manifest opts out of (`unsupported.<dimension>`), with its reason: it
     is not measured in that dimension, and nothing of the contract fails for it."""
-    return [{"name": f"dimension {name}", "status": "warn", "reason": f"not offered (its manifest): {why}"}
+    return [Check(name=f"dimension {name}", status="warn", reason=f"not offered (its manifest): {why}")
             for name, why in sorted(spec.info.unsupported.items())]
 
 
-def with_not_offered(verdict: dict, checks: list[dict[str, str]]) -> dict:
+def with_not_offered(verdict: Verify, checks: list[Check]) -> Verify:
     """A server's verify verdict with its not-offered warnings after its checks: a pass becomes a warn, any other
     status stays."""
     if not checks:
         return verdict
-    return {**verdict, "status": "warn" if verdict["status"] == "pass" else verdict["status"],
-            "checks": [*verdict["checks"], *checks]}
+    return verdict.model_copy(update={"status": "warn" if verdict.status == "pass" else verdict.status,
+                                      "checks": [*verdict.checks, *checks]})
 
 
 class VerifyExperiment(Experiment):
@@ -94,17 +97,17 @@ class VerifyExperiment(Experiment):
         with server.started("verify"):
             pass  # the runner verifies a server the first time it starts it (verify.json)
 
-    def verdicts(self, runner) -> dict[str, dict]:
+    def verdicts(self, runner) -> dict[str, Verify]:
         """Each server's verify record: verify.json, or what stopped it before (the build, the start)."""
-        verdicts: dict[str, dict] = {}
+        verdicts: dict[str, Verify] = {}
         for name, entry in (runner.record.run.servers if runner.record else {}).items():
             path = runner.run_dir.server(name).verify_json
             if path.is_file():
-                verdicts[name] = read_json(path)
+                verdicts[name] = parsed(Verify, read_json(path), path)
                 continue
             status = "unavailable" if entry.status == "unavailable" else "fail"
-            verdicts[name] = {"status": status, "checks": [
-                {"name": entry.phase or "start", "status": status, "reason": entry.reason or ""}]}
+            verdicts[name] = Verify(status=status, checks=[
+                Check(name=entry.phase or "start", status=status, reason=entry.reason or "")])
         return {name: with_not_offered(verdict, self.not_offered.get(name, [])) for name, verdict in verdicts.items()}
 
     def conclude(self, runner) -> None:
@@ -113,14 +116,16 @@ class VerifyExperiment(Experiment):
         for column in ("server", "check", "status", "reason"):
             table.add_column(column, overflow="fold")
         for name, verdict in verdicts.items():
-            for check in verdict["checks"]:
-                colour = {"pass": "green", "warn": "yellow", "fail": "red", "unavailable": "yellow"}[check["status"]]
-                table.add_row(name, check["name"], f"[{colour}]{check['status']}[/]", check["reason"])
+            for check in verdict.checks:
+                colour = {"pass": "green", "warn": "yellow", "fail": "red", "unavailable": "yellow"}[check.status]
+                table.add_row(name, check.name, f"[{colour}]{check.status}[/]", check.reason)
         self.console.print(table)
         if self.values.get("as_json"):
-            ok = all(v["status"] != "fail" for v in verdicts.values()) and bool(
+            ok = all(v.status != "fail" for v in verdicts.values()) and bool(
                 runner.record and runner.record.run.status == "complete")
-            print(json.dumps({"ok": ok, "servers": verdicts}, indent=2, default=str))
+            # each as its verify.json holds it (the fields it set)
+            servers = {name: v.model_dump(exclude_unset=True) for name, v in verdicts.items()}
+            print(json.dumps({"ok": ok, "servers": servers}, indent=2, default=str))
 
 
 EXPERIMENT = VerifyExperiment

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpbench.host import deathsig
+from mcpbench.results.model import CgroupSupport
 
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "mcpbench"
@@ -27,13 +28,6 @@ class Limits:
     cpus: float
     memory_mb: int
     cpuset: str | None  # e.g. "1"; None = not pinned
-
-
-@dataclass(frozen=True)
-class Support:
-    version: int | None  # 1, 2 or None
-    usable: bool
-    reason: str | None  # why not usable, said loudly and recorded in results
 
 
 def _v1_mounts() -> dict[str, Path]:
@@ -49,27 +43,32 @@ def _v1_mounts() -> dict[str, Path]:
     return mounts
 
 
-def detect() -> Support:
+def detect() -> CgroupSupport:
+    """Whether this machine's cgroups can confine a server (run.json environment.cgroup); why not is said loudly
+    and recorded in results."""
     if (ROOT / "cgroup.controllers").exists():
         controllers = (ROOT / "cgroup.controllers").read_text().split()
         missing = {"cpu", "memory"} - set(controllers)
         if missing:
-            return Support(2, False, f"cgroup v2 without the {', '.join(sorted(missing))} controller")
+            return CgroupSupport(version=2, applied=False,
+                                 note=f"cgroup v2 without the {', '.join(sorted(missing))} controller")
         return _probe(2)
     mounts = _v1_mounts()
     missing = {"cpu", "cpuacct", "memory"} - set(mounts)
     if missing:
-        return Support(None, False, f"no cgroup hierarchy for {', '.join(sorted(missing))}")
+        return CgroupSupport(version=None, applied=False,
+                             note=f"no cgroup hierarchy for {', '.join(sorted(missing))}")
     return _probe(1)
 
 
-def _probe(version: int) -> Support:
+def _probe(version: int) -> CgroupSupport:
     try:
         group = Cgroup.create("probe-%d" % os.getpid(), Limits(1.0, 64, None), version)
         group.remove()
     except OSError as exc:
-        return Support(version, False, f"cannot create a cgroup ({exc.strerror}: {exc.filename})")
-    return Support(version, True, None)
+        return CgroupSupport(version=version, applied=False,
+                             note=f"cannot create a cgroup ({exc.strerror}: {exc.filename})")
+    return CgroupSupport(version=version, applied=True, note=None)
 
 
 def _write(path: Path, value: str) -> None:

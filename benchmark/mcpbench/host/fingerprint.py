@@ -11,9 +11,9 @@ from pathlib import Path
 import psutil
 
 from mcpbench import __version__
-from mcpbench.host.cgroups import Support
 from mcpbench.host.paths import ROOT
 from mcpbench.host.toolchain import find_jdk, version_of, which
+from mcpbench.results.model import CgroupSupport, Environment, Git
 
 
 def _cpu_model() -> str:
@@ -36,7 +36,7 @@ def _os_name() -> str:
     return platform.system()
 
 
-def _git() -> dict[str, object]:
+def _git() -> Git:
     def git(*args: str) -> str | None:
         try:
             out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=10)
@@ -46,7 +46,7 @@ def _git() -> dict[str, object]:
 
     commit = git("rev-parse", "HEAD")
     status = git("status", "--porcelain", "--untracked-files=no")
-    return {"commit": commit, "dirty": bool(status) if status is not None else None}
+    return Git(commit=commit, dirty=bool(status) if status is not None else None)
 
 
 def tool_versions() -> dict[str, str | None]:
@@ -69,20 +69,16 @@ def tool_versions() -> dict[str, str | None]:
     }
 
 
-def limits_record(support: Support) -> dict[str, object]:
-    """run.json environment.cgroup: whether the runtime could apply the servers' CPU/memory limits."""
-    return {"version": support.version, "applied": support.usable, "note": support.reason}
-
-
-def fingerprint(support: Support) -> dict[str, object]:
-    return {
-        "hostname": socket.gethostname(),
-        "cpu_model": _cpu_model(),
-        "cores": os.cpu_count(),
-        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
-        "kernel": platform.release(),
-        "os": _os_name(),
-        "cgroup": limits_record(support),
-        "tools": tool_versions(),
-        "git": _git(),
-    }
+def fingerprint(cgroup: CgroupSupport) -> Environment:
+    """run.json's environment as this machine gives it; `cgroup`: whether the runtime can apply the limits."""
+    return Environment(
+        hostname=socket.gethostname(),
+        cpu_model=_cpu_model(),
+        cores=os.cpu_count(),
+        memory_gb=round(psutil.virtual_memory().total / 2**30, 1),
+        kernel=platform.release(),
+        os=_os_name(),
+        cgroup=cgroup,
+        tools=tool_versions(),
+        git=_git(),
+    )

@@ -16,7 +16,7 @@ import pandas as pd
 from mcpbench.analysis.summary import LOADGEN
 from mcpbench.host.resources import UsageReader, process_group_reader
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import Record
+from mcpbench.results.model import LocalGenerator, SwarmGenerator
 
 if TYPE_CHECKING:
     from mcpbench.loads import Load
@@ -87,8 +87,8 @@ class LoadGenerator(ABC):
     name: ClassVar[str]
 
     @abstractmethod
-    def describe(self) -> Record:
-        """What run.json records of the generator (config.load_generator)."""
+    def describe(self) -> LocalGenerator | SwarmGenerator:
+        """What run.json records of the generator (config.load_generator.by_transport)."""
 
     # The transports it speaks: "http" (a URL) and/or "stdio" (a StdioLaunch it starts itself).
     transports: ClassVar[frozenset[str]] = frozenset({"http"})

@@ -18,7 +18,7 @@ from mcpbench.analysis.warmup import LiveSamples
 from mcpbench.loadgen.base import LoadError, LoadGenerator, OnStart, OnTick, Tick
 from mcpbench.loadgen.merge import MergedLive, merge_counts, merge_samples
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import FIRST_MS, SAMPLE_COLUMNS, Record
+from mcpbench.results.model import FIRST_MS, SAMPLE_COLUMNS, LocalGenerator, SwarmGenerator
 from mcpbench.results.write import writing
 
 # Beyond the test's own length, how long a generator may take before it is called stuck.
@@ -169,8 +169,8 @@ class LocalInstances(LoadGenerator):
         self.cpus = cpus
         self.instances = instances
 
-    def describe(self) -> Record:
-        return {"name": self.name, "where": "local", "instances": self.instances}
+    def describe(self) -> LocalGenerator | SwarmGenerator:
+        return LocalGenerator(name=self.name, where="local", instances=self.instances)
 
     def run_instances(self, count: int, spawn: Spawn, out: MeasurementDir, limit_s: float, who: str,
                       on_start: OnStart | None, on_tick: OnTick | None, drain_s: float) -> InstancesOutcome:

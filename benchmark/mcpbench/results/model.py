@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from mcpbench.loads import kind as load_kind
 from mcpbench.loads.base import LIST_TOOLS
 from mcpbench.records import Closed, Open, described
+from mcpbench.workload.verify import Verify
 
 # 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
 # defined them, all-calls latency, publishable verdicts.
@@ -137,10 +138,31 @@ class Profile(Closed):
     cpuset: str | None = described("server_cpus as a cpuset string")
 
 
-class LoadGenerator(Open):
+class LocalGenerator(Closed):
+    """A load generator run on this machine, as it describes itself (loadgen.LocalInstances.describe)."""
+
+    name: str = described("the generator (loadgen.GENERATORS)")
+    where: Literal["local"] = described("on this machine")
+    instances: int = described("the processes a test was split across")
+
+
+class SwarmGenerator(Closed):
+    """The load driver run as tasks on a swarm's load nodes, as it describes itself (runtime/swarm_load.py)."""
+
+    name: str = described("the generator (the swarm runs the load driver only)")
+    where: Literal["swarm"] = described("on the swarm's load nodes")
+    instances: int = described("the tasks a test was split across")
+    nodes: list[str] = described("the node each instance runs on, in order")
+    image: str = described("the load driver's image")
+    image_id: str | None = described("the image's id the nodes run (null: not shipped yet)")
+
+
+class LoadGeneratorConfig(Open):
+    """What generated the load: the generator asked for, and the one each transport used."""
+
     name: str = described("the load generator asked for (loadgen.GENERATORS): `driver` (the load driver) or `k6`")
     instances: int = described("processes each HTTP test was split across")
-    by_transport: dict[str, dict[str, Any]] | None = described(
+    by_transport: dict[str, LocalGenerator | SwarmGenerator] | None = described(
         "the generator each transport used (http, stdio), as it describes itself", None)
 
 
@@ -304,7 +326,7 @@ class Config(Closed, Pacing):
     duration_s: float = described("the measured window")
     ramp_down_s: float = described("the load's ramp-down, excluded")
     profile: Profile = described("the server's resource limits and CPU pinning")
-    load_generator: LoadGenerator | None = described("what generated the load (null: not recorded, k6)", None)
+    load_generator: LoadGeneratorConfig | None = described("what generated the load (null: not recorded, k6)", None)
     capacity: CapacityPlan | None = described("`mcpbench capacity` only: the step test", None)
     soak: SoakPlan | None = described("`mcpbench soak` only: the constant load", None)
     dimension: DimensionPlan | None = described("`mcpbench dimension` only: which, and its points", None)
@@ -320,12 +342,32 @@ class Git(Open):
     dirty: bool | None = described("tracked files had uncommitted changes")
 
 
-class Cgroup(Open):
+class CgroupSupport(Open):
     """Whether the runtime could confine the servers; when not, every result is flagged cgroup-not-applied."""
 
     version: int | None = described("cgroup version 1 or 2 (null: not known)")
     applied: bool | None = described("the servers' CPU and memory limits could be applied")
     note: str | None = described("why not, when they could not")
+
+
+class DockerEnvironment(Closed):
+    """The docker runtime's part of run.json's environment: its engine (docker_engine.Engine.describe), compose,
+    the base image and whether the engine can enforce the limits."""
+
+    engine: str | None = described("the engine's version")
+    api: str | None = described("the Engine API version")
+    os: str | None = described("the engine's operating system")
+    storage_driver: str | None = described("its storage driver")
+    cgroup_version: int = described("the cgroup version the engine uses")
+    cgroup_driver: str | None = described("its cgroup driver")
+    cpus: int | None = described("the CPUs the engine sees")
+    memory_gb: float = described("the memory the engine sees, GiB")
+    compose: str | None = described("docker compose's version (null: not found)")
+    project: str = described("the compose project of the run")
+    base_image: str = described("the base image every image builds on")
+    base_image_id: str | None = described("its id (null: not built)")
+    limits_supported: bool = described("the engine can enforce the CPU and memory limits")
+    limit_warnings: list[str] = described("what the engine warned about limits it cannot enforce")
 
 
 class Environment(Open):
@@ -335,11 +377,30 @@ class Environment(Open):
     memory_gb: float = described("total memory, GiB")
     kernel: str = described("kernel release")
     os: str = described("os-release PRETTY_NAME")
-    cgroup: Cgroup = described("whether resource limits applied")
+    cgroup: CgroupSupport = described("whether resource limits applied")
     tools: dict[str, str | None] = described("versions of the tools: "
                                              "redis, python, go, cargo, node, java, mvn, docker, mcpbench")
     git: Git = described("the mcpbench checkout")
-    docker: dict[str, Any] | None = described("docker runtime only: engine, compose, base image, limit support", None)
+    docker: DockerEnvironment | None = described("docker runtime only: engine, compose, base image, limit support",
+                                                 None)
+
+
+class SwarmEnvironment(Closed):
+    """The swarm runtime's part of run.json's environment, under the key `swarm` (an open part's key: a run on
+    another runtime has none)."""
+
+    swarm: str = described("the swarm's name (its swarm file)")
+    manager: str = described("the manager's engine address")
+    stack: str = described("the run's stack")
+    images_moved_by: str = described("`registry <address>` or `docker save/load`")
+    nodes: list[dict[str, Any]] = described("every node's facts: hostname, role, engine, CPUs, memory, cgroup")
+    images: dict[str, dict[str, Any]] = described("each image shipped, by tag: its id, the nodes it went to")
+    endpoint_mode: str = described("the services' endpoint mode")
+    publish_mode: str = described("how ports are published")
+    network_rtt_ms: dict[str, dict[str, float] | str] | None = described(
+        "the network's round trips between the nodes (null: not measured)")
+    clock_offsets_ms: dict[str, float | None] = described("each node's clock minus the orchestrator's (null: the "
+                                                          "node did not answer)")
 
 
 class Calibration(Open):
@@ -546,49 +607,28 @@ class Build(Closed):
                             None)
 
 
-class Check(Closed):
-    name: str = described("what was checked")
-    status: Literal["pass", "warn", "fail", "unavailable"] = described("its outcome")
-    reason: str | None = described("what was seen")
-
-
-class ConformanceScenario(Closed):
-    passed: bool = described("the suite recorded at least one SUCCESS and no FAILURE (a WARNING passes, said)")
-    checks: int = described("how many checks the suite recorded")
-    failures: list[str] = described("each FAILURE: its name and message")
-    warnings: list[str] = described("each WARNING: its name and message")
-
-
-class Conformance(Closed):
-    suite: str = described("the official MCP conformance suite that ran: npm package and version")
-    passed: int = described("applicable scenarios that passed")
-    applicable: int = described("scenarios that apply to the server (the protocol's own; logging-set-level where "
-                                "it advertises logging)")
-    scenarios: dict[str, ConformanceScenario] = described("each applicable scenario's verdict, by its name")
-    not_applicable: dict[str, str] = described("every other server scenario of the suite, with why it does not apply")
-
-
-class ToolsListed(Closed):
-    tools: int = described("the tools it lists, every page")
-    pages: int = described("the pages they came in (nextCursor followed; the Go SDK pages at 1,000 tools)")
-    bytes: int = described("one client's whole tools/list: the reply bytes of every page, SSE framing included")
-
-
-class Verify(Closed):
-    status: Literal["pass", "warn", "fail", "unavailable"] = described("the worst of its checks")
-    checks: list[Check] = described("every check, in order")
-    tools_list: ToolsListed | None = described("tools/list's size, read once per server and run (null: not read, or "
-                                               "written before it was recorded)", None)
-    conformance: Conformance | None = described("`verify --conformance`: the official MCP conformance suite's "
-                                                "applicable scenarios (null: not run)", None)
+# verify.json is Verify: made in workload/ (below this layer), so its records are defined there once
+# (workload/verify.py Verify and ToolsListed, checks.py Check, conformance.py Conformance).
 
 
 class Image(Open):
+    """What a container runtime knows of a server's image (runtime/docker.py image_details): image.json, and the
+    server's entry of run.json. A field its writer did not set (build_s where this run did not build it, the
+    swarm's node) is not written (results/write.py write_record)."""
+
+    runtime: str | None = described("the runtime that ran it: `docker`, `swarm`", None)
     image: str = described("docker runtime only: the image tag")
+    image_id: str | None = described("the image's id (the one the server ran)", None)
     image_size_mb: float | None = described("its size, MB")
     image_own_layers_mb: float | None = described("its size above the base image, MB", None)
+    base_image: str | None = described("the base image it builds on", None)
+    base_image_id: str | None = described("the base image's id", None)
+    image_created: str | None = described("when the image was built (the engine's Created)", None)
     build_s: float | None = described("how long its build took", None)
     cold_start_s: float | None = described("container start to first initialize", None)
+    node: str | None = described("swarm runtime only: the node the server ran on", None)
+    node_id: str | None = described("swarm runtime only: that node's id", None)
+    service: str | None = described("swarm runtime only: the server's service", None)
 
 
 # -- <measurement>/summary.json, context.json, loadgen-counts.json -------------------------------------------------

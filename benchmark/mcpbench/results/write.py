@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pydantic import BaseModel
 
 from mcpbench.results import liveness, model
 from mcpbench.results.layout import RunDir
@@ -88,6 +89,13 @@ def write_checked(path: Path, data: dict[str, Any]) -> None:
     write_json(path, data)
 
 
+def write_record(path: Path, record: BaseModel) -> None:
+    """A typed record written as the file its name says (write_checked): the fields its writer set, so an
+    optional part it never set (verify.json's conformance, server.json's url) stays out of the file as before,
+    and a reader takes the field's default."""
+    write_checked(path, record.model_dump(by_alias=True, exclude_unset=True))
+
+
 def _jsonable(value: Any) -> Any:
     if hasattr(value, "item"):  # numpy scalars
         return value.item()
@@ -128,7 +136,7 @@ class RunRecord:
     suite still describes itself. What an experiment adds to it has a method here: its calibration, its rounds,
     the equal load's rate, `--rounds auto`'s looks, the generators each transport used."""
 
-    def __init__(self, directory: Path, run_id: str, config: model.Config, environment: dict[str, Any]):
+    def __init__(self, directory: Path, run_id: str, config: model.Config, environment: model.Environment):
         self.run_dir = RunDir(directory)
         self.run: model.Run = model.parsed(model.Run, {
             "schema": SCHEMA, "run_id": run_id, "status": "running", "started_at": now_iso(),
@@ -231,7 +239,7 @@ class RunRecord:
             {**environment.model_dump(mode="json"), **fields})
         self.save()
 
-    def set_generators(self, by_transport: dict[str, dict[str, Any]]) -> None:
+    def set_generators(self, by_transport: dict[str, model.LocalGenerator | model.SwarmGenerator]) -> None:
         """The generator each transport used, as it describes itself."""
         assert self.run.config.load_generator is not None
         self.run.config.load_generator.by_transport = by_transport

@@ -14,15 +14,15 @@ from typing import ClassVar, Protocol
 
 import httpx
 import redis as redis_lib
+from pydantic import BaseModel
 
 from mcpbench.catalog.build import BUILD_WORKERS, BuildOutcome, build_api_service, build_server, local_build_key
 from mcpbench.catalog.manifest import ServerSpec
-from mcpbench.host import cgroups
 from mcpbench.host.profile import ResourceProfile, resource_profile
 from mcpbench.host.resources import Usage, UsageReader
 from mcpbench.host.speed_probe import HostView, LocalHost
 from mcpbench.loadgen.base import LoadGenerator, StdioLaunch
-from mcpbench.results.model import LOAD_MARK, Record
+from mcpbench.results.model import LOAD_MARK, CgroupSupport, Image
 from mcpbench.workload.mcp_client import McpClient
 
 
@@ -42,7 +42,7 @@ class RunningServer(Protocol):
     # What the runtime knows of the server beyond the process (docker: image, its size, cold start);
     # recorded in run.json and image.json. None: nothing to add.
     @property
-    def details(self) -> Record | None: ...
+    def details(self) -> Image | None: ...
 
     # Set for a stdio server: not running yet, the load generator starts it from this (url unused).
     stdio_launch: StdioLaunch | None
@@ -120,13 +120,14 @@ class Runtime(ABC):
         return resource_profile(cpus, memory_mb)
 
     # -- what run.json records ---------------------------------------------------------------------------
-    def limits_support(self) -> cgroups.Support:
+    def limits_support(self) -> CgroupSupport:
         """Whether CPU/memory limits can be applied here (run.json environment.cgroup)."""
-        return cgroups.Support(None, True, None)
+        return CgroupSupport(version=None, applied=True, note=None)
 
-    def environment(self) -> Record:
-        """Runtime-specific facts for run.json's environment (engine, base image…); {} when none."""
-        return {}
+    def environment(self) -> BaseModel | None:
+        """Runtime-specific facts for run.json's environment, under the runtime's name: the runtime's own model
+        (docker: model.DockerEnvironment, engine, base image…); None when none."""
+        return None
 
     # -- builds ----------------------------------------------------------------------------------------
     def build_infra(self, log_path: Path) -> BuildOutcome:
@@ -181,7 +182,7 @@ class Runtime(ABC):
 class ServerBase(ABC):
     """The defaults of a RunningServer: nothing beyond the process, no tree view, no freezer."""
 
-    details: Record | None = None
+    details: Image | None = None
     stdio_launch: StdioLaunch | None = None
 
     @abstractmethod

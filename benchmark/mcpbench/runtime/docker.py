@@ -28,13 +28,13 @@ import redis as redis_lib
 
 from mcpbench.catalog.build import BuildOutcome
 from mcpbench.catalog.manifest import ServerSpec
-from mcpbench.host import cgroups, versions
+from mcpbench.host import versions
 from mcpbench.host.paths import API_SERVICE_DIR, ROOT
 from mcpbench.host.processes import exit_said
 from mcpbench.host.profile import ResourceProfile
 from mcpbench.host.resources import Usage, tree_usage
 from mcpbench.loadgen.driver import DRIVER_DIR as LOAD_DRIVER_DIR
-from mcpbench.results.model import IMAGE_FILE, LOAD_MARK, Record
+from mcpbench.results.model import IMAGE_FILE, LOAD_MARK, CgroupSupport, DockerEnvironment, Image
 from mcpbench.runtime.base import InfraHandle, Runtime, ServerBase, StartError, infra_not_ready, wait_until_ready
 from mcpbench.runtime.docker_compose import (
     API_IMAGE,
@@ -118,7 +118,9 @@ def _remove_network(engine: Engine, project: str) -> None:
         pass
 
 
-def image_details(engine: Engine, tag: str) -> Record:
+def image_details(engine: Engine, tag: str) -> Image:
+    """The image `tag` as this engine has it: its id, size, the size of its own layers above the base image's,
+    and when it was made (image.json; the runtime adds how it ran it)."""
     image = engine.image(tag) or {}
     base = engine.image(BASE_IMAGE) or {}
     size = int(image.get("Size") or 0)
@@ -126,9 +128,19 @@ def image_details(engine: Engine, tag: str) -> Record:
     base_layers = set((base.get("RootFS") or {}).get("Layers") or [])
     image_layers = set((image.get("RootFS") or {}).get("Layers") or [])
     own = size - base_size if base_layers and base_layers <= image_layers else None
-    return {"image": tag, "image_id": image.get("Id"), "image_size_mb": round(size / 1e6, 1),
-            "image_own_layers_mb": round(own / 1e6, 1) if own is not None else None,
-            "base_image": BASE_IMAGE, "base_image_id": base.get("Id"), "image_created": image.get("Created")}
+    return Image(image=tag, image_id=image.get("Id"), image_size_mb=round(size / 1e6, 1),
+                 image_own_layers_mb=round(own / 1e6, 1) if own is not None else None,
+                 base_image=BASE_IMAGE, base_image_id=base.get("Id"), image_created=image.get("Created"))
+
+
+def started_from(image: Image, runtime: str, built_s: float | None, startup_s: float) -> Image:
+    """`image` as the runtime started a server from it: its cold start, and how long its build took where this run
+    built it (else not set, so not written)."""
+    image.runtime = runtime
+    if built_s is not None:
+        image.build_s = built_s
+    image.cold_start_s = round(startup_s, 3)
+    return image
 
 
 class ImageBuilder:
@@ -139,8 +151,9 @@ class ImageBuilder:
         self._built: dict[tuple, BuildOutcome] = {}
         self._seconds: dict[str, float] = {}
 
-    def built_seconds(self, name: str) -> dict[str, float]:
-        return {"build_s": round(self._seconds[name], 2)} if name in self._seconds else {}
+    def built_s(self, name: str) -> float | None:
+        """How long this builder took to build the server's image (None: it did not build it in this run)."""
+        return round(self._seconds[name], 2) if name in self._seconds else None
 
     def build_infra(self, log_path: Path, no_cache: bool = False) -> BuildOutcome:
         """The base image (if missing), then the harness's images: Redis, the API service, the load driver."""
@@ -194,9 +207,9 @@ class ImageBuilder:
         outcome = BuildOutcome("ok", time.monotonic() - started, None, log_path, command)
         self._built[plan.build_key] = outcome
         self._seconds[spec.name] = outcome.seconds
-        _write_image_record(log_path.parent / IMAGE_FILE,
-                            {"runtime": "docker", **image_details(self.engine, plan.image),
-                             "image_id": result.image_id, "build_s": round(outcome.seconds, 2)})
+        built = image_details(self.engine, plan.image)
+        built.runtime, built.image_id, built.build_s = "docker", result.image_id, round(outcome.seconds, 2)
+        _write_image_record(log_path.parent / IMAGE_FILE, built)
         return outcome
 
 
@@ -279,7 +292,7 @@ class ContainerServer(ServerBase):
         self.url = ""
         self.startup_s = 0.0
         self.limits_applied = False
-        self.details: Record = {}
+        self.details: Image | None = None
         self._engine = container.engine  # the sampler thread uses it too: one pooled connection per thread
         self._usage = container.stats.reader(container.id)
         self._memory_mb = memory_mb
@@ -502,18 +515,16 @@ class DockerRuntime(Runtime):
         atexit.register(self.close)
 
     # -- what run.json records -------------------------------------------------------------------------------
-    def limits_support(self) -> cgroups.Support:
+    def limits_support(self) -> CgroupSupport:
         # The engine applies the limits; whether it can is recorded here and per server (limits_applied).
-        return cgroups.Support(None, self.limits_supported, None if self.limits_supported else
-                               "; ".join(self.limit_warnings) or "the engine cannot enforce CPU/memory limits")
+        return CgroupSupport(version=None, applied=self.limits_supported, note=None if self.limits_supported else
+                             "; ".join(self.limit_warnings) or "the engine cannot enforce CPU/memory limits")
 
-    def environment(self) -> Record:
-        described = self.engine.describe()
+    def environment(self) -> DockerEnvironment:
         base = self.engine.image(BASE_IMAGE) or {}
-        described.update({"compose": compose_version(), "project": self.project, "base_image": BASE_IMAGE,
-                          "base_image_id": base.get("Id"), "limits_supported": self.limits_supported,
-                          "limit_warnings": self.limit_warnings})
-        return described
+        return DockerEnvironment(**self.engine.describe(), compose=compose_version(), project=self.project,
+                                 base_image=BASE_IMAGE, base_image_id=base.get("Id"),
+                                 limits_supported=self.limits_supported, limit_warnings=self.limit_warnings)
 
     # -- builds ----------------------------------------------------------------------------------------------
     def plan(self, spec: ServerSpec) -> ContainerPlan:
@@ -641,8 +652,8 @@ class DockerRuntime(Runtime):
             server.url = f"http://127.0.0.1:{port}/mcp"
             wait_until_ready(server.url, server.alive, plan.ready_timeout_s, server.ended_said)
             server.startup_s = time.monotonic() - started
-            server.details = {"runtime": "docker", **image_details(self.engine, plan.image),
-                              **self.builder.built_seconds(spec.name), "cold_start_s": round(server.startup_s, 3)}
+            server.details = started_from(image_details(self.engine, plan.image), "docker",
+                                          self.builder.built_s(spec.name), server.startup_s)
         except DockerError as exc:
             tail = server.log_tail()  # before stop() removes the container
             server.stop()
@@ -686,7 +697,7 @@ def _base_override() -> dict[str, str]:
     return {"BASE_IMAGE": base} if base else {}
 
 
-def _write_image_record(path: Path, data: Record) -> None:
-    from mcpbench.results.write import write_json
+def _write_image_record(path: Path, record: Image) -> None:
+    from mcpbench.results.write import write_record
 
-    write_json(path, data)
+    write_record(path, record)

@@ -18,6 +18,7 @@ from mcpbench.host.profile import ResourceProfile
 from mcpbench.host.resources import Usage, tree_usage
 from mcpbench.host.toolchain import environment_for
 from mcpbench.loadgen.base import StdioLaunch
+from mcpbench.results.model import CgroupSupport
 from mcpbench.runtime.base import (
     InfraHandle,
     MarkedLog,
@@ -184,13 +185,13 @@ class LocalStdioServer(ServerBase):
 class LocalRuntime(Runtime):
     name = "local"
 
-    def __init__(self, profile: ResourceProfile, support: cgroups.Support | None = None):
+    def __init__(self, profile: ResourceProfile, support: CgroupSupport | None = None):
         super().__init__(profile)
         self.support = support or cgroups.detect()
-        if self.support.usable:
+        if self.support.applied:
             cgroups.remove_stale()
 
-    def limits_support(self) -> cgroups.Support:
+    def limits_support(self) -> CgroupSupport:
         return self.support
 
     def start_infra(self, log_dir: Path) -> Infra:
@@ -203,7 +204,7 @@ class LocalRuntime(Runtime):
 
     def _cgroup(self, name: str) -> cgroups.Cgroup | None:
         """A new cgroup with the profile's limits (None where cgroups cannot be used here)."""
-        if not self.support.usable:
+        if not self.support.applied:
             return None
         limits = cgroups.Limits(self.profile.cpus, self.profile.memory_mb, self.profile.cpuset)
         return cgroups.Cgroup.create(f"{name}-{os.getpid()}-{next(_counter)}", limits, self.support.version or 1)

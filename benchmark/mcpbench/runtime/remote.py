@@ -7,7 +7,7 @@ from __future__ import annotations
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.host.resources import Usage
 from mcpbench.loadgen.base import StdioLaunch
-from mcpbench.results.model import Record
+from mcpbench.results.model import Image
 from mcpbench.runtime.base import ServerBase, wait_until_ready
 
 
@@ -21,7 +21,7 @@ class RemoteServer(ServerBase):
         self.url = spec.url
         self.startup_s = 0.0
         self.limits_applied = False
-        self.details: Record | None = None
+        self.details: Image | None = None
         self.stdio_launch: StdioLaunch | None = None
 
     @classmethod

@@ -15,10 +15,9 @@ from pathlib import Path
 
 from mcpbench.catalog.build import BuildOutcome
 from mcpbench.catalog.manifest import ServerSpec
-from mcpbench.host import cgroups
 from mcpbench.host.ports import allowed_hosts
 from mcpbench.host.profile import ResourceProfile
-from mcpbench.results.model import Record
+from mcpbench.results.model import CgroupSupport, SwarmEnvironment
 from mcpbench.runtime.base import InfraHandle, Runtime, StartError, wait_until_ready
 from mcpbench.runtime.docker import (
     Container,
@@ -27,6 +26,7 @@ from mcpbench.runtime.docker import (
     ImageBuilder,
     ensure_engine,
     image_details,
+    started_from,
 )
 from mcpbench.runtime.docker_compose import (
     API_IMAGE,
@@ -74,21 +74,21 @@ class SwarmRuntime(Runtime):
         with fewer CPUs than asked cannot take the reservation: its task then says so and never starts."""
         return ResourceProfile(cpus, memory_mb, None, None)
 
-    def limits_support(self) -> cgroups.Support:
+    def limits_support(self) -> CgroupSupport:
         facts = self.swarm.server_node.facts
         usable = facts["cpu_quota"] and facts["memory_limit"]
-        return cgroups.Support(facts["cgroup_version"], usable,
-                               None if usable else f"the server node {self.swarm.server_node.name}'s engine cannot "
-                                                   "enforce CPU/memory limits")
+        return CgroupSupport(version=facts["cgroup_version"], applied=usable,
+                             note=None if usable else f"the server node {self.swarm.server_node.name}'s engine cannot "
+                                                      "enforce CPU/memory limits")
 
-    def environment(self) -> Record:
-        return {"swarm": self.swarm.topology.name, "manager": self.swarm.topology.manager,
-                "stack": self.swarm.stack,
-                "images_moved_by": f"registry {self.swarm.registry}" if self.swarm.registry else "docker save/load",
-                "nodes": [node.facts for node in self.swarm.nodes], "images": self.swarm.shipped,
-                "endpoint_mode": "dnsrr", "publish_mode": "host",
-                "network_rtt_ms": self.agents.network_rtt_ms if self.agents else None,
-                "clock_offsets_ms": {node.name: self._offset_ms(node) for node in self.swarm.nodes}}
+    def environment(self) -> SwarmEnvironment:
+        return SwarmEnvironment(
+            swarm=self.swarm.topology.name, manager=self.swarm.topology.manager, stack=self.swarm.stack,
+            images_moved_by=f"registry {self.swarm.registry}" if self.swarm.registry else "docker save/load",
+            nodes=[node.facts for node in self.swarm.nodes], images=self.swarm.shipped,
+            endpoint_mode="dnsrr", publish_mode="host",
+            network_rtt_ms=self.agents.network_rtt_ms if self.agents else None,
+            clock_offsets_ms={node.name: self._offset_ms(node) for node in self.swarm.nodes})
 
     @staticmethod
     def _offset_ms(node) -> float | None:
@@ -184,10 +184,11 @@ class SwarmRuntime(Runtime):
             wait_until_ready(server.url, server.alive, plan.ready_timeout_s, server.log_tail)
             server.startup_s = time.monotonic() - started
             # The image as built here (its size, own layers): the bits the node runs, by id.
-            server.details = {**image_details(self.swarm.local, plan.image), "runtime": "swarm",
-                              "image_id": image_id, **self.builder.built_seconds(spec.name), "node": node.name,
-                              "node_id": node.node_id, "service": service_name,
-                              "cold_start_s": round(server.startup_s, 3)}
+            details = started_from(image_details(self.swarm.local, plan.image), "swarm",
+                                   self.builder.built_s(spec.name), server.startup_s)
+            details.image_id, details.node, details.node_id, details.service = (image_id, node.name, node.node_id,
+                                                                                service_name)
+            server.details = details
         except DockerError as exc:
             tail = server.log_tail()
             server.stop()
@@ -201,7 +202,7 @@ class SwarmRuntime(Runtime):
         host = (task.node.engine.container(task.container_id) or {}).get("HostConfig") or {}
         applied = (int(host.get("NanoCpus") or 0) == int(round(self.profile.cpus * 1e9))
                    and int(host.get("Memory") or 0) == self.profile.memory_mb * 2**20)
-        return applied and self.limits_support().usable
+        return applied and bool(self.limits_support().applied)
 
     def host_view(self) -> NodeAgents:
         """Every node's CPUs, busy/steal and speed probe, read on the node by an agent (swarm_nodes.py)."""

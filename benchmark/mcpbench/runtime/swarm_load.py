@@ -25,7 +25,7 @@ from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaun
 from mcpbench.loadgen.driver import driver_argv
 from mcpbench.loadgen.instances import OVERRUN_S, LocalInstances
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import Record
+from mcpbench.results.model import SwarmGenerator
 from mcpbench.runtime.docker_compose import LOAD_DRIVER_IMAGE
 from mcpbench.runtime.docker_engine import DockerError, Engine
 from mcpbench.runtime.swarm_cluster import Node, Swarm, Task, wait_for_task
@@ -190,10 +190,10 @@ class SwarmDriver(LocalInstances):
         self.image_id: str | None = None
         self._tests = 0
 
-    def describe(self) -> Record:
-        return {"name": self.name, "where": "swarm", "instances": self.instances,
-                "nodes": [self.node_of(i).name for i in range(self.instances)], "image": LOAD_DRIVER_IMAGE,
-                "image_id": self.image_id}
+    def describe(self) -> SwarmGenerator:
+        return SwarmGenerator(name=self.name, where="swarm", instances=self.instances,
+                              nodes=[self.node_of(i).name for i in range(self.instances)], image=LOAD_DRIVER_IMAGE,
+                              image_id=self.image_id)
 
     def node_of(self, index: int) -> Node:
         return self.load_nodes[index % len(self.load_nodes)]

@@ -18,13 +18,13 @@ import os
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
+from mcpbench.records import Closed, described
+from mcpbench.workload.checks import Check, Status
 from mcpbench.workload.mcp_client import JsonRpc, McpClient
-from mcpbench.workload.verify import Check, Status
 
 PACKAGE = "@modelcontextprotocol/conformance"
 VERSION = "0.1.16"   # benchmark/conformance/package.json pins it (and the node it runs on)
@@ -81,13 +81,13 @@ class SuiteUnavailable(Exception):
     """The suite cannot run on this machine (npm missing, its install failed): one line, no traceback."""
 
 
-@dataclass(frozen=True)
-class ScenarioResult:
-    scenario: str
-    passed: bool
-    checks: int                                              # how many checks the suite recorded
-    failures: list[str] = field(default_factory=list)        # each failing check: "name: its message"
-    warnings: list[str] = field(default_factory=list)
+class ConformanceScenario(Closed):
+    """One scenario's verdict (verify.json `conformance.scenarios`, by the scenario's name)."""
+
+    passed: bool = described("the suite recorded at least one SUCCESS and no FAILURE (a WARNING passes, said)")
+    checks: int = described("how many checks the suite recorded")
+    failures: list[str] = described("each FAILURE: its name and message")
+    warnings: list[str] = described("each WARNING: its name and message")
 
     @property
     def status(self) -> Status:
@@ -102,39 +102,34 @@ class ScenarioResult:
         return "; ".join(["all checks pass" if not self.warnings else "passed with warnings", *self.warnings]) \
             + f" ({self.checks} check{'s' if self.checks != 1 else ''})"
 
-    def record(self) -> JsonRpc:
-        return {"passed": self.passed, "checks": self.checks, "failures": self.failures, "warnings": self.warnings}
 
+class Conformance(Closed):
+    """verify.json's `conformance`: the suite's applicable scenarios, each judged, and why every other one does
+    not apply."""
 
-@dataclass(frozen=True)
-class Conformance:
-    scenarios: dict[str, ScenarioResult]
-    not_applicable: dict[str, str]
+    suite: str = described("the official MCP conformance suite that ran: npm package and version")
+    passed: int = described("applicable scenarios that passed")
+    applicable: int = described("scenarios that apply to the server (the protocol's own; logging-set-level where "
+                                "it advertises logging)")
+    scenarios: dict[str, ConformanceScenario] = described("each applicable scenario's verdict, by its name")
+    not_applicable: dict[str, str] = described("every other server scenario of the suite, with why it does not apply")
 
-    @property
-    def passed(self) -> int:
-        return sum(result.passed for result in self.scenarios.values())
-
-    @property
-    def applicable(self) -> int:
-        return len(self.scenarios)
+    @classmethod
+    def of(cls, scenarios: dict[str, ConformanceScenario], not_applicable: dict[str, str]) -> Conformance:
+        """The pinned suite's verdict from its scenarios' (SUITE)."""
+        return cls(suite=SUITE, passed=sum(result.passed for result in scenarios.values()),
+                   applicable=len(scenarios), scenarios=scenarios, not_applicable=dict(not_applicable))
 
     def checks(self) -> list[Check]:
         """verify's checks: one per scenario, then the summary. The summary passes or notes (warn): a failed
         scenario already fails verify through its own check, and a --what-if twin whose only failures are
         deployment checks (workload/verify.py DEPLOYMENT_CHECKS) must not fail through the summary."""
         failed = [name for name, result in self.scenarios.items() if not result.passed]
-        summary = f"{self.passed}/{self.applicable} applicable scenarios of {SUITE} pass" + (
+        summary = f"{self.passed}/{self.applicable} applicable scenarios of {self.suite} pass" + (
             f"; failed: {', '.join(failed)}" if failed else "") + f"; {len(self.not_applicable)} not applicable"
-        return [*(Check(f"conformance: {name}", result.status, result.reason)
+        return [*(Check(name=f"conformance: {name}", status=result.status, reason=result.reason)
                   for name, result in self.scenarios.items()),
-                Check("conformance", "warn" if failed else "pass", summary)]
-
-    def record(self) -> JsonRpc:
-        """verify.json's `conformance` object."""
-        return {"suite": SUITE, "passed": self.passed, "applicable": self.applicable,
-                "scenarios": {name: result.record() for name, result in self.scenarios.items()},
-                "not_applicable": dict(self.not_applicable)}
+                Check(name="conformance", status="warn" if failed else "pass", reason=summary)]
 
 
 def applicable(capabilities: JsonRpc) -> tuple[list[str], dict[str, str]]:
@@ -149,7 +144,7 @@ def applicable(capabilities: JsonRpc) -> tuple[list[str], dict[str, str]]:
     return scenarios, not_applicable
 
 
-def judge(scenario: str, checks: list[JsonRpc]) -> ScenarioResult:
+def judge(checks: list[JsonRpc]) -> ConformanceScenario:
     """One scenario's verdict from the suite's checks.json (a list of {id, name, status, errorMessage, …})."""
     def said(check: JsonRpc) -> str:
         message = check.get("errorMessage") or (check.get("details") or {}).get("message") \
@@ -160,7 +155,7 @@ def judge(scenario: str, checks: list[JsonRpc]) -> ScenarioResult:
     failures = [said(c) for c in checks if c.get("status") == "FAILURE"]
     warnings = [said(c) for c in checks if c.get("status") == "WARNING"]
     passed = not failures and "SUCCESS" in statuses
-    return ScenarioResult(scenario, passed, len(checks), failures, warnings)
+    return ConformanceScenario(passed=passed, checks=len(checks), failures=failures, warnings=warnings)
 
 
 def server_capabilities(url: str) -> JsonRpc:
@@ -213,7 +208,8 @@ def _command(directory: Path) -> list[str]:
     return [str(node), str(directory.resolve() / "node_modules" / PACKAGE / "dist" / "index.js")]
 
 
-def run_scenario(directory: Path, url: str, scenario: str, timeout_s: float = SCENARIO_TIMEOUT_S) -> ScenarioResult:
+def run_scenario(directory: Path, url: str, scenario: str,
+                 timeout_s: float = SCENARIO_TIMEOUT_S) -> ConformanceScenario:
     """One scenario against `url`, in a temp dir: its checks.json judged. The suite exits 1 when a check failed;
     it is the checks, not the exit code, that are read (no checks.json: the suite itself failed)."""
     command = _command(directory)
@@ -224,14 +220,19 @@ def run_scenario(directory: Path, url: str, scenario: str, timeout_s: float = SC
                                   cwd=tmp, capture_output=True, text=True, timeout=timeout_s,
                                   env={**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"})
         except subprocess.TimeoutExpired:
-            return ScenarioResult(scenario, False, 0, [f"the suite's run took over {timeout_s:.0f} s"])
+            return _suite_failed(f"the suite's run took over {timeout_s:.0f} s")
         found = sorted(out.glob(f"server-{scenario}-*/checks.json"))
         if not found:
             lines = (done.stderr or done.stdout).strip().splitlines()
-            return ScenarioResult(scenario, False, 0, [f"the suite wrote no checks.json (exit {done.returncode})"
-                                                       + (f": {lines[-1][:300]}" if lines else "")])
+            return _suite_failed(f"the suite wrote no checks.json (exit {done.returncode})"
+                                 + (f": {lines[-1][:300]}" if lines else ""))
         checks = json.loads(found[-1].read_text(encoding="utf-8"))
-    return judge(scenario, checks if isinstance(checks, list) else [])
+    return judge(checks if isinstance(checks, list) else [])
+
+
+def _suite_failed(why: str) -> ConformanceScenario:
+    """A scenario the suite itself could not judge: failed, no check recorded, `why` its one failure."""
+    return ConformanceScenario(passed=False, checks=0, failures=[why], warnings=[])
 
 
 def suite_scenarios(directory: Path) -> list[str]:
@@ -251,4 +252,4 @@ def run(url: str, directory: Path, capabilities: JsonRpc | None = None) -> Confo
         except (httpx.HTTPError, json.JSONDecodeError):
             capabilities = {}
     scenarios, not_applicable = applicable(capabilities)
-    return Conformance({name: run_scenario(directory, url, name) for name in scenarios}, not_applicable)
+    return Conformance.of({name: run_scenario(directory, url, name) for name in scenarios}, not_applicable)

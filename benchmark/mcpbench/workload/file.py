@@ -37,7 +37,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Check(_Strict):
+class ReplyCheck(_Strict):
     """A check on a reply: the value at `pointer` (RFC 6901) in the tool result's first text content parsed
     as JSON (or its structured content), or in a method's result; with nothing else, that it exists."""
 
@@ -56,7 +56,7 @@ class Check(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _absent_alone(self) -> Check:
+    def _absent_alone(self) -> ReplyCheck:
         if not self.exists and (self.equals is not None or self.length is not None or self.min_length is not None
                                 or self.above is not None):
             raise ValueError("exists = false cannot be combined with equals, length, min_length or above")
@@ -106,7 +106,7 @@ class Call(_Strict):
     name: str | None = Field(default=None, description="what its samples are called (default: the tool)")
     arguments: dict[str, JsonValue] = Field(default_factory=dict)
     weight: int = Field(default=1, ge=1)
-    check: list[Check] = Field(default_factory=list)
+    check: list[ReplyCheck] = Field(default_factory=list)
     # Streamed progress (docs/workload.md §6): the call carries a progress token (params._meta.progressToken) and
     # its reply must bring this many notifications/progress before the result; the first one's arrival is timed.
     progress: int = Field(default=0, ge=0, le=MAX_PROGRESS,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from typing import TypedDict
 
 import redis
 
@@ -36,7 +37,17 @@ def cart_total(items: list[dict[str, int]]) -> float:
     return sum(item["qty"] * (((item["product_id"] * 100) % 9999) + 1) / 100 for item in items)
 
 
-def history_entry(n: int, j: int) -> dict[str, object]:
+class HistoryEntry(TypedDict):
+    """One order of a user's history (bench:history:<user>, a JSON list entry; docs/workload.md §2)."""
+
+    order_id: str
+    product_id: int
+    qty: int
+    price: float
+    ts: int
+
+
+def history_entry(n: int, j: int) -> HistoryEntry:
     return {
         "order_id": f"ORD-{n:05d}-{j:02d}",
         "product_id": (n * j * 7) % 100_000 + 1,

@@ -6,18 +6,17 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from functools import partial
-from typing import Literal
 
 import httpx
 
+from mcpbench.records import Closed, described
 from mcpbench.workload import dimension_tools as dims
+from mcpbench.workload.checks import Check, Status, worst
+from mcpbench.workload.conformance import Conformance
 from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.mcp_client import REVISION_2026, JsonRpc, McpClient, Reply, tool_payload
 from mcpbench.workload.tools import CHECKS, DEFAULT_ARGUMENTS, TOOL_NAMES
-
-Status = Literal["pass", "warn", "fail", "unavailable"]  # unavailable: this machine lacks the toolchain
 
 # A name no allow-list holds (RFC 2606 reserves .example): what a rebinding attacker's page is called.
 FOREIGN_HOST = "rebinding.example"
@@ -32,38 +31,40 @@ def is_deployment_check(check: Check) -> bool:
     return check.name.startswith(DEPLOYMENT_CHECKS)
 
 
-@dataclass(frozen=True)
-class Check:
-    name: str
-    status: Status
-    reason: str
-
-
-@dataclass(frozen=True)
-class ToolsListed:
+class ToolsListed(Closed):
     """What one client's whole tools/list costs: its tools, its pages, and the reply bytes of all pages
     together (the body as the client read it, SSE framing included). Fixed for a server and its settings."""
-    tools: int
-    pages: int
-    bytes: int
+
+    tools: int = described("the tools it lists, every page")
+    pages: int = described("the pages they came in (nextCursor followed; the Go SDK pages at 1,000 tools)")
+    bytes: int = described("one client's whole tools/list: the reply bytes of every page, SSE framing included")
 
 
-@dataclass(frozen=True)
-class Verdict:
-    checks: list[Check]
-    tools_list: ToolsListed | None = None  # None: tools/list was not read (a workload file's own checks)
+class Verify(Closed):
+    """verify.json: a server's verdict, its checks in order. Only what a verification read is set (Verify.of):
+    a file written without tools_list or conformance reads them as null."""
 
-    @property
-    def status(self) -> Status:
-        statuses = {check.status for check in self.checks}
-        return "fail" if "fail" in statuses else "warn" if "warn" in statuses else "pass"
+    status: Status = described("the worst of its checks")
+    checks: list[Check] = described("every check, in order")
+    tools_list: ToolsListed | None = described("tools/list's size, read once per server and run (null: not read, or "
+                                               "written before it was recorded)", None)
+    conformance: Conformance | None = described("`verify --conformance`: the official MCP conformance suite's "
+                                                "applicable scenarios (null: not run)", None)
+
+    @classmethod
+    def of(cls, checks: list[Check], tools_list: ToolsListed | None = None,
+           conformance: Conformance | None = None) -> Verify:
+        """The verdict of `checks` (the worst of them); tools_list and conformance set only where they were read
+        (None: tools/list was not read, as of a workload file's own checks; the suite did not run)."""
+        verdict = cls(status=worst(checks), checks=checks)
+        if tools_list is not None:
+            verdict.tools_list = tools_list
+        if conformance is not None:
+            verdict.conformance = conformance
+        return verdict
 
     def failures(self) -> list[Check]:
         return [check for check in self.checks if check.status == "fail"]
-
-    def record(self) -> dict[str, object]:
-        return {"status": self.status, "checks": [asdict(check) for check in self.checks],
-                **({"tools_list": asdict(self.tools_list)} if self.tools_list else {})}
 
 
 def _rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
@@ -95,7 +96,7 @@ class _Verifier:
         self.listed: ToolsListed | None = None
 
     def add(self, name: str, status: Status, reason: str) -> None:
-        self.checks.append(Check(name, status, reason))
+        self.checks.append(Check(name=name, status=status, reason=reason))
 
     def guarded(self, name: str, body: Callable[[], None]) -> None:
         try:
@@ -180,7 +181,7 @@ class _Verifier:
             tools.update({tool["name"]: tool for tool in (page.result or {}).get("tools", [])})
             cursor = (page.result or {}).get("nextCursor")
             if not cursor or pages >= MAX_PAGES:
-                return reply, tools, ToolsListed(len(tools), pages, size)
+                return reply, tools, ToolsListed(tools=len(tools), pages=pages, bytes=size)
             page = client.request("tools/list", {"cursor": cursor})
             pages += 1
 
@@ -440,7 +441,7 @@ class _Verifier:
 
 
 def verify(url: str, server_type: str, protocols: list[str] | None = None,
-           settings: ToolSettings = ToolSettings(), unsupported: dict[str, str] | None = None) -> Verdict:
+           settings: ToolSettings = ToolSettings(), unsupported: dict[str, str] | None = None) -> Verify:
     """Run every check against the MCP endpoint `url`; never raises for a misbehaving server. `protocols`:
     the revisions its manifest says its SDK accepts; a listed 2026-07-28 is checked too. `settings`: the
     contract settings it was started with, whose tools (workload/dimension_tools.py) are checked too;
@@ -453,4 +454,4 @@ def verify(url: str, server_type: str, protocols: list[str] | None = None,
     verifier.guarded("workload details", verifier.workload_details)
     verifier.guarded("bad input", verifier.bad_input)
     verifier.dns_rebinding()
-    return Verdict(verifier.checks, verifier.listed)
+    return Verify.of(verifier.checks, verifier.listed)

@@ -9,9 +9,10 @@ import json
 
 import httpx
 
+from mcpbench.workload.checks import Check
 from mcpbench.workload.file import TOOLS_CALL, Workload
 from mcpbench.workload.mcp_client import McpClient, Reply
-from mcpbench.workload.verify import Check, Verdict
+from mcpbench.workload.verify import Verify
 
 
 def _said(reply: Reply) -> str:
@@ -19,27 +20,30 @@ def _said(reply: Reply) -> str:
     return f"HTTP {reply.status}: {body[:200]!r}"
 
 
-def verify_calls(url: str, workload: Workload) -> Verdict:
+def verify_calls(url: str, workload: Workload) -> Verify:
     """Every check against the MCP endpoint `url`; never raises for a misbehaving server."""
     checks: list[Check] = []
     try:
         with McpClient(url, headers=workload.headers) as client:
             reply = client.initialize()
             if reply.status != 200 or not reply.result:
-                return Verdict([Check("initialize", "fail", _said(reply))])
+                return Verify.of([Check(name="initialize", status="fail", reason=_said(reply))])
             info = reply.result.get("serverInfo") or {}
-            checks.append(Check("initialize", "pass", f"protocol {reply.result.get('protocolVersion')}, server "
-                                f"{info.get('name')!r} {info.get('version') or ''}".rstrip()))
+            checks.append(Check(name="initialize", status="pass",
+                                reason=f"protocol {reply.result.get('protocolVersion')}, server "
+                                       f"{info.get('name')!r} {info.get('version') or ''}".rstrip()))
             client.notify("notifications/initialized")
             listed = client.request("tools/list")
             tools = {tool.get("name") for tool in (listed.result or {}).get("tools") or [] if isinstance(tool, dict)}
             wanted = [c.tool or "" for c in workload.calls if c.method == TOOLS_CALL]
             missing = [tool for tool in wanted if tool not in tools]
             if missing:
-                checks.append(Check("tools/list", "fail", f"the server does not list {', '.join(missing)} (it lists "
-                                    f"{', '.join(sorted(t for t in tools if t)) or 'no tools'})"))
-                return Verdict(checks)
-            checks.append(Check("tools/list", "pass", f"{len(tools)} tools, every tool of the workload among them"))
+                checks.append(Check(name="tools/list", status="fail",
+                                    reason=f"the server does not list {', '.join(missing)} (it lists "
+                                           f"{', '.join(sorted(t for t in tools if t)) or 'no tools'})"))
+                return Verify.of(checks)
+            checks.append(Check(name="tools/list", status="pass",
+                                reason=f"{len(tools)} tools, every tool of the workload among them"))
             for call in workload.calls:
                 if call.method == TOOLS_CALL:
                     reply = client.call_tool(call.tool or "", call.rendered_arguments())
@@ -50,14 +54,16 @@ def verify_calls(url: str, workload: Workload) -> Verdict:
                     error = reply.error or {}
                     said = (f"JSON-RPC error {error.get('code')}: {error.get('message')}" if reply.error
                             else _said(reply))
-                    checks.append(Check(name, "fail", said))
+                    checks.append(Check(name=name, status="fail", reason=said))
                     continue
                 problem = call.problem(reply.result)
-                checks.append(Check(name, "fail" if problem else "pass",
-                                    problem or f"{len(call.check)} check(s) hold"))
+                checks.append(Check(name=name, status="fail" if problem else "pass",
+                                    reason=problem or f"{len(call.check)} check(s) hold"))
             status = client.delete_session()
-            checks.append(Check("DELETE", "pass" if 200 <= status < 300 or status in (404, 405) else "warn",
-                                f"HTTP {status}"))
+            checks.append(Check(name="DELETE",
+                                status="pass" if 200 <= status < 300 or status in (404, 405) else "warn",
+                                reason=f"HTTP {status}"))
     except (httpx.HTTPError, json.JSONDecodeError, ValueError) as exc:
-        checks.append(Check("connection", "fail", f"{type(exc).__name__}: {exc}".splitlines()[0]))
-    return Verdict(checks)
+        checks.append(Check(name="connection", status="fail",
+                            reason=f"{type(exc).__name__}: {exc}".splitlines()[0]))
+    return Verify.of(checks)

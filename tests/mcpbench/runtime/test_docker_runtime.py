@@ -107,9 +107,9 @@ def test_image_details_separate_the_shared_base_from_the_servers_own_layers() ->
         "mcpbench/odd:latest": {"Id": "sha256:odd", "Size": 50_000_000, "RootFS": {"Layers": ["x"]}},
     })
     details = docker_runtime.image_details(engine, "mcpbench/go:latest")
-    assert details["image_size_mb"] == 101.3 and details["image_own_layers_mb"] == 11.5
-    assert details["base_image_id"] == "sha256:base"
-    assert docker_runtime.image_details(engine, "mcpbench/odd:latest")["image_own_layers_mb"] is None
+    assert details.image_size_mb == 101.3 and details.image_own_layers_mb == 11.5
+    assert details.base_image_id == "sha256:base"
+    assert docker_runtime.image_details(engine, "mcpbench/odd:latest").image_own_layers_mb is None
 
 
 def bare_runtime(profile, engine) -> docker_runtime.DockerRuntime:
