@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -408,10 +409,17 @@ def test_the_context_survives_json_so_a_recorded_measurement_can_be_analysed_aga
     assert MeasurementContext.from_json({**ctx.to_json(), "added_later": 1}) == ctx
 
 
+SCHEMA2_CONTEXT = (Path(__file__).resolve().parents[1] / "fixtures" / "schema2" / "20261123-114126-local" / "rust"
+                   / "session-open0.5-r1" / "context.json")
+
+
 @pytest.mark.parametrize("executor, kind", [("closed", LOAD_MODEL), ("open", None)])
 def test_a_schema_2_ceiling_is_the_closed_models_limit_and_no_limit_for_an_open_load(executor: str, kind) -> None:
-    old = {"mode": "session", "executor": executor, "vus": 4, "rate": 300.0 if executor == "open" else None,
-           "think_time_s": 0.05, "request_timeout_s": 30, "harness_cores": 1, "limits_applied": True,
+    recorded = json.loads(SCHEMA2_CONTEXT.read_text())  # as schema 2 wrote it: k6_ names, `executor`, one ceiling
+    old = {**recorded, "executor": executor, "rate": 300.0 if executor == "open" else None,
            "ceiling_calls_per_s": 199.2}
     ctx = MeasurementContext.from_json(old)
     assert ctx.limit_kind == kind and ctx.limit_calls_per_s == (199.2 if kind else None)
+    # schema 3's names are schema 4's: the generator's fields and the load's kind
+    assert ctx.kind == executor and ctx.loadgen_exit_code == recorded["k6_exit_code"]
+    assert ctx.loadgen_counts == recorded["k6_counts"]

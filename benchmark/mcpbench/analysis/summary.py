@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +19,7 @@ from mcpbench import loads as load_kinds
 from mcpbench.analysis.stats import Latency, latency_stats
 from mcpbench.results import upgrades
 from mcpbench.results.layout import MeasurementDir, measurement_dir
-from mcpbench.results.model import FIRST_MS, SCHEMA, Sample, Summary, validated
+from mcpbench.results.model import CONTEXT_FILE, FIRST_MS, SCHEMA, Sample, Summary, document, validated
 from mcpbench.results.read import http_durations, read_samples, resource_samples
 
 # A harness component is called saturated when its mean CPU over the window reaches this share of what
@@ -142,18 +142,8 @@ class MeasurementContext:
 
     @classmethod
     def from_json(cls, data: dict) -> MeasurementContext:
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
-        if "ceiling_calls_per_s" in data and "limit_kind" not in data:
-            # Schema 2 recorded one closed-model calibration as "the ceiling" for every load: it is the closed
-            # model's own limit, and no limit at all for an open-model load (issue 18).
-            closed = (data.get("kind", data.get("executor", "closed")) == "closed"
-                      and data["ceiling_calls_per_s"] is not None)
-            values["limit_kind"] = LOAD_MODEL if closed else None
-            values["limit_calls_per_s"] = data["ceiling_calls_per_s"] if closed else None
-        for old, new in upgrades.LOADGEN_NAMES_3.items():  # schema 3's names: k6_ fields, executor
-            if old in data and new in known:
-                values[new] = data[old]
+        """context.json of any schema, upgraded as results/upgrades.py reads it."""
+        values = document(upgrades.upgrade_context(data, Path(CONTEXT_FILE)))
         for name in ("server_cpus", "harness_cpus"):
             values[name] = tuple(values.get(name) or ())
         if values.get("iteration") is not None:
@@ -792,9 +782,7 @@ def reanalysis_differences(where: MeasurementDir | Path) -> list[str]:
     """Where summary.json and a re-analysis of its raw files disagree ("throughput.tool_calls_per_s:
     12.5 != 12.4"); empty when the recorded figures are exactly what today's analysis computes."""
     measurement = measurement_dir(where)
-    recorded = json.loads(measurement.summary.read_text())
-    if recorded.get("schema") == 3:  # the same figures under schema 4's names of the generator's fields
-        recorded = upgrades.SUMMARY_UPGRADES[3](recorded, {})
+    recorded = upgrades.recorded_figures(json.loads(measurement.summary.read_text()))
     again = reanalyze(measurement)
     differences: list[str] = []
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from mcpbench.loads import kind as load_kind
 from mcpbench.loads.base import LIST_TOOLS
@@ -676,12 +676,18 @@ class Efficiency(Closed):
     mem_peak_mb: float | None = described("the server's peak memory")
 
 
-class Probe(Closed):
-    """One CPU's fixed-work speed probe (sha256 of 128 MiB), the server frozen meanwhile."""
+class ProbeReading(Closed):
+    """One CPU's fixed-work speed probe (sha256 of 128 MiB), the server frozen meanwhile: its readings
+    (context.json)."""
 
     before_s: float | None = described("just before the load, fastest of 5 runs")
     after_s: float | None = described("the same just after")
-    change: float | None = described("after / before - 1 (summary.json; context.json has the readings only)", None)
+
+
+class Probe(ProbeReading):
+    """The probe's readings and how far they moved (summary.json)."""
+
+    change: float | None = described("after / before - 1 (null: a reading is missing)", None)
 
 
 class Pinning(BaseModel):
@@ -848,6 +854,12 @@ class LoadgenCounts(Closed):
                                                             "of CPU (its liveness; docs/faults.md)", None)
     error: str | None = described("why the stdio driver failed (null: it did not)", None)
 
+    @model_serializer(mode="wrap")
+    def _as_written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The counts the generator wrote, no more: k6 writes three of them, the load driver every one (a count
+        a generator does not keep is no null in its file, nor in the context.json that copies it)."""
+        return {name: value for name, value in handler(self).items() if name in self.model_fields_set}
+
 
 class LoadInstance(Closed):
     node: str = described("the swarm node it ran on")
@@ -869,7 +881,7 @@ class Context(MeasuredLoad, Pacing, Pinning):
     loadgen_stopped_early: bool = described("ended at the window's end (k6: exit 105 expected)")
     loadgen_counts: LoadgenCounts | None = described("loadgen-counts.json")
     loadgen_run_s: float | None = described("the generator's scenario start to exit")
-    host_probe: dict[str, Probe] | None = described("per CPU, the speed probe")
+    host_probe: dict[str, ProbeReading] | None = described("per CPU, the speed probe")
     probe_server_paused: bool | None = described("the server was frozen while probing", None)
     warmup: Warmup | None = described("the warm-up")
     load_instances: list[LoadInstance] | None = described(
