@@ -117,7 +117,7 @@ class Measurement:
             kind = load_kinds.kind(s.kind)
         except ValueError as exc:
             raise ResultsError(f"{where}: {exc}") from None
-        level = kind.level_of(document(s))
+        level = kind.level_of(s)
         if level is None:
             raise ResultsError(f"{where}: no {kind.level_field}")
         return LoadKey(str(s.mode or "session"), kind.kind, *level)

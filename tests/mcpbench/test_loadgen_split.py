@@ -24,7 +24,7 @@ def _summary(infra: Infra, load, instances: int, out: Path, generator: str) -> d
     out.mkdir()
     run = loadgen.create(generator, None, instances).run(f"{infra.api_url}/calibrate/mcp", load, TIMING, MeasurementDir(out))
     context = analysis.MeasurementContext(
-        mode=load.mode, kind=load.kind, vus=load.vus, rate=load.record()["rate"],
+        mode=load.mode, kind=load.kind, vus=load.vus, rate=load.recorded().rate,
         think_time_s=TIMING.think_time_s, request_timeout_s=TIMING.request_timeout_s, harness_cores=1,
         limits_applied=True, loadgen_exit_code=run.exit_code, loadgen_counts=run.counts, loadgen_run_s=run.run_s)
     summary = analysis.summarize(run.samples, TIMING.window, [], context)

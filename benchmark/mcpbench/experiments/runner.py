@@ -582,8 +582,8 @@ class Runner:
         if started.server.stdio_launch:  # the load driver timed the start: spawn to initialize answered
             counts = loadgen.read_counts(out.counts) or {}
             facts["startup_s"] = counts.get("startup_s")
-        summary.update({"server": spec.name, **load.record(), "run": round_index, "round_order": position,
-                        **facts, "prewarm": warmed, "schema": SCHEMA})
+        summary.update({"server": spec.name, **load.recorded().model_dump(), "run": round_index,
+                        "round_order": position, **facts, "prewarm": warmed, "schema": SCHEMA})
         summary["publishable"], summary["unpublishable_reasons"] = analysis.publishable(summary)
         record = parsed(Summary, summary, out.summary)
         write_checked(out.summary, document(record))

@@ -69,7 +69,7 @@ def _measure_target(harness: Harness, load: Load, timing: Timing, out: Measureme
     """One measurement against the infra's canned endpoint; its summary is written."""
     out.mkdir()
     summary = measure(harness, CalibrationTarget(harness.infra), load, out, timing, calibration=True)
-    summary.update({"server": CalibrationTarget.name, **load.record(), "run": 1, "schema": SCHEMA})
+    summary.update({"server": CalibrationTarget.name, **load.recorded().model_dump(), "run": 1, "schema": SCHEMA})
     write_checked(out.summary, summary)
     return summary
 

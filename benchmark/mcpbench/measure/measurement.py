@@ -181,7 +181,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     if process_samples is not None:
         write_processes(out.processes, process_samples, start_epoch)
     context = analysis.MeasurementContext(
-        mode=load.mode, kind=load.kind, vus=load.vus, rate=load.record()["rate"],
+        mode=load.mode, kind=load.kind, vus=load.vus, rate=load.recorded().rate,
         think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
         harness_cores=host.harness_cores, limits_applied=target.limits_applied,
         limit_kind=limit.kind if limit else None, limit_calls_per_s=limit.tool_calls_per_s if limit else None,

@@ -20,7 +20,7 @@ from typing import Any, Final, Literal, TypeVar
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from mcpbench.loads import kind as load_kind
-from mcpbench.loads.base import LIST_TOOLS
+from mcpbench.loads.base import LIST_TOOLS, MeasuredLoad, RecordedLoad
 from mcpbench.records import Closed, Open, described
 
 # 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
@@ -742,15 +742,6 @@ class Checks(Closed):
     problems: list[str] = described("each failed cross-check: the measurement is invalid")
 
 
-class MeasuredLoad(Closed):
-    """What summary.json and context.json both say about the load."""
-
-    mode: str = described("`session`, `stateless`, `persistent`")
-    kind: str = described("the load's kind (loads.KINDS): `closed`, `open`")
-    vus: int = described("VUs (open model: pre-allocated VUs)")
-    rate: float | None = described("open model: offered tool calls/s")
-
-
 class Prewarm(Closed):
     """`run --prewarm S`: the closed model at the load's VUs for S seconds on the same start, before the measured
     load, nothing of it recorded but its rate (a JIT compiles with work, not with time)."""
@@ -792,14 +783,11 @@ class Recovery(Closed):
                                          "not recovered before the test ended)")
 
 
-class Summary(MeasuredLoad, ServerStart):
+class Summary(RecordedLoad, ServerStart):
     schema_: SchemaVersion = Field(alias="schema", description="the results format version (SCHEMA)")
     server: str = described("the server (`calibrate` for the harness's calibration)")
     run: int = described("the round")
     round_order: int | None = described("its position in the round (null: calibration, schema 1)", None)
-    rate_fraction: float | None = described("open model: the fraction of round 1's closed maximum", None)
-    equal_fraction: float | None = described("equal load: the fraction of the slowest server's round-1 closed "
-                                             "rate (the same rate for every server)", None)
     status: Literal["ok", "failed", "invalid"] = described("`failed`: the server failed; `invalid`: not to be trusted, "
                                                    "not the server's doing")
     phase: str | None = described("`loadgen` (its cross-checks failed), `infra`, `load`…")
