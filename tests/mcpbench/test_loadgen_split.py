@@ -14,6 +14,7 @@ from mcpbench.loads.timing import Timing
 from mcpbench import loadgen
 from mcpbench.loadgen.k6 import segments
 from mcpbench.results.layout import MeasurementDir
+from mcpbench.results.model import document
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.loads import ClosedLoad, OpenLoad
 
@@ -26,7 +27,8 @@ def _summary(infra: Infra, load, instances: int, out: Path, generator: str) -> d
     context = analysis.MeasurementContext(
         mode=load.mode, kind=load.kind, vus=load.vus, rate=load.recorded().rate,
         think_time_s=TIMING.think_time_s, request_timeout_s=TIMING.request_timeout_s, harness_cores=1,
-        limits_applied=True, loadgen_exit_code=run.exit_code, loadgen_counts=run.counts, loadgen_run_s=run.run_s)
+        limits_applied=True, loadgen_exit_code=run.exit_code, loadgen_counts=document(run.counts) if run.counts else None,
+        loadgen_run_s=run.run_s)
     summary = analysis.summarize(run.samples, TIMING.window, [], context)
     summary["vu_ids"] = sorted(int(v) for v in run.samples["vu"].unique())
     return summary

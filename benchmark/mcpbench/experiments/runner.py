@@ -580,8 +580,8 @@ class Runner:
             raise ServerFailed("load", str(exc)) from exc
         facts = dict(started.facts)
         if started.server.stdio_launch:  # the load driver timed the start: spawn to initialize answered
-            counts = loadgen.read_counts(out.counts) or {}
-            facts["startup_s"] = counts.get("startup_s")
+            counts = loadgen.read_counts(out.counts)
+            facts["startup_s"] = counts.startup_s if counts else None
         summary.update({"server": spec.name, **load.recorded().model_dump(), "run": round_index,
                         "round_order": position, **facts, "prewarm": warmed, "schema": SCHEMA})
         summary["publishable"], summary["unpublishable_reasons"] = analysis.publishable(summary)

@@ -33,7 +33,7 @@ from mcpbench.loads import Load, in_window, tool_calls
 from mcpbench.loads.timing import Timing
 from mcpbench.measure.bench import Bench
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import Limit, Record
+from mcpbench.results.model import Limit, Record, document
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
 from mcpbench.workload.file import Workload
@@ -187,11 +187,12 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
         limit_kind=limit.kind if limit else None, limit_calls_per_s=limit.tool_calls_per_s if limit else None,
         calibration=calibration,
         loadgen_exit_code=result.exit_code, loadgen_stopped_early=result.stopped_early,
-        loadgen_counts=result.counts, loadgen_run_s=result.run_s,
+        loadgen_counts=document(result.counts) if result.counts else None, loadgen_run_s=result.run_s,
         host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)} for cpu in probe_before},
         probe_server_paused=paused_before and paused_after,
         server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
-        warmup=warm.record(timing), load_instances=result.instances,
+        warmup=warm.record(timing),
+        load_instances=[document(part) for part in result.instances] if result.instances is not None else None,
         iteration=workload.closed_iteration if workload is not None else None,
         stages=[list(span) for span in load.reported_stages(timing) or []] or None, spike_s=load.spike_span(timing))
     write_checked(out.context, context.to_json())
