@@ -33,7 +33,7 @@ from mcpbench.loads import Load, in_window, tool_calls
 from mcpbench.loads.timing import Timing
 from mcpbench.measure.bench import Bench
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import Limit, Record, document
+from mcpbench.results.model import Limit, Prewarm, Record, document
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
 from mcpbench.workload.file import Workload
@@ -70,7 +70,7 @@ PREWARM_DIR = ".prewarm"   # the pre-warm load's own files, removed once it ends
 
 
 def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float, out: MeasurementDir,
-            think_time_s: float, workload: Workload | None = None) -> Record:
+            think_time_s: float, workload: Workload | None = None) -> Prewarm:
     """Work before a measurement, on the same start: `load` (the closed model) for `seconds` after a 1 s ramp,
     nothing of it kept but the rate it reached (summary `prewarm`). A JIT compiles with work, not with time: at
     an equal load of 153 calls/s the JVMs' CPU per call was still falling a minute in (docs/first-run-profile.md);
@@ -93,7 +93,7 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
         raise MeasurementFailed(death(target, result.target_died, "its pre-warm load"))
     window = in_window(result.samples, timing.window)
     calls = tool_calls(window[window["ok"] == 1])
-    return {"seconds": seconds, "vus": int(load.vus), "calls_per_s": round(len(calls) / seconds, 1)}
+    return Prewarm(seconds=seconds, vus=int(load.vus), calls_per_s=round(len(calls) / seconds, 1))
 
 
 def measure(harness: Harness, target: RunningServer, load: Load, out: MeasurementDir, timing: Timing,
@@ -191,7 +191,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
         host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)} for cpu in probe_before},
         probe_server_paused=paused_before and paused_after,
         server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
-        warmup=warm.record(timing),
+        warmup=document(warm.warmup(timing)),
         load_instances=[document(part) for part in result.instances] if result.instances is not None else None,
         iteration=workload.closed_iteration if workload is not None else None,
         stages=[list(span) for span in load.reported_stages(timing) or []] or None, spike_s=load.spike_span(timing))
