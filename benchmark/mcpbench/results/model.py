@@ -593,6 +593,10 @@ class Image(Open):
 
 # -- <measurement>/summary.json, context.json, loadgen-counts.json -------------------------------------------------
 
+# What a measurement ended as (summary.json `status`).
+MeasurementStatus = Literal["ok", "failed", "invalid"]
+
+
 class Warmup(Closed):
     used_s: float | None = described("the warm-up this measurement got")
     min_s: float | None = described("its lower bound")
@@ -788,8 +792,8 @@ class Summary(RecordedLoad, ServerStart):
     server: str = described("the server (`calibrate` for the harness's calibration)")
     run: int = described("the round")
     round_order: int | None = described("its position in the round (null: calibration, schema 1)", None)
-    status: Literal["ok", "failed", "invalid"] = described("`failed`: the server failed; `invalid`: not to be trusted, "
-                                                   "not the server's doing")
+    status: MeasurementStatus = described("`failed`: the server failed; `invalid`: not to be trusted, not the "
+                                          "server's doing")
     phase: str | None = described("`loadgen` (its cross-checks failed), `infra`, `load`…")
     reason: str | None = described("why")
     warmup: Warmup | None = described("the warm-up (null: calibration)")
