@@ -26,14 +26,14 @@ from mcpbench.workload.tools import TOOL_NAMES
 def one(generator: str, url: str, load, timing: Timing, cpus) -> dict:
     with tempfile.TemporaryDirectory() as out:
         run = loadgen.create(generator, cpus).run(url, load, timing, Path(out))
-    counts = run.counts or {}
+    counts = run.counts
     calls = int(run.samples["tool"].isin(TOOL_NAMES).sum())   # tool calls (tools/list rows apart)
-    sessions = counts.get("iterations") or None                  # one iteration = one MCP session in session mode
-    cpu_s = counts.get("driver_cpu_s")
+    sessions = (counts.iterations if counts else None) or None   # one iteration = one MCP session in session mode
+    cpu_s = counts.driver_cpu_s if counts else None
     return {"calls": calls, "calls_per_s": calls / run.run_s if run.run_s else None,
             "cpu_us_per_call": cpu_s / calls * 1e6 if cpu_s and calls else None,
             "cpu_us_per_session": cpu_s / sessions * 1e6 if cpu_s and sessions else None,
-            "start_lag_p99_ms": counts.get("start_lag_p99_ms")}
+            "start_lag_p99_ms": counts.start_lag_p99_ms if counts else None}
 
 
 def summary(values: list[float]) -> str:

@@ -27,8 +27,8 @@ def figures(runs: list[Path], reference_s: float) -> dict[str, list[tuple[float,
     out: dict[str, list] = defaultdict(list)
     for server, directory, summary in ok_measurements(runs, WINDOW_S + reference_s):
         start, end = summary["window"]["start_s"], summary["window"]["end_s"]
-        first = reanalyze(directory, (start, start + WINDOW_S))["efficiency"]["cpu_ms_per_call"]
-        late = reanalyze(directory, (end - reference_s, end))["efficiency"]["cpu_ms_per_call"]
+        first = reanalyze(directory, (start, start + WINDOW_S)).efficiency.cpu_ms_per_call
+        late = reanalyze(directory, (end - reference_s, end)).efficiency.cpu_ms_per_call
         out[server].append((summary["warmup"]["used_s"], first, late))
     return out
 

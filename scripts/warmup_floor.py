@@ -22,7 +22,6 @@ left out for that measurement.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from collections import defaultdict
 from dataclasses import replace
@@ -30,9 +29,10 @@ from pathlib import Path
 
 from mcpbench.analysis.summary import reanalyze
 from mcpbench.analysis.warmup import CPU_RULE, CpuRule, per_second_cpu, steady_start
-from mcpbench.results.read import read_resources
+from mcpbench.results.read import read_json, read_resources
 from mcpbench.results.layout import MeasurementDir
 from mcpbench.results.read import read_samples
+from mcpbench.results.upgrades import upgrade_context
 from mcpbench.loads.timing import QUICK_TIMING
 from mcpbench.workload.tools import TOOL_NAMES
 from recorded_runs import ok_measurements
@@ -62,7 +62,7 @@ def server_cpu(directory: Path, seconds: int) -> list[float | None]:
 
 
 def cpu_ms(directory: Path, window: tuple[float, float]) -> float | None:
-    return reanalyze(directory, window)["efficiency"]["cpu_ms_per_call"]
+    return reanalyze(directory, window).efficiency.cpu_ms_per_call
 
 
 def main() -> None:
@@ -78,13 +78,15 @@ def main() -> None:
     found: dict = defaultdict(lambda: defaultdict(list))
     for server, directory, summary in ok_measurements(args.results, 3 * WINDOW_S):
         start, end = summary["window"]["start_s"], summary["window"]["end_s"]
-        recorded = json.loads(MeasurementDir(directory).context.read_text())
-        ramp = start - recorded["warmup"]["used_s"]
+        context_path = MeasurementDir(directory).context
+        warmup = upgrade_context(read_json(context_path), context_path).warmup
+        assert warmup is not None and warmup.used_s is not None  # a server's measurement records its warm-up
+        ramp = start - warmup.used_s
         reference = cpu_ms(directory, (end - args.reference_s, end) if args.cpu else (start + WINDOW_S, end))
         if not reference:
             continue
         first = cpu_ms(directory, (start, start + WINDOW_S))
-        found[server]["recorded"].append((recorded["warmup"]["used_s"], first / reference - 1, first))
+        found[server]["recorded"].append((warmup.used_s, first / reference - 1, first))
         counts, latencies = per_second(directory)
         rules = [(f"{span:g} s spans", replace(QUICK_TIMING, ramp_up_s=ramp, warmup_s=2 * span, steady_span_s=span),
                   None, CPU_RULE) for span in spans]

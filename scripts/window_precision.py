@@ -39,10 +39,13 @@ def main() -> None:
         start, end = summary["window"]["start_s"], summary["window"]["end_s"]
         label = directory.name.rsplit("-r", 1)[0]
         for length in [*lengths, end - start]:
-            again = reanalyze(directory, (start, start + length)) if length < end - start else summary
             key = "whole" if length == end - start else f"{length:g} s"
-            figures[(run.name, label)][key]["calls/s"][server].append(again["throughput"]["tool_calls_per_s"])
-            cpu = again["efficiency"]["cpu_ms_per_call"]
+            if length < end - start:
+                again = reanalyze(directory, (start, start + length))
+                calls_per_s, cpu = again.throughput.tool_calls_per_s, again.efficiency.cpu_ms_per_call
+            else:  # the whole window: the figures recorded
+                calls_per_s, cpu = summary["throughput"]["tool_calls_per_s"], summary["efficiency"]["cpu_ms_per_call"]
+            figures[(run.name, label)][key]["calls/s"][server].append(calls_per_s)
             if cpu:
                 figures[(run.name, label)][key]["CPU ms/call"][server].append(cpu)
     for (run, label), by_window in sorted(figures.items()):

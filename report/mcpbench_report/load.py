@@ -117,7 +117,7 @@ class Measurement:
             kind = load_kinds.kind(s.kind)
         except ValueError as exc:
             raise ResultsError(f"{where}: {exc}") from None
-        level = kind.level_of(document(s))
+        level = kind.level_of(s)
         if level is None:
             raise ResultsError(f"{where}: no {kind.level_field}")
         return LoadKey(str(s.mode or "session"), kind.kind, *level)
@@ -271,10 +271,8 @@ def load_results_dir(path: Path) -> ResultsDir:
             record.reason = f"not listed in {run_dir.run_json.name}"
         results.servers[name] = record
         for measurement in server.recorded():
-            summary = upgrade_summary(read_json(measurement.summary), {**document(run), "schema_read": schema_read},
-                                      measurement.summary)
-            read_as = int(summary.pop("schema_read"))
-            typed = parsed(Summary, summary, measurement.summary)
+            typed, read_as = upgrade_summary(read_json(measurement.summary),
+                                             {**document(run), "schema_read": schema_read}, measurement.summary)
             if typed.repeated:  # the host disturbed it and it was measured again: not a round of its own
                 results.set_aside.append(f"{name}/{measurement.name}: {typed.repeated}")
                 continue

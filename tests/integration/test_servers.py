@@ -119,5 +119,5 @@ def test_server_over_stdio_answers_every_call_correctly_under_limits(
     failed = run.samples[run.samples["ok"] == 0]
     assert failed.empty, (failed["error_kind"].value_counts().to_dict(), server.log_tail())
     assert run.exit_code == 0 and run.target_died is None, run.counts
-    assert len(run.samples) > 20 and run.counts["garbage_lines"] == 0
+    assert len(run.samples) > 20 and run.counts is not None and run.counts.garbage_lines == 0
     assert run.samples["vu"].nunique() == 8  # eight calls in flight on one session

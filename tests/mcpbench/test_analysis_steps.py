@@ -18,8 +18,8 @@ def test_session_steps_split_every_request_and_the_handshake_share_is_the_median
     ok = samples[samples["ok"] == 1]
     steps, share = analysis.session_steps(ok, "session")
     listing = ok["tool"] == "tools/list"
-    assert steps["initialize"]["count"] == steps["notifications/initialized"]["count"] == len(ok)
-    assert steps["tools/call"]["count"] == int((~listing).sum()) and steps["tools/list"]["count"] == int(listing.sum())
+    assert steps["initialize"].count == steps["notifications/initialized"].count == len(ok)
+    assert steps["tools/call"].count == int((~listing).sum()) and steps["tools/list"].count == int(listing.sum())
     assert "DELETE" not in steps  # the go server is stateless: no session id, so no DELETE was sent
     parts = ok["http_ms"].str.split(";", expand=True).astype(float)
     # a session's requests never add up to more than the session itself (k6 wrote session_ms in whole ms here)
@@ -28,7 +28,7 @@ def test_session_steps_split_every_request_and_the_handshake_share_is_the_median
     calls = parts[timed]
     expected = float(np.median((calls[0] + calls[1]) / ok.loc[timed, "session_ms"]))
     assert share is not None and abs(share - expected) < 1e-12 and 0 < share < 1
-    assert steps["initialize"]["p50"] == float(np.percentile(parts[0], 50))
+    assert steps["initialize"].p50 == float(np.percentile(parts[0], 50))
 
 
 def test_outside_session_mode_a_sample_is_its_one_request_and_there_is_no_handshake() -> None:

@@ -61,7 +61,8 @@ HELD = Path(__file__).resolve().parents[1] / "fixtures" / "recorded" / "held-ses
 def test_a_recorded_held_session_waits_its_think_time_and_is_no_idle_generator(tmp_path: Path) -> None:
     # rust holding 1 session, a call every 4 s: 3 calls in its 10 s window, 7 seconds without one
     held = reanalyze(HELD)
-    assert held["status"] == "ok" and held["checks"]["problems"] == [] and held["checks"]["empty_seconds"] == 7
+    assert held.status == "ok" and held.checks is not None
+    assert held.checks.problems == [] and held.checks.empty_seconds == 7
     assert reanalysis_differences(HELD) == []
     # the same samples from a load without think time: the generator sent nothing for 7 s, its own fault
     copy = tmp_path / "m"
@@ -69,8 +70,8 @@ def test_a_recorded_held_session_waits_its_think_time_and_is_no_idle_generator(t
     context = json.loads((copy / "context.json").read_text())
     (copy / "context.json").write_text(json.dumps({**context, "think_time_s": 0.05}))
     busy = reanalyze(copy)
-    assert busy["status"] == "invalid" and busy["checks"]["idle_seconds"] == 7
-    assert busy["reason"].startswith("7 second(s) of the window have no sample and no call in flight")
+    assert busy.status == "invalid" and busy.checks is not None and busy.checks.idle_seconds == 7
+    assert busy.reason is not None and busy.reason.startswith("7 second(s) of the window have no sample and no call in flight")
 
 
 def test_the_progress_dimension_streams_with_a_token_from_servers_started_for_sse() -> None:

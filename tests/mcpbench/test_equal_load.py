@@ -35,8 +35,8 @@ def test_no_cap_without_a_calibrated_capacity_and_no_rate_without_servers() -> N
 def test_an_equal_load_is_named_and_pooled_by_its_fraction() -> None:
     load = OpenLoad("session", 50, 287.0, equal_fraction=0.7)
     assert load.label == "session-equal0.7"
-    record = load.record()
-    assert record["rate"] == 287.0 and record["equal_fraction"] == 0.7
+    record = load.recorded()
+    assert record.rate == 287.0 and record.equal_fraction == 0.7
     # Two runs choose different rates; their measurements pool under the fraction, marked as an equal load.
     assert OpenLoad.level_of(record) == (0.7, "equal")
     assert OpenLoad.equal_load("equal") and OpenLoad.equal_load("abs") and not OpenLoad.equal_load("fraction")

@@ -15,13 +15,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mcpbench.analysis import summary as analysis
+from analysis_helpers import context, summarize
 from mcpbench.loads.timing import Timing
 from mcpbench.loadgen import GENERATORS, LoadError, StdioLaunch, Tick, driver as driver_module
 from mcpbench.loadgen.driver import LoadDriver, ensure_built
 from mcpbench.catalog.manifest import discover
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import COUNTS_FILE, LoadgenCounts
+from mcpbench.results.model import COUNTS_FILE, Context, LoadgenCounts, document
 from mcpbench.results.read import read_samples
 from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.runtime.local_infra import Infra
@@ -338,11 +338,10 @@ def _launch(argv: list[str], tmp_path: Path, env: dict[str, str] | None = None) 
                        log_path=tmp_path / "server.log")
 
 
-def _context(load: ClosedLoad, run, timing: Timing) -> analysis.MeasurementContext:
-    return analysis.MeasurementContext(
-        mode=load.mode, kind=load.kind, vus=load.vus, rate=None, think_time_s=timing.think_time_s,
-        request_timeout_s=timing.request_timeout_s, harness_cores=1, limits_applied=True,
-        loadgen_exit_code=run.exit_code, loadgen_counts=run.counts, loadgen_run_s=run.run_s)
+def _context(load: ClosedLoad, run, timing: Timing) -> Context:
+    return context(mode=load.mode, kind=load.kind, vus=load.vus, rate=None, think_time_s=timing.think_time_s,
+                   request_timeout_s=timing.request_timeout_s, loadgen_exit_code=run.exit_code,
+                   loadgen_counts=run.counts, loadgen_run_s=run.run_s)
 
 
 def test_the_load_driver_is_the_default_and_speaks_both_transports() -> None:
@@ -368,12 +367,12 @@ def test_the_driver_runs_a_stdio_test_that_the_analysis_accepts(driver: Path, st
     run = LoadDriver(None).run("", load, TIMING, MeasurementDir(out), on_start=on_start, launch=_launch(_server(stand_in), tmp_path))
     assert run.exit_code == 0 and not run.stopped_early
     assert run.samples["ok"].all() and set(run.samples["tool"]) == {*TOOLS, "tools/list"}
-    assert run.counts is not None and run.counts["calls"] == len(run.samples)
+    assert run.counts is not None and run.counts.calls == len(run.samples)
     assert (out / "samples.csv.gz").exists() and not (out / "loadgen-samples.log").exists()
     assert len(read_samples(out / "samples.csv.gz")) == len(run.samples)
-    assert json.loads((out / COUNTS_FILE).read_text()) == run.counts
-    summary = analysis.summarize(run.samples, TIMING.window, [], _context(load, run, TIMING))
-    assert summary["checks"]["problems"] == [], summary["checks"]
+    assert json.loads((out / COUNTS_FILE).read_text()) == document(run.counts)
+    summary = summarize(run.samples, TIMING.window, [], _context(load, run, TIMING))
+    assert summary.checks.problems == [], summary.checks
     assert not _alive(str(tmp_path))
     assert len(pids) == 1 and readings[0]() is None  # the driver is gone, and so is its reading
 
@@ -414,7 +413,7 @@ def test_on_tick_stop_ends_the_test_as_a_normal_end(driver: Path, stand_in: Path
     run = LoadDriver(None).run("", ClosedLoad("stdio", 2), long, MeasurementDir(out), on_tick=on_tick,
                                 launch=_launch(_server(stand_in), tmp_path))
     assert time.monotonic() - started < 15
-    assert run.stopped_early and run.exit_code == 0 and run.counts["error"] is None
+    assert run.stopped_early and run.exit_code == 0 and run.counts.error is None
     assert seen[-1] > 0  # the live samples were read while the test ran
     assert not _alive(str(tmp_path))
 
@@ -458,10 +457,10 @@ def test_the_go_server_over_stdio_passes_every_check(driver: Path, infra: Infra,
     failed = run.samples[run.samples["ok"] == 0]
     assert failed.empty, failed["error_kind"].value_counts().to_dict()
     assert set(run.samples["tool"]) == {*TOOLS, "tools/list"}
-    assert run.counts["garbage_lines"] == 0 and run.counts["error"] is None
-    summary = analysis.summarize(run.samples, timing.window, [], _context(load, run, timing))
-    assert summary["checks"]["problems"] == [], summary["checks"]
-    assert summary["checks"]["loadgen_iterations"] == summary["checks"]["sample_iterations"]
+    assert run.counts.garbage_lines == 0 and run.counts.error is None
+    summary = summarize(run.samples, timing.window, [], _context(load, run, timing))
+    assert summary.checks.problems == [], summary.checks
+    assert summary.checks.loadgen_iterations == summary.checks.sample_iterations
     assert not _alive(str(tmp_path))
 
 

@@ -19,7 +19,7 @@ from mcpbench.loads import ClosedLoad, OpenLoad
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.loadgen import LoadError, Tick
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import COUNTS_FILE, LoadgenCounts
+from mcpbench.results.model import COUNTS_FILE, LoadgenCounts, document
 from mcpbench.results.read import read_samples
 
 TIMING = Timing(ramp_up_s=0.5, warmup_s=1, duration_s=2, ramp_down_s=0.5, warmup_cap_s=None)
@@ -63,7 +63,7 @@ def test_every_mode_drives_all_tools_and_records_one_sample_per_call(
     # The generator's own counts agree with the samples: every iteration is 3 tool calls + tools/list, and
     # every HTTP request is in some sample's http_ms (persistent: plus initialize + initialized per VU).
     counts = json.loads((tmp_path / COUNTS_FILE).read_text())
-    assert run.counts == counts
+    assert run.counts is not None and document(run.counts) == counts  # as the generator wrote them
     assert set(counts) >= {"iterations", "http_reqs", "dropped_iterations"}
     assert LoadgenCounts.model_validate(counts)  # what the results format accepts
     assert counts["iterations"] * 4 == len(samples)
@@ -78,7 +78,7 @@ def test_the_open_model_sends_tool_calls_at_the_arrival_rate(infra: Infra, tmp_p
     inside = run.samples[run.samples["t_s"].between(*timing.window)]
     assert "tools/list" not in set(run.samples["tool"])
     assert 0.8 * 20 * 4 <= len(inside) <= 1.2 * 20 * 4
-    assert run.counts is not None and run.counts["iterations"] == len(run.samples)
+    assert run.counts is not None and run.counts.iterations == len(run.samples)
 
 
 def test_a_wrong_answer_counts_as_an_error(infra: Infra, tmp_path: Path, generator_name: str) -> None:
@@ -121,8 +121,8 @@ def test_stopped_with_sigint_the_generator_still_writes_its_counts(infra: Infra,
     assert run.counts is not None
     # Completed iterations only are counted: an iteration interrupted in its think time has all 4 samples
     # but is not counted, so up to 4 samples per VU are beyond iterations * 4.
-    assert 0 < run.counts["iterations"] * 4 <= len(run.samples) <= (run.counts["iterations"] + 3) * 4
-    assert sum(http_counts(run.samples)) <= run.counts["http_reqs"] <= sum(http_counts(run.samples)) + 3 * 3
+    assert 0 < run.counts.iterations * 4 <= len(run.samples) <= (run.counts.iterations + 3) * 4
+    assert sum(http_counts(run.samples)) <= run.counts.http_reqs <= sum(http_counts(run.samples)) + 3 * 3
 
 
 # --- a scripted MCP server: what the calibrate endpoint cannot do (fail a DELETE, an initialize…) ---

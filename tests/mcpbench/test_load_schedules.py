@@ -81,7 +81,8 @@ def test_each_stage_gets_its_throughput_latency_errors_cpu_and_memory() -> None:
     resources = [Sample(t, "server", cpu, mem) for t, cpu, mem in
                  ((1.0, 20, 100), (2.0, 30, 110), (3.0, 80, 150), (4.0, 90, 170))]
     figures = stage_figures(_samples(rows), resources, [(0, 2, 5, "stage 1"), (2, 4, 10, "stage 2")], 30)
-    first, second = (StageFigures.model_validate(f) for f in figures)
+    first, second = figures
+    assert isinstance(first, StageFigures) and isinstance(second, StageFigures)  # summary `stages` as recorded
     assert (first.tool_calls_per_s, first.p50_ms, first.errors, first.error_rate) == (10, 10, 0, 0)
     assert (second.tool_calls_per_s, second.p99_ms, second.errors, second.error_rate) == (18, 40, 4, 0.1)
     assert (first.cpu_avg_pct, first.mem_peak_mb, second.cpu_avg_pct, second.mem_avg_mb) == (25, 110, 85, 160)
@@ -93,9 +94,10 @@ def test_the_recovery_is_when_the_bucket_p99_returns_within_ten_percent() -> Non
     def level(t: float) -> float:
         return 10.0 if t < 7 else 200.0 if t < 9 else 150.0 if t < 10 else 80.0 if t < 11 else 30.0 if t < 12 else 10.5
     rows = [(t, level(t) * rng.uniform(0.99, 1.0), 1) for t in np.arange(4.0, 15.0, 0.01)]
-    found = Recovery.model_validate(recovery(_samples(rows), (7.0, 9.0), 30))
+    found = recovery(_samples(rows), (7.0, 9.0), 30)
+    assert isinstance(found, Recovery)  # summary `recovery` as recorded
     assert found.before_p99_ms == pytest.approx(10, rel=0.01) and found.spike_p99_ms == pytest.approx(200, rel=0.01)
     assert (found.spike_end_s, found.recovered_at_s, found.recovery_s) == (9, 12, 3)
     # never back within 10 %: no recovery time
     rows = [(t, 10.0 if t < 7 else 50.0, 1) for t in np.arange(4.0, 15.0, 0.01)]
-    assert recovery(_samples(rows), (7.0, 9.0), 30)["recovery_s"] is None
+    assert recovery(_samples(rows), (7.0, 9.0), 30).recovery_s is None

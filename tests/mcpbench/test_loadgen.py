@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 from mcpbench.loads.timing import Timing
-from mcpbench.loadgen.instances import compress_samples, parse_samples
+from mcpbench.loadgen.instances import compress_samples, parse_samples, read_counts
+from mcpbench.loadgen.merge import merge_counts
 from mcpbench.loadgen.driver import driver_argv, schedule_arguments
 from mcpbench.loadgen.k6 import k6_env, k6_scenario
 from mcpbench.loads import ClosedLoad, OpenLoad
+from mcpbench.results.model import LoadgenCounts, ResultsError, document
 from mcpbench.results.read import read_samples
 
 
@@ -91,3 +93,33 @@ def test_a_streamed_calls_first_notification_is_a_column_of_its_own(tmp_path: Pa
     assert "first_ms" not in samples.columns
     compress_samples([plain], tmp_path / "plain.csv.gz", samples, tmp_path / "loadgen.log")
     assert read_samples(tmp_path / "plain.csv.gz")["first_ms"].isna().all()
+
+
+def _counts(**counts: object) -> LoadgenCounts:
+    return LoadgenCounts.model_validate(counts)
+
+
+def test_the_instances_counts_merge_into_one_tests_as_they_wrote_them() -> None:
+    # k6 writes three counts: the merge writes those three, no null for the counts only the load driver keeps
+    k6 = [_counts(iterations=3, http_reqs=12, dropped_iterations=0), _counts(iterations=4, http_reqs=16,
+                                                                             dropped_iterations=1)]
+    assert document(merge_counts(k6)) == {"iterations": 7, "http_reqs": 28, "dropped_iterations": 1}
+    # the driver's: totals summed, a lag's worst kept, every instance's stalls, the first failure's reason
+    driver = [_counts(iterations=3, http_reqs=12, dropped_iterations=0, start_lag_p99_ms=2.0, stalls_s=[[1.0, 2.5]],
+                      error=None),
+              _counts(iterations=4, http_reqs=16, dropped_iterations=0, start_lag_p99_ms=5.0, stalls_s=[[4.0, 5.5]],
+                      error="the server exited")]
+    merged = merge_counts(driver)
+    assert merged is not None and (merged.iterations, merged.start_lag_p99_ms) == (7, 5.0)
+    assert merged.stalls_s == [(1.0, 2.5), (4.0, 5.5)] and merged.error == "the server exited"
+    assert merge_counts([driver[0], None]) is None  # an instance that wrote none: no counts of the whole test
+
+
+def test_counts_the_model_does_not_know_are_the_generators_drift(tmp_path: Path) -> None:
+    path = tmp_path / "loadgen-counts.json"
+    assert read_counts(path) is None  # none written
+    path.write_text(json.dumps({"iterations": 3, "http_reqs": 12, "dropped_iterations": 0}))
+    assert document(read_counts(path)) == {"iterations": 3, "http_reqs": 12, "dropped_iterations": 0}
+    path.write_text(json.dumps({"iterations": 3, "http_reqs": 12, "dropped_iterations": 0, "sessions": 3}))
+    with pytest.raises(ResultsError, match="sessions"):
+        read_counts(path)

@@ -23,11 +23,13 @@ def test_every_kind_is_registered_under_the_name_results_record() -> None:
 
 
 def test_a_kind_records_what_names_its_measurement() -> None:
-    assert ClosedLoad("session", 50).record() == {"mode": "session", "kind": "closed", "vus": 50, "rate": None,
-                                                  "rate_fraction": None, "equal_fraction": None}
-    assert OpenLoad("stateless", 50, 120.5, 0.5).record() == {"mode": "stateless", "kind": "open", "vus": 50,
-                                                              "rate": 120.5, "rate_fraction": 0.5,
-                                                              "equal_fraction": None}
+    assert ClosedLoad("session", 50).recorded().model_dump() == {"mode": "session", "kind": "closed", "vus": 50,
+                                                                 "rate": None, "rate_fraction": None,
+                                                                 "equal_fraction": None}
+    assert OpenLoad("stateless", 50, 120.5, 0.5).recorded().model_dump() == {"mode": "stateless", "kind": "open",
+                                                                             "vus": 50, "rate": 120.5,
+                                                                             "rate_fraction": 0.5,
+                                                                             "equal_fraction": None}
     assert (ClosedLoad("session", 50).level, OpenLoad("stateless", 50, 120.5).level,
             OpenLoad("stateless", 50, 120.5, 0.5).level) == (50, 120.5, 0.5)
 

@@ -3,13 +3,11 @@ upgraded, unknown ones refused, writers checked against it, and docs/results-for
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from pathlib import Path
 
 import pytest
-from mcpbench.analysis import summary as analysis
 from mcpbench.catalog import build
 from mcpbench.measure import calibration as calibrate
 from mcpbench.results import model
@@ -20,7 +18,7 @@ from mcpbench.workload.checks import Check
 from mcpbench.workload.verify import Verify
 from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.results.doc import DOC_BEGIN, DOC_END, _models_of, render_doc
-from mcpbench.results.upgrades import upgrade_run
+from mcpbench.results.upgrades import upgrade_context, upgrade_run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
 SCHEMA1 = FIXTURES / "20261123-114227-local"
@@ -76,15 +74,19 @@ def test_schema2_is_upgraded_and_its_open_loads_lose_the_closed_models_ceiling()
                 for path in sorted(SCHEMA2_OPEN.glob("rust/*/summary.json"))}
     old = {path.parent.name: _json(path) for path in sorted(SCHEMA2_OPEN.glob("rust/*/summary.json"))}
     assert "bound:ceiling" in old["session-open1.5-r1"]["flags"]
-    for name, summary in upgraded.items():
-        assert "bound:ceiling" not in summary["flags"] and "k6" not in summary["resources"]
-        assert "loadgen" in summary["resources"]
-        if summary.get("kind", summary.get("executor")) == "open":
-            assert summary["limit"]["kind"] is None and "limit-unknown" in summary["flags"]
-            assert summary["publishable"] is False
+    for name, (summary, read_as) in upgraded.items():
+        assert read_as == 2
+        assert "bound:ceiling" not in summary.flags and "k6" not in summary.resources
+        assert "loadgen" in summary.resources
+        # its context.json, read as the analysis reads it, is judged against the same limit
+        context = upgrade_context(_json(SCHEMA2_OPEN / "rust" / name / "context.json"), Path(name))
+        assert context.kind == summary.kind and context.limit_kind == summary.limit.kind
+        if summary.kind == "open":
+            assert summary.limit.kind is None and "limit-unknown" in summary.flags
+            assert summary.publishable is False
         else:
-            assert summary["limit"]["kind"] == "load-model"
-            assert ("bound:load-model" in summary["flags"]) == ("bound:ceiling" in old[name]["flags"])
+            assert summary.limit.kind == "load-model"
+            assert ("bound:load-model" in summary.flags) == ("bound:ceiling" in old[name]["flags"])
 
 
 def test_schema1_is_upgraded_to_the_current_model():
@@ -93,12 +95,12 @@ def test_schema1_is_upgraded_to_the_current_model():
     assert run["calibration"] is None and run["rounds"] is None and run["config"]["calibrate"] is False
     for path in sorted(SCHEMA1.glob("*/*/summary.json")):
         raw = _json(path)
-        summary = upgrade_summary(raw, run, path)
-        assert summary["schema_read"] == 1 and summary["publishable"] is None
-        assert summary["unpublishable_reasons"] == [model.NOT_ASSESSED]
-        assert summary["throughput"]["http_rps"] == raw["throughput"]["v2_rps"]
-        assert summary["throughput"]["v2_rps"] is None and summary["errors"]["failed_tool_calls"] is None
-        assert summary["host"] is None and summary["checks"] is None
+        summary, read_as = upgrade_summary(raw, run, path)
+        assert read_as == 1 and summary.publishable is None
+        assert summary.unpublishable_reasons == [model.NOT_ASSESSED]
+        assert summary.throughput.http_rps == raw["throughput"]["v2_rps"]
+        assert summary.throughput.v2_rps is None and summary.errors.failed_tool_calls is None
+        assert summary.host is None and summary.checks is None
 
 
 def test_a_writer_that_drifts_from_the_model_fails(tmp_path):
@@ -126,11 +128,18 @@ def test_the_orchestrators_writers_produce_the_model(tmp_path):
                          Check(name="tools/list", status="warn", reason="slow")])
     assert verdict.status == "warn"
     model.validated(model.Verify, verdict.model_dump(exclude_unset=True), "verify.json")
-    summary = _json(RUST_R1 / "summary.json")
-    model.validated(model.Calibration, calibrate.load_model_record(summary, 0.05), "run.json calibration")
-    context = analysis.MeasurementContext.from_json(_json(RUST_R1 / "context.json"))
-    model.validated(model.Context, context.to_json(), "context.json")
-    assert {f.name for f in dataclasses.fields(analysis.MeasurementContext)} == set(model.Context.model_fields)
+    summary = model.parsed(model.Summary, _json(RUST_R1 / "summary.json"), "summary.json")
+    limit = calibrate.load_model_limit(summary, 0.05)
+    model.validated(model.Calibration, model.document(limit), "run.json calibration")
+    # The analysis reads context.json as the model (no copy of its own to keep in step): a recorded one reads and
+    # writes back key for key, value for value; a field added since it was written is null (not recorded).
+    recorded = _json(RUST_R1 / "context.json")
+    context = upgrade_context(recorded, RUST_R1 / "context.json")
+    written = model.document(context)
+    model.validated(model.Context, written, "context.json")
+    assert {key: written[key] for key in recorded} == recorded
+    assert {key: written[key] for key in set(written) - set(recorded)} == {"iteration": None, "stages": None,
+                                                                            "spike_s": None}
     outcome = build.run_commands(("true", "true"), tmp_path, dict(os.environ), 10, tmp_path / "build.log")
     assert outcome.build_record().model_dump() == {"status": "ok", "seconds": round(outcome.seconds, 2),
                                                    "reason": None, "log": "build.log", "command": "true && true"}

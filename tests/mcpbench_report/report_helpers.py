@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mcpbench.analysis import summary as analysis
+from mcpbench.results.model import document
 from mcpbench.results.read import read_samples
 from mcpbench.loads import in_window
 
@@ -107,8 +108,8 @@ def write_results(root: Path, servers: dict[str, Sequence[Sequence[tuple]]], *, 
                 f"{t},server,{res[0]},{res[1]}\n" for t in range(int(end) + 2)))
             in_win = [s for s in samples if start <= s[0] < end and s[1] != "tools/list"]
             good = [s for s in in_win if s[2] == 1]
-            figures = analysis.latency(in_window(read_samples(mdir / "samples.csv.gz"), (start, end)),
-                                       cfg["request_timeout_s"])   # the orchestrator's own definitions
+            figures = document(analysis.latency(in_window(read_samples(mdir / "samples.csv.gz"), (start, end)),
+                                                cfg["request_timeout_s"]))   # the orchestrator's own definitions
             summary = {
                 "schema": 1, "server": name, "mode": "session", "vus": cfg["vus"][0], "run": run,
                 "kind": "closed", "rate": None, "status": "ok", "phase": None, "reason": None,

@@ -9,9 +9,7 @@ status, phase and reason it gave) and who/when fields (server, round, start-up) 
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
-import json
 import pkgutil
 from collections.abc import Callable
 from pathlib import Path
@@ -25,39 +23,30 @@ from mcpbench.loads.timing import Timing
 from mcpbench.results import model
 from mcpbench.results.layout import MeasurementDir, RunDir, ServerDir
 from mcpbench.results.read import read_json
-from mcpbench.results.upgrades import upgrade_document, upgrade_run
+from mcpbench.results.upgrades import upgrade_context, upgrade_document, upgrade_run
 from mcpbench.results.write import write_checked
 
 CALIBRATION_SERVER = "calibrate"  # calibrate.CalibrationTarget.name (not imported: it pulls in the runtimes)
-# summary.json fields the analysis does not compute: who, when and how the server started.
-RECORDED_ONLY = ("server", "run", "round_order", "mode", "kind", "vus", "rate", "rate_fraction", "equal_fraction",
-                 "repeated", "startup_s", "idle_mem_mb", "idle_rss_mb", "seed_s")
 
 
 def upgrade_measurement(measurement: MeasurementDir, run: dict) -> bool:
     """One measurement rewritten (context.json and summary.json); False when it has no raw files to
     recompute from (a failed start), then its summary is only upgraded."""
     summary_path = measurement.summary
-    recorded = upgrade_summary(read_json(summary_path), run, summary_path)
+    recorded, _ = upgrade_summary(read_json(summary_path), run, summary_path)
     context_path = measurement.context
     if not context_path.is_file() or not measurement.samples.is_file():
-        recorded.pop("schema_read", None)
-        write_checked(summary_path, recorded)
+        write_checked(summary_path, model.document(recorded))
         return False
-    context = analysis.MeasurementContext.from_json(json.loads(context_path.read_text()))
-    if recorded["server"] == CALIBRATION_SERVER:  # schema 2 did not say a context was the calibration's
-        context = dataclasses.replace(context, calibration=True)
-    write_checked(context_path, context.to_json())
-    again = analysis.reanalyze(measurement)
-    for key in RECORDED_ONLY:
-        if key in recorded:
-            again[key] = recorded[key]
-    if recorded["status"] != "ok" and recorded.get("phase") not in (analysis.LOADGEN_PHASE,):
+    context = upgrade_context(read_json(context_path), context_path)
+    if recorded.server == CALIBRATION_SERVER:  # schema 2 did not say a context was the calibration's
+        context = context.model_copy(update={"calibration": True})
+    write_checked(context_path, model.document(context))
+    again = analysis.reanalyze(measurement)  # what only the suite recorded kept (analysis.RECORDED_ONLY)
+    if recorded.status != "ok" and recorded.phase not in (analysis.LOADGEN_PHASE,):
         # the suite's own verdict (a dead server, dead infrastructure) stands above the cross-checks
-        again.update({key: recorded[key] for key in analysis.SUITE_ONLY})
-    again["schema"] = model.SCHEMA
-    again["publishable"], again["unpublishable_reasons"] = analysis.publishable(again)
-    write_checked(summary_path, again)
+        again = analysis.overruled(again, recorded.status, recorded.phase, recorded.reason)
+    write_checked(summary_path, model.document(again))
     return True
 
 

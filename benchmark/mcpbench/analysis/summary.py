@@ -6,21 +6,46 @@ a named constant; the suite, `calibrate` and the fixtures call `summarize`, the 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from mcpbench import loads as load_kinds
-from mcpbench.analysis.stats import Latency, latency_stats
+from mcpbench.analysis.stats import latency_stats
+from mcpbench.loads.base import RecordedLoad, StageSpan
 from mcpbench.results import upgrades
 from mcpbench.results.layout import MeasurementDir, measurement_dir
-from mcpbench.results.model import FIRST_MS, SCHEMA, Sample, Summary, validated
-from mcpbench.results.read import http_durations, read_samples, resource_samples
+from mcpbench.results.model import (
+    FIRST_MS,
+    SCHEMA,
+    Checks,
+    ComponentFigures,
+    Context,
+    Efficiency,
+    Errors,
+    Host,
+    Latency,
+    LatencyStats,
+    Limit,
+    LoadgenCounts,
+    LoadInstance,
+    MeasurementStatus,
+    Probe,
+    Recovery,
+    Sample,
+    StageFigures,
+    Summary,
+    Throughput,
+    Window,
+    document,
+    parsed,
+)
+from mcpbench.results.read import http_durations, read_json, read_samples, resource_samples
 
 # A harness component is called saturated when its mean CPU over the window reaches this share of what
 # it can use (Redis is single-threaded: one core at most).
@@ -105,64 +130,6 @@ def limited_by(flags: Iterable[str]) -> list[str]:
 SESSION_MODE = "session"
 
 
-@dataclass(frozen=True)
-class MeasurementContext:
-    """What the analysis needs to know about how a measurement was taken, beside its samples."""
-
-    mode: str                      # session | stateless | persistent
-    kind: str                      # the load's kind (load_kinds.KINDS): closed | open
-    vus: int
-    rate: float | None             # open model: offered tool calls/s
-    think_time_s: float
-    request_timeout_s: float
-    harness_cores: int
-    limits_applied: bool
-    limit_kind: str | None = None              # the limit it is judged against (None: none was calibrated)
-    limit_calls_per_s: float | None = None
-    calibration: bool = False                  # the harness's own calibration: it is the limit, judged against none
-    loadgen_exit_code: int | None = None
-    loadgen_stopped_early: bool = False        # ended by the orchestrator at the window's end: k6 exits 105
-    loadgen_counts: dict | None = None         # loadgen-counts.json: {"iterations","http_reqs","dropped_iterations"}
-    loadgen_run_s: float | None = None         # the generator's scenario start -> its exit, seconds
-    host_probe: dict | None = None             # {"<cpu>": {"before_s": float, "after_s": float}}
-    probe_server_paused: bool | None = None    # the server was frozen while the probe ran (None: not recorded)
-    server_cpus: tuple[int, ...] = ()
-    harness_cpus: tuple[int, ...] = ()
-    warmup: dict | None = None                 # {"used_s","min_s","cap_s","steady"}
-    # Generator instances on other hosts (the swarm): [{"node","clock_offset_ms","clock_rtt_ms","exit_code"}]
-    load_instances: list | None = None
-    # The closed model's iteration, its samples' names in order (None: the lineup's, which ends with tools/list).
-    iteration: tuple[str, ...] | None = None
-    # The spans reported one by one (Load.reported_stages) and a spike's (Load.spike_span); None: none.
-    stages: list | None = None
-    spike_s: tuple[float, float] | None = None
-
-    def to_json(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict) -> MeasurementContext:
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
-        if "ceiling_calls_per_s" in data and "limit_kind" not in data:
-            # Schema 2 recorded one closed-model calibration as "the ceiling" for every load: it is the closed
-            # model's own limit, and no limit at all for an open-model load (issue 18).
-            closed = (data.get("kind", data.get("executor", "closed")) == "closed"
-                      and data["ceiling_calls_per_s"] is not None)
-            values["limit_kind"] = LOAD_MODEL if closed else None
-            values["limit_calls_per_s"] = data["ceiling_calls_per_s"] if closed else None
-        for old, new in upgrades.LOADGEN_NAMES_3.items():  # schema 3's names: k6_ fields, executor
-            if old in data and new in known:
-                values[new] = data[old]
-        for name in ("server_cpus", "harness_cpus"):
-            values[name] = tuple(values.get(name) or ())
-        if values.get("iteration") is not None:
-            values["iteration"] = tuple(values["iteration"])
-        if values.get("spike_s") is not None:
-            values["spike_s"] = tuple(values["spike_s"])
-        return cls(**values)
-
-
 in_window = load_kinds.in_window  # the one window filter (also the report's)
 
 
@@ -193,28 +160,42 @@ def v2_requests(samples: pd.DataFrame, mode: str) -> int:
     return int((counts >= 1).sum())
 
 
-def throughput(window_samples: pd.DataFrame, seconds: float, mode: str,
-               iteration: tuple[str, ...] | None = None) -> dict[str, float | int]:
-    """Throughput over the measured window (`summarize` adds the whole-run v2 figures):
+def throughput(samples: pd.DataFrame, window: tuple[float, float], ctx: Context) -> Throughput:
+    """Throughput over the measured window, and the v2 study's count over the whole run:
     tool_calls_per_s = successful tool calls / s (the primary figure; tools/list is no tool call);
-    v2_rps / v2_requests = the v2 study's request count (v2_requests), over the window only;
+    v2_rps / v2_requests = the v2 study's request count (v2_requests), over the window;
+    v2_rps_whole_run / v2_requests_whole_run = the same over every sample, per second of the generator's run;
     http_rps / http_requests = every HTTP request of every sample (the figure v2_rps used to be);
     iterations_per_s = samples that end an iteration / s (closed model: the lineup's tools/list, one per
-    iteration; `iteration` is the workload's, load_kinds.iteration_end)."""
-    calls = load_kinds.tool_calls(window_samples)
+    iteration; the workload's own, load_kinds.iteration_end); dropped_iterations = the open model's calls
+    never started (dropped_iterations)."""
+    seconds = window[1] - window[0]
+    inside = in_window(samples, window)
+    calls = load_kinds.tool_calls(inside)
     ok_calls = int(calls["ok"].sum())
-    http_requests = int(_http_counts(window_samples["http_ms"]).sum())
-    v2 = v2_requests(window_samples, mode)
-    return {
-        "tool_calls_per_s": ok_calls / seconds,
-        "successful_tool_calls": ok_calls,
-        "tool_calls": int(len(calls)),
-        "v2_rps": v2 / seconds,
-        "v2_requests": v2,
-        "http_requests": http_requests,
-        "http_rps": http_requests / seconds,
-        "iterations_per_s": _iterations(window_samples, iteration) / seconds,
-    }
+    http_requests = int(_http_counts(inside["http_ms"]).sum())
+    v2, whole_run = v2_requests(inside, ctx.mode), v2_requests(samples, ctx.mode)
+    return Throughput(
+        tool_calls_per_s=ok_calls / seconds, successful_tool_calls=ok_calls, tool_calls=int(len(calls)),
+        v2_rps=v2 / seconds, v2_requests=v2,
+        v2_rps_whole_run=whole_run / ctx.loadgen_run_s if ctx.loadgen_run_s else None,
+        v2_requests_whole_run=whole_run, loadgen_run_s=ctx.loadgen_run_s,
+        http_rps=http_requests / seconds, http_requests=http_requests,
+        iterations_per_s=_iterations(inside, closed_iteration(ctx)) / seconds,
+        dropped_iterations=dropped_iterations(inside, seconds, ctx.rate))
+
+
+def dropped_iterations(inside: pd.DataFrame, seconds: float, rate: float | None) -> int:
+    """The open model's shortfall: calls the arrival rate asked for in the window but never finished (none
+    without a rate: the closed model asks for none)."""
+    if not rate:
+        return 0
+    return max(0, round(rate * seconds) - len(load_kinds.tool_calls(inside)))
+
+
+def closed_iteration(ctx: Context) -> tuple[str, ...] | None:
+    """The closed model's iteration the context recorded, as the kinds of load read it (None: the lineup's)."""
+    return tuple(ctx.iteration) if ctx.iteration is not None else None
 
 
 def _iterations(samples: pd.DataFrame, iteration: tuple[str, ...] | None) -> float:
@@ -236,7 +217,12 @@ SESSION_STEPS = ("initialize", "notifications/initialized", "request", "DELETE")
 HANDSHAKE_STEPS = ("initialize", "notifications/initialized")
 
 
-def session_steps(ok_samples: pd.DataFrame, mode: str) -> tuple[dict[str, Latency], float | None]:
+def latency_figures(values: np.ndarray) -> LatencyStats:
+    """latency_stats' figures of raw latencies (ms), as summary.json records them."""
+    return LatencyStats(**latency_stats(values))
+
+
+def session_steps(ok_samples: pd.DataFrame, mode: str) -> tuple[dict[str, LatencyStats], float | None]:
     """Every step of a session apart — initialize, notifications/initialized, tools/call, tools/list and
     DELETE — from the successful samples' http_ms; and the handshake's share of a session: the median over
     the successful tool-call sessions of (initialize + notifications/initialized) / the whole session.
@@ -245,25 +231,25 @@ def session_steps(ok_samples: pd.DataFrame, mode: str) -> tuple[dict[str, Latenc
         return {}, None
     listing = ok_samples["tool"] == load_kinds.LIST_TOOLS
     if mode != SESSION_MODE:
-        return {"tools/call": latency_stats(ok_samples.loc[~listing, "call_ms"].dropna().to_numpy(dtype=float)),
-                "tools/list": latency_stats(ok_samples.loc[listing, "call_ms"].dropna().to_numpy(dtype=float))}, None
+        return {"tools/call": latency_figures(ok_samples.loc[~listing, "call_ms"].dropna().to_numpy(dtype=float)),
+                "tools/list": latency_figures(ok_samples.loc[listing, "call_ms"].dropna().to_numpy(dtype=float))}, None
     parts = _http_entries(ok_samples["http_ms"]).str.split(";", expand=True)
     parts = parts.reindex(columns=range(len(SESSION_STEPS))).apply(pd.to_numeric, errors="coerce")
-    steps: dict[str, Latency] = {}
+    steps: dict[str, LatencyStats] = {}
     for at, step in enumerate(SESSION_STEPS):
         if step == "request":
             for name, rows in (("tools/call", ~listing), ("tools/list", listing)):
-                steps[name] = latency_stats(parts.loc[rows, at].dropna().to_numpy(dtype=float))
+                steps[name] = latency_figures(parts.loc[rows, at].dropna().to_numpy(dtype=float))
         else:
-            steps[step] = latency_stats(parts[at].dropna().to_numpy(dtype=float))
-    steps = {name: stats for name, stats in steps.items() if stats["count"]}  # DELETE: none when stateless
+            steps[step] = latency_figures(parts[at].dropna().to_numpy(dtype=float))
+    steps = {name: figures for name, figures in steps.items() if figures.count}  # DELETE: none when stateless
     calls = ~listing & ok_samples["session_ms"].gt(0)
     handshake = parts.loc[calls, 0] + parts.loc[calls, 1]
     shares = (handshake / ok_samples.loc[calls, "session_ms"]).dropna()
     return steps, float(np.median(shares)) if len(shares) else None
 
 
-def latency(window_samples: pd.DataFrame, request_timeout_s: float, mode: str = SESSION_MODE) -> dict[str, object]:
+def latency(window_samples: pd.DataFrame, request_timeout_s: float, mode: str = SESSION_MODE) -> Latency:
     """One population per figure: tool_call, per_tool, session and http_request are successful samples
     only; tool_call_all is every tool call; v2_tools_call is every tools/call request sent (the v2 study
     averaged per-tool percentiles of it, which we never do: samples are pooled)."""
@@ -271,124 +257,127 @@ def latency(window_samples: pd.DataFrame, request_timeout_s: float, mode: str = 
     ok_calls = calls[calls["ok"] == 1]
     ok_samples = window_samples[window_samples["ok"] == 1]
     steps, handshake_share = session_steps(ok_samples, mode)
-    return {
-        "tool_call": latency_stats(ok_calls["call_ms"].dropna().to_numpy()),
-        "tool_call_all": latency_stats(all_calls_latency_ms(calls, request_timeout_s)),
-        "per_tool": {tool: latency_stats(ok_calls.loc[ok_calls["tool"] == tool, "call_ms"].dropna().to_numpy())
-                     for tool in calls["tool"].unique()},  # the workload's tools, as first called
-        "session": latency_stats(ok_calls["session_ms"].dropna().to_numpy()),
-        "http_request": latency_stats(http_durations(ok_samples).to_numpy(dtype=float)),
-        "v2_tools_call": latency_stats(calls["call_ms"].dropna().to_numpy()),
-        "steps": steps,
-        "handshake_share": handshake_share,
-        "first_progress": (latency_stats(ok_calls[FIRST_MS].dropna().to_numpy(dtype=float))
-                           if FIRST_MS in ok_calls.columns and ok_calls[FIRST_MS].notna().any() else None),
-    }
+    streamed = FIRST_MS in ok_calls.columns and ok_calls[FIRST_MS].notna().any()
+    return Latency(
+        tool_call=latency_figures(ok_calls["call_ms"].dropna().to_numpy()),
+        tool_call_all=latency_figures(all_calls_latency_ms(calls, request_timeout_s)),
+        per_tool={tool: latency_figures(ok_calls.loc[ok_calls["tool"] == tool, "call_ms"].dropna().to_numpy())
+                  for tool in calls["tool"].unique()},  # the workload's tools, as first called
+        session=latency_figures(ok_calls["session_ms"].dropna().to_numpy()),
+        http_request=latency_figures(http_durations(ok_samples).to_numpy(dtype=float)),
+        v2_tools_call=latency_figures(calls["call_ms"].dropna().to_numpy()),
+        steps=steps,
+        handshake_share=handshake_share,
+        first_progress=latency_figures(ok_calls[FIRST_MS].dropna().to_numpy(dtype=float)) if streamed else None,
+    )
 
 
-def errors(window_samples: pd.DataFrame) -> dict[str, object]:
+def errors(window_samples: pd.DataFrame) -> Errors:
     """count = failed samples (tools/list included), failed_tool_calls, rate = failed tool calls / tool
     calls, kinds = failed samples per error_kind."""
     calls = load_kinds.tool_calls(window_samples)
     failed = window_samples[window_samples["ok"] == 0]
     failed_calls = int((calls["ok"] == 0).sum())
-    return {
-        "count": int(len(failed)),
-        "failed_tool_calls": failed_calls,
-        "rate": failed_calls / len(calls) if len(calls) else None,
-        "kinds": {str(k): int(v) for k, v in failed["error_kind"].value_counts().items()},
-    }
+    return Errors(count=int(len(failed)), failed_tool_calls=failed_calls,
+                  rate=failed_calls / len(calls) if len(calls) else None,
+                  kinds={str(k): int(v) for k, v in failed["error_kind"].value_counts().items()})
 
 
-def resource_figures(samples: Iterable[Sample], window: tuple[float, float]) -> dict[str, dict[str, float | None]]:
+def resource_figures(samples: Iterable[Sample], window: tuple[float, float]) -> dict[str, ComponentFigures]:
     """avg/peak CPU and memory per component over the readings whose interval lies in the window: a reading
     stamped at t covers (t - SAMPLE_INTERVAL_S, t], so it counts when its middle is in [start, end)."""
     start, end = window
-    figures: dict[str, dict[str, float | None]] = {}
     frame = pd.DataFrame([s.__dict__ for s in samples], columns=["t_s", "component", "cpu_pct", "mem_mb"])
     middle = frame["t_s"] - SAMPLE_INTERVAL_S / 2
     frame = frame[(middle >= start) & (middle < end)]
-    for component, group in frame.groupby("component"):
-        inside = group
-        figures[str(component)] = {
-            "cpu_avg_pct": float(inside["cpu_pct"].mean()) if len(inside) else None,
-            "cpu_peak_pct": float(inside["cpu_pct"].max()) if len(inside) else None,
-            "mem_avg_mb": float(inside["mem_mb"].mean()) if len(inside) else None,
-            "mem_peak_mb": float(inside["mem_mb"].max()) if len(inside) else None,
-            "samples": int(len(inside)),
-        }
-    return figures
+    return {str(component): _component_figures(group) for component, group in frame.groupby("component")}
 
 
-def bottleneck_flags(resources: dict[str, dict[str, float | None]], harness_cores: int,
-                     load_instances: list | None = None) -> list[str]:
+def _component_figures(readings: pd.DataFrame) -> ComponentFigures:
+    """One component's figures over its readings in a span."""
+    some = len(readings) > 0
+    return ComponentFigures(cpu_avg_pct=float(readings["cpu_pct"].mean()) if some else None,
+                            cpu_peak_pct=float(readings["cpu_pct"].max()) if some else None,
+                            mem_avg_mb=float(readings["mem_mb"].mean()) if some else None,
+                            mem_peak_mb=float(readings["mem_mb"].max()) if some else None,
+                            samples=int(len(readings)))
+
+
+def _cpu(resources: dict[str, ComponentFigures], component: str) -> float | None:
+    """A component's mean CPU in the window (None: not sampled)."""
+    figures = resources.get(component)
+    return figures.cpu_avg_pct if figures else None
+
+
+def bottleneck_flags(resources: dict[str, ComponentFigures], harness_cores: int,
+                     load_instances: list[LoadInstance] | None = None) -> list[str]:
     """The harness components that saturated their CPUs. A load generator on several hosts (the swarm) is
     judged host by host (LOADGEN@<node> against that node's CPUs), not as one total against one host's."""
     flags = []
     capacity = 100.0 * max(harness_cores, 1)
     usable = {LOADGEN: capacity, "api": capacity, "redis": min(capacity, 100.0)}
-    node_cpus = {part["node"]: part.get("node_cpus") or 1 for part in load_instances or []}
+    node_cpus = {part.node: part.node_cpus or 1 for part in load_instances or []}
     for component in HARNESS:
         if component == LOADGEN and node_cpus:
-            saturated = any(((resources.get(f"{LOADGEN}@{node}") or {}).get("cpu_avg_pct") or 0.0)
-                            >= SATURATION * 100.0 * cpus for node, cpus in node_cpus.items())
+            saturated = any((_cpu(resources, f"{LOADGEN}@{node}") or 0.0) >= SATURATION * 100.0 * cpus
+                            for node, cpus in node_cpus.items())
             if saturated:
                 flags.append(f"{HARNESS_BOUND_PREFIX}{LOADGEN}")
             continue
-        cpu = (resources.get(component) or {}).get("cpu_avg_pct")
+        cpu = _cpu(resources, component)
         if cpu is not None and cpu >= SATURATION * usable[component]:
             flags.append(f"{HARNESS_BOUND_PREFIX}{component}")
     # Together on one host: the whole harness here, Redis and the API service on a swarm's infra node.
     together = ("redis", "api") if node_cpus else HARNESS
-    total = sum((resources.get(c) or {}).get("cpu_avg_pct") or 0.0 for c in together)
+    total = sum(_cpu(resources, c) or 0.0 for c in together)
     if total >= SATURATION * capacity and not flags:
         flags.append(f"{HARNESS_BOUND_PREFIX}harness")
     return flags
 
 
-def noisy_host(resources: dict[str, dict[str, float | None]]) -> float | None:
+def noisy_host(resources: dict[str, ComponentFigures]) -> float | None:
     """Mean foreign CPU % in the window, or None when the host was not sampled. Only the `host` component
     and our own processes (OWN) enter: the per-CPU `cpu<N>`/`steal<N>` readings are another view."""
-    host = (resources.get("host") or {}).get("cpu_avg_pct")
+    host = _cpu(resources, "host")
     if host is None:
         return None
-    own = sum((resources.get(c) or {}).get("cpu_avg_pct") or 0.0 for c in OWN)
+    own = sum(_cpu(resources, c) or 0.0 for c in OWN)
     return max(0.0, host - own)
 
 
-def host_stability(resources: dict[str, dict[str, float | None]], ctx: MeasurementContext) -> dict[str, object]:
+def host_stability(resources: dict[str, ComponentFigures], ctx: Context) -> Host:
     """Per-CPU busy and steal in the window, the speed probe's change, and whether the host was unstable."""
     # Unpinned, every CPU sampled: this machine's ("3") or each swarm node's ("3@load1").
     cpus: list[int] | list[str] = sorted(set(ctx.server_cpus) | set(ctx.harness_cpus))
     if not cpus:
         cpus = sorted((name[5:] for name in resources if name.startswith("steal") and name[5:6].isdigit()),
                       key=lambda cpu: (cpu.partition("@")[2], int(cpu.partition("@")[0])))
-    steal = {str(c): (resources.get(f"steal{c}") or {}).get("cpu_avg_pct") for c in cpus}
-    busy = {str(c): (resources.get(f"cpu{c}") or {}).get("cpu_avg_pct") for c in cpus}
-    probe: dict[str, dict[str, float | None]] = {}
+    steal = {str(c): _cpu(resources, f"steal{c}") for c in cpus}
+    busy = {str(c): _cpu(resources, f"cpu{c}") for c in cpus}
+    probe: dict[str, Probe] = {}
     reasons = []
     for cpu, reading in (ctx.host_probe or {}).items():
-        before, after = reading.get("before_s"), reading.get("after_s")
+        before, after = reading.before_s, reading.after_s
         change = after / before - 1 if before and after else None
-        probe[str(cpu)] = {"before_s": before, "after_s": after, "change": change}
+        probe[str(cpu)] = Probe(before_s=before, after_s=after, change=change)
         if change is not None and abs(change) > HOST_PROBE_MAX_CHANGE:
             reasons.append(f"CPU {cpu}: the speed probe moved {change:+.1%} during the measurement")
     for cpu, pct in steal.items():
         if pct is not None and pct > HOST_MAX_STEAL_PCT:
             reasons.append(f"CPU {cpu}: {pct:.1f} % of the window was stolen by the hypervisor")
-    return {"probe": probe, "probe_server_paused": ctx.probe_server_paused, "steal_pct": steal, "busy_pct": busy,
-            "server_cpus": list(ctx.server_cpus),
-            "harness_cpus": list(ctx.harness_cpus), "unstable": bool(reasons), "reasons": reasons}
+    return Host(probe=probe, probe_server_paused=ctx.probe_server_paused, steal_pct=steal, busy_pct=busy,
+                server_cpus=list(ctx.server_cpus), harness_cpus=list(ctx.harness_cpus), unstable=bool(reasons),
+                reasons=reasons)
 
 
-def littles_law(samples: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext) -> dict[str, float] | None:
+def littles_law(samples: pd.DataFrame, window: tuple[float, float], ctx: Context) -> dict[str, float] | None:
     """The load generator's self-check (L = lambda x W), recorded in checks.littles_law, as the load's
     kind reads it (scenarios/: the closed model compares it with its VUs; the open model records the mean
     number of calls in flight). `summarize` flags a gap above LITTLES_LAW_MAX_GAP."""
     seconds = window[1] - window[0]
     if samples.empty or seconds <= 0:
         return None
-    return load_kinds.kind(ctx.kind).littles_law(samples, window, ctx.vus, ctx.think_time_s, ctx.iteration)
+    return load_kinds.kind(ctx.kind).littles_law(samples, window, ctx.vus, ctx.think_time_s, closed_iteration(ctx))
 
 
 # HTTP requests a VU may have sent that no sample holds, per mode: a session cut short when k6 stopped
@@ -397,7 +386,7 @@ def littles_law(samples: pd.DataFrame, window: tuple[float, float], ctx: Measure
 UNSAMPLED_HTTP_PER_VU = {"session": 4, "stateless": 1, "persistent": 3, "stateless-2026": 1}
 
 
-def count_allowance(theirs: int, ctx: MeasurementContext, per_vu: int) -> float:
+def count_allowance(theirs: int, ctx: Context, per_vu: int) -> float:
     """How far k6's count may be from the samples' before it is a disagreement: COUNT_TOLERANCE of k6's
     count, or what the VUs still in flight when k6 stopped can explain (per_vu each), whichever is larger.
     k6 counts only iterations that ran to their end, but counts every HTTP request sent; a sample is only
@@ -405,8 +394,8 @@ def count_allowance(theirs: int, ctx: MeasurementContext, per_vu: int) -> float:
     return max(COUNT_TOLERANCE * theirs, load_kinds.kind(ctx.kind).max_vus(ctx.vus) * per_vu)
 
 
-def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext,
-              littles: dict[str, float] | None) -> dict[str, object]:
+def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: Context,
+                   littles: dict[str, float] | None) -> Checks:
     """k6 cross-checked against itself: its exit code, its own counts against the samples, samples that
     end early or leave a second of the window empty. Any problem makes the measurement invalid. (Little's
     law is recorded here but only flagged: a gap says the load did not run as configured, not that k6's
@@ -427,8 +416,8 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
     # only past what the think time explains: VUs that wait seconds between calls (the sessions dimension's held
     # sessions) leave as many seconds idle by design.
     idle = unexplained_idle(~covered_seconds(samples, window, seconds) & (per_second == 0), ctx.think_time_s)
-    counts = ctx.loadgen_counts or {}
-    stalls = [(a, b) for a, b in counts.get("stalls_s") or [] if b > window[0] and a < window[1]]
+    counts = ctx.loadgen_counts
+    stalls = [(a, b) for a, b in (counts.stalls_s if counts else None) or [] if b > window[0] and a < window[1]]
     if stalls:  # the cause first: its silence follows from it
         problems.append(f"the load generator did not run for {sum(b - a for a, b in stalls):.1f} s of the window "
                         f"(from t = {stalls[0][0]:.1f} s): it was stopped or starved of CPU")
@@ -436,17 +425,35 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
         problems.append(f"{idle} second(s) of the window have no sample and no call in flight: the load generator "
                         "sent nothing")
     timeouts = timeout_checks(samples, window, ctx)
-    if timeouts["timeouts_noticed_late"]:
-        problems.append(f"{timeouts['timeouts_noticed_late']} request(s) were noticed timed out more than "
+    if timeouts.noticed_late:
+        problems.append(f"{timeouts.noticed_late} request(s) were noticed timed out more than "
                         f"{TIMEOUT_NOTICED_SLACK_S:g} s after their {ctx.request_timeout_s:g} s timeout: the load "
                         "generator was not running")
-    sample_iterations = load_kinds.kind(ctx.kind).sample_iterations(samples, ctx.iteration)
+    sample_iterations = load_kinds.kind(ctx.kind).sample_iterations(samples, closed_iteration(ctx))
     sample_http = int(_http_counts(samples["http_ms"]).sum()) if len(samples) else 0
-    theirs_iterations, theirs_http = counts.get("iterations"), counts.get("http_reqs")
+    gaps = count_gaps(counts, sample_iterations, sample_http, ctx, problems)
+    return Checks(
+        loadgen_exit_code=ctx.loadgen_exit_code, loadgen_stopped_early=ctx.loadgen_stopped_early,
+        loadgen_iterations=counts.iterations if counts else None,
+        loadgen_http_reqs=counts.http_reqs if counts else None,
+        loadgen_cursor_pages=counts.cursor_pages if counts else None, sample_iterations=sample_iterations,
+        sample_http_reqs=sample_http, count_gap=max(gaps) if gaps else None, last_sample_s=last,
+        empty_seconds=empty, idle_seconds=idle, loadgen_stalled_s=round(sum(b - a for a, b in stalls), 3),
+        timed_out=timeouts.timed_out, timeouts_noticed_late=timeouts.noticed_late,
+        last_answer_s=timeouts.last_answer_s, littles_law=littles, problems=problems)
+
+
+def count_gaps(counts: LoadgenCounts | None, sample_iterations: int, sample_http: int, ctx: Context,
+               problems: list[str]) -> list[float]:
+    """The generator's own counts against the samples': each count's relative gap, and in `problems` each one
+    beyond what count_allowance explains (none without counts)."""
+    if counts is None:
+        return []
+    theirs_http = counts.http_reqs
     # A paged tools/list's pages after the first are sent and counted, but its sample holds the list as one
     # request's duration (its step is the whole list's): they are left out of the comparison. Over stdio they
     # were no HTTP requests (the driver counts none there).
-    cursor_pages = counts.get("cursor_pages")
+    cursor_pages = counts.cursor_pages
     http_besides = ""  # what the compared HTTP count leaves out, said with it: the generator's file has the total
     if theirs_http is not None and cursor_pages and load_kinds.MODE_TRANSPORT.get(ctx.mode) == "http":
         theirs_http -= cursor_pages
@@ -455,21 +462,14 @@ def loadgen_checks(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[fl
     # What the VUs in flight when k6 stopped sent or finished without a sample is no disagreement:
     # count_allowance.
     for what, theirs, ours, per_vu, besides in (
-            ("iterations", theirs_iterations, sample_iterations, 1, ""),
+            ("iterations", counts.iterations, sample_iterations, 1, ""),
             ("HTTP requests", theirs_http, sample_http, UNSAMPLED_HTTP_PER_VU.get(ctx.mode, 4), http_besides)):
         if theirs is None:
             continue
         gaps.append(abs(theirs - ours) / max(theirs, 1))
         if abs(theirs - ours) > count_allowance(theirs, ctx, per_vu):
             problems.append(f"the load generator counted {theirs} {what}{besides}, the samples {ours}")
-    return {
-        "loadgen_exit_code": ctx.loadgen_exit_code, "loadgen_stopped_early": ctx.loadgen_stopped_early,
-        "loadgen_iterations": theirs_iterations, "loadgen_http_reqs": counts.get("http_reqs"),
-        "loadgen_cursor_pages": cursor_pages, "sample_iterations": sample_iterations,
-        "sample_http_reqs": sample_http, "count_gap": max(gaps) if gaps else None, "last_sample_s": last,
-        "empty_seconds": empty, "idle_seconds": idle, "loadgen_stalled_s": round(sum(b - a for a, b in stalls), 3),
-        "littles_law": littles, **timeouts, "problems": problems,
-    }
+    return gaps
 
 
 def last_sample_slack_s(think_time_s: float) -> float:
@@ -531,7 +531,16 @@ def _request_wait_s(timed_out: pd.DataFrame) -> pd.Series:
     return waited_ms.where(waited_ms.notna(), timed_out["call_ms"]) / 1000.0
 
 
-def timeout_checks(samples: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext) -> dict[str, object]:
+@dataclass(frozen=True)
+class Timeouts:
+    """Who stopped, in evidence (summary checks timed_out, timeouts_noticed_late, last_answer_s)."""
+
+    timed_out: int             # requests in flight during the window that timed out
+    noticed_late: int          # of those, the ones the generator noticed late: it was not running
+    last_answer_s: float | None  # the last sample that was not a timeout (None: none)
+
+
+def timeout_checks(samples: pd.DataFrame, window: tuple[float, float], ctx: Context) -> Timeouts:
     """The evidence of who stopped: requests in flight during the window that timed out, those whose timeout the
     generator noticed late (it was not running), and the last answer of any kind (any sample but a timeout)."""
     timed = samples[samples["error_kind"] == TIMEOUT_KIND]
@@ -539,7 +548,7 @@ def timeout_checks(samples: pd.DataFrame, window: tuple[float, float], ctx: Meas
     late = int((_request_wait_s(timed) > ctx.request_timeout_s + TIMEOUT_NOTICED_SLACK_S).sum())
     answers = samples[samples["error_kind"] != TIMEOUT_KIND]
     last = float(answers["t_s"].max()) if len(answers) else None
-    return {"timed_out": int(len(timed)), "timeouts_noticed_late": late, "last_answer_s": last}
+    return Timeouts(timed_out=int(len(timed)), noticed_late=late, last_answer_s=last)
 
 
 def no_call_completed(samples: pd.DataFrame, window: tuple[float, float]) -> str:
@@ -553,22 +562,22 @@ def no_call_completed(samples: pd.DataFrame, window: tuple[float, float]) -> str
     return said
 
 
-def stalled(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: MeasurementContext,
-            checks: dict, resources: list[Sample]) -> str | None:
+def stalled(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: Context,
+            checks: Checks, resources: list[Sample]) -> str | None:
     """Why the server, not the generator, left the window without samples — or None. The generator was alive and
     passed every check of its own (it ran throughout, kept calls in flight through the silence and timed them out
     on time: checks.problems is empty); the server let them time out. The sentence gives how many, after how long,
     the last answer and the server's CPU meanwhile (near zero: hung or stopped; high: busy without answering)."""
-    gap = (checks["empty_seconds"]
-           or (checks["last_sample_s"] or 0.0) < window[1] - last_sample_slack_s(ctx.think_time_s))
-    if not gap or not checks["timed_out"] or checks["problems"]:  # the generator's own checks must all pass
+    gap = (checks.empty_seconds
+           or (checks.last_sample_s or 0.0) < window[1] - last_sample_slack_s(ctx.think_time_s))
+    if not gap or not checks.timed_out or checks.problems:  # the generator's own checks must all pass
         return None
-    timeout, last, count = ctx.request_timeout_s, checks["last_answer_s"], checks["timed_out"]
+    timeout, last, count = ctx.request_timeout_s, checks.last_answer_s, checks.timed_out
     answered = int((inside["error_kind"] != TIMEOUT_KIND).sum())
     if last is not None and last >= window[1] - LAST_SAMPLE_SLACK_S:
         share = answered / max(answered + count, 1)
         return (f"answered {share:.0%} of requests, the rest timed out ({count} after {timeout:g} s); "
-                f"{checks['empty_seconds']} second(s) of the window had no answer at all")
+                f"{checks.empty_seconds} second(s) of the window had no answer at all")
     since = max(window[0], last or 0.0)
     cpu = [r.cpu_pct for r in resources if r.component == "server" and r.cpu_pct is not None
            and since <= r.t_s - SAMPLE_INTERVAL_S / 2 < window[1]]
@@ -578,95 +587,106 @@ def stalled(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, fl
             f"(the window: {window[0]:.0f}-{window[1]:.0f} s){said}")
 
 
-def efficiency(throughput_figures: dict, resources: dict[str, dict[str, float | None]]) -> dict[str, float | None]:
+def efficiency(calls_per_s: float | None, server: ComponentFigures | None) -> Efficiency:
     """Server CPU milliseconds per successful tool call, and its peak memory: figures the harness cannot
     cap, so they rank servers even when the load generator limits throughput."""
-    server = resources.get("server") or {}
-    cpu, rate = server.get("cpu_avg_pct"), throughput_figures.get("tool_calls_per_s")
-    return {"cpu_ms_per_call": cpu / 100.0 * 1000.0 / rate if cpu is not None and rate else None,
-            "mem_peak_mb": server.get("mem_peak_mb")}
+    cpu = server.cpu_avg_pct if server else None
+    return Efficiency(cpu_ms_per_call=cpu / 100.0 * 1000.0 / calls_per_s if cpu is not None and calls_per_s else None,
+                      mem_peak_mb=server.mem_peak_mb if server else None)
 
 
-def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_samples: list[Sample],
-              ctx: MeasurementContext) -> dict[str, object]:
-    seconds = window[1] - window[0]
+def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_samples: list[Sample], ctx: Context,
+              load: RecordedLoad, server: str, run: int) -> Summary:
+    """The figures of one measurement, judged: what summary.json holds of `server`'s round `run` under `load` (what
+    the suite records of the load, Load.recorded). What only the suite knows beyond them (the round's order, the
+    server's start, a pre-warm) its caller adds; a server or the infrastructure dying overrules the status
+    (overruled)."""
     inside = in_window(samples, window)
-    window_thr = throughput(inside, seconds, ctx.mode, ctx.iteration)
-    thr: dict[str, float | int | None] = dict(window_thr)  # and the whole run's figures
-    whole_run = v2_requests(samples, ctx.mode)
-    thr["v2_requests_whole_run"] = whole_run
-    thr["loadgen_run_s"] = ctx.loadgen_run_s
-    thr["v2_rps_whole_run"] = whole_run / ctx.loadgen_run_s if ctx.loadgen_run_s else None
+    thr = throughput(samples, window, ctx)
     resources = resource_figures(resource_samples, window)
     counted = with_late_timeouts(samples, inside, window)  # failures too: a call sent in the window that timed out
-    figures: dict[str, object] = {
-        "window": {"start_s": window[0], "end_s": window[1], "seconds": seconds},
-        "warmup": ctx.warmup,
-        "throughput": thr,
-        "latency_ms": latency(counted, ctx.request_timeout_s, ctx.mode),
-        "errors": errors(counted),
-        "resources": resources,
-        "efficiency": efficiency(thr, resources),
-    }
-    flags = bottleneck_flags(resources, ctx.harness_cores, ctx.load_instances)
-    foreign = noisy_host(resources)
-    figures["foreign_cpu_pct"] = foreign
-    if foreign is not None and foreign >= FOREIGN_CPU_LIMIT_PCT:
-        flags.append(NOISY_HOST)
+    errs = errors(counted)
     host = host_stability(resources, ctx)
-    figures["host"] = host
-    if host["unstable"]:
+    limit = limit_figures(thr.tool_calls_per_s, ctx)
+    littles = littles_law(samples, window, ctx)
+    checks = loadgen_checks(samples, inside, window, ctx, littles)
+    foreign = noisy_host(resources)
+    flags = [*bottleneck_flags(resources, ctx.harness_cores, ctx.load_instances),
+             *host_flags(foreign, host), *limit_flags(limit, ctx), *load_flags(window, thr, errs, littles, ctx)]
+    status, phase, reason = verdict(samples, inside, window, ctx, thr, checks, resource_samples)
+    reasons = unpublishable_reasons(status, phase, checks, flags)
+    return Summary(
+        schema=SCHEMA, server=server, run=run, **load.model_dump(include=set(RecordedLoad.model_fields)),
+        status=status, phase=phase, reason=reason, warmup=ctx.warmup,
+        window=Window(start_s=window[0], end_s=window[1], seconds=window[1] - window[0]),
+        throughput=thr, latency_ms=latency(counted, ctx.request_timeout_s, ctx.mode), errors=errs,
+        resources=resources, efficiency=efficiency(thr.tool_calls_per_s, resources.get("server")), host=host,
+        limit=limit, checks=checks, flags=flags, foreign_cpu_pct=foreign, publishable=not reasons,
+        unpublishable_reasons=reasons,
+        stages=stage_figures(samples, resource_samples, ctx.stages, ctx.request_timeout_s) if ctx.stages else None,
+        recovery=recovery(samples, ctx.spike_s, ctx.request_timeout_s) if ctx.spike_s else None)
+
+
+def host_flags(foreign_cpu_pct: float | None, host: Host) -> list[str]:
+    """The host disturbed the measurement: foreign programs' CPU (noisy), or a moved probe or steal (unstable)."""
+    flags = []
+    if foreign_cpu_pct is not None and foreign_cpu_pct >= FOREIGN_CPU_LIMIT_PCT:
+        flags.append(NOISY_HOST)
+    if host.unstable:
         flags.append(UNSTABLE_HOST)
-    limit = limit_figures(window_thr["tool_calls_per_s"], ctx)
-    figures["limit"] = limit
-    if limit["kind"] is None:
-        if not ctx.calibration:
-            flags.append(NO_LIMIT_FLAG)
-    elif limit["fraction"] >= LIMIT_FRACTION:  # type: ignore[operator]
-        flags.append(f"{HARNESS_BOUND_PREFIX}{limit['kind']}")
-    if figures["errors"]["count"]:  # type: ignore[index]
+    return flags
+
+
+def limit_flags(limit: Limit, ctx: Context) -> list[str]:
+    """Judged against no limit (never the calibration itself: it is the limit), or near the one it was judged
+    against: that limit, not the server, may have capped it."""
+    if limit.kind is None:
+        return [] if ctx.calibration else [NO_LIMIT_FLAG]
+    assert limit.fraction is not None  # a limit's kind comes with its fraction (limit_figures)
+    return [f"{HARNESS_BOUND_PREFIX}{limit.kind}"] if limit.fraction >= LIMIT_FRACTION else []
+
+
+def load_flags(window: tuple[float, float], thr: Throughput, errs: Errors, littles: dict[str, float] | None,
+               ctx: Context) -> list[str]:
+    """What the load did that the figures must be read with: errors, limits not applied, calls the open model
+    dropped, a closed loop off Little's law, a warm-up that hit its cap, load nodes' clocks beyond the bound."""
+    flags = []
+    if errs.count:
         flags.append("errors")
     if not ctx.limits_applied:
         flags.append("cgroup-not-applied")
-    if ctx.rate:
-        # The open model's shortfall: calls the arrival rate asked for in the window but never finished.
-        started = len(load_kinds.tool_calls(inside))
-        dropped = max(0, round(ctx.rate * seconds) - started)
-        thr["dropped_iterations"] = dropped
-        if dropped > DROPPED_MAX_SHARE * ctx.rate * seconds:
-            flags.append("dropped-iterations")
-    else:
-        thr["dropped_iterations"] = 0
-    littles = littles_law(samples, window, ctx)
+    if ctx.rate and thr.dropped_iterations > DROPPED_MAX_SHARE * ctx.rate * (window[1] - window[0]):
+        flags.append("dropped-iterations")
     if littles and littles.get("gap", 0.0) > LITTLES_LAW_MAX_GAP:
         flags.append("littles-law")
-    if ctx.warmup and ctx.warmup.get("steady") is False:
+    if ctx.warmup and ctx.warmup.steady is False:
         flags.append("not-steady")
-    offsets = [abs(part.get("clock_offset_ms") or 0.0) for part in ctx.load_instances or []]
+    offsets = [abs(part.clock_offset_ms or 0.0) for part in ctx.load_instances or []]
     if offsets and max(offsets) > CLOCK_OFFSET_BOUND_MS:
         flags.append(CLOCK_OFFSET)
-    checks = loadgen_checks(samples, inside, window, ctx, littles)
-    figures["checks"] = checks
-    figures["flags"] = flags
-    stall = stalled(samples, inside, window, ctx, checks, resource_samples)
+    return flags
+
+
+# A measurement's status, phase and reason.
+Verdict = tuple[MeasurementStatus, str | None, str | None]
+
+
+def verdict(samples: pd.DataFrame, inside: pd.DataFrame, window: tuple[float, float], ctx: Context,
+            thr: Throughput, checks: Checks, resources: list[Sample]) -> Verdict:
+    """The measurement's status, phase and reason as the analysis sees it: the server stalled, the generator's
+    cross-checks failed, no tool call completed, or ok."""
+    stall = stalled(samples, inside, window, ctx, checks, resources)
     if stall:
-        figures.update(status="failed", phase=SERVER_FAILED_PHASE, reason=stall)
-    elif checks["problems"]:
-        figures.update(status="invalid", phase=LOADGEN_PHASE, reason="; ".join(checks["problems"]))  # type: ignore[arg-type]
-    elif thr["tool_calls"] == 0:
-        figures.update(status="failed", phase=SERVER_FAILED_PHASE, reason=no_call_completed(samples, window))
-    else:
-        figures.update(status="ok", phase=None, reason=None)
-    figures["publishable"], figures["unpublishable_reasons"] = publishable(figures)
-    if ctx.stages:
-        figures["stages"] = stage_figures(samples, resource_samples, ctx.stages, ctx.request_timeout_s)
-    if ctx.spike_s:
-        figures["recovery"] = recovery(samples, ctx.spike_s, ctx.request_timeout_s)
-    return figures
+        return "failed", SERVER_FAILED_PHASE, stall
+    if checks.problems:
+        return "invalid", LOADGEN_PHASE, "; ".join(checks.problems)
+    if thr.tool_calls == 0:
+        return "failed", SERVER_FAILED_PHASE, no_call_completed(samples, window)
+    return "ok", None, None
 
 
-def stage_figures(samples: pd.DataFrame, resource_samples: list[Sample], stages: list,
-                  request_timeout_s: float) -> list[dict[str, object]]:
+def stage_figures(samples: pd.DataFrame, resource_samples: list[Sample], stages: list[StageSpan],
+                  request_timeout_s: float) -> list[StageFigures]:
     """Each stage's figures (summary `stages`), as the window's are computed over the window: throughput, every
     tool call's latency (a capacity step's population), failed tool calls, the server's CPU and memory from its
     1 Hz samples in the span."""
@@ -674,15 +694,16 @@ def stage_figures(samples: pd.DataFrame, resource_samples: list[Sample], stages:
     for start, end, target, name in stages:
         inside = in_window(samples, (start, end))
         calls = load_kinds.tool_calls(inside)
-        stats = latency_stats(all_calls_latency_ms(calls, request_timeout_s))
+        figures = latency_stats(all_calls_latency_ms(calls, request_timeout_s))
         failed = int((calls["ok"] == 0).sum())
-        server = resource_figures(resource_samples, (start, end)).get("server") or {}
-        out.append({"name": name, "start_s": start, "end_s": end, "target": target,
-                    "tool_calls_per_s": int((calls["ok"] == 1).sum()) / (end - start),
-                    "p50_ms": stats["p50"], "p95_ms": stats["p95"], "p99_ms": stats["p99"],
-                    "errors": failed, "error_rate": failed / len(calls) if len(calls) else None,
-                    "cpu_avg_pct": server.get("cpu_avg_pct"), "mem_avg_mb": server.get("mem_avg_mb"),
-                    "mem_peak_mb": server.get("mem_peak_mb")})
+        server = resource_figures(resource_samples, (start, end)).get("server")
+        out.append(StageFigures(
+            name=name, start_s=start, end_s=end, target=target,
+            tool_calls_per_s=int((calls["ok"] == 1).sum()) / (end - start),
+            p50_ms=figures["p50"], p95_ms=figures["p95"], p99_ms=figures["p99"],
+            errors=failed, error_rate=failed / len(calls) if len(calls) else None,
+            cpu_avg_pct=server.cpu_avg_pct if server else None, mem_avg_mb=server.mem_avg_mb if server else None,
+            mem_peak_mb=server.mem_peak_mb if server else None))
     return out
 
 
@@ -702,7 +723,7 @@ def bucket_p99(samples: pd.DataFrame, start: float, end: float, request_timeout_
             for b, v in zip(p99.index.to_numpy(dtype=int), p99.to_numpy(), strict=True)]
 
 
-def recovery(samples: pd.DataFrame, spike_s: tuple[float, float], request_timeout_s: float) -> dict[str, object]:
+def recovery(samples: pd.DataFrame, spike_s: tuple[float, float], request_timeout_s: float) -> Recovery:
     """A spike's recovery time: from the spike's end to the first 1 s bucket whose p99 is within 10 % of the
     level before the spike (the median of the buckets' p99 over as long a span before it as the spike lasted,
     at least 3 s); null when none is before the samples end."""
@@ -716,65 +737,90 @@ def recovery(samples: pd.DataFrame, spike_s: tuple[float, float], request_timeou
         last = float(samples["t_s"].max()) if not samples.empty else end
         recovered = next((at for at, p99 in bucket_p99(samples, end, last, request_timeout_s)
                           if p99 <= level * (1 + RECOVERY_TOLERANCE)), None)
-    return {"bucket_s": RECOVERY_BUCKET_S, "tolerance": RECOVERY_TOLERANCE, "before_p99_ms": level,
-            "spike_p99_ms": max(during) if during else None, "spike_end_s": end, "recovered_at_s": recovered,
-            "recovery_s": recovered - end if recovered is not None else None}
+    return Recovery(bucket_s=RECOVERY_BUCKET_S, tolerance=RECOVERY_TOLERANCE, before_p99_ms=level,
+                    spike_p99_ms=max(during) if during else None, spike_end_s=end, recovered_at_s=recovered,
+                    recovery_s=recovered - end if recovered is not None else None)
 
 
-def limit_figures(calls_per_s: float, ctx: MeasurementContext) -> dict[str, object]:
+def limit_figures(calls_per_s: float, ctx: Context) -> Limit:
     """The limit the load is judged against and the share of it the load reached: a closed model's
     throughput (its own limit is what VUs and think time allow), an open model's offered rate (the harness
     was asked for that share of what it can sustain, whatever the server achieved)."""
     limit = ctx.limit_calls_per_s if ctx.limit_kind else None
     if not limit:
-        return {"kind": None, "tool_calls_per_s": None, "fraction": None}
+        return Limit(kind=None, tool_calls_per_s=None, fraction=None)
     reached = ctx.rate or calls_per_s  # only the open model has an offered rate
-    return {"kind": ctx.limit_kind, "tool_calls_per_s": limit, "fraction": reached / limit}
+    return Limit(kind=ctx.limit_kind, tool_calls_per_s=limit, fraction=reached / limit)
 
 
 def harness_bound(flags: Iterable[str]) -> bool:
     return any(flag.startswith(HARNESS_BOUND_PREFIX) for flag in flags)
 
 
-def publishable(summary: dict) -> tuple[bool, list[str]]:
-    """A measurement is publishable only when it is ok, every self-check passed and no flag is set."""
+def unpublishable_reasons(status: str, phase: str | None, checks: Checks | None, flags: list[str]) -> list[str]:
+    """Every cause that keeps a measurement unpublishable: a status other than ok, a failed self-check, a flag."""
     reasons = []
-    if summary.get("status") != "ok":
-        reasons.append(f"status {summary.get('status')}"
-                       + (f" ({summary.get('phase')})" if summary.get("phase") else ""))
-    reasons += [f"check: {p}" for p in (summary.get("checks") or {}).get("problems") or []]
-    reasons += [f"flag: {f}" for f in summary.get("flags") or []]
+    if status != "ok":
+        reasons.append(f"status {status}" + (f" ({phase})" if phase else ""))
+    reasons += [f"check: {p}" for p in (checks.problems if checks else [])]
+    reasons += [f"flag: {f}" for f in flags]
+    return reasons
+
+
+def publishable(summary: Summary) -> tuple[bool, list[str]]:
+    """A measurement is publishable only when it is ok, every self-check passed and no flag is set."""
+    reasons = unpublishable_reasons(summary.status, summary.phase, summary.checks, summary.flags)
     return not reasons, reasons
 
 
+def judged(summary: Summary) -> Summary:
+    """The summary with its publishable verdict judged again from its status, checks and flags."""
+    ok, reasons = publishable(summary)
+    return summary.model_copy(update={"publishable": ok, "unpublishable_reasons": reasons})
 
 
+def overruled(summary: Summary, status: MeasurementStatus, phase: str | None, reason: str | None) -> Summary:
+    """The summary with what only the suite knew (a server or the infrastructure dying stands above the
+    analysis's own verdict), its publishable verdict judged again."""
+    return judged(summary.model_copy(update={"status": status, "phase": phase, "reason": reason}))
 
-def upgrade_summary(summary: dict, run: dict, where: Path) -> dict:
-    """summary.json of any readable schema as the current SCHEMA, validated (the original in `schema_read`):
-    the results' structural upgrade, then the figures an older schema lacks or judged otherwise computed by
-    this module's definitions (the efficiency before schema 2; publishable, when assessed, before 3)."""
+
+def upgrade_summary(summary: Any, run: dict, where: Path) -> tuple[Summary, int]:
+    """summary.json of any readable schema as the current SCHEMA, and the schema it was read as: the results'
+    structural upgrade, then the figures an older schema lacks or judged otherwise computed by this module's
+    definitions (the efficiency before schema 2; publishable, when assessed, before 3)."""
     upgraded, original = upgrades.summary_fields(summary, run, where)
     if upgraded.get("efficiency") is None:
-        upgraded["efficiency"] = efficiency(upgraded["throughput"], upgraded.get("resources") or {})
-    if original < SCHEMA and upgraded.get("publishable") is not None:
-        upgraded["publishable"], upgraded["unpublishable_reasons"] = publishable(upgraded)
-    return dict(validated(Summary, upgraded, where), schema_read=original)
+        server = (upgraded.get("resources") or {}).get("server")
+        upgraded["efficiency"] = efficiency(upgraded["throughput"].get("tool_calls_per_s"),
+                                            parsed(ComponentFigures, server, where) if server else None)
+    read = parsed(Summary, upgraded, where)
+    if original < SCHEMA and read.publishable is not None:
+        read = judged(read)
+    return read, original
 
 
-def reanalyze(where: MeasurementDir | Path, window: tuple[float, float] | None = None) -> dict[str, object]:
+# summary.json fields no analysis computes: who, when and how the server started, and what the suite recorded of
+# the load. A re-analysis keeps them as recorded.
+RECORDED_ONLY = ("server", "run", "round_order", "mode", "kind", "vus", "rate", "rate_fraction", "equal_fraction",
+                 "repeated", "startup_s", "idle_mem_mb", "idle_rss_mb", "seed_s", "prewarm")
+
+
+def reanalyze(where: MeasurementDir | Path, window: tuple[float, float] | None = None) -> Summary:
     """The analysis of a recorded measurement, again, from its files alone (samples.csv.gz, resources.csv,
-    context.json and the window of summary.json): what the suite computed when it ran, minus what only the
-    suite knew (a server or the infra dying overrides the status). Stats are computed from the raw samples
-    on load, as pyperf does, so a recorded result can always be checked against today's definitions.
-    `window` analyses another part of the test instead (e.g. the first seconds of the window: what a shorter
-    one would have measured, scripts/window_precision.py)."""
-
+    context.json, and summary.json's window and what only the suite recorded, RECORDED_ONLY): what the suite
+    computed when it ran, minus what only the suite knew (a server or the infra dying overrides the status).
+    Stats are computed from the raw samples on load, as pyperf does, so a recorded result can always be checked
+    against today's definitions. `window` analyses another part of the test instead (e.g. the first seconds of
+    the window: what a shorter one would have measured, scripts/window_precision.py)."""
     measurement = measurement_dir(where)
-    summary = json.loads(measurement.summary.read_text())
-    context = MeasurementContext.from_json(json.loads(measurement.context.read_text()))
-    window = window or (summary["window"]["start_s"], summary["window"]["end_s"])
-    return summarize(read_samples(measurement.samples), window, resource_samples(measurement.resources), context)
+    # A measurement with a context.json records its summary's schema (2 on): no run.json is needed to read it.
+    recorded, _ = upgrade_summary(read_json(measurement.summary), {}, measurement.summary)
+    context = upgrades.upgrade_context(read_json(measurement.context), measurement.context)
+    window = window or (recorded.window.start_s, recorded.window.end_s)
+    again = summarize(read_samples(measurement.samples), window, resource_samples(measurement.resources), context,
+                      recorded, recorded.server, recorded.run)
+    return again.model_copy(update={name: getattr(recorded, name) for name in RECORDED_ONLY})
 
 
 # resources.csv keeps 2 decimals of CPU % and MiB, so figures derived from it may move by this much on
@@ -792,10 +838,8 @@ def reanalysis_differences(where: MeasurementDir | Path) -> list[str]:
     """Where summary.json and a re-analysis of its raw files disagree ("throughput.tool_calls_per_s:
     12.5 != 12.4"); empty when the recorded figures are exactly what today's analysis computes."""
     measurement = measurement_dir(where)
-    recorded = json.loads(measurement.summary.read_text())
-    if recorded.get("schema") == 3:  # the same figures under schema 4's names of the generator's fields
-        recorded = upgrades.SUMMARY_UPGRADES[3](recorded, {})
-    again = reanalyze(measurement)
+    recorded = upgrades.recorded_figures(read_json(measurement.summary))
+    again = document(reanalyze(measurement))
     differences: list[str] = []
 
     def walk(path: str, a: object, b: object) -> None:

@@ -28,6 +28,7 @@ import numpy as np
 
 from mcpbench.loads import METHODS
 from mcpbench.loads.timing import Timing
+from mcpbench.results.model import Warmup
 
 STEADY_SPAN_S = 10  # the full profile's span (Timing.steady_span_s)
 STEADY_TOLERANCE = 0.03
@@ -44,9 +45,10 @@ class WarmupDecision:
     used_s: float          # warm-up after the ramp-up
     steady: bool | None    # None: a fixed warm-up, not assessed
 
-    def record(self, timing: Timing) -> dict[str, object]:
-        return {"used_s": round(self.used_s, 3), "min_s": timing.warmup_s,
-                "cap_s": timing.warmup_cap_s if timing.adaptive else timing.warmup_s, "steady": self.steady}
+    def warmup(self, timing: Timing) -> Warmup:
+        """The warm-up as summary.json and context.json record it, within the timing's bounds."""
+        return Warmup(used_s=round(self.used_s, 3), min_s=timing.warmup_s,
+                      cap_s=timing.warmup_cap_s if timing.adaptive else timing.warmup_s, steady=self.steady)
 
 
 def _median(latency_ms: list[list[float]], start: int, end: int) -> float | None:

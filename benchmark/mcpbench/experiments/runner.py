@@ -37,8 +37,27 @@ from mcpbench.measure.bench import Bench, ServerFailed, ServerUnavailable
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure, prewarm
 from mcpbench.results import liveness
 from mcpbench.results.layout import DISTURBED, MeasurementDir, RunDir
-from mcpbench.results.model import SCHEMA, CgroupSupport, Limit, Record, Resume, RunStatus, Summary, document, parsed
-from mcpbench.results.write import RunRecord, directory_said, io_said, new_run_id, write_checked, write_record
+from mcpbench.results.model import (
+    Calibration,
+    CgroupSupport,
+    HarnessCapacity,
+    Limit,
+    Record,
+    Resume,
+    RunStatus,
+    Summary,
+    assign,
+    document,
+    parsed,
+)
+from mcpbench.results.write import (
+    RunRecord,
+    directory_said,
+    io_said,
+    new_run_id,
+    write_checked,
+    write_record,
+)
 from mcpbench.runtime.base import RunningServer
 from mcpbench.workload import conformance
 from mcpbench.workload.checks import Check
@@ -374,8 +393,8 @@ class Runner:
         self.events.emit(ev.CalibrationBegun(reason=reason))
         timing, ladder = self.experiment.calibration_timing()
         index = len(self.record.run.calibrations or [])
-        limits: dict[str, Record] = {}
-        capacities: dict[str, Record] = {}
+        limits: dict[str, Calibration] = {}
+        capacities: dict[str, HarnessCapacity] = {}
         for mode in (m for m in self.config.modes if MODE_TRANSPORT[m] == "http"):
             for attempt in range(CALIBRATION_TRIES):
                 starts = self.bench.infra_starts
@@ -386,7 +405,7 @@ class Runner:
                 if self.experiment.open_model_used:
                     capacities[mode] = calibrate.measure_harness_capacity(
                         self.harness, mode, max(self.config.vus), ladder, self.run_dir.calibration(index))
-                valid = all(part.get("status") == "ok" for part in (limits.get(mode), capacities.get(mode)) if part)
+                valid = all(part.status == "ok" for part in (limits.get(mode), capacities.get(mode)) if part)
                 if valid and starts == self.bench.infra_starts:
                     break
                 if attempt + 1 < CALIBRATION_TRIES:
@@ -567,18 +586,18 @@ class Runner:
                 warmed = prewarm(harness, started.server, ClosedLoad(load.mode, load.vus), prewarm_s, out,
                                  timing.think_time_s, spec.workload)
                 self.events.emit(ev.WarmedUp(server=spec.name, measurement=out.name, seconds=prewarm_s))
-            summary = measure(harness, started.server, load, out, timing, self.limit(load, spec),
-                              probe_processes=probe_processes, stop_requested=stop_requested, workload=spec.workload)
+            record = measure(harness, started.server, load, out, timing, self.limit(load, spec),
+                             probe_processes=probe_processes, stop_requested=stop_requested, workload=spec.workload,
+                             server=spec.name, run=round_index)
         except MeasurementFailed as exc:
             raise ServerFailed("load", str(exc)) from exc
         facts = dict(started.facts)
         if started.server.stdio_launch:  # the load driver timed the start: spawn to initialize answered
-            counts = loadgen.read_counts(out.counts) or {}
-            facts["startup_s"] = counts.get("startup_s")
-        summary.update({"server": spec.name, **load.record(), "run": round_index, "round_order": position,
-                        **facts, "prewarm": warmed, "schema": SCHEMA})
-        summary["publishable"], summary["unpublishable_reasons"] = analysis.publishable(summary)
-        record = parsed(Summary, summary, out.summary)
+            counts = loadgen.read_counts(out.counts)
+            facts["startup_s"] = counts.startup_s if counts else None
+        # What only the suite knows of the measurement (its place in the round, the server's start, a pre-warm):
+        # none of it enters the verdict measure() judged.
+        assign(record, str(out.summary), round_order=position, **facts, prewarm=warmed)
         write_checked(out.summary, document(record))
         self.record.list_measurement(spec.name, out.name)
         self.events.emit(self._measured(spec.name, out.name, record, shown))

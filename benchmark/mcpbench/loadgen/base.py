@@ -16,7 +16,7 @@ import pandas as pd
 from mcpbench.analysis.summary import LOADGEN
 from mcpbench.host.resources import UsageReader, process_group_reader
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import LocalGenerator, SwarmGenerator
+from mcpbench.results.model import LoadgenCounts, LoadInstance, LocalGenerator, SwarmGenerator
 
 if TYPE_CHECKING:
     from mcpbench.loads import Load
@@ -59,11 +59,10 @@ class LoadRun:
     exit_code: int | None
     wall_s: float
     stopped_early: bool = False           # ended by the orchestrator (Tick.STOP or Tick.ABORT)
-    counts: dict | None = None            # the generator's own counts (loadgen-counts.json), None when none
+    counts: LoadgenCounts | None = None   # the generator's own counts (loadgen-counts.json), None when none
     run_s: float | None = None            # scenario start -> generator exit
     target_died: str | None = None        # a generator that runs the target itself (stdio): why it died
-    # Instances on other hosts: [{"node", "clock_offset_ms", "clock_rtt_ms", "exit_code"}] (None: local)
-    instances: list[dict] | None = None
+    instances: list[LoadInstance] | None = None  # instances on other hosts, each with its node's clock (None: local)
     lost: str | None = None               # an instance ended before the test did (its host went away): why
 
 

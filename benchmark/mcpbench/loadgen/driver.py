@@ -22,7 +22,7 @@ from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaun
 from mcpbench.loadgen.instances import OVERRUN_S, Instance, LocalInstances
 from mcpbench.loads import MODE_PROTOCOL
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import GENERATOR_BUILD_LOG
+from mcpbench.results.model import GENERATOR_BUILD_LOG, LoadgenCounts
 from mcpbench.workload.file import Workload, lineup
 
 if TYPE_CHECKING:
@@ -128,15 +128,16 @@ class LoadDriver(LocalInstances):
         died = None
         if launch is not None and done.exit_code == SERVER_EXITED:
             tail = launch.log_path.read_text(errors="replace").splitlines()[-20:] if launch.log_path.exists() else []
-            died = "\n".join([(done.counts or {}).get("error") or "the server exited during the test", *tail])
+            said = done.counts.error if done.counts else None
+            died = "\n".join([said or "the server exited during the test", *tail])
         return LoadRun(done.samples, done.start_epoch, done.exit_code, done.run_s, done.stopped_early, done.counts,
                        done.ended_epoch - done.start_epoch if done.start_epoch is not None else None, died)
 
 
-def _no_samples_reason(instance: Instance, exit_code: int | None, counts: dict | None,
+def _no_samples_reason(instance: Instance, exit_code: int | None, counts: LoadgenCounts | None,
                        launch: StdioLaunch | None) -> str:
     # The driver's failure is its counts' "error" (also its last stderr line); one line, with where to look.
     lines = [line.strip() for line in instance.process.log_tail().splitlines() if line.strip()]
-    reason = (counts or {}).get("error") or (lines[-1] if lines else f"see {instance.process.log_path}")
+    reason = (counts.error if counts else None) or (lines[-1] if lines else f"see {instance.process.log_path}")
     where = f" (server log: {launch.log_path})" if launch else ""
     return f"the load driver produced no samples (exit {exit_code}): {reason}{where}"

@@ -18,7 +18,14 @@ from mcpbench.analysis.warmup import LiveSamples
 from mcpbench.loadgen.base import LoadError, LoadGenerator, OnStart, OnTick, Tick
 from mcpbench.loadgen.merge import MergedLive, merge_counts, merge_samples
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import FIRST_MS, SAMPLE_COLUMNS, LocalGenerator, SwarmGenerator
+from mcpbench.results.model import (
+    FIRST_MS,
+    SAMPLE_COLUMNS,
+    LoadgenCounts,
+    LocalGenerator,
+    SwarmGenerator,
+    parsed,
+)
 from mcpbench.results.write import writing
 
 # Beyond the test's own length, how long a generator may take before it is called stuck.
@@ -87,13 +94,14 @@ def drive(instances: list[Instance], limit_s: float, started: float, on_tick: On
             return True
 
 
-def read_counts(path: Path) -> dict | None:
-    """The generator's own counts of the test, for the cross-check against the samples."""
+def read_counts(path: Path) -> LoadgenCounts | None:
+    """The generator's own counts of the test, for the cross-check against the samples (None: it wrote none, or
+    no JSON object). Counts the model does not know are drift in the generator: a ResultsError naming the file."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) else None
+    return parsed(LoadgenCounts, data, path) if isinstance(data, dict) else None
 
 
 def parse_samples(log_path: Path) -> tuple[pd.DataFrame, float | None]:
@@ -148,8 +156,8 @@ class InstancesOutcome:
     samples: pd.DataFrame
     start_epoch: float | None
     exit_code: int | None
-    counts: dict | None            # merged; written as the measurement's counts when several
-    all_counts: list[dict | None]  # each instance's own
+    counts: LoadgenCounts | None            # merged; written as the measurement's counts when several
+    all_counts: list[LoadgenCounts | None]  # each instance's own
     stopped_early: bool
     run_s: float
     ended_epoch: float
@@ -199,6 +207,6 @@ class LocalInstances(LoadGenerator):
         all_counts = [read_counts(instance.counts_path) for instance in instances]
         counts = merge_counts(all_counts)
         if count > 1 and counts is not None and not samples.empty:
-            out.counts.write_text(json.dumps(counts))
+            out.counts.write_text(counts.model_dump_json())
         return InstancesOutcome(instances, samples, start_epoch, exit_code, counts, all_counts, stopped_early,
                                 time.monotonic() - started, ended_epoch)

@@ -4,9 +4,12 @@ or the VUs divide between them)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from mcpbench.analysis.warmup import STEADY_LAG_S, LiveSamples
+from mcpbench.results.model import LoadgenCounts
 
 
 def merge_samples(parts: list[tuple[pd.DataFrame, float | None]]) -> tuple[pd.DataFrame, float | None]:
@@ -29,26 +32,30 @@ def merge_samples(parts: list[tuple[pd.DataFrame, float | None]]) -> tuple[pd.Da
 WORST_OF = ("start_lag_p99_ms", "start_lag_max_ms")
 
 
-def merge_counts(parts: list[dict | None]) -> dict | None:
+def merge_counts(parts: list[LoadgenCounts | None]) -> LoadgenCounts | None:
     """The instances' own counts as one test's: totals summed, WORST_OF the largest, anything else (a
-    failure's reason) the first given; None unless every instance wrote its counts."""
+    failure's reason) the first given; None unless every instance wrote its counts. Only the counts the
+    instances wrote are merged (k6 writes three of them)."""
     written = [part for part in parts if part is not None]
     if not parts or len(written) < len(parts):
         return None
     if len(written) == 1:
         return written[0]
-    merged: dict = {}
-    for key in sorted(set().union(*written)):
-        values = [part[key] for part in written if part.get(key) is not None]
-        if key in WORST_OF:
-            merged[key] = max(values, default=None)
-        elif values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-            merged[key] = sum(values)
-        elif values and all(isinstance(v, list) for v in values):  # spans (stalls_s): every instance's
-            merged[key] = [item for value in values for item in value]
-        else:
-            merged[key] = values[0] if values else None
-    return merged
+    given = [part.model_dump(exclude_unset=True) for part in written]
+    merged = {key: _merged(key, [part[key] for part in given if part.get(key) is not None])
+              for key in sorted(set().union(*given))}
+    return LoadgenCounts.model_validate(merged)
+
+
+def _merged(key: str, values: list[Any]) -> Any:
+    """One count over the instances that gave it."""
+    if key in WORST_OF:
+        return max(values, default=None)
+    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return sum(values)
+    if values and all(isinstance(v, list) for v in values):  # spans (stalls_s): every instance's
+        return [item for value in values for item in value]
+    return values[0] if values else None
 
 
 class MergedLive:

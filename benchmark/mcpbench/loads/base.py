@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import pandas as pd
 
+from mcpbench.records import Closed, described
+
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
     from mcpbench.loads.timing import Timing
 
@@ -26,9 +28,6 @@ MODE_PROTOCOL: dict[str, str] = {"session": "2024-11-05", "stateless": "2024-11-
 # the server for (the manifest's [stdio] command; the load driver keeps the calls in flight on it).
 MODE_TRANSPORT: dict[str, str] = {mode: "http" for mode in MODE_PROTOCOL} | {"stdio": "stdio"}
 
-# What a load records of itself in summary.json (mode, kind, vus, rate, rate_fraction, equal_fraction) and what a
-# kind reads its level back from.
-LoadFields = dict[str, Any]
 # The two load models a schedule's targets are read in: VUs that each loop over the iteration (closed), or an
 # arrival rate in calls/s (open).
 Model = Literal["closed", "open"]
@@ -37,6 +36,23 @@ Model = Literal["closed", "open"]
 Stage = tuple[float, float]
 # A span of the test reported on its own: (start_s, end_s, target, name).
 StageSpan = tuple[float, float, float, str]
+
+
+class MeasuredLoad(Closed):
+    """What summary.json and context.json both say about the load."""
+
+    mode: str = described("`session`, `stateless`, `persistent`")
+    kind: str = described("the load's kind (loads.KINDS): `closed`, `open`")
+    vus: int = described("VUs (open model: pre-allocated VUs)")
+    rate: float | None = described("open model: offered tool calls/s")
+
+
+class RecordedLoad(MeasuredLoad):
+    """What summary.json says about the load (Load.recorded), and what a kind reads its level back from (level_of)."""
+
+    rate_fraction: float | None = described("open model: the fraction of round 1's closed maximum", None)
+    equal_fraction: float | None = described("equal load: the fraction of the slowest server's round-1 closed "
+                                             "rate (the same rate for every server)", None)
 
 
 @dataclass(frozen=True)
@@ -87,17 +103,16 @@ class Load(ABC):
         offered rate for the open one (which pre-allocates `vus`). `options`: the run's load options
         (RunConfig.load_options: --stages, --spike), each kind taking the ones it reads."""
 
-    def record(self) -> LoadFields:
+    def recorded(self) -> RecordedLoad:
         """What summary.json says about the load."""
-        return {"mode": self.mode, "kind": self.kind, "vus": self.vus, "rate": None, "rate_fraction": None,
-                "equal_fraction": None}
+        return RecordedLoad(mode=self.mode, kind=self.kind, vus=self.vus, rate=None)
 
     # -- the report: measurements of one kind pool by (mode, level, basis) -------------------------------
     @classmethod
-    def level_of(cls, record: LoadFields) -> tuple[float, str] | None:
+    def level_of(cls, recorded: RecordedLoad) -> tuple[float, str] | None:
         """A summary's level and its basis ("abs", or "fraction" of round 1's closed rate); None when the
         summary lacks it."""
-        value = record.get(cls.level_field)
+        value = getattr(recorded, cls.level_field)
         return None if value is None else (float(value), "abs")
 
     @classmethod

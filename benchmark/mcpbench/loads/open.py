@@ -12,7 +12,7 @@ import pandas as pd
 if TYPE_CHECKING:  # config imports the kinds; the kinds need Timing only in annotations
     from mcpbench.loads.timing import Timing
 
-from mcpbench.loads.base import Load, LoadFields, Model, Stage, Wording, in_window, ramp
+from mcpbench.loads.base import Load, Model, RecordedLoad, Stage, Wording, in_window, ramp
 
 # The open model may grow to this many times its pre-allocated VUs (the driver's --max-vus, k6's maxVUs).
 MAX_VUS_FACTOR = 4
@@ -59,20 +59,20 @@ class OpenLoad(Load):
             load = f"rate{self.rate:g}"
         return f"{self.mode}-{load}"
 
-    def record(self) -> LoadFields:
-        return {**super().record(), "rate": self.rate, "rate_fraction": self.rate_fraction,
-                "equal_fraction": self.equal_fraction}
+    def recorded(self) -> RecordedLoad:
+        return super().recorded().model_copy(update={"rate": self.rate, "rate_fraction": self.rate_fraction,
+                                                     "equal_fraction": self.equal_fraction})
 
     @classmethod
-    def level_of(cls, record: LoadFields) -> tuple[float, str] | None:
+    def level_of(cls, recorded: RecordedLoad) -> tuple[float, str] | None:
         # Rates set from a fraction of round 1's closed maximum pool by that fraction (they differ a little
         # between runs), an equal load by its fraction of the slowest server's; a rate given directly is its
         # own level.
-        if record.get("equal_fraction") is not None:
-            return float(record["equal_fraction"]), "equal"
-        if record.get("rate_fraction") is not None:
-            return float(record["rate_fraction"]), "fraction"
-        return super().level_of(record)
+        if recorded.equal_fraction is not None:
+            return recorded.equal_fraction, "equal"
+        if recorded.rate_fraction is not None:
+            return recorded.rate_fraction, "fraction"
+        return super().level_of(recorded)
 
     @classmethod
     def level_text(cls, level: float, basis: str) -> str:

@@ -22,8 +22,8 @@ from mcpbench.loads import ClosedLoad, Load, Mode, OpenLoad
 from mcpbench.loads.timing import Timing
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure
 from mcpbench.results.layout import CalibrationDir, MeasurementDir
-from mcpbench.results.model import Record
-from mcpbench.results.write import SCHEMA, write_checked
+from mcpbench.results.model import Calibration, HarnessCapacity, HarnessStep, LatencyStats, Summary, document
+from mcpbench.results.write import write_checked
 from mcpbench.runtime.base import InfraHandle, ServerBase
 
 CALIBRATION_PATH = "/calibrate/mcp"
@@ -65,80 +65,87 @@ class CalibrationTarget(ServerBase):
         pass
 
 
-def _measure_target(harness: Harness, load: Load, timing: Timing, out: MeasurementDir) -> Record:
+def _measure_target(harness: Harness, load: Load, timing: Timing, out: MeasurementDir) -> Summary:
     """One measurement against the infra's canned endpoint; its summary is written."""
     out.mkdir()
-    summary = measure(harness, CalibrationTarget(harness.infra), load, out, timing, calibration=True)
-    summary.update({"server": CalibrationTarget.name, **load.record(), "run": 1, "schema": SCHEMA})
-    write_checked(out.summary, summary)
+    summary = measure(harness, CalibrationTarget(harness.infra), load, out, timing, calibration=True,
+                      server=CalibrationTarget.name, run=1)
+    write_checked(out.summary, document(summary))
     return summary
 
 
-def _cpu(summary: Record, component: str) -> float | None:
-    return (summary["resources"].get(component) or {}).get("cpu_avg_pct")
+def _cpu(summary: Summary, component: str) -> float | None:
+    figures = summary.resources.get(component)
+    return figures.cpu_avg_pct if figures else None
 
 
 def measure_load_model_limit(harness: Harness, load: ClosedLoad, timing: Timing,
-                             where: CalibrationDir) -> Record:
+                             where: CalibrationDir) -> Calibration:
     """The closed model's own limit at the load's VUs (run.json `calibration[mode]`)."""
     with harness.console.status(f"calibrating the closed model's limit: {load.label} for {timing.total_s:g} s…"):
         summary = _measure_target(harness, load, timing, where.measurement(load.label))
-    record = load_model_record(summary, timing.think_time_s)
+    limit = load_model_limit(summary, timing.think_time_s)
     harness.console.print(
-        f"  closed-model limit {load.label}: {record['tool_calls_per_s']:.0f} tool calls/s "
+        f"  closed-model limit {load.label}: {limit.tool_calls_per_s:.0f} tool calls/s "
         f"({load.vus} VUs, {timing.think_time_s:g} s think time), "
-        f"load generator CPU {record['loadgen_cpu_pct'] or 0:.0f} %"
-        + ("" if summary["status"] == "ok" else f" [red]({summary['status']}: {summary['reason']})[/]"))
-    return record
+        f"load generator CPU {limit.loadgen_cpu_pct or 0:.0f} %"
+        + ("" if summary.status == "ok" else f" [red]({summary.status}: {summary.reason})[/]"))
+    return limit
 
 
-def load_model_record(summary: Record, think_time_s: float) -> Record:
-    """What run.json keeps of a closed-model calibration (model.Calibration)."""
-    return {"tool_calls_per_s": summary["throughput"]["tool_calls_per_s"], "vus": summary["vus"],
-            "think_time_s": think_time_s, "loadgen_cpu_pct": _cpu(summary, analysis.LOADGEN),
-            "status": summary["status"]}
+def load_model_limit(summary: Summary, think_time_s: float) -> Calibration:
+    """What run.json keeps of a closed-model calibration."""
+    return Calibration(tool_calls_per_s=summary.throughput.tool_calls_per_s, vus=summary.vus,
+                       think_time_s=think_time_s, loadgen_cpu_pct=_cpu(summary, analysis.LOADGEN),
+                       status=summary.status)
 
 
 @dataclass(frozen=True)
 class LadderStep:
     rate: float
-    summary: Record
+    summary: Summary
     first_p50_ms: float | None
 
     @property
     def failure(self) -> str | None:
         """Why the harness did not keep up at this step (None: it did)."""
         s = self.summary
-        if s["status"] != "ok":
-            return f"{s['status']}: {s['reason']}"
-        bound = [f for f in s["flags"] if f.startswith(analysis.HARNESS_BOUND_PREFIX)]
+        if s.status != "ok":
+            return f"{s.status}: {s.reason}"
+        bound = [f for f in s.flags if f.startswith(analysis.HARNESS_BOUND_PREFIX)]
         if bound:
             return "saturated: " + ", ".join(bound)
-        if s["errors"]["count"]:
-            return f"{s['errors']['count']} errors"
-        thr = s["throughput"]
-        if thr["dropped_iterations"] > analysis.DROPPED_MAX_SHARE * self.rate * s["window"]["seconds"]:
-            return f"{thr['dropped_iterations']} calls dropped"
-        if thr["tool_calls_per_s"] < ACHIEVED_MIN_SHARE * self.rate:
-            return f"achieved {thr['tool_calls_per_s']:.0f} of {self.rate:g} calls/s"
-        latency = s["latency_ms"]["tool_call_all"]
-        if latency["p99"] is not None and latency["p99"] > LATENCY_P99_MAX_MS:
-            return f"p99 {latency['p99']:.1f} ms > {LATENCY_P99_MAX_MS:g} ms"
-        if self.first_p50_ms and latency["p50"] is not None and latency["p50"] > LATENCY_RISE * self.first_p50_ms:
-            return f"p50 {latency['p50']:.2f} ms > {LATENCY_RISE:g} x the first step's {self.first_p50_ms:.2f} ms"
+        if s.errors.count:
+            return f"{s.errors.count} errors"
+        thr = s.throughput
+        if thr.dropped_iterations > analysis.DROPPED_MAX_SHARE * self.rate * s.window.seconds:
+            return f"{thr.dropped_iterations} calls dropped"
+        if thr.tool_calls_per_s < ACHIEVED_MIN_SHARE * self.rate:
+            return f"achieved {thr.tool_calls_per_s:.0f} of {self.rate:g} calls/s"
+        latency = self.latency
+        if latency.p99 is not None and latency.p99 > LATENCY_P99_MAX_MS:
+            return f"p99 {latency.p99:.1f} ms > {LATENCY_P99_MAX_MS:g} ms"
+        if self.first_p50_ms and latency.p50 is not None and latency.p50 > LATENCY_RISE * self.first_p50_ms:
+            return f"p50 {latency.p50:.2f} ms > {LATENCY_RISE:g} x the first step's {self.first_p50_ms:.2f} ms"
         return None
 
-    def record(self) -> Record:
+    @property
+    def latency(self) -> LatencyStats:
+        """Every tool call's latency at this step (failures included): what the ladder judges."""
+        assert self.summary.latency_ms.tool_call_all is not None  # every summary written today has it
+        return self.summary.latency_ms.tool_call_all
+
+    def harness_step(self) -> HarnessStep:
+        """The step as run.json keeps it."""
         s = self.summary
-        latency = s["latency_ms"]["tool_call_all"]
-        return {"rate": self.rate, "achieved": s["throughput"]["tool_calls_per_s"], "p50_ms": latency["p50"],
-                "p99_ms": latency["p99"], "dropped": s["throughput"]["dropped_iterations"],
-                "loadgen_cpu_pct": _cpu(s, analysis.LOADGEN), "api_cpu_pct": _cpu(s, "api"),
-                "redis_cpu_pct": _cpu(s, "redis"), "passed": self.failure is None, "why": self.failure}
+        return HarnessStep(rate=self.rate, achieved=s.throughput.tool_calls_per_s, p50_ms=self.latency.p50,
+                           p99_ms=self.latency.p99, dropped=s.throughput.dropped_iterations,
+                           loadgen_cpu_pct=_cpu(s, analysis.LOADGEN), api_cpu_pct=_cpu(s, "api"),
+                           redis_cpu_pct=_cpu(s, "redis"), passed=self.failure is None, why=self.failure)
 
 
 def measure_harness_capacity(harness: Harness, mode: Mode, vus: int, step_timing: Timing,
-                             where: CalibrationDir) -> Record:
+                             where: CalibrationDir) -> HarnessCapacity:
     """The harness's open-model capacity for a mode (run.json `harness_capacity[mode]`): the ladder's
     highest passing step, or None when even the first failed."""
     steps: list[LadderStep] = []
@@ -149,28 +156,31 @@ def measure_harness_capacity(harness: Harness, mode: Mode, vus: int, step_timing
             try:
                 summary = _measure_target(harness, load, step_timing, where.ladder_step(mode, load.label))
             except MeasurementFailed as exc:
-                return {"tool_calls_per_s": _passed(steps), "stopped_by": f"the load generator failed: {exc}",
-                        "status": "invalid", "steps": [s.record() for s in steps]}
-        first_p50 = steps[0].summary["latency_ms"]["tool_call_all"]["p50"] if steps else None
+                return _capacity(steps, _passed(steps), f"the load generator failed: {exc}", "invalid")
+        first_p50 = steps[0].latency.p50 if steps else None
         step = LadderStep(load.rate, summary, first_p50)
         steps.append(step)
-        record = step.record()
+        said = step.harness_step()
         harness.console.print(
-            f"  harness at {load.rate:g} calls/s: achieved {record['achieved']:.0f}, "
-            f"p50 {record['p50_ms'] or 0:.2f} ms, "
-            f"p99 {record['p99_ms'] or 0:.2f} ms, load generator CPU {record['loadgen_cpu_pct'] or 0:.0f} %, "
-            f"API CPU {record['api_cpu_pct'] or 0:.0f} %" + (f" [red]— {step.failure}[/]" if step.failure else ""))
+            f"  harness at {load.rate:g} calls/s: achieved {said.achieved:.0f}, "
+            f"p50 {said.p50_ms or 0:.2f} ms, "
+            f"p99 {said.p99_ms or 0:.2f} ms, load generator CPU {said.loadgen_cpu_pct or 0:.0f} %, "
+            f"API CPU {said.api_cpu_pct or 0:.0f} %" + (f" [red]— {step.failure}[/]" if step.failure else ""))
         if step.failure:
-            if summary["status"] != "ok":  # the infrastructure died under it: no capacity to trust
-                return {"tool_calls_per_s": None, "stopped_by": step.failure, "status": "invalid",
-                        "steps": [s.record() for s in steps]}
+            if summary.status != "ok":  # the infrastructure died under it: no capacity to trust
+                return _capacity(steps, None, step.failure, "invalid")
             break
         rate *= LADDER_FACTOR
     else:
-        return {"tool_calls_per_s": _passed(steps), "stopped_by": f"max steps ({LADDER_MAX_STEPS}): a lower bound",
-                "status": "ok", "steps": [s.record() for s in steps]}
-    return {"tool_calls_per_s": _passed(steps), "stopped_by": steps[-1].failure, "status": "ok",
-            "steps": [s.record() for s in steps]}
+        return _capacity(steps, _passed(steps), f"max steps ({LADDER_MAX_STEPS}): a lower bound", "ok")
+    return _capacity(steps, _passed(steps), steps[-1].failure, "ok")
+
+
+def _capacity(steps: list[LadderStep], capacity: float | None, stopped_by: str | None,
+              status: str) -> HarnessCapacity:
+    """The ladder as run.json keeps it: its capacity, what ended it, whether it can be trusted, every step."""
+    return HarnessCapacity(tool_calls_per_s=capacity, stopped_by=stopped_by, status=status,
+                           steps=[step.harness_step() for step in steps])
 
 
 def _passed(steps: list[LadderStep]) -> float | None:

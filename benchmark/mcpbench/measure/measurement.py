@@ -33,7 +33,7 @@ from mcpbench.loads import Load, in_window, tool_calls
 from mcpbench.loads.timing import Timing
 from mcpbench.measure.bench import Bench
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import Limit, Record
+from mcpbench.results.model import Context, Limit, Prewarm, ProbeReading, Summary, document
 from mcpbench.results.write import write_checked, write_processes, write_resources
 from mcpbench.runtime.base import InfraHandle, RunningServer
 from mcpbench.workload.file import Workload
@@ -70,7 +70,7 @@ PREWARM_DIR = ".prewarm"   # the pre-warm load's own files, removed once it ends
 
 
 def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float, out: MeasurementDir,
-            think_time_s: float, workload: Workload | None = None) -> Record:
+            think_time_s: float, workload: Workload | None = None) -> Prewarm:
     """Work before a measurement, on the same start: `load` (the closed model) for `seconds` after a 1 s ramp,
     nothing of it kept but the rate it reached (summary `prewarm`). A JIT compiles with work, not with time: at
     an equal load of 153 calls/s the JVMs' CPU per call was still falling a minute in (docs/first-run-profile.md);
@@ -93,14 +93,16 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
         raise MeasurementFailed(death(target, result.target_died, "its pre-warm load"))
     window = in_window(result.samples, timing.window)
     calls = tool_calls(window[window["ok"] == 1])
-    return {"seconds": seconds, "vus": int(load.vus), "calls_per_s": round(len(calls) / seconds, 1)}
+    return Prewarm(seconds=seconds, vus=int(load.vus), calls_per_s=round(len(calls) / seconds, 1))
 
 
 def measure(harness: Harness, target: RunningServer, load: Load, out: MeasurementDir, timing: Timing,
             limit: Limit | None = None, calibration: bool = False, probe_processes: bool = False,
-            stop_requested: Callable[[], bool] | None = None, workload: Workload | None = None) -> Record:
-    """The measurement's summary (not yet written: the caller adds who and when). A target that died
-    during the test makes it `failed`, dead infrastructure `invalid`. With `probe_processes` the server's
+            stop_requested: Callable[[], bool] | None = None, workload: Workload | None = None, *,
+            server: str, run: int) -> Summary:
+    """The measurement's summary, of `server`'s round `run` (not yet written: the caller adds when and how the
+    server started). A target that died during the test makes it `failed`, dead infrastructure `invalid`
+    (analysis.overruled). With `probe_processes` the server's
     process tree is read at 1 Hz too (processes.csv: RSS, FDs, threads; the soak's series). When
     `stop_requested` turns true the test ends as if its window were complete (a soak stopped by Ctrl-C
     keeps what it measured). `workload`: the calls the server is measured with (None: the lineup's)."""
@@ -180,33 +182,36 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     write_resources(out.resources, resource_samples, start_epoch)
     if process_samples is not None:
         write_processes(out.processes, process_samples, start_epoch)
-    context = analysis.MeasurementContext(
-        mode=load.mode, kind=load.kind, vus=load.vus, rate=load.record()["rate"],
+    recorded = load.recorded()
+    context = Context(
+        mode=recorded.mode, kind=recorded.kind, vus=recorded.vus, rate=recorded.rate,
         think_time_s=timing.think_time_s, request_timeout_s=timing.request_timeout_s,
         harness_cores=host.harness_cores, limits_applied=target.limits_applied,
         limit_kind=limit.kind if limit else None, limit_calls_per_s=limit.tool_calls_per_s if limit else None,
         calibration=calibration,
         loadgen_exit_code=result.exit_code, loadgen_stopped_early=result.stopped_early,
         loadgen_counts=result.counts, loadgen_run_s=result.run_s,
-        host_probe={cpu: {"before_s": probe_before.get(cpu), "after_s": probe_after.get(cpu)} for cpu in probe_before},
+        host_probe={cpu: ProbeReading(before_s=probe_before.get(cpu), after_s=probe_after.get(cpu))
+                    for cpu in probe_before},
         probe_server_paused=paused_before and paused_after,
-        server_cpus=tuple(profile.server_cpus or ()), harness_cpus=tuple(profile.harness_cpus or ()),
-        warmup=warm.record(timing), load_instances=result.instances,
-        iteration=workload.closed_iteration if workload is not None else None,
-        stages=[list(span) for span in load.reported_stages(timing) or []] or None, spike_s=load.spike_span(timing))
-    write_checked(out.context, context.to_json())
-    summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context)
+        server_cpus=list(profile.server_cpus or ()), harness_cpus=list(profile.harness_cpus or ()),
+        warmup=warm.warmup(timing), load_instances=result.instances,
+        iteration=list(workload.closed_iteration) if workload is not None else None,
+        stages=load.reported_stages(timing) or None, spike_s=load.spike_span(timing))
+    write_checked(out.context, document(context))
+    summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context, recorded,
+                                 server, run)
     # What stopped the test decides above the cross-checks: a dead target is its own failure, dead
     # infrastructure nobody's (the measurement is invalid and the suite goes on).
     if died or not target.alive() or result.target_died:
-        summary.update(status="failed", phase=analysis.SERVER_FAILED_PHASE,
-                       reason=died[0] if died else death(target, result.target_died, "the load test"))
-    elif watch.problem:
-        summary.update(status="invalid", phase="infra", reason=watch.problem)
-    elif result.lost:
-        summary.update(status="invalid", phase=analysis.LOADGEN_PHASE, reason=result.lost)
-    elif summary["status"] == "failed" and stopped(target.root_pid()):  # it stopped answering: say if it was stopped
-        summary["reason"] = f"{summary['reason']}; its process is stopped (SIGSTOP or SIGTSTP)"
+        return analysis.overruled(summary, "failed", analysis.SERVER_FAILED_PHASE,
+                                  died[0] if died else death(target, result.target_died, "the load test"))
+    if watch.problem:
+        return analysis.overruled(summary, "invalid", "infra", watch.problem)
+    if result.lost:
+        return analysis.overruled(summary, "invalid", analysis.LOADGEN_PHASE, result.lost)
+    if summary.status == "failed" and stopped(target.root_pid()):  # it stopped answering: say if it was stopped
+        return summary.model_copy(update={"reason": f"{summary.reason}; its process is stopped (SIGSTOP or SIGTSTP)"})
     return summary
 
 

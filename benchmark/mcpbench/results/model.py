@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from mcpbench.loads import kind as load_kind
-from mcpbench.loads.base import LIST_TOOLS
+from mcpbench.loads.base import LIST_TOOLS, MeasuredLoad, RecordedLoad
 from mcpbench.records import Closed, Open, described
 from mcpbench.workload.verify import Verify
 
@@ -633,6 +633,10 @@ class Image(Open):
 
 # -- <measurement>/summary.json, context.json, loadgen-counts.json -------------------------------------------------
 
+# What a measurement ended as (summary.json `status`).
+MeasurementStatus = Literal["ok", "failed", "invalid"]
+
+
 class Warmup(Closed):
     used_s: float | None = described("the warm-up this measurement got")
     min_s: float | None = described("its lower bound")
@@ -716,12 +720,18 @@ class Efficiency(Closed):
     mem_peak_mb: float | None = described("the server's peak memory")
 
 
-class Probe(Closed):
-    """One CPU's fixed-work speed probe (sha256 of 128 MiB), the server frozen meanwhile."""
+class ProbeReading(Closed):
+    """One CPU's fixed-work speed probe (sha256 of 128 MiB), the server frozen meanwhile: its readings
+    (context.json)."""
 
     before_s: float | None = described("just before the load, fastest of 5 runs")
     after_s: float | None = described("the same just after")
-    change: float | None = described("after / before - 1 (summary.json; context.json has the readings only)", None)
+
+
+class Probe(ProbeReading):
+    """The probe's readings and how far they moved (summary.json)."""
+
+    change: float | None = described("after / before - 1 (null: a reading is missing)", None)
 
 
 class Pinning(BaseModel):
@@ -776,15 +786,6 @@ class Checks(Closed):
     problems: list[str] = described("each failed cross-check: the measurement is invalid")
 
 
-class MeasuredLoad(Closed):
-    """What summary.json and context.json both say about the load."""
-
-    mode: str = described("`session`, `stateless`, `persistent`")
-    kind: str = described("the load's kind (loads.KINDS): `closed`, `open`")
-    vus: int = described("VUs (open model: pre-allocated VUs)")
-    rate: float | None = described("open model: offered tool calls/s")
-
-
 class Prewarm(Closed):
     """`run --prewarm S`: the closed model at the load's VUs for S seconds on the same start, before the measured
     load, nothing of it recorded but its rate (a JIT compiles with work, not with time)."""
@@ -826,16 +827,13 @@ class Recovery(Closed):
                                          "not recovered before the test ended)")
 
 
-class Summary(MeasuredLoad, ServerStart):
+class Summary(RecordedLoad, ServerStart):
     schema_: SchemaVersion = Field(alias="schema", description="the results format version (SCHEMA)")
     server: str = described("the server (`calibrate` for the harness's calibration)")
     run: int = described("the round")
     round_order: int | None = described("its position in the round (null: calibration, schema 1)", None)
-    rate_fraction: float | None = described("open model: the fraction of round 1's closed maximum", None)
-    equal_fraction: float | None = described("equal load: the fraction of the slowest server's round-1 closed "
-                                             "rate (the same rate for every server)", None)
-    status: Literal["ok", "failed", "invalid"] = described("`failed`: the server failed; `invalid`: not to be trusted, "
-                                                   "not the server's doing")
+    status: MeasurementStatus = described("`failed`: the server failed; `invalid`: not to be trusted, not the "
+                                          "server's doing")
     phase: str | None = described("`loadgen` (its cross-checks failed), `infra`, `load`…")
     reason: str | None = described("why")
     warmup: Warmup | None = described("the warm-up (null: calibration)")
@@ -888,6 +886,12 @@ class LoadgenCounts(Closed):
                                                             "of CPU (its liveness; docs/faults.md)", None)
     error: str | None = described("why the stdio driver failed (null: it did not)", None)
 
+    @model_serializer(mode="wrap")
+    def _as_written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The counts the generator wrote, no more: k6 writes three of them, the load driver every one (a count
+        a generator does not keep is no null in its file, nor in the context.json that copies it)."""
+        return {name: value for name, value in handler(self).items() if name in self.model_fields_set}
+
 
 class LoadInstance(Closed):
     node: str = described("the swarm node it ran on")
@@ -909,7 +913,7 @@ class Context(MeasuredLoad, Pacing, Pinning):
     loadgen_stopped_early: bool = described("ended at the window's end (k6: exit 105 expected)")
     loadgen_counts: LoadgenCounts | None = described("loadgen-counts.json")
     loadgen_run_s: float | None = described("the generator's scenario start to exit")
-    host_probe: dict[str, Probe] | None = described("per CPU, the speed probe")
+    host_probe: dict[str, ProbeReading] | None = described("per CPU, the speed probe")
     probe_server_paused: bool | None = described("the server was frozen while probing", None)
     warmup: Warmup | None = described("the warm-up")
     load_instances: list[LoadInstance] | None = described(

@@ -17,10 +17,12 @@ from mcpbench.results.model import (
     NOT_ASSESSED,
     SCHEMA,
     SCHEMAS_READ,
+    Context,
     DimensionDecision,
     ResultsError,
     Run,
     dimension_headings,
+    parsed,
     plain_section,
     validated,
 )
@@ -163,6 +165,30 @@ def renamed_loadgen_fields(part: dict | None) -> dict | None:
     return {LOADGEN_NAMES_3.get(k, k): v for k, v in part.items()}
 
 
+# Schema 2's one closed-model calibration, recorded in context.json as "the ceiling" of every load.
+CEILING_2 = "ceiling_calls_per_s"
+
+
+def _context_limit_2(context: dict) -> dict:
+    """context.json of schema 2 -> 3: its ceiling is the closed model's own limit (`load-model`, the analysis's
+    LOAD_MODEL) for a closed-model load, and no limit at all for an open-model one (issue 18)."""
+    if CEILING_2 not in context or "limit_kind" in context:
+        return context
+    ceiling = context[CEILING_2]
+    closed = context.get("kind", context.get("executor", "closed")) == "closed" and ceiling is not None
+    return {**context, "limit_kind": "load-model" if closed else None, "limit_calls_per_s": ceiling if closed else None}
+
+
+def upgrade_context(context: Any, where: Path) -> Context:
+    """context.json of any schema as the current model. It records no schema: an older one is known by its names
+    (schema 2's ceiling, schema 3's k6_ fields and executor). A key the model does not name is left out rather
+    than refused: the names an older schema gave up, or one a later version added."""
+    if not isinstance(context, dict):
+        raise ResultsError(f"{where}: not a JSON object")
+    current = renamed_loadgen_fields(_context_limit_2(context)) or {}
+    return parsed(Context, {name: value for name, value in current.items() if name in Context.model_fields}, where)
+
+
 def _upgrade_run_3(run: dict) -> dict:
     """schema 3 -> 4: the config's `executor` (k6's word) is the load's `kind`."""
     config = dict(run.get("config") or {})
@@ -229,6 +255,9 @@ def recorded_dimension_plan(run: dict) -> dict:
 
 RUN_UPGRADES = {1: _upgrade_run_1, 2: _upgrade_run_2, 3: _upgrade_run_3}
 SUMMARY_UPGRADES = {1: _upgrade_summary_1, 2: _upgrade_summary_2, 3: _upgrade_summary_3}
+# The summary steps that rename and change no figure: a file raised through them still says what its analysis
+# computed then (analysis.summary.reanalysis_differences compares it with a re-analysis, figure by figure).
+RENAMING_SUMMARY_UPGRADES = (3,)
 DOCUMENT_UPGRADES = {2: upgrade_flags_document, 3: lambda document: dict(document, schema=4)}
 
 
@@ -267,3 +296,11 @@ def summary_fields(summary: Any, run: dict, where: Path) -> tuple[dict, int]:
     while summary["schema"] != SCHEMA:
         summary = SUMMARY_UPGRADES[summary["schema"]](summary, run)
     return summary, original
+
+
+def recorded_figures(summary: dict) -> dict:
+    """summary.json's figures as recorded, under the current SCHEMA's names: raised through the steps that only
+    rename (RENAMING_SUMMARY_UPGRADES), never through one that judges again; not validated."""
+    while summary.get("schema") in RENAMING_SUMMARY_UPGRADES:
+        summary = SUMMARY_UPGRADES[summary["schema"]](summary, {})
+    return summary

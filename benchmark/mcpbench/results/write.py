@@ -245,11 +245,11 @@ class RunRecord:
         self.run.config.load_generator.by_transport = by_transport
         self.save()
 
-    def add_calibration(self, reason: str, infra_start: int, limits: dict[str, dict[str, Any]],
-                        capacities: dict[str, dict[str, Any]]) -> None:
+    def add_calibration(self, reason: str, infra_start: int, limits: dict[str, model.Calibration],
+                        capacities: dict[str, model.HarnessCapacity]) -> None:
         """A calibration of the harness: the limits now in force, and its entry in the run's list."""
-        self.run.calibration = {m: model.Calibration(**v) for m, v in limits.items()} or None
-        self.run.harness_capacity = {m: model.HarnessCapacity(**v) for m, v in capacities.items()} or None
+        self.run.calibration = dict(limits) or None
+        self.run.harness_capacity = dict(capacities) or None
         self.run.calibrations = [*(self.run.calibrations or []), model.CalibrationRecord(
             reason=reason, infra_start=infra_start, calibration=self.run.calibration,
             harness_capacity=self.run.harness_capacity)]

@@ -25,7 +25,7 @@ from mcpbench.loadgen.base import LoadError, LoadRun, OnStart, OnTick, StdioLaun
 from mcpbench.loadgen.driver import driver_argv
 from mcpbench.loadgen.instances import OVERRUN_S, LocalInstances
 from mcpbench.results.layout import MeasurementDir
-from mcpbench.results.model import SwarmGenerator
+from mcpbench.results.model import LoadInstance, SwarmGenerator
 from mcpbench.runtime.docker_compose import LOAD_DRIVER_IMAGE
 from mcpbench.runtime.docker_engine import DockerError, Engine
 from mcpbench.runtime.swarm_cluster import Node, Swarm, Task, wait_for_task
@@ -309,15 +309,15 @@ class SwarmDriver(LocalInstances):
         finally:
             for name in names:
                 self.swarm.remove_service(self.swarm.service_name(name))
-        instances = [{"node": task.task.node.name, "node_cpus": task.task.node.facts.get("cpus"),
-                      "clock_offset_ms": round(task.clock_offset_s * 1000, 3),
-                      "clock_rtt_ms": round(task.rtt_s * 1000, 3), "exit_code": task.returncode}
+        instances = [LoadInstance(node=task.task.node.name, node_cpus=task.task.node.facts.get("cpus"),
+                                  clock_offset_ms=round(task.clock_offset_s * 1000, 3),
+                                  clock_rtt_ms=round(task.rtt_s * 1000, 3), exit_code=task.returncode)
                      for task in self.tasks]
         lost = next((task.lost for task in self.tasks if task.lost), None)
         if done.samples.empty:
-            reason = (lost or (done.all_counts[0] or {}).get("error") or done.instances[0].process.log_tail(5)
-                      or "no output")
-            raise LoadError(f"the load driver produced no samples on {instances[0]['node']} "
+            said = done.all_counts[0].error if done.all_counts[0] else None
+            reason = lost or said or done.instances[0].process.log_tail(5) or "no output"
+            raise LoadError(f"the load driver produced no samples on {instances[0].node} "
                             f"(exit {done.exit_code}): {reason}")
         return LoadRun(done.samples, done.start_epoch, done.exit_code, done.run_s, done.stopped_early, done.counts,
                        done.ended_epoch - done.start_epoch if done.start_epoch is not None else None,
