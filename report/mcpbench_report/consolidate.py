@@ -398,7 +398,7 @@ class Group:
             "error_kinds": dict(sorted(failed.items())),
             "cpu_avg_pct": cpu_avg, "cpu_peak_pct": peak("cpu_peak_pct"),
             "mem_avg_mb": mem_avg, "mem_peak_mb": peak("mem_peak_mb"),
-            "calls_per_core": eff["per_core"], "calls_per_gb": eff["per_gb"],
+            "calls_per_core": eff.per_core, "calls_per_gb": eff.per_gb,
             "cpu_ms_per_call": cpu_ms.mean, "cpu_ms_per_call_ci_low": cpu_ms.low,
             "cpu_ms_per_call_ci_high": cpu_ms.high, "cpu_ms_per_call_runs": cpu_ms.n,
             "per_run_cpu_ms_per_call": [r.cpu_ms_per_call for r in runs],
@@ -466,7 +466,7 @@ def _apply_ranking(rows: dict[str, dict], ranking: stats.Ranking, prefix: str, m
         row[f"{prefix}ranked"] = label is not None
         row[f"{prefix}rank_note"] = None if label is not None else stats.not_tested_text(row[metric_key + "_runs"])
         row[f"{prefix}letters"] = ranking.letters.get(name)
-        row[f"{prefix}power_text"] = ranking.power["text"] if ranking.power else None
+        row[f"{prefix}power_text"] = ranking.power.text if ranking.power else None
         leader = ranking.vs_leader.get(name)
         row[f"{prefix}vs_leader"] = f"vs {leader[0]}: {leader[1].text}" if leader else None
         nxt = order[i + 1] if i + 1 < len(order) else None
