@@ -45,7 +45,7 @@ def extract(path: Path, metric: str, flagged: bool = False) -> validation.Table:
 
 def table_of(path: Path, metric: str) -> validation.Table:
     if path.is_file():
-        return validation.Table.from_record(json.loads(path.read_text()))
+        return validation.Table.from_json(json.loads(path.read_text()))
     return extract(path, metric)
 
 
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.command == "extract":
         table = extract(args.results, args.metric, args.flagged)
-        text = json.dumps(table.record(), indent=1) + "\n"
+        text = json.dumps(table.to_json(), indent=1) + "\n"
         (args.out.write_text(text) if args.out else sys.stdout.write(text))
         print(f"{len(table.figures)} servers x {len(table.rounds)} rounds: {table.source}", file=sys.stderr)
         return
