@@ -17,6 +17,7 @@ from itertools import pairwise
 from statistics import median
 
 from mcpbench.analysis.capacity import instances_for, rejudged
+from mcpbench.results.model import document
 
 from .consolidate import Consolidated
 
@@ -108,7 +109,7 @@ def capacity_rows(cons: Consolidated) -> dict[str, list[CapacityRow]]:
     for name, view in cons.servers.items():
         rounds: dict[str, list[dict]] = {}
         for record in view.records:
-            for entry in rejudged(record.capacity)["rounds"] if record.capacity else []:
+            for entry in rejudged(document(record.capacity))["rounds"] if record.capacity else []:
                 rounds.setdefault(entry["mode"], []).append(entry)
         for mode, entries in rounds.items():
             by_mode.setdefault(mode, []).append(

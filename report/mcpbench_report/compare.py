@@ -40,7 +40,14 @@ from .changes import (
     figures_for,
     test_figure,
 )
-from .consolidate import MANIFEST_FINGERPRINT, Consolidated, MixedResultsError, consolidate, fingerprint_differences
+from .consolidate import (
+    MANIFEST_FINGERPRINT,
+    Consolidated,
+    MixedResultsError,
+    consolidate,
+    fingerprint_differences,
+    stack_of,
+)
 from .load import LoadKey, ResultsDir
 
 MIXED = "mixed"
@@ -114,8 +121,8 @@ def _row(cons: Consolidated, server: str, key: LoadKey) -> dict:
 
 
 def _versions(old: Consolidated, new: Consolidated, server: str) -> list[str]:
-    a, b = old.servers[server].manifest, new.servers[server].manifest
-    return [f"{k}: {a.get(k)} → {b.get(k)}" for k in MANIFEST_FINGERPRINT if a.get(k) != b.get(k)]
+    a, b = stack_of(old.servers[server].manifest), stack_of(new.servers[server].manifest)
+    return [f"{k}: {a[k]} → {b[k]}" for k in MANIFEST_FINGERPRINT if a[k] != b[k]]
 
 
 def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allow_mixed: bool = False,

@@ -21,6 +21,7 @@ from mcpbench.analysis import summary as analysis
 from mcpbench.analysis.stats import latency_stats
 from mcpbench.loads import Load, in_window, tool_calls
 from mcpbench.loads.timing import Timing
+from mcpbench.results import model
 from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON
 from mcpbench.results.model import TWIN_WHAT_IF, Summary, document
 from mcpbench.results.read import http_durations
@@ -80,14 +81,20 @@ def fingerprint_differences(dirs: list[ResultsDir]) -> list[str]:
     return out
 
 
+def stack_of(manifest: model.Server | None) -> dict[str, str | None]:
+    """The manifest's fields that identify the stack (MANIFEST_FINGERPRINT), None each without a manifest."""
+    return {key: getattr(manifest, key) if manifest else None for key in MANIFEST_FINGERPRINT}
+
+
 def manifest_differences(dirs: list[ResultsDir]) -> list[str]:
     """Servers measured in several results directories with different stacks (e.g. another SDK version)."""
     out = []
     names = sorted({n for d in dirs for n in d.servers})
     for name in names:
-        records = [(d.run_id, d.servers[name].manifest) for d in dirs if name in d.servers and d.servers[name].manifest]
+        stacks = [(d.run_id, stack_of(d.servers[name].manifest)) for d in dirs
+                  if name in d.servers and d.servers[name].manifest]
         for key in MANIFEST_FINGERPRINT:
-            values = {run_id: m.get(key) for run_id, m in records}
+            values = {run_id: stack[key] for run_id, stack in stacks}
             if len({repr(v) for v in values.values()}) > 1:
                 out.append(f"server {name} {key}: " + ", ".join(f"{v!r} ({r})" for r, v in values.items()))
     return out
@@ -613,15 +620,18 @@ class ServerView:
     groups: list[Group] = field(default_factory=list)
 
     @property
-    def manifest(self) -> dict:
-        for record in reversed(self.records):
-            if record.manifest:
-                return record.manifest
-        return {}
+    def manifest(self) -> model.Server | None:
+        """The newest server.json of its results directories (None: none has one)."""
+        return next((record.manifest for record in reversed(self.records) if record.manifest), None)
 
     @property
     def display_name(self) -> str:
-        return str(self.manifest.get("display_name") or self.name)
+        named = self.manifest.display_name if self.manifest else None
+        return named or self.name
+
+    @property
+    def language(self) -> str | None:
+        return self.manifest.language if self.manifest else None
 
     @property
     def measured(self) -> bool:
@@ -649,7 +659,7 @@ class Consolidated:
     @property
     def protocol_revisions(self) -> list[str]:
         """Every MCP protocol revision some server's manifest says its SDK accepts, oldest first."""
-        return sorted({rev for view in self.servers.values() for rev in view.manifest.get("protocols") or ()})
+        return sorted({rev for view in self.servers.values() if view.manifest for rev in view.manifest.protocols or ()})
 
     @property
     def kinds(self) -> list[type[Load]]:
@@ -658,7 +668,8 @@ class Consolidated:
 
     def point_of(self, server: str) -> str | None:
         """The dimension point a twin measures (`mcpbench dimension`), None for a server as it is."""
-        return self.servers[server].manifest.get("point") if server in self.servers else None
+        manifest = self.servers[server].manifest if server in self.servers else None
+        return manifest.point if manifest else None
 
     @property
     def headline(self) -> LoadKey:
@@ -749,8 +760,9 @@ class Consolidated:
     @property
     def twins(self) -> dict[str, str]:
         """--twin A/A twins: twin -> the server it is a second copy of (results.model.TWIN_WHAT_IF)."""
-        return {name: view.manifest["variant_of"] for name, view in self.servers.items()
-                if view.manifest.get("what_if") == TWIN_WHAT_IF and view.manifest.get("variant_of") in self.servers}
+        return {name: view.manifest.variant_of for name, view in self.servers.items()
+                if view.manifest and view.manifest.what_if == TWIN_WHAT_IF and view.manifest.variant_of is not None
+                and view.manifest.variant_of in self.servers}
 
     def self_checks(self) -> list[SelfCheck]:
         """The run's A/A self-checks (_self_checks)."""
@@ -951,7 +963,7 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
                                             result.rankings[key] if point is None else {})]
         for row in result.rows[key]:
             view = result.servers[row["server"]]
-            manifest = view.manifest
-            row.update(display_name=view.display_name, language=manifest.get("language"), sdk=manifest.get("sdk"),
-                       sdk_version=manifest.get("sdk_version"))
+            stack = stack_of(view.manifest)
+            row.update(display_name=view.display_name, language=stack["language"], sdk=stack["sdk"],
+                       sdk_version=stack["sdk_version"])
     return result

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from mcpbench.results import model
+
 from . import capacity as capacity_page
 from . import dimensions, stats
 from .consolidate import BOUND, RANKED, Consolidated
@@ -40,8 +42,10 @@ MILLION = 1_000_000
 SDK_KINDS = {"official": "official SDK", "community": "community SDK", "framework": "framework", "none": "no SDK"}
 
 
-def sdk_kind(manifest: dict) -> str:
-    kind = manifest.get("sdk_kind") or ("none" if str(manifest.get("sdk") or "").lower() == "none" else None)
+def sdk_kind(manifest: model.Server | None) -> str:
+    if manifest is None:
+        return "not stated"
+    kind = manifest.sdk_kind or ("none" if str(manifest.sdk or "").lower() == "none" else None)
     return SDK_KINDS.get(kind, "not stated") if kind is not None else "not stated"
 
 
@@ -121,7 +125,7 @@ class Decision:
 
 def _entry(cons: Consolidated, server: str, figure: float | None, fmt) -> Entry:
     view = cons.servers[server]
-    return Entry(server, view.display_name, str(view.manifest.get("language") or "—"), figure,
+    return Entry(server, view.display_name, str(view.language or "—"), figure,
                  fmt(figure) if figure is not None else "—")
 
 
@@ -242,9 +246,9 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     answers.append(_soak_answer(cons, soaks or []))
     answers += _dimension_answers(cons)
     by_language = []
-    languages = sorted({str(cons.servers[n].manifest.get("language") or "—") for n in rows})
+    languages = sorted({str(cons.servers[n].language or "—") for n in rows})
     for language in languages:
-        members = [n for n in rows if str(cons.servers[n].manifest.get("language") or "—") == language]
+        members = [n for n in rows if str(cons.servers[n].language or "—") == language]
         by_language.append(_from_ranking(cons, cpu, members, key=f"lang-{language}",
                                          question=f"{language}: most calls per CPU-second", source=source, **per_cpu))
     costs = _costs(cons, key, rows, capacity or {}, vcpu, gib, targets)
@@ -305,7 +309,7 @@ def _capacity_answer(cons: Consolidated, by_mode: dict) -> Answer:
     def fmt(r: capacity_page.CapacityRow) -> str:
         return f"{'≥ ' if r.lower_bound else ''}{r.median:,.0f} calls/s"
 
-    answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].manifest.get("language") or "—"),
+    answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].language or "—"),
                         r.median, fmt(r)) for r in tie]
     answer.source = f"mcpbench capacity, mode {mode}: median of each round's ladder"
     answer.note = ("told apart only when in every round one's capacity is at or above the step the other failed "
@@ -326,9 +330,8 @@ def _image_answer(cons: Consolidated) -> Answer:
     sizes = {}
     for name, view in cons.servers.items():
         for record in reversed(view.records):
-            image = getattr(record, "image", None) or {}
-            if image.get("image_size_mb") is not None:
-                sizes[name] = float(image["image_size_mb"])
+            if record.image is not None and record.image.image_size_mb is not None:
+                sizes[name] = float(record.image.image_size_mb)
                 break
     answer = Answer("image", "Smallest image", "MB", "not measured", evidence="index.html#servers",
                     note="container runtimes only (--runtime docker or swarm)")
@@ -352,7 +355,7 @@ def _soak_answer(cons: Consolidated, soaks: list) -> Answer:
     if not soaks:
         return answer
     passed = [r for r in soaks if r.document.get("verdict") == "pass"]
-    answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].manifest.get("language") or "—"),
+    answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].language or "—"),
                         None, "passed every criterion") for r in passed]
     answer.verdict = "tie" if len(passed) > 1 else "win" if passed else "not tested"
     answer.source = f"mcpbench soak: {len(passed)} of {len(soaks)} passed"
@@ -379,7 +382,7 @@ def _costs(cons: Consolidated, key: LoadKey, rows: dict, by_mode: dict, vcpu: fl
         rate = row.get("tool_calls_per_s")
         cpu_s, gib_s, money = cost_per_million(row.get("cpu_ms_per_call"), row.get("mem_avg_mb"), rate, vcpu, gib)
         view = cons.servers[name]
-        out.append(Cost(name, view.display_name, str(view.manifest.get("language") or "—"),
+        out.append(Cost(name, view.display_name, str(view.language or "—"),
                         "equal load" if key.equal_load else key.label, rate, cpu_s, gib_s, money))
     capacity_rows = next(iter(by_mode.values())) if by_mode else []
     for r in capacity_rows:
@@ -389,7 +392,7 @@ def _costs(cons: Consolidated, key: LoadKey, rows: dict, by_mode: dict, vcpu: fl
         cpu_ms = cpu_pct / 100 / r.median * 1000 if cpu_pct is not None and r.median else None
         cpu_s, gib_s, money = cost_per_million(cpu_ms, mem, r.median, vcpu, gib)
         view = cons.servers[r.server]
-        out.append(Cost(r.server, view.display_name, str(view.manifest.get("language") or "—"), "capacity",
+        out.append(Cost(r.server, view.display_name, str(view.language or "—"), "capacity",
                         r.median, cpu_s, gib_s, money, [r.sizing(t) for t in targets]))
     return sorted(out, key=lambda c: (c.basis, c.money_per_million is None, c.money_per_million or 0))
 

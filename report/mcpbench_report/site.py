@@ -242,8 +242,8 @@ class Site:
         self.chart_files: list[str] = []
         self.index_charts: list[str] = []     # set by the index page: what the first screen loads
         self.manifests = {name: view.manifest for name, view in cons.servers.items()}
-        self.env.globals["sdk_kind"] = lambda server: decision.sdk_kind(self.manifests.get(server) or {})
-        self.env.globals["sdk_kinds"] = sorted({decision.sdk_kind(m or {}) for m in self.manifests.values()})
+        self.env.globals["sdk_kind"] = lambda server: decision.sdk_kind(self.manifests.get(server))
+        self.env.globals["sdk_kinds"] = sorted({decision.sdk_kind(m) for m in self.manifests.values()})
 
     # -- figures several pages show ---------------------------------------------------------------------------
     @cached_property

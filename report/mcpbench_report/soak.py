@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from mcpbench.analysis import soak as criteria
+from mcpbench.results import model
 
 from .consolidate import Consolidated, request_timeout_s
 
@@ -44,7 +45,7 @@ def soak_rows(cons: Consolidated) -> list[SoakRow]:
         for record in view.records:
             if not record.soak:
                 continue
-            document, processes = criteria.rejudge(record.soak, record.path / record.soak["measurement"],
+            document, processes = criteria.rejudge(model.document(record.soak), record.path / record.soak.measurement,
                                                    request_timeout_s(record.results))
             rows.append(SoakRow(name, view.display_name, record.results.run_id, document, processes))
     return sorted(rows, key=lambda r: (r.display_name, r.run_id))

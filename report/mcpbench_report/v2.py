@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from mcpbench.results import model
+
 # Mean of 3 runs, 50 VUs, session mode; RPS = every HTTP request (the study counted warm-up and ramp too),
 # avg/p95 = HTTP request duration, RAM and CPU as the study reported them (docs/workload.md §5).
 PUBLISHED_COLUMNS = ("stack", "rps", "avg_ms", "p95_ms", "ram_mb", "cpu_pct")
@@ -62,9 +64,11 @@ def profile_differences(dirs: Sequence) -> list[str]:
     return out
 
 
-def published_name(server: str, manifest: Mapping | None = None) -> str | None:
-    if manifest and manifest.get("v2_name") in PUBLISHED:
-        return str(manifest["v2_name"])
+def published_name(server: str, manifest: model.Server | None = None) -> str | None:
+    # "v2_name" is a key of the manifest's own (server.json's open part), not a field of the format
+    named = (manifest.model_extra or {}).get("v2_name") if manifest else None
+    if named in PUBLISHED:
+        return str(named)
     if server in PUBLISHED:
         return server
     return ALIASES.get(server)
@@ -76,7 +80,7 @@ def _ratio(value, ref):
     return value / ref
 
 
-def comparison(rows: Sequence[Mapping], manifests: Mapping[str, Mapping], reference: str) -> dict:
+def comparison(rows: Sequence[Mapping], manifests: Mapping[str, model.Server | None], reference: str) -> dict:
     """Our rows (one load) and the published table as ratios to `reference` (our name of the server).
 
     Falls back to the first published server (by published RPS) measured here when the reference is not

@@ -35,7 +35,11 @@ def test_ratios_by_hand():
 
 def test_aliases_and_manifest_name():
     assert v2.published_name("java-spring") == "java"
-    assert v2.published_name("my-node", {"v2_name": "nodejs"}) == "nodejs"
+    manifest = model.Server.model_validate({
+        "name": "my-node", "display_name": "My Node", "language": "TypeScript", "runtime": "Node.js 22",
+        "sdk": "ts-sdk", "sdk_version": "1.0", "framework": None, "build": [], "run": ["node"],
+        "v2_name": "nodejs"})   # a key of the manifest's own, beside the format's fields
+    assert v2.published_name("my-node", manifest) == "nodejs"
     assert v2.published_name("unknown") is None
     rows = [row("rust", 1000.0, 2.0, 4.0, 10.0, 100.0), row("java-spring", 700.0, 3.0, 6.0, 300.0, 180.0)]
     cmp = v2.comparison(rows, {}, "rust")
