@@ -31,7 +31,7 @@ class CapacityRow:
     mode: str
     rounds: list[dict]                        # capacity.json rounds of this server and mode
     distinct_from_next: bool | None = None    # told apart from the row below (None: the last row)
-    curve: list[dict] = field(default_factory=list)  # the steps as chart rows (load = offered rate)
+    curve: list[LadderPoint] = field(default_factory=list)  # the steps as chart points
 
     @property
     def capacities(self) -> list[float]:
@@ -78,21 +78,33 @@ class CapacityRow:
                 "cpu_cores": instances * cpu / 100 if instances and cpu is not None else None, "why": None}
 
 
-def _curve(rounds: list[dict], display_name: str) -> list[dict]:
-    """The ladder as chart rows: per offered rate, the median over rounds of what was achieved and its
-    all-calls p99 (medians of per-round figures, for the chart only: no figure of the page is one)."""
+@dataclass(frozen=True)
+class LadderPoint:
+    """One offered rate of a server's ladders as the load-curve chart draws it (charts.CurvePoint): the medians
+    over its rounds of what was achieved and of the all-calls p99 — for the chart only: no figure of the page is
+    one. A ladder has no interval."""
+
+    load: float                        # the offered rate
+    tool_calls_per_s: float            # achieved
+    latency_all_p99_ms: float | None
+    dropped_iterations: int            # the most of any round
+    display_name: str
+    ci_low: None = None
+    ci_high: None = None
+
+
+def _curve(rounds: list[dict], display_name: str) -> list[LadderPoint]:
+    """The ladder as chart points, per offered rate."""
     by_rate: dict[float, list[dict]] = {}
     for entry in rounds:
         for step in entry["steps"]:
             by_rate.setdefault(step["rate_offered"], []).append(step)
-    rows = []
+    points = []
     for rate, steps in sorted(by_rate.items()):
         p99s = [s["p99_ms"] for s in steps if s["p99_ms"] is not None]
-        p99 = median(p99s) if p99s else None
-        rows.append({"load": rate, "tool_calls_per_s": median(s["rate_achieved"] for s in steps), "ci_low": None,
-                     "ci_high": None, "latency_all_p99_ms": p99, "latency_p99_ms": p99,
-                     "dropped_iterations": max(s["dropped_iterations"] for s in steps), "display_name": display_name})
-    return rows
+        points.append(LadderPoint(rate, median(s["rate_achieved"] for s in steps), median(p99s) if p99s else None,
+                                  max(s["dropped_iterations"] for s in steps), display_name))
+    return points
 
 
 def _apart(upper: CapacityRow, lower: CapacityRow) -> bool:

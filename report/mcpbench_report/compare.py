@@ -49,6 +49,7 @@ from .consolidate import (
     stack_of,
 )
 from .load import LoadKey, ResultsDir
+from .rows import Row
 
 MIXED = "mixed"
 
@@ -58,8 +59,8 @@ class Change:
     server: str
     display_name: str
     key: LoadKey
-    old: dict
-    new: dict
+    old: Row                           # the server's row at this load in OLD
+    new: Row
     headline: stats.Verdict            # figures_for(key)[0]: throughput, or CPU ms per call at an equal load
     p99: stats.Verdict
     versions: list[str]
@@ -116,8 +117,8 @@ class Comparison:
         return [c for c in self.changes if c.verdict in (REGRESSION, MIXED)]
 
 
-def _row(cons: Consolidated, server: str, key: LoadKey) -> dict:
-    return next(r for r in cons.rows[key] if r["server"] == server)
+def _row(cons: Consolidated, server: str, key: LoadKey) -> Row:
+    return next(r for r in cons.rows[key] if r.server == server)
 
 
 def _versions(old: Consolidated, new: Consolidated, server: str) -> list[str]:
@@ -197,8 +198,8 @@ def _style(verdict: str) -> str:
     return {REGRESSION: "bold red", IMPROVEMENT: "bold green", MIXED: "bold yellow"}.get(verdict, "")
 
 
-def _figure_text(c: Change, side: dict, figure: Figure) -> str:
-    value = side.get(figure.field)
+def _figure_text(c: Change, side: Row, figure: Figure) -> str:
+    value = figure.of(side)
     digits = 3 if figure is CPU else 1 if figure is THROUGHPUT else 2
     return "—" if value is None else f"{value:,.{digits}f}"
 
@@ -220,7 +221,7 @@ def _comparison_table(title: str, changes: list, wide: bool) -> Table:
             table.add_row(
                 c.display_name, c.key.label, figure.label,
                 f"{_figure_text(c, c.old, figure)} → {_figure_text(c, c.new, figure)}", _pct(head.relative), _sig(head),
-                f"{_ms(c.old['latency_all_p99_ms'])} → {_ms(c.new['latency_all_p99_ms'])}", _pct(p.relative), _sig(p),
+                f"{_ms(c.old.latency_all_p99_ms)} → {_ms(c.new.latency_all_p99_ms)}", _pct(p.relative), _sig(p),
                 Text(c.verdict, style=_style(c.verdict)))
         return table
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)

@@ -15,6 +15,7 @@ never overlap in any round).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -25,6 +26,7 @@ from . import capacity as capacity_page
 from . import dimensions, stats
 from .consolidate import BOUND, RANKED, Consolidated
 from .load import LoadKey
+from .rows import Row
 
 CLAIM_RULE = ("comparison with the best: a server is named alone only when its test against every other candidate "
               "is significant after Holm's correction within that question's own family (the leader against each "
@@ -167,9 +169,9 @@ def _from_ranking(cons: Consolidated, ranking: stats.Ranking | None, candidates:
     return answer
 
 
-def per_cpu_second(row: dict | None) -> float | None:
+def per_cpu_second(row: Row | None) -> float | None:
     """Calls per CPU-second from a ranked row's CPU ms per call: the CPU ranking's figure as its questions ask it."""
-    cpu_ms = (row or {}).get("cpu_ms_per_call")
+    cpu_ms = row.cpu_ms_per_call if row else None
     return 1000 / cpu_ms if cpu_ms else None
 
 
@@ -188,10 +190,11 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     rankings = cons.rankings.get(key, {})
     anchor = f"index.html#{'equal' if key.equal_load else 'efficiency'}-{key.slug}"
     source = key.label + (" (every server offered the same rate)" if key.equal_load else "")
-    rows = {r["server"]: r for r in cons.rows.get(key, [])}
+    rows = {r.server: r for r in cons.rows.get(key, [])}
 
-    def fig(field_name):
-        return lambda n: (rows.get(n) or {}).get(field_name)
+    def fig(pick: Callable[[Row], float | None]) -> Callable[[str], float | None]:
+        """A server's figure of its row (None: no row at this load)."""
+        return lambda n: pick(rows[n]) if n in rows else None
 
     def calls_per_cpu_s(n):   # the CPU ranking's figure, turned the way the question asks it
         return per_cpu_second(rows.get(n))
@@ -206,14 +209,14 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     if key.equal_load:
         answers.append(_from_ranking(
             cons, rankings.get("p99_"), None, key="p99", question="Lowest p99 latency at equal load",
-            unit="ms, all calls", figure=fig("latency_all_p99_ms"), fmt=_ms, evidence=anchor, source=source))
+            unit="ms, all calls", figure=fig(lambda r: r.latency_all_p99_ms), fmt=_ms, evidence=anchor, source=source))
     else:
         answers.append(Answer("p99", "Lowest p99 latency at equal load", "ms", "not measured",
                               note="no equal load in these results (run --equal-load)"))
     answers.append(_capacity_answer(cons, capacity or {}))
     answers.append(_from_ranking(
         cons, rankings.get("mem_"), None, key="mem-peak", question="Smallest memory at peak", unit="MiB",
-        figure=fig("mem_peak_mb_mean"), fmt=lambda v: f"{v:,.1f} MiB", evidence=anchor, source=source))
+        figure=fig(lambda r: r.mem_peak_mb_mean), fmt=lambda v: f"{v:,.1f} MiB", evidence=anchor, source=source))
     groups = {g.server: g for (s, k), g in cons.groups.items() if k == key and g.section() in (RANKED, BOUND)}
     for metric, qkey, question, fmt in (
             ("idle_mem_mb", "mem-idle", "Smallest memory at idle", lambda v: f"{v:,.1f} MiB"),
@@ -229,15 +232,15 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     answers.append(_image_answer(cons))
     # Budgets: the candidates are the servers whose every round stayed inside the budget; among them the
     # most calls per CPU-second, by the same ranking's tests (the leader among them against each of them).
-    within_mem = [n for n, r in rows.items() if r.get("per_run_mem_peak_mb") and
-                  all(v is not None and v <= budget_mb for v in r["per_run_mem_peak_mb"])]
+    within_mem = [n for n, r in rows.items() if r.per_run_mem_peak_mb and
+                  all(v is not None and v <= budget_mb for v in r.per_run_mem_peak_mb)]
     answers.append(_from_ranking(
         cons, cpu, within_mem, key="budget-mem", question=f"Most calls per CPU-second within {budget_mb:g} MiB",
         source=f"{source}; candidates: every round's peak ≤ {budget_mb:g} MiB ({len(within_mem)} of {len(rows)})",
         **per_cpu))
     if key.equal_load:
-        within_p99 = [n for n, r in rows.items() if r.get("latency_all_p99_ms") is not None
-                      and r["latency_all_p99_ms"] <= budget_p99_ms]
+        within_p99 = [n for n, r in rows.items() if r.latency_all_p99_ms is not None
+                      and r.latency_all_p99_ms <= budget_p99_ms]
         answers.append(_from_ranking(
             cons, cpu, within_p99, key="budget-p99",
             question=f"Most calls per CPU-second with p99 ≤ {budget_p99_ms:g} ms",
@@ -284,7 +287,7 @@ def _dimension_figure(table, figure: str, unit: str):
         return (table.rankings.get("cpu_"), lambda n: per_cpu_second(rows.get(n)),
                 lambda v: f"{v:,.0f} {unit}")
     if figure == "mem_peak":       # peak memory, lower is better, valid whatever capped the throughput
-        return (table.rankings.get("mem_"), lambda n: (rows.get(n) or {}).get("mem_peak_mb_mean"),
+        return (table.rankings.get("mem_"), lambda n: rows[n].mem_peak_mb_mean if n in rows else None,
                 lambda v: f"{v:,.1f} {unit}")
     figures = {cell.twin: cell.p50_ms for cell in table.cells}   # p50_all_calls: the section's latency ranking
     return table.latency, figures.get, _ms
@@ -375,12 +378,12 @@ def cost_per_million(cpu_ms_per_call: float | None, mem_mb: float | None, rate: 
     return cpu_s, gib_s, money
 
 
-def _costs(cons: Consolidated, key: LoadKey, rows: dict, by_mode: dict, vcpu: float, gib: float,
+def _costs(cons: Consolidated, key: LoadKey, rows: dict[str, Row], by_mode: dict, vcpu: float, gib: float,
            targets: tuple[float, ...]) -> list[Cost]:
     out = []
     for name, row in rows.items():
-        rate = row.get("tool_calls_per_s")
-        cpu_s, gib_s, money = cost_per_million(row.get("cpu_ms_per_call"), row.get("mem_avg_mb"), rate, vcpu, gib)
+        rate = row.tool_calls_per_s
+        cpu_s, gib_s, money = cost_per_million(row.cpu_ms_per_call, row.mem_avg_mb, rate, vcpu, gib)
         view = cons.servers[name]
         out.append(Cost(name, view.display_name, str(view.language or "—"),
                         "equal load" if key.equal_load else key.label, rate, cpu_s, gib_s, money))

@@ -19,6 +19,7 @@ from mcpbench.results.model import DimensionDecision, DimensionSection, ToolsLis
 
 from . import consolidate, stats
 from .consolidate import Consolidated, Group, LoadKey
+from .rows import Row
 from .stats import K
 
 LOAD_MODEL_BOUND = f"{HARNESS_BOUND_PREFIX}{LOAD_MODEL}"
@@ -28,7 +29,7 @@ LOAD_MODEL_BOUND = f"{HARNESS_BOUND_PREFIX}{LOAD_MODEL}"
 class Cell:
     server: str                  # the base server
     twin: str                    # what was measured (NAME-POINT, or the server itself)
-    row: dict                    # consolidate.rank's row: figures and rank
+    row: Row                     # consolidate.rank's row: figures and rank
     p50_ms: float | None         # every tool call, failures included, pooled over the rounds
     p99_ms: float | None
     list_p50_ms: float | None = None   # tools/list's own p50 (summary latency_ms.steps), the median over the rounds
@@ -51,7 +52,7 @@ class PointTable:
     latency: stats.Ranking | None = None
 
     @property
-    def rows(self) -> dict[str, dict]:
+    def rows(self) -> dict[str, Row]:
         """consolidate.rank's row of each twin, by its name (the names the rankings use)."""
         return {cell.twin: cell.row for cell in self.cells}
 
@@ -228,7 +229,7 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
         base_of = {g.server: base for base, g in groups.items()}
         cells = []
         for row in rows:
-            twin = row["server"]
+            twin = row.server
             group = groups[base_of[twin]]
             tools = listed[twin]
             cells.append(Cell(base_of[twin], twin, row, *_percentiles(group), step_p50(group, LIST_TOOLS),

@@ -323,11 +323,11 @@ class Site:
         writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
         for row in rows:
-            flat = dict(row)
-            flat["flags"] = ";".join(row["flags"])
-            flat["run_ids"] = ";".join(row["run_ids"])
-            flat["unpublishable_reasons"] = ";".join(row["unpublishable_reasons"])
-            flat["order_held"] = (row["order_held"] or {}).get("text")
+            flat = row.to_json()
+            flat["flags"] = ";".join(row.flags)
+            flat["run_ids"] = ";".join(row.run_ids)
+            flat["unpublishable_reasons"] = ";".join(row.unpublishable_reasons)
+            flat["order_held"] = row.throughput.order_held.text if row.throughput.order_held else None
             writer.writerow({k: ("" if flat.get(k) is None else flat.get(k)) for k in CSV_COLUMNS})
         (data / "results.csv").write_text(buf.getvalue())
         doc = {
@@ -338,7 +338,7 @@ class Site:
                         for d in self.cons.dirs],
             "differences": self.cons.differences, "slo_p99_ms": self.slo,
             "rules": rules(),
-            "rows": rows,
+            "rows": [row.to_json() for row in rows],
             "not_measured": [f.__dict__ for f in self.cons.failures],
         }
         (data / "results.json").write_text(json.dumps(doc, indent=1, default=json_default) + "\n")

@@ -10,6 +10,7 @@ from mcpbench.results.model import Recovery, StageFigures
 
 from .. import charts, stats
 from ..load import LoadKey
+from ..rows import Row
 from ..site import Site, slug
 from . import Page
 
@@ -45,9 +46,9 @@ def headline_charts(site: Site, key: LoadKey) -> dict[str, str]:
     series = {}
     colour = {}
     for row in rows:
-        group = cons.groups[(row["server"], key)]
-        series[row["display_name"]] = group.pooled_latency
-        colour[row["display_name"]] = site.colour[row["server"]]
+        group = cons.groups[(row.server, key)]
+        series[row.display_name or row.server] = group.pooled_latency
+        colour[row.display_name or row.server] = site.colour[row.server]
     equal = cons.equal_headline
     if cons.leads_with_equal_load and equal is not None:  # (it leads only when there is one)
         out["lead"] = site.chart(f"{equal.slug}-cpu", charts.cpu_bars, cons.equal_rows(equal),
@@ -114,12 +115,12 @@ def sweep_sections(site: Site) -> list[Sweep]:
     cons = site.cons
     sections = []
     for mode, kind_name in cons.sweeps():
-        curves: dict[str, list[dict]] = {}
+        curves: dict[str, list[Row]] = {}
         for key in cons.keys:
             if (key.mode, key.kind_name) != (mode, kind_name):
                 continue
             for row in cons.rows[key]:
-                curves.setdefault(row["server"], []).append(row)
+                curves.setdefault(row.server, []).append(row)
         curves = {s: rows for s, rows in curves.items() if len(rows) > 1}
         if not curves:
             continue
@@ -129,8 +130,8 @@ def sweep_sections(site: Site) -> list[Sweep]:
                          slo_p99_ms=site.slo, colour_of=site.colour)
         slo_rows = []
         for server, rows in sorted(curves.items()):
-            levels = [stats.Level(r["load"], r["latency_all_p99_ms"], r["error_rate"], r["dropped_iterations"],
-                                  r["tool_calls_per_s"]) for r in rows]
+            levels = [stats.Level(r.load, r.latency_all_p99_ms, r.error_rate, r.dropped_iterations, r.tool_calls_per_s)
+                      for r in rows]
             slo_rows.append(SloRow(server, cons.servers[server].display_name, stats.slo_peak(levels, site.slo),
                                    sorted(levels, key=lambda lv: lv.load)))
         slo_rows.sort(key=lambda r: -((r.best.throughput or 0.0) if r.best else -1))

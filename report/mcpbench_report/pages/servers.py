@@ -3,12 +3,15 @@ time series, latency distribution, sweeps and what-if variants."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mcpbench import loads as load_kinds
 from mcpbench.analysis.stats import latency_stats
 
 from .. import charts, decomposition
 from ..consolidate import Consolidated, Group
 from ..load import LoadKey
+from ..rows import Row
 from ..site import Site, slug
 from . import Page
 
@@ -32,7 +35,7 @@ class ServerPages(Page):
                                 [(run_label(r, group), r.timeseries) for r in group.runs],
                                 group.runs[0].window, title=f"{view.display_name} — {key.label}")
             runs = []
-            for r, ratio in zip(group.runs, row["per_run_round_ratio"], strict=True):
+            for r, ratio in zip(group.runs, row.per_run_round_ratio, strict=True):
                 s = r.summary
                 lat = latency_stats(r.latency_all)
                 server = s.resources.get("server")   # a component the sampler may have missed
@@ -61,7 +64,9 @@ class ServerPages(Page):
                                       title=title)
         per_tool = None
         if view.groups:
-            rows = [dict(row, display_name=key.label, rank="") for key, row in group_rows(cons, name)]
+            # each load a bar of its own, named by the load rather than by its rank and server
+            rows = [replace(row, display_name=key.label, throughput=replace(row.throughput, rank=""))
+                    for key, row in group_rows(cons, name)]
             per_tool = site.chart(f"server-{slug(name)}-per-tool", charts.per_tool_latency, rows,
                                   title=f"{view.display_name} — latency per tool (p50 dark, p99 light)")
         sweeps = []
@@ -88,12 +93,12 @@ def run_label(run, group: Group) -> str:
     return f"r{run.measurement.run}"
 
 
-def group_rows(cons: Consolidated, server: str) -> list[tuple[LoadKey, dict]]:
+def group_rows(cons: Consolidated, server: str) -> list[tuple[LoadKey, Row]]:
     """(load, row) of one server, the headline load first."""
     out = []
     for key in sorted(cons.keys, key=lambda k: k != cons.headline):
         for row in cons.rows.get(key, []):
-            if row["server"] == server:
+            if row.server == server:
                 out.append((key, row))
     return out
 
