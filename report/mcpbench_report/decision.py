@@ -104,7 +104,7 @@ class Cost:
     cpu_s_per_million: float | None
     gib_s_per_million: float | None
     money_per_million: float | None
-    instances: list[dict] = field(default_factory=list)   # capacity sizing per target rate
+    instances: list[capacity_page.Sizing] = field(default_factory=list)   # capacity sizing per target rate
 
 
 @dataclass
@@ -182,7 +182,7 @@ def _ms(v: float) -> str:
 def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p99_ms: float = 100.0,
            price_vcpu_hour: float | None = None, price_gib_hour: float | None = None,
            targets: tuple[float, ...] = capacity_page.DEFAULT_TARGETS, soaks: list | None = None,
-           capacity: dict | None = None) -> Decision:
+           capacity: dict[str, list[capacity_page.CapacityRow]] | None = None) -> Decision:
     examples = price_vcpu_hour is None and price_gib_hour is None
     vcpu = EXAMPLE_PRICE_VCPU_HOUR if price_vcpu_hour is None else price_vcpu_hour
     gib = EXAMPLE_PRICE_GIB_HOUR if price_gib_hour is None else price_gib_hour
@@ -293,7 +293,7 @@ def _dimension_figure(table, figure: str, unit: str):
     return table.latency, figures.get, _ms
 
 
-def _capacity_answer(cons: Consolidated, by_mode: dict) -> Answer:
+def _capacity_answer(cons: Consolidated, by_mode: dict[str, list[capacity_page.CapacityRow]]) -> Answer:
     answer = Answer("capacity", "Highest capacity under the SLO", "calls/s", "not measured",
                     evidence="capacity.html", note="no capacity run in these results (mcpbench capacity)")
     if not by_mode:
@@ -378,7 +378,8 @@ def cost_per_million(cpu_ms_per_call: float | None, mem_mb: float | None, rate: 
     return cpu_s, gib_s, money
 
 
-def _costs(cons: Consolidated, key: LoadKey, rows: dict[str, Row], by_mode: dict, vcpu: float, gib: float,
+def _costs(cons: Consolidated, key: LoadKey, rows: dict[str, Row],
+           by_mode: dict[str, list[capacity_page.CapacityRow]], vcpu: float, gib: float,
            targets: tuple[float, ...]) -> list[Cost]:
     out = []
     for name, row in rows.items():

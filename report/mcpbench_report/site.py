@@ -255,7 +255,7 @@ class Site:
         return decomposition.decomposition(self.cons)
 
     @cached_property
-    def capacity_rows(self) -> dict:
+    def capacity_rows(self) -> dict[str, list[capacity.CapacityRow]]:
         return capacity.capacity_rows(self.cons)
 
     @cached_property

@@ -364,7 +364,7 @@ def test_the_capacity_page_orders_capacities_and_sizes_a_deployment(tmp_path):
     rows = capacity_page.capacity_rows(consolidate(load.load([CAPACITY])))["session"]
     assert {r.server for r in rows} == {"rust", "go"} and all(r.lower_bound for r in rows)
     assert not any(r.distinct_from_next for r in rows) and "apart from the next" not in page.replace("not apart", "")
-    assert all(r.sizing(1000.0)["instances"] is None and "limit-unknown" in r.sizing(1000.0)["why"] for r in rows)
+    assert all(r.sizing(1000.0).instances is None and "limit-unknown" in r.sizing(1000.0).why for r in rows)
     assert "not sized: " in page
     assert (info.out / "charts" / "capacity-session.svg").exists() or any(
         p.name.startswith("capacity-session") for p in (info.out / "charts").iterdir())
