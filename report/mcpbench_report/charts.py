@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.typing import RcKeyType
 
+    from mcpbench.results.model import SoakResult
+
     from .changes import Figure
     from .history import ServerHistory
     from .rows import Row
@@ -387,11 +389,10 @@ def _below(upper: float | None, lower: float | None) -> float:
     return upper - lower if upper is not None and lower is not None else 0
 
 
-def soak_series(processes, document: Mapping, path: Path, title: str) -> None:
+def soak_series(processes, document: SoakResult, path: Path, title: str) -> None:
     """One soak over time: memory (RSS, the cgroup's), file descriptors, threads, and p99 per bucket, with
     the window, its baseline and end stretches shaded as the verdicts read them."""
-    window = document["window"]
-    start = window["start_s"]
+    start = document.window.start_s
     with _pyplot().rc_context(RC):
         fig, axes = _figure(9, 5.2, margins={"left": 0.08, "right": 0.98, "top": 0.9, "bottom": 0.09,
                                              "wspace": 0.22, "hspace": 0.45}, ncols=2, nrows=2)
@@ -409,11 +410,11 @@ def soak_series(processes, document: Mapping, path: Path, title: str) -> None:
         threads.plot(minutes, processes["threads"], color=PALETTE[4], linewidth=1)
         threads.set_ylabel("threads")
         threads.set_title("threads")
-        buckets = [b for b in document["buckets"] if b["p99_ms"] is not None]
-        p99.plot([(start + b["t_s"] + document["bucket_s"] / 2) / 60 for b in buckets], [b["p99_ms"] for b in buckets],
+        buckets = [b for b in document.buckets if b.p99_ms is not None]
+        p99.plot([(start + b.t_s + document.bucket_s / 2) / 60 for b in buckets], [b.p99_ms for b in buckets],
                  marker="o", color=PALETTE[3], linewidth=1)
         p99.set_ylabel("all-calls p99 (ms)")
-        p99.set_title(f"p99 per {document['bucket_s']:g} s")
+        p99.set_title(f"p99 per {document.bucket_s:g} s")
         p99.set_ylim(bottom=0)
         for ax in (memory, fds, threads, p99):
             ax.axvspan(0, start / 60, color="#eeeeee", zorder=0)  # ramp and warm-up: not judged

@@ -27,6 +27,7 @@ from . import dimensions, stats
 from .consolidate import BOUND, RANKED, Consolidated
 from .load import LoadKey
 from .rows import Row
+from .soak import SoakRow
 
 CLAIM_RULE = ("comparison with the best: a server is named alone only when its test against every other candidate "
               "is significant after Holm's correction within that question's own family (the leader against each "
@@ -181,7 +182,7 @@ def _ms(v: float) -> str:
 
 def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p99_ms: float = 100.0,
            price_vcpu_hour: float | None = None, price_gib_hour: float | None = None,
-           targets: tuple[float, ...] = capacity_page.DEFAULT_TARGETS, soaks: list | None = None,
+           targets: tuple[float, ...] = capacity_page.DEFAULT_TARGETS, soaks: list[SoakRow] | None = None,
            capacity: dict[str, list[capacity_page.CapacityRow]] | None = None) -> Decision:
     examples = price_vcpu_hour is None and price_gib_hour is None
     vcpu = EXAMPLE_PRICE_VCPU_HOUR if price_vcpu_hour is None else price_vcpu_hour
@@ -352,12 +353,12 @@ def _image_answer(cons: Consolidated) -> Answer:
     return answer
 
 
-def _soak_answer(cons: Consolidated, soaks: list) -> Answer:
+def _soak_answer(cons: Consolidated, soaks: list[SoakRow]) -> Answer:
     answer = Answer("soak", "Leak-free in the soak", "", "not measured", evidence="soak.html",
                     note="no soak in these results (mcpbench soak)")
     if not soaks:
         return answer
-    passed = [r for r in soaks if r.document.get("verdict") == "pass"]
+    passed = [r for r in soaks if r.document.verdict == "pass"]
     answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].language or "—"),
                         None, "passed every criterion") for r in passed]
     answer.verdict = "tie" if len(passed) > 1 else "win" if passed else "not tested"

@@ -32,7 +32,7 @@ class SoakRow:
     server: str
     display_name: str
     run_id: str
-    document: dict             # soak.json
+    document: model.SoakResult   # soak.json, judged again
     processes: pd.DataFrame    # processes.csv of its measurement
     chart: str | None = None
 
@@ -45,7 +45,8 @@ def soak_rows(cons: Consolidated) -> list[SoakRow]:
         for record in view.records:
             if not record.soak:
                 continue
-            document, processes = criteria.rejudge(model.document(record.soak), record.path / record.soak.measurement,
-                                                   request_timeout_s(record.results))
+            judged, processes = criteria.rejudge(model.document(record.soak), record.path / record.soak.measurement,
+                                                 request_timeout_s(record.results))
+            document = model.parsed(model.SoakResult, judged, record.path / model.SOAK_FILE)
             rows.append(SoakRow(name, view.display_name, record.results.run_id, document, processes))
     return sorted(rows, key=lambda r: (r.display_name, r.run_id))
