@@ -62,12 +62,12 @@ def dotted(data: dict | BaseModel, path: str) -> Any:
 
 
 # A setting of run.json's config or environment, as the fingerprint compares it.
-Setting = str | int | float | bool | None
+SettingValue = str | int | float | bool | None
 
 
-def fingerprint(results: ResultsDir) -> dict[str, Setting]:
+def fingerprint(results: ResultsDir) -> dict[str, SettingValue]:
     """What must be equal for results to be merged: the fingerprint's dotted keys and their values."""
-    fp: dict[str, Setting] = {f"config.{k}": dotted(results.config, k) for k in CONFIG_FINGERPRINT}
+    fp: dict[str, SettingValue] = {f"config.{k}": dotted(results.config, k) for k in CONFIG_FINGERPRINT}
     for k in ENVIRONMENT_FINGERPRINT:
         value = dotted(results.environment, k)
         if k == "memory_gb" and isinstance(value, (int, float)):

@@ -35,6 +35,7 @@ from mcpbench.results import model
 from . import stats
 from .consolidate import Consolidated, Group, RunData
 from .load import LoadKey
+from .stats import K
 
 NO_SDK = "none"  # a manifest's `sdk` for the hand-written reference (servers/baseline)
 PAIRABLE_FLAGS = frozenset({f"{analysis.HARNESS_BOUND_PREFIX}{analysis.LOAD_MODEL}"})  # see the module's doc
@@ -64,9 +65,9 @@ def beyond(ratio: Ratio | None, margin: float = FINDING_MARGIN) -> bool:
                 and (ratio.high < 1 - margin or ratio.low > 1 + margin))
 
 
-def paired_ratio(a: dict, b: dict, load: str) -> Ratio | None:
+def paired_ratio(a: Mapping[K, float | None], b: Mapping[K, float | None], load: str) -> Ratio | None:
     """a / b over the rounds both have a positive figure for."""
-    logs = [math.log(a[k] / b[k]) for k in a if k in b and a[k] and b[k] and a[k] > 0 and b[k] > 0]
+    logs = [math.log(x / y) for k, x in a.items() if (y := b.get(k)) and x and x > 0 and y > 0]
     if not logs:
         return None
     mean = float(np.mean(logs))
@@ -86,7 +87,7 @@ FIGURES: dict[str, Callable[[RunData], float | None]] = {
 }
 
 
-def _by_round(group: Group, figure: str) -> dict:
+def _by_round(group: Group, figure: str) -> dict[tuple[str, int], float | None]:
     """A figure per round, of the clean measurements only (no flag but PAIRABLE_FLAGS)."""
     return {run.round_id: FIGURES[figure](run) for run in group.runs if set(run.flags) <= PAIRABLE_FLAGS}
 
