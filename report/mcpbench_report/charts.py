@@ -78,7 +78,7 @@ def _save(fig, path: Path) -> None:
     _pyplot().close(fig)
 
 
-def _figure(width: float, height: float, margins: dict | None = None, **kwargs):
+def _figure(width: float, height: float, margins: dict[str, float] | None = None, **kwargs):
     """A figure; with `margins` (fractions for subplots_adjust) the layout is fixed, which draws about twice
     as fast as the constrained layout used otherwise (that one is needed where label widths vary)."""
     with _pyplot().rc_context(RC):

@@ -204,7 +204,7 @@ def _figure_text(c: Change, side: Row, figure: Figure) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
-def _comparison_table(title: str, changes: list, wide: bool) -> Table:
+def _comparison_table(title: str, changes: list[Change], wide: bool) -> Table:
     """`mcpbench compare`: narrow, one line per server and load (the headline figure's and p99's changes, the
     verdict); wide, the old and new figures and the tests beside them."""
     if wide:

@@ -52,7 +52,7 @@ class MixedResultsError(ResultsError):
                          "\n(pass --allow-mixed to merge them anyway; the report will list these differences)")
 
 
-def dotted(data: dict | BaseModel, path: str) -> Any:
+def dotted(data: Mapping[str, Any] | BaseModel, path: str) -> Any:
     value: Any = document(data) if isinstance(data, BaseModel) else data
     for part in path.split("."):
         if not isinstance(value, dict):

@@ -19,6 +19,7 @@ from mcpbench.results.model import DimensionDecision, DimensionSection, ToolsLis
 
 from . import consolidate, stats
 from .consolidate import Consolidated, Group, LoadKey
+from .load import ResultsDir
 from .rows import Row
 from .stats import K
 
@@ -332,7 +333,7 @@ def latency_ranking(groups: dict[str, Group], cells: list[Cell], alpha: float) -
                       figures={n: pooled.get(n) for n in candidates}, alpha=alpha)
 
 
-def dimension_runs(cons: Consolidated) -> list:
+def dimension_runs(cons: Consolidated) -> list[ResultsDir]:
     return [d for d in cons.dirs if d.config.dimension is not None]
 
 

@@ -281,11 +281,11 @@ class Site:
 
     # -- figures several pages show ---------------------------------------------------------------------------
     @cached_property
-    def soaks(self) -> list:
+    def soaks(self) -> list[soak.SoakRow]:
         return soak.soak_rows(self.cons)
 
     @cached_property
-    def decomposition(self) -> list:
+    def decomposition(self) -> list[decomposition.DecompositionRow]:
         return decomposition.decomposition(self.cons)
 
     @cached_property

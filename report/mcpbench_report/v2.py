@@ -12,10 +12,22 @@ from typing import Protocol
 
 from mcpbench.results import model
 
+
+@dataclass(frozen=True)
+class Published:
+    """One server of the study, as it reported it."""
+
+    stack: str
+    rps: float
+    avg_ms: float
+    p95_ms: float
+    ram_mb: float
+    cpu_pct: float
+
+
 # Mean of 3 runs, 50 VUs, session mode; RPS = every HTTP request (the study counted warm-up and ramp too),
 # avg/p95 = HTTP request duration, RAM and CPU as the study reported them (docs/workload.md §5).
-PUBLISHED_COLUMNS = ("stack", "rps", "avg_ms", "p95_ms", "ram_mb", "cpu_pct")
-PUBLISHED: dict[str, dict] = {name: dict(zip(PUBLISHED_COLUMNS, row, strict=True)) for name, row in {
+PUBLISHED: dict[str, Published] = {name: Published(*row) for name, row in {
     "rust": ("rmcp 0.17 + Tokio + deadpool-redis", 4845, 5.09, 10.99, 10.9, 117.9),
     "quarkus": ("Quarkus 3.31 MCP server (Vert.x)", 4739, 4.04, 8.13, 194.5, 161.7),
     "go": ("Go MCP SDK + tuned http.Transport", 3616, 6.87, 17.62, 23.9, 209.9),
@@ -39,7 +51,7 @@ ALIASES = {"java-spring": "java", "spring": "java", "spring-mvc": "java", "java-
 PUBLISHED_CPUS_PER_SERVER = 2.0
 PUBLISHED_HOST_VCPUS = 8
 
-# (label, our row key, published key, higher is better). RPS = (initialize + tools/call + tools/list) / s, the
+# (label, our row's field, the study's field, higher is better). RPS = (initialize + tools/call + tools/list) / s, the
 # study's `mcp_requests` counter: over the measured window, and over the whole k6 run as the study counted it.
 # avg / p95 = tools/call request durations, every call sent (the study averaged per-tool percentiles; we pool
 # the samples and never average percentiles).
@@ -177,10 +189,10 @@ def comparison(rows: Sequence[Measured], manifests: Mapping[str, model.Server | 
         if name not in ours:
             continue
         row = ours[name]
-        metrics = [Metric(label, getattr(row, our_key), pub[pub_key],
+        metrics = [Metric(label, getattr(row, our_key), getattr(pub, pub_key),
                           _ratio(getattr(row, our_key), getattr(ref_ours, our_key)),
-                          _ratio(pub[pub_key], ref_pub[pub_key]), higher_better)
+                          _ratio(getattr(pub, pub_key), getattr(ref_pub, pub_key)), higher_better)
                    for label, our_key, pub_key, higher_better in METRICS]
-        out.append(SideBySide(name, row.server, row.display_name or row.server, pub["stack"], metrics,
+        out.append(SideBySide(name, row.server, row.display_name or row.server, pub.stack, metrics,
                               list(row.flags or []), row.runs, bool(row.harness_bound), row.limited_by_text))
     return Comparison(ref_ours.server, out, note, [n for n in PUBLISHED if n not in ours], ref_name)
