@@ -8,7 +8,7 @@ samples of all runs (measured window only) through mcpbench.stats.latency_stats.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import groupby, pairwise
@@ -540,6 +540,34 @@ def _round_spreads(groups: list[Group]) -> dict[str, RoundSpread]:
     return out
 
 
+@dataclass
+class _Standing:
+    """One load's rows while rank makes its rankings: each server's figures (a ranking's moderated interval
+    written over its figure's) and its placing in each ranking by prefix."""
+
+    groups: dict[str, Group]
+    figures: dict[str, Figures]
+    placed: dict[str, dict[str, Placing]]
+
+    def rank(self, names: list[str], metric: str, prefix: str, runs: Mapping[str, int], *, higher_better: bool,
+             alpha: float, positions: bool = False, pooled: str | None = None) -> stats.Ranking:
+        """Rank `names` on a per-round figure (ordered by a pooled one when given) and place them."""
+        ranking = stats.rank({n: self.groups[n].by_round(metric) for n in names}, higher_better=higher_better,
+                             figures={n: getattr(self.figures[n], pooled) for n in names} if pooled else None,
+                             alpha=alpha)
+        self.figures.update({n: _moderated(self.figures[n], prefix, ranking.intervals.get(n)) for n in ranking.order})
+        held = _orders_held(ranking.order, self.groups, metric, higher_better)
+        self.placed[prefix].update(_placings(ranking, runs, held, positions))
+        return ranking
+
+    def apart(self, names: list[str], rank_note: Callable[[str], str]) -> None:
+        """Rows shown apart from the throughput ranking (harness-limited, not publishable), with why."""
+        self.placed[""].update({n: Placing(ranked=False, rank_note=rank_note(n)) for n in names})
+
+    def by_throughput(self, names: list[str]) -> list[str]:
+        return sorted(names, key=lambda n: -(self.figures[n].tool_calls_per_s or 0))
+
+
 def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, stats.Ranking] | None = None,
          apart: dict[str, str] | None = None) -> list[Row]:
     """Rows of one load: harness-limited rows first (no rank), then the ranked sections (TIER_RULE with Holm
@@ -550,54 +578,39 @@ def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, st
     rankings = {} if rankings is None else rankings
     apart = apart or {}
     by_name = {g.server: g for g in groups}
-    figures = {g.server: g.figures() for g in groups}
     section = {n: UNPUBLISHABLE if n in apart else g.section() for n, g in by_name.items()}
     efficiency_section = {n: UNPUBLISHABLE if n in apart else g.efficiency_section() for n, g in by_name.items()}
-    placed: dict[str, dict[str, Placing]] = {prefix: {} for prefix in RANKINGS}
-    bound_text = {}
-    ordered: list[str] = []
-    bound = sorted((n for n in by_name if section[n] == BOUND), key=lambda n: -(figures[n].tool_calls_per_s or 0))
-    for name in bound:
-        placed[""][name] = Placing(ranked=False, rank_note=figures[name].limited_by_text)
-        bound_text[name] = f"≥ {figures[name].tool_calls_per_s:,.1f} calls/s — {figures[name].limited_by_text}"
-    ordered += bound
+    standing = _Standing(by_name, {g.server: g.figures() for g in groups}, {prefix: {} for prefix in RANKINGS})
+    figures = standing.figures
+    bound = standing.by_throughput([n for n in by_name if section[n] == BOUND])
+    standing.apart(bound, lambda n: figures[n].limited_by_text)
+    ordered = list(bound)
     for part in RANKED_SECTIONS:
         names = [n for n in by_name if section[n] == part]
-        ranking = stats.rank({n: by_name[n].by_round("tool_calls_per_s") for n in names}, higher_better=True,
-                             alpha=alpha)
-        figures.update({n: _moderated(figures[n], "", ranking.intervals.get(n)) for n in ranking.order})
-        placed[""].update(_placings(ranking, {n: figures[n].runs for n in names},
-                                    _orders_held(ranking.order, by_name, "tool_calls_per_s", True)))
+        ranking = standing.rank(names, "tool_calls_per_s", "", {n: figures[n].runs for n in names},
+                                higher_better=True, alpha=alpha)
         if part == RANKED:
             rankings[""] = ranking
         ordered += ranking.order
-    rest = sorted((n for n in by_name if section[n] == UNPUBLISHABLE),
-                  key=lambda n: -(figures[n].tool_calls_per_s or 0))
-    for name in rest:
-        placed[""][name] = Placing(ranked=False, rank_note=apart.get(name, "not publishable"))
+    rest = standing.by_throughput([n for n in by_name if section[n] == UNPUBLISHABLE])
+    standing.apart(rest, lambda n: apart.get(n, "not publishable"))
     ordered += rest
     # efficiency: CPU ms per successful call and per-run peak memory, lower is better, same rules
     for part in RANKED_SECTIONS:
         names = [n for n in by_name if efficiency_section[n] == part]
         for metric, prefix in (("cpu_ms_per_call", "cpu_"), ("mem_peak_mb", "mem_")):
-            ranking = stats.rank({n: by_name[n].by_round(metric) for n in names}, higher_better=False, alpha=alpha)
-            figures.update({n: _moderated(figures[n], prefix, ranking.intervals.get(n)) for n in ranking.order})
-            placed[prefix].update(_placings(ranking, _rounds_with(by_name, names, metric),
-                                            _orders_held(ranking.order, by_name, metric, False), positions=True))
+            ranking = standing.rank(names, metric, prefix, _rounds_with(by_name, names, metric), higher_better=False,
+                                    alpha=alpha, positions=True)
             if part == RANKED:
                 rankings[prefix] = ranking
-    key = groups[0].key if groups else None
-    if key is not None and key.equal_load:
+    if groups and groups[0].key.equal_load:
         # Every server was offered the same rate: how fast each answered compares them too (not where the
         # harness limited it, nor where any reason stands against publication).
         names = [n for n in by_name if section[n] in RANKED_SECTIONS]
         for metric, prefix, pooled in LATENCY_RANKINGS:
-            ranking = stats.rank({n: by_name[n].by_round(metric) for n in names}, higher_better=False,
-                                 figures={n: getattr(figures[n], pooled) for n in names}, alpha=alpha)
-            figures.update({n: _moderated(figures[n], prefix, ranking.intervals.get(n)) for n in ranking.order})
-            placed[prefix].update(_placings(ranking, _rounds_with(by_name, names, metric),
-                                            _orders_held(ranking.order, by_name, metric, False)))
-            rankings[prefix] = ranking
+            rankings[prefix] = standing.rank(names, metric, prefix, _rounds_with(by_name, names, metric),
+                                             higher_better=False, alpha=alpha, pooled=pooled)
+    placed = standing.placed
     for name, why in apart.items():
         if name in by_name:
             for prefix in RANKINGS[1:]:
@@ -610,7 +623,12 @@ def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, st
                 cv_round_ratio_rounds=spreads[n].rounds, throughput=placed[""][n],
                 cpu=placed["cpu_"].get(n, Placing()), mem=placed["mem_"].get(n, Placing()),
                 p50=placed["p50_"].get(n, Placing()), p99=placed["p99_"].get(n, Placing()),
-                bound_text=bound_text.get(n)) for n in ordered]
+                bound_text=_bound_text(figures[n]) if section[n] == BOUND else None) for n in ordered]
+
+
+def _bound_text(figures: Figures) -> str:
+    """A harness-limited row's figure: a lower bound, with what limited it."""
+    return f"≥ {figures.tool_calls_per_s:,.1f} calls/s — {figures.limited_by_text}"
 
 
 def _limited_by_text(flags: list[str]) -> str:
