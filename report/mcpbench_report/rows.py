@@ -14,10 +14,6 @@ from mcpbench.analysis.stats import Latency
 Json = str | int | float | bool | None | Sequence["Json"] | Mapping[str, "Json"]
 
 
-def held_text(held: int, shared: int) -> str:
-    return f"held in {held}/{shared} round{'s' if shared != 1 else ''}" if shared else "no shared round"
-
-
 @dataclass(frozen=True)
 class OrderHeld:
     """In how many of the rounds both were measured in a row was strictly ahead of the next row of its ranking."""
@@ -28,7 +24,9 @@ class OrderHeld:
 
     @property
     def text(self) -> str:
-        return held_text(self.held, self.rounds)
+        if not self.rounds:
+            return "no shared round"
+        return f"held in {self.held}/{self.rounds} round{'s' if self.rounds != 1 else ''}"
 
     def to_json(self) -> dict[str, Json]:
         return {"next": self.next, "held": self.held, "rounds": self.rounds, "text": self.text}
