@@ -26,6 +26,7 @@ from pathlib import Path
 from mcpbench_report import stats, validation
 from mcpbench_report.consolidate import consolidate
 from mcpbench_report.load import load
+from mcpbench_report.rows import Row
 
 METRICS = {"cpu_ms_per_call": False, "p99_all": False, "mem_peak_mb": False, "tool_calls_per_s": True}
 
@@ -35,9 +36,10 @@ def extract(path: Path, metric: str, flagged: bool = False) -> validation.Table:
     key = cons.headline if metric == "tool_calls_per_s" else cons.equal_headline
     if key is None:
         raise SystemExit(f"{path}: no equal load to take {metric} from")
-    section = "section" if metric == "tool_calls_per_s" else "efficiency_section"
-    names = [r["server"] for r in cons.rows[key]
-             if (flagged or r[section] == "ranked") and r["server"] not in cons.twins]
+    def ranked(row: Row) -> bool:
+        return (row.section if metric == "tool_calls_per_s" else row.efficiency_section) == "ranked"
+
+    names = [r.server for r in cons.rows[key] if (flagged or ranked(r)) and r.server not in cons.twins]
     figures = {n: {rnd: v for (_, rnd), v in cons.groups[(n, key)].by_round(metric).items() if v} for n in names}
     rows = "every row, flagged measurements included" if flagged else "the ranked rows"
     return validation.Table(figures, METRICS[metric], f"{cons.dirs[0].run_id} {key.label} {metric}, {rows}").complete()
@@ -45,7 +47,7 @@ def extract(path: Path, metric: str, flagged: bool = False) -> validation.Table:
 
 def table_of(path: Path, metric: str) -> validation.Table:
     if path.is_file():
-        return validation.Table.from_record(json.loads(path.read_text()))
+        return validation.Table.from_json(json.loads(path.read_text()))
     return extract(path, metric)
 
 
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.command == "extract":
         table = extract(args.results, args.metric, args.flagged)
-        text = json.dumps(table.record(), indent=1) + "\n"
+        text = json.dumps(table.to_json(), indent=1) + "\n"
         (args.out.write_text(text) if args.out else sys.stdout.write(text))
         print(f"{len(table.figures)} servers x {len(table.rounds)} rounds: {table.source}", file=sys.stderr)
         return

@@ -40,7 +40,7 @@ def per_round(paths: list[Path], metric: str) -> list[dict[str, dict]]:
             continue
         # Every server with a figure, except where a limit of the harness set it (a throughput that is a
         # lower bound moves with the harness, not the server); CPU per call stays the server's.
-        names = [r["server"] for r in cons.rows[key] if metric == "cpu_ms_per_call" or not r["harness_bound"]]
+        names = [r.server for r in cons.rows[key] if metric == "cpu_ms_per_call" or not r.harness_bound]
         out.append({n: {rnd: v for (_, rnd), v in cons.groups[(n, key)].by_round(metric).items() if v}
                     for n in names})
     return out

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from . import stats
 from .consolidate import Group
 from .load import LoadKey
+from .rows import Row
 
 REGRESSION, IMPROVEMENT, UNCHANGED, NOT_TESTED = "regression", "improvement", "no significant change", "not tested"
 
@@ -17,17 +18,29 @@ REGRESSION, IMPROVEMENT, UNCHANGED, NOT_TESTED = "regression", "improvement", "n
 @dataclass(frozen=True)
 class Figure:
     """A figure compare and history test: its row field (the figure shown), the per-round figure the test pairs,
-    whether lower is better, and its label."""
+    whether lower is better, its label, and the row fields of its 95 % interval."""
 
     field: str
     per_run: str
     lower_better: bool
     label: str
+    low: str
+    high: str
+
+    def of(self, row: Row) -> float | None:
+        """The figure as the row shows it."""
+        value: float | None = getattr(row, self.field)
+        return value
+
+    def interval_of(self, row: Row) -> tuple[float | None, float | None]:
+        return getattr(row, self.low), getattr(row, self.high)
 
 
-THROUGHPUT = Figure("tool_calls_per_s", "tool_calls_per_s", False, "tool calls/s")
-CPU = Figure("cpu_ms_per_call", "cpu_ms_per_call", True, "CPU ms per call")
-P99 = Figure("latency_all_p99_ms", "p99_all", True, "p99 ms (all calls)")
+THROUGHPUT = Figure("tool_calls_per_s", "tool_calls_per_s", False, "tool calls/s", "ci_low", "ci_high")
+CPU = Figure("cpu_ms_per_call", "cpu_ms_per_call", True, "CPU ms per call", "cpu_ms_per_call_ci_low",
+             "cpu_ms_per_call_ci_high")
+P99 = Figure("latency_all_p99_ms", "p99_all", True, "p99 ms (all calls)", "p99_all_round_ci_low",
+             "p99_all_round_ci_high")
 
 
 def figures_for(key: LoadKey) -> tuple[Figure, Figure]:
@@ -77,7 +90,7 @@ def test_figure(old: dict[str, Group], new: dict[str, Group], figure: Figure, *,
     names = [n for n in new if n in old]
     bound = {n: (old[n].harness_bound, new[n].harness_bound) for n in names}
 
-    def per_run(groups: dict[str, Group]) -> dict:
+    def per_run(groups: dict[str, Group]) -> dict[str, dict[tuple[str, int], float | None]]:
         return {n: groups[n].by_round(figure.per_run) for n in names}
 
     def bounded(n: str, relative: float | None) -> str | None:

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -19,6 +19,12 @@ from mcpbench.loads import Load
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.typing import RcKeyType
+
+    from mcpbench.results.model import SoakResult
+
+    from .changes import Figure
+    from .history import ServerHistory
+    from .rows import Row
 
 
 @cache
@@ -72,7 +78,7 @@ def _save(fig, path: Path) -> None:
     _pyplot().close(fig)
 
 
-def _figure(width: float, height: float, margins: dict | None = None, **kwargs):
+def _figure(width: float, height: float, margins: dict[str, float] | None = None, **kwargs):
     """A figure; with `margins` (fractions for subplots_adjust) the layout is fixed, which draws about twice
     as fast as the constrained layout used otherwise (that one is needed where label widths vary)."""
     with _pyplot().rc_context(RC):
@@ -83,12 +89,12 @@ def _figure(width: float, height: float, margins: dict | None = None, **kwargs):
         return fig, axes
 
 
-def _label(row: Mapping, prefix: str = "") -> str:
+def _label(row: Row, prefix: str = "") -> str:
     """The server's name after its rank in the chart's own ranking (prefix: "" throughput, "cpu_" …)."""
     if prefix:
-        return f"{row.get(f'{prefix}rank') or ''}  {row.get('display_name') or row['server']}".strip()
-    rank = row.get("rank") or ("≥" if row.get("harness_bound") else "")
-    return f"{rank}  {row.get('display_name') or row['server']}".strip()
+        return f"{row.placing(prefix).rank or ''}  {row.display_name or row.server}".strip()
+    rank = row.throughput.rank or ("≥" if row.harness_bound else "")
+    return f"{rank}  {row.display_name or row.server}".strip()
 
 
 def _log(ax, axis: str = "x") -> None:
@@ -108,34 +114,35 @@ def _fmt(value: float) -> str:
     return f"{value:.2f}"
 
 
-def throughput_bars(rows: Sequence[Mapping], path: Path, title: str,
+def throughput_bars(rows: Sequence[Row], path: Path, title: str,
                     colour_of: Mapping[str, str] | None = None) -> None:
     """Horizontal bars of the geometric mean of tool calls/s with the 95 % interval as error bars, best on top."""
     _interval_bars(rows, path, title, colour_of, "tool_calls_per_s", "ci_low", "ci_high",
                    "successful tool calls per second (geometric mean of runs; error bar: 95 % interval, ×/÷)", "")
 
 
-def cpu_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: Mapping[str, str] | None = None) -> None:
+def cpu_bars(rows: Sequence[Row], path: Path, title: str, colour_of: Mapping[str, str] | None = None) -> None:
     """Horizontal bars of the geometric mean of server CPU ms per successful call with the 95 % interval, best
     (lowest) on top."""
-    _interval_bars([r for r in rows if r.get("cpu_ms_per_call") is not None], path, title, colour_of,
+    _interval_bars([r for r in rows if r.cpu_ms_per_call is not None], path, title, colour_of,
                    "cpu_ms_per_call", "cpu_ms_per_call_ci_low", "cpu_ms_per_call_ci_high",
                    "server CPU milliseconds per successful call "
                    "(geometric mean of rounds; error bar: 95 % interval, ×/÷; lower is better)",
                    "cpu_")
 
 
-def _interval_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: Mapping[str, str] | None,
+def _interval_bars(rows: Sequence[Row], path: Path, title: str, colour_of: Mapping[str, str] | None,
                    value: str, low: str, high: str, xlabel: str, rank_prefix: str) -> None:
     with _pyplot().rc_context(RC):
         fig, ax = _figure(8, 1.0 + 0.42 * len(rows))
         rows = list(rows)[::-1]
         y = np.arange(len(rows))
-        means = np.array([r[value] or 0 for r in rows])
-        lo = np.array([r[low] if r[low] is not None else m for r, m in zip(rows, means, strict=True)])
-        hi = np.array([r[high] if r[high] is not None else m for r, m in zip(rows, means, strict=True)])
-        col = colour_of or colours([r["server"] for r in rows])
-        ax.barh(y, means, color=[col[r["server"]] for r in rows], height=0.6)
+        means = np.array([getattr(r, value) or 0 for r in rows])
+        lows, highs = [getattr(r, low) for r in rows], [getattr(r, high) for r in rows]
+        lo = np.array([v if v is not None else m for v, m in zip(lows, means, strict=True)])
+        hi = np.array([v if v is not None else m for v, m in zip(highs, means, strict=True)])
+        col = colour_of or colours([r.server for r in rows])
+        ax.barh(y, means, color=[col[r.server] for r in rows], height=0.6)
         ax.errorbar(means, y, xerr=[np.clip(means - lo, 0, None), np.clip(hi - means, 0, None)], fmt="none",
                     ecolor="#222222", capsize=3, linewidth=1)
         for yi, m, h in zip(y, means, hi, strict=True):
@@ -148,15 +155,16 @@ def _interval_bars(rows: Sequence[Mapping], path: Path, title: str, colour_of: M
         _save(fig, path)
 
 
-def latency_percentiles(rows: Sequence[Mapping], path: Path, title: str) -> None:
+def latency_percentiles(rows: Sequence[Row], path: Path, title: str) -> None:
     """p50 / p95 / p99 of the pooled tool-call latency per server, log scale."""
     with _pyplot().rc_context(RC):
         fig, ax = _figure(8, 1.2 + 0.55 * len(rows))
         rows = list(rows)[::-1]
         y = np.arange(len(rows))
         h = 0.26
-        for i, p in enumerate(("p50", "p95", "p99")):
-            vals = [r.get(f"latency_all_{p}_ms", r.get(f"latency_{p}_ms")) or np.nan for r in rows]
+        for i, (p, pick) in enumerate((("p50", lambda r: r.latency_all_p50_ms), ("p95", lambda r: r.latency_all_p95_ms),
+                                       ("p99", lambda r: r.latency_all_p99_ms))):
+            vals = [pick(r) or np.nan for r in rows]
             ax.barh(y + (i - 1) * h, vals, height=h, color=PERCENTILE_COLOURS[p], label=p)
         _log(ax, "x")
         ax.set_yticks(y, [_label(r) for r in rows])
@@ -167,9 +175,9 @@ def latency_percentiles(rows: Sequence[Mapping], path: Path, title: str) -> None
         _save(fig, path)
 
 
-def per_tool_latency(rows: Sequence[Mapping], path: Path, title: str) -> None:
+def per_tool_latency(rows: Sequence[Row], path: Path, title: str) -> None:
     """One panel per tool: p99 (light bar) with p50 (dark bar) per server, log scale."""
-    tools = sorted({t for r in rows for t in (r.get("per_tool") or {})})
+    tools = sorted({t for r in rows for t in r.per_tool})
     if not tools:
         tools = ["(none)"]
     with _pyplot().rc_context(RC):
@@ -178,8 +186,8 @@ def per_tool_latency(rows: Sequence[Mapping], path: Path, title: str) -> None:
         rows = list(rows)[::-1]
         y = np.arange(len(rows))
         for ax, tool in zip(axes[0], tools, strict=True):
-            p99 = [((r.get("per_tool") or {}).get(tool) or {}).get("p99") or np.nan for r in rows]
-            p50 = [((r.get("per_tool") or {}).get(tool) or {}).get("p50") or np.nan for r in rows]
+            p99 = [(r.per_tool.get(tool) or {}).get("p99") or np.nan for r in rows]
+            p50 = [(r.per_tool.get(tool) or {}).get("p50") or np.nan for r in rows]
             ax.barh(y, p99, height=0.6, color=PERCENTILE_COLOURS["p95"], label="p99")
             ax.barh(y, p50, height=0.6, color=PERCENTILE_COLOURS["p99"], label="p50")
             _log(ax, "x")
@@ -192,29 +200,30 @@ def per_tool_latency(rows: Sequence[Mapping], path: Path, title: str) -> None:
         _save(fig, path)
 
 
-def efficiency_scatter(rows: Sequence[Mapping], path: Path, title: str,
+def efficiency_scatter(rows: Sequence[Row], path: Path, title: str,
                        colour_of: Mapping[str, str] | None = None) -> None:
     """Throughput against memory and against CPU used: up and to the left is more efficient."""
     with _pyplot().rc_context(RC):
         fig, axes = _figure(9, 3.8, margins={"left": 0.075, "right": 0.98, "top": 0.9, "bottom": 0.13,
                                              "wspace": 0.08}, ncols=2, sharey=True)
-        col = colour_of or colours([r["server"] for r in rows])
-        for ax, key, scale, label in (
-                (axes[0], "mem_avg_mb", 1.0, "server memory (MiB, average over the window, log scale)"),
-                (axes[1], "cpu_avg_pct", 0.01, "server CPU (cores, average over the window)")):
-            for r in rows:
-                x, tput = r.get(key), r.get("tool_calls_per_s")
+        col = colour_of or colours([r.server for r in rows])
+        for ax, memory, scale, label in (
+                (axes[0], True, 1.0, "server memory (MiB, average over the window, log scale)"),
+                (axes[1], False, 0.01, "server CPU (cores, average over the window)")):
+            used = [(r, r.mem_avg_mb if memory else r.cpu_avg_pct) for r in rows]
+            for r, x in used:
+                tput = r.tool_calls_per_s
                 if x is None or tput is None:
                     continue
                 err = None
-                if r.get("ci_low") is not None:
-                    err = [[max(tput - r["ci_low"], 0)], [max(r["ci_high"] - tput, 0)]]
-                ax.errorbar([x * scale], [tput], yerr=err, fmt="o", color=col[r["server"]], capsize=3, markersize=6)
-                ax.annotate(r.get("display_name") or r["server"], (x * scale, tput), textcoords="offset points",
+                if r.ci_low is not None and r.ci_high is not None:
+                    err = [[max(tput - r.ci_low, 0)], [max(r.ci_high - tput, 0)]]
+                ax.errorbar([x * scale], [tput], yerr=err, fmt="o", color=col[r.server], capsize=3, markersize=6)
+                ax.annotate(r.display_name or r.server, (x * scale, tput), textcoords="offset points",
                             xytext=(5, 4), fontsize=8)
             ax.set_xlabel(label)
-            xs = [r[key] * scale for r in rows if r.get(key)]
-            if key == "mem_avg_mb":
+            xs = [x * scale for _, x in used if x]
+            if memory:
                 _log(ax, "x")
                 if xs:
                     ax.set_xlim(min(xs) / 1.5, max(xs) * 4)   # room for the labels on the right
@@ -312,29 +321,46 @@ def by_point(series: Mapping[str, Sequence[tuple[str, float | None]]], path: Pat
         _save(fig, path)
 
 
-def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str, kind: type[Load],
+class CurvePoint(Protocol):
+    """A point of a load curve: a consolidated row (rows.Row), or a capacity ladder's step (capacity.Step)."""
+
+    @property
+    def load(self) -> float: ...
+    @property
+    def tool_calls_per_s(self) -> float | None: ...
+    @property
+    def ci_low(self) -> float | None: ...
+    @property
+    def ci_high(self) -> float | None: ...
+    @property
+    def latency_all_p99_ms(self) -> float | None: ...
+    @property
+    def dropped_iterations(self) -> int: ...
+    @property
+    def display_name(self) -> str | None: ...
+
+
+def concurrency(curves: Mapping[str, Sequence[CurvePoint]], path: Path, title: str, kind: type[Load],
                 slo_p99_ms: float, colour_of: Mapping[str, str] | None = None) -> None:
     """Throughput and p99 against load (VUs, or offered arrival rate) per server; the SLO as a line."""
     with _pyplot().rc_context(RC):
         fig, axes = _figure(9, 3.8, margins={"left": 0.075, "right": 0.98, "top": 0.88, "bottom": 0.13,
                                              "wspace": 0.22}, ncols=2)
         xlabel = kind.words.axis_label
-        loads = sorted({r["load"] for rows in curves.values() for r in rows})
-        for i, (label, rows) in enumerate(curves.items()):
-            rows = sorted(rows, key=lambda r: r["load"])
+        loads = sorted({r.load for points in curves.values() for r in points})
+        for i, (label, points) in enumerate(curves.items()):
+            rows = sorted(points, key=lambda r: r.load)
             colour = (colour_of or {}).get(label, PALETTE[i % len(PALETTE)])
-            x = [r["load"] for r in rows]
-            y = [r["tool_calls_per_s"] for r in rows]
-            lo = [max((r["tool_calls_per_s"] - r["ci_low"]) if r["ci_low"] is not None else 0, 0) for r in rows]
-            hi = [max((r["ci_high"] - r["tool_calls_per_s"]) if r["ci_high"] is not None else 0, 0) for r in rows]
-            name = rows[0].get("display_name") or label
+            x = [r.load for r in rows]
+            y = [r.tool_calls_per_s for r in rows]
+            lo = [max(_below(r.tool_calls_per_s, r.ci_low), 0) for r in rows]
+            hi = [max(_below(r.ci_high, r.tool_calls_per_s), 0) for r in rows]
+            name = rows[0].display_name or label
             axes[0].errorbar(x, y, yerr=[lo, hi], marker="o", color=colour, capsize=3, label=name)
-            axes[1].plot(x, [r.get("latency_all_p99_ms", r["latency_p99_ms"]) for r in rows], marker="o", color=colour,
-                         label=name)
-            dropped = [r for r in rows if r.get("dropped_iterations")]
+            axes[1].plot(x, [r.latency_all_p99_ms for r in rows], marker="o", color=colour, label=name)
+            dropped = [r for r in rows if r.dropped_iterations]
             if dropped:
-                axes[1].plot([r["load"] for r in dropped], [r.get("latency_all_p99_ms", r["latency_p99_ms"])
-                                                            for r in dropped], "x",
+                axes[1].plot([r.load for r in dropped], [r.latency_all_p99_ms for r in dropped], "x",
                              color="#d62728", markersize=10, markeredgewidth=2)
         axes[1].axhline(slo_p99_ms, color="#d62728", linestyle=":", linewidth=1.2)
         axes[1].annotate(f"SLO p99 ≤ {slo_p99_ms:g} ms", (0.01, slo_p99_ms), xycoords=("axes fraction", "data"),
@@ -358,11 +384,15 @@ def concurrency(curves: Mapping[str, Sequence[Mapping]], path: Path, title: str,
         _save(fig, path)
 
 
-def soak_series(processes, document: Mapping, path: Path, title: str) -> None:
+def _below(upper: float | None, lower: float | None) -> float:
+    """How far an interval's bound lies from its figure (0 without one)."""
+    return upper - lower if upper is not None and lower is not None else 0
+
+
+def soak_series(processes, document: SoakResult, path: Path, title: str) -> None:
     """One soak over time: memory (RSS, the cgroup's), file descriptors, threads, and p99 per bucket, with
     the window, its baseline and end stretches shaded as the verdicts read them."""
-    window = document["window"]
-    start = window["start_s"]
+    start = document.window.start_s
     with _pyplot().rc_context(RC):
         fig, axes = _figure(9, 5.2, margins={"left": 0.08, "right": 0.98, "top": 0.9, "bottom": 0.09,
                                              "wspace": 0.22, "hspace": 0.45}, ncols=2, nrows=2)
@@ -380,11 +410,11 @@ def soak_series(processes, document: Mapping, path: Path, title: str) -> None:
         threads.plot(minutes, processes["threads"], color=PALETTE[4], linewidth=1)
         threads.set_ylabel("threads")
         threads.set_title("threads")
-        buckets = [b for b in document["buckets"] if b["p99_ms"] is not None]
-        p99.plot([(start + b["t_s"] + document["bucket_s"] / 2) / 60 for b in buckets], [b["p99_ms"] for b in buckets],
+        buckets = [b for b in document.buckets if b.p99_ms is not None]
+        p99.plot([(start + b.t_s + document.bucket_s / 2) / 60 for b in buckets], [b.p99_ms for b in buckets],
                  marker="o", color=PALETTE[3], linewidth=1)
         p99.set_ylabel("all-calls p99 (ms)")
-        p99.set_title(f"p99 per {document['bucket_s']:g} s")
+        p99.set_title(f"p99 per {document.bucket_s:g} s")
         p99.set_ylim(bottom=0)
         for ax in (memory, fds, threads, p99):
             ax.axvspan(0, start / 60, color="#eeeeee", zorder=0)  # ramp and warm-up: not judged
@@ -421,7 +451,7 @@ def ratio_intervals(rows: Sequence, columns: Sequence[tuple[str, str]], path: Pa
         _save(fig, path)
 
 
-def history_small_multiples(servers: Sequence, figure: str, label: str, path: Path, title: str,
+def history_small_multiples(servers: Sequence[ServerHistory], figure: Figure, path: Path, title: str,
                             colour_of: Mapping[str, str] | None = None) -> None:
     """One small panel per server: its figure at each results directory (geometric mean of that directory's rounds,
     its 95 % ×/÷ interval as error bar), a step that is a significant change marked at its later point by an arrow in
@@ -438,28 +468,29 @@ def history_small_multiples(servers: Sequence, figure: str, label: str, path: Pa
             xs, ys, lo, hi = [], [], [], []
             for i, point in enumerate(h.points):
                 row = point.row
-                if row is None or row.get(figure) is None:
+                value = figure.of(row) if row is not None else None
+                if row is None or value is None:
                     continue
                 xs.append(i)
-                ys.append(row[figure])
-                prefix = "" if figure == "tool_calls_per_s" else f"{figure}_"   # its interval's fields
-                low, high = row.get(f"{prefix}ci_low"), row.get(f"{prefix}ci_high")
-                lo.append(row[figure] - low if low is not None else 0)
-                hi.append(high - row[figure] if high is not None else 0)
+                ys.append(value)
+                low, high = figure.interval_of(row)
+                lo.append(value - low if low is not None else 0)
+                hi.append(high - value if high is not None else 0)
             ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", color=col.get(h.server, PALETTE[0]), capsize=3,
                         linewidth=1.2)
             for step in h.steps:
-                if step.figure.field != figure or step.direction not in ("regression", "improvement"):
+                if step.figure != figure or step.direction not in ("regression", "improvement"):
                     continue
                 i = next(k for k, p in enumerate(h.points) if p.run_id == step.after)
                 mark = "^" if (step.verdict.relative or 0) > 0 else "v"   # the value's direction; colour: worse/better
-                ax.plot([i], [h.points[i].row[figure]], marker=mark, markersize=11, linestyle="none",
+                changed = h.points[i].row
+                ax.plot([i], [figure.of(changed) if changed else None], marker=mark, markersize=11, linestyle="none",
                         color="#b42318" if step.direction == "regression" else "#1a7f37")
             ax.set_title(h.display_name, fontsize=8)
             ax.set_xticks(range(len(h.points)), [f"#{i + 1}" for i in range(len(h.points))])
             ax.set_ylim(bottom=0)
             ax.margins(x=0.15)
         fig.supxlabel("results directory, oldest first (#1 …)", fontsize=8)
-        fig.supylabel(label, fontsize=8)
+        fig.supylabel(figure.label, fontsize=8)
         fig.suptitle(title, fontsize=10, fontweight="bold")
         _save(fig, path)

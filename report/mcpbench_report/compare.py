@@ -40,8 +40,16 @@ from .changes import (
     figures_for,
     test_figure,
 )
-from .consolidate import MANIFEST_FINGERPRINT, Consolidated, MixedResultsError, consolidate, fingerprint_differences
+from .consolidate import (
+    MANIFEST_FINGERPRINT,
+    Consolidated,
+    MixedResultsError,
+    consolidate,
+    fingerprint_differences,
+    stack_of,
+)
 from .load import LoadKey, ResultsDir
+from .rows import Row
 
 MIXED = "mixed"
 
@@ -51,8 +59,8 @@ class Change:
     server: str
     display_name: str
     key: LoadKey
-    old: dict
-    new: dict
+    old: Row                           # the server's row at this load in OLD
+    new: Row
     headline: stats.Verdict            # figures_for(key)[0]: throughput, or CPU ms per call at an equal load
     p99: stats.Verdict
     versions: list[str]
@@ -109,13 +117,13 @@ class Comparison:
         return [c for c in self.changes if c.verdict in (REGRESSION, MIXED)]
 
 
-def _row(cons: Consolidated, server: str, key: LoadKey) -> dict:
-    return next(r for r in cons.rows[key] if r["server"] == server)
+def _row(cons: Consolidated, server: str, key: LoadKey) -> Row:
+    return next(r for r in cons.rows[key] if r.server == server)
 
 
 def _versions(old: Consolidated, new: Consolidated, server: str) -> list[str]:
-    a, b = old.servers[server].manifest, new.servers[server].manifest
-    return [f"{k}: {a.get(k)} → {b.get(k)}" for k in MANIFEST_FINGERPRINT if a.get(k) != b.get(k)]
+    a, b = stack_of(old.servers[server].manifest), stack_of(new.servers[server].manifest)
+    return [f"{k}: {a[k]} → {b[k]}" for k in MANIFEST_FINGERPRINT if a[k] != b[k]]
 
 
 def compare_results(old_dirs: list[ResultsDir], new_dirs: list[ResultsDir], allow_mixed: bool = False,
@@ -190,13 +198,13 @@ def _style(verdict: str) -> str:
     return {REGRESSION: "bold red", IMPROVEMENT: "bold green", MIXED: "bold yellow"}.get(verdict, "")
 
 
-def _figure_text(c: Change, side: dict, figure: Figure) -> str:
-    value = side.get(figure.field)
+def _figure_text(c: Change, side: Row, figure: Figure) -> str:
+    value = figure.of(side)
     digits = 3 if figure is CPU else 1 if figure is THROUGHPUT else 2
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
-def _comparison_table(title: str, changes: list, wide: bool) -> Table:
+def _comparison_table(title: str, changes: list[Change], wide: bool) -> Table:
     """`mcpbench compare`: narrow, one line per server and load (the headline figure's and p99's changes, the
     verdict); wide, the old and new figures and the tests beside them."""
     if wide:
@@ -213,7 +221,7 @@ def _comparison_table(title: str, changes: list, wide: bool) -> Table:
             table.add_row(
                 c.display_name, c.key.label, figure.label,
                 f"{_figure_text(c, c.old, figure)} → {_figure_text(c, c.new, figure)}", _pct(head.relative), _sig(head),
-                f"{_ms(c.old['latency_all_p99_ms'])} → {_ms(c.new['latency_all_p99_ms'])}", _pct(p.relative), _sig(p),
+                f"{_ms(c.old.latency_all_p99_ms)} → {_ms(c.new.latency_all_p99_ms)}", _pct(p.relative), _sig(p),
                 Text(c.verdict, style=_style(c.verdict)))
         return table
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)

@@ -11,6 +11,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from .rows import Row
 from .site import FLAG_SHORT
 
 # A terminal at least this wide gets every column without --wide.
@@ -21,12 +22,12 @@ def wide_enough(console: Console, wide: bool) -> bool:
     return wide or console.width >= WIDE_COLUMNS
 
 
-def short_note(row: dict) -> str:
+def short_note(row: Row) -> str:
     """One short note per server: the limit it met (a lower bound), why else it is unranked, or its most
     telling flag; +N when it has more flags."""
-    flags = row.get("flag_names") or []
-    if not row["rank"] and not row["harness_bound"]:
-        return row["rank_note"] or "unranked"
+    flags = row.flag_names
+    if not row.throughput.rank and not row.harness_bound:
+        return row.throughput.rank_note or "unranked"
     ordered = sorted(flags, key=lambda f: (not f.startswith("bound:"), f))
     if not ordered:
         return ""
@@ -47,17 +48,17 @@ def interval_text(value: float | None, low: float | None, high: float | None, di
     return f"{text} ({low:,.{digits}f}–{high:,.{digits}f})"
 
 
-def _rate(row: dict) -> str:
-    if row["harness_bound"]:
-        return f"≥ {row['tool_calls_per_s']:,.0f}"  # a lower bound: no interval to give
-    return interval_text(row["tool_calls_per_s"], row["ci_low"], row["ci_high"], 0)
+def _rate(row: Row) -> str:
+    if row.harness_bound:
+        return f"≥ {row.tool_calls_per_s:,.0f}"  # a lower bound: no interval to give
+    return interval_text(row.tool_calls_per_s, row.ci_low, row.ci_high, 0)
 
 
 def _number(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
-def ranking_table(title: str, rows: list[dict], wide: bool) -> Table:
+def ranking_table(title: str, rows: list[Row], wide: bool) -> Table:
     """The headline ranking. Narrow: 6 columns that fit 80 characters; wide: every figure and the full flags."""
     if wide:
         table = Table(title=title, title_justify="left")
@@ -65,12 +66,12 @@ def ranking_table(title: str, rows: list[dict], wide: bool) -> Table:
                     "errors", "flags"):
             table.add_column(col, justify="right" if col not in ("server", "flags", "rank") else "left")
         for row in rows:
-            ci = f"{row['ci_low']:,.1f}–{row['ci_high']:,.1f}" if row["ci_low"] is not None else "—"
-            tput = f"{row['tool_calls_per_s']:,.1f}"
-            table.add_row(row["rank"] or f"— ({row['rank_note']})", row["display_name"], str(row["runs"]),
-                          ("≥ " + tput) if row["harness_bound"] else tput, ci, _number(row["latency_all_p99_ms"], 2),
-                          _number(row["cpu_ms_per_call"], 3), f"{(row['error_rate'] or 0) * 100:.2f} %",
-                          ", ".join(row["flags"]))
+            ci = f"{row.ci_low:,.1f}–{row.ci_high:,.1f}" if row.ci_low is not None else "—"
+            tput = f"{row.tool_calls_per_s:,.1f}"
+            table.add_row(row.throughput.rank or f"— ({row.throughput.rank_note})", row.display_name, str(row.runs),
+                          ("≥ " + tput) if row.harness_bound else tput, ci, _number(row.latency_all_p99_ms, 2),
+                          _number(row.cpu_ms_per_call, 3), f"{(row.error_rate or 0) * 100:.2f} %",
+                          ", ".join(row.flags))
         return table
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     # Widths that add up to 80 with the separators: the server and the note are cut (…), never the figures.
@@ -83,32 +84,32 @@ def ranking_table(title: str, rows: list[dict], wide: bool) -> Table:
     for row in rows:
         # the server's directory name: unique and short, where display names cut to 18 characters are not
         # ("Java · Spring B…" is three servers)
-        table.add_row(row["rank"] or "—", row["server"], _rate(row), _number(row["latency_all_p99_ms"]),
-                      _number(row["cpu_ms_per_call"], 3), short_note(row))
+        table.add_row(row.throughput.rank or "—", row.server, _rate(row), _number(row.latency_all_p99_ms),
+                      _number(row.cpu_ms_per_call, 3), short_note(row))
     table.caption = "×/÷ the 95 % interval's factor · ≥ a lower bound (a limit, not the server) · --wide: all"
     table.caption_justify = "left"
     return table
 
 
-def _cpu(row: dict) -> str:
-    return interval_text(row["cpu_ms_per_call"], row["cpu_ms_per_call_ci_low"], row["cpu_ms_per_call_ci_high"], 3)
+def _cpu(row: Row) -> str:
+    return interval_text(row.cpu_ms_per_call, row.cpu_ms_per_call_ci_low, row.cpu_ms_per_call_ci_high, 3)
 
 
-def equal_note(row: dict, rate: float | None) -> str:
+def equal_note(row: Row, rate: float | None) -> str:
     """Why a row of an equal load is unranked: the rate it reached when it could not keep up, else its reason;
     a ranked row's most telling flag."""
-    flags = row.get("flag_names") or []
-    if row["cpu_rank"] is None:
+    flags = row.flag_names
+    if row.cpu.rank is None:
         if rate and "dropped-iterations" in flags:
-            return f"kept up to {row['tool_calls_per_s']:,.0f}/s"
-        if row["cpu_rank_note"]:
-            return row["cpu_rank_note"]
+            return f"kept up to {row.tool_calls_per_s:,.0f}/s"
+        if row.cpu.rank_note:
+            return row.cpu.rank_note
         against = [f for f in flags if not f.startswith("bound:")]
         return FLAG_SHORT.get(against[0], against[0]) if against else "not publishable"
     return FLAG_SHORT.get(flags[0], flags[0]) + (f" +{len(flags) - 1}" if len(flags) > 1 else "") if flags else ""
 
 
-def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) -> Table:
+def equal_table(title: str, rows: list[Row], rate: float | None, wide: bool) -> Table:
     """An equal load's ranking: by server CPU ms per call (rank and interval), all-calls p50/p99 and peak memory
     beside (wide: their own ranks, letters, the rate reached and every flag)."""
     if wide:
@@ -117,15 +118,15 @@ def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) ->
                     "p99 95 % interval", "p99 rank", "peak MiB", "calls/s", "flags"):
             table.add_column(col, justify="left" if col in ("rank", "letters", "server", "flags") else "right")
         for row in rows:
-            ci = (f"{row['cpu_ms_per_call_ci_low']:.3f}–{row['cpu_ms_per_call_ci_high']:.3f}"
-                  if row["cpu_ms_per_call_ci_low"] is not None else "—")
-            table.add_row(row["cpu_rank"] or f"— ({equal_note(row, rate)})", row["cpu_letters"] or "",
-                          row["display_name"], str(row["runs"]), _number(row["cpu_ms_per_call"], 3), ci,
-                          _number(row["latency_all_p50_ms"], 2), row["p50_rank"] or "—",
-                          _number(row["latency_all_p99_ms"], 2),
-                          f"{row['p99_all_round_ci_low']:.2f}–{row['p99_all_round_ci_high']:.2f}"
-                          if row["p99_all_round_ci_low"] is not None else "—", row["p99_rank"] or "—",
-                          _number(row["mem_peak_mb"]), _number(row["tool_calls_per_s"]), ", ".join(row["flags"]))
+            ci = (f"{row.cpu_ms_per_call_ci_low:.3f}–{row.cpu_ms_per_call_ci_high:.3f}"
+                  if row.cpu_ms_per_call_ci_low is not None else "—")
+            table.add_row(row.cpu.rank or f"— ({equal_note(row, rate)})", row.cpu.letters or "",
+                          row.display_name, str(row.runs), _number(row.cpu_ms_per_call, 3), ci,
+                          _number(row.latency_all_p50_ms, 2), row.p50.rank or "—",
+                          _number(row.latency_all_p99_ms, 2),
+                          f"{row.p99_all_round_ci_low:.2f}–{row.p99_all_round_ci_high:.2f}"
+                          if row.p99_all_round_ci_low is not None else "—", row.p99.rank or "—",
+                          _number(row.mem_peak_mb), _number(row.tool_calls_per_s), ", ".join(row.flags))
         return table
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("#", justify="right", no_wrap=True, max_width=4, overflow="ellipsis")
@@ -136,8 +137,8 @@ def equal_table(title: str, rows: list[dict], rate: float | None, wide: bool) ->
     table.add_column("peak MiB", justify="right", no_wrap=True, min_width=8)
     table.add_column("note", no_wrap=True, overflow="ellipsis", max_width=15)
     for row in rows:
-        table.add_row(row["cpu_rank"] or "—", row["server"], _cpu(row), _number(row["latency_all_p50_ms"], 2),
-                      _number(row["latency_all_p99_ms"], 2), _number(row["mem_peak_mb"], 0), equal_note(row, rate))
+        table.add_row(row.cpu.rank or "—", row.server, _cpu(row), _number(row.latency_all_p50_ms, 2),
+                      _number(row.latency_all_p99_ms, 2), _number(row.mem_peak_mb, 0), equal_note(row, rate))
     table.caption = "ranked on CPU ms/call · ×/÷ the 95 % interval's factor · all calls · --wide: ranks of p50/p99"
     table.caption_justify = "left"
     return table

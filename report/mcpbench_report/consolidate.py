@@ -8,7 +8,8 @@ samples of all runs (measured window only) through mcpbench.stats.latency_stats.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import groupby, pairwise
 from typing import Any
@@ -18,15 +19,17 @@ import pandas as pd
 from pydantic import BaseModel
 
 from mcpbench.analysis import summary as analysis
-from mcpbench.analysis.stats import latency_stats
+from mcpbench.analysis.stats import Latency, latency_stats
 from mcpbench.loads import Load, in_window, tool_calls
 from mcpbench.loads.timing import Timing
+from mcpbench.results import model
 from mcpbench.results.model import NOT_ASSESSED as NOT_ASSESSED_REASON
 from mcpbench.results.model import TWIN_WHAT_IF, Summary, document
 from mcpbench.results.read import http_durations
 
 from . import stats
 from .load import LoadKey, Measurement, ResultsDir, ResultsError, ServerRecord
+from .rows import RANKINGS, Figures, MissingRound, OrderHeld, Placing, Row
 
 HARNESS_BOUND_PREFIX = analysis.HARNESS_BOUND_PREFIX
 
@@ -49,7 +52,7 @@ class MixedResultsError(ResultsError):
                          "\n(pass --allow-mixed to merge them anyway; the report will list these differences)")
 
 
-def dotted(data: dict | BaseModel, path: str) -> Any:
+def dotted(data: Mapping[str, Any] | BaseModel, path: str) -> Any:
     value: Any = document(data) if isinstance(data, BaseModel) else data
     for part in path.split("."):
         if not isinstance(value, dict):
@@ -58,9 +61,13 @@ def dotted(data: dict | BaseModel, path: str) -> Any:
     return value
 
 
-def fingerprint(results: ResultsDir) -> dict[str, object]:
+# A setting of run.json's config or environment, as the fingerprint compares it.
+SettingValue = str | int | float | bool | None
+
+
+def fingerprint(results: ResultsDir) -> dict[str, SettingValue]:
     """What must be equal for results to be merged: the fingerprint's dotted keys and their values."""
-    fp: dict[str, object] = {f"config.{k}": dotted(results.config, k) for k in CONFIG_FINGERPRINT}
+    fp: dict[str, SettingValue] = {f"config.{k}": dotted(results.config, k) for k in CONFIG_FINGERPRINT}
     for k in ENVIRONMENT_FINGERPRINT:
         value = dotted(results.environment, k)
         if k == "memory_gb" and isinstance(value, (int, float)):
@@ -80,14 +87,20 @@ def fingerprint_differences(dirs: list[ResultsDir]) -> list[str]:
     return out
 
 
+def stack_of(manifest: model.Server | None) -> dict[str, str | None]:
+    """The manifest's fields that identify the stack (MANIFEST_FINGERPRINT), None each without a manifest."""
+    return {key: getattr(manifest, key) if manifest else None for key in MANIFEST_FINGERPRINT}
+
+
 def manifest_differences(dirs: list[ResultsDir]) -> list[str]:
     """Servers measured in several results directories with different stacks (e.g. another SDK version)."""
     out = []
     names = sorted({n for d in dirs for n in d.servers})
     for name in names:
-        records = [(d.run_id, d.servers[name].manifest) for d in dirs if name in d.servers and d.servers[name].manifest]
+        stacks = [(d.run_id, stack_of(d.servers[name].manifest)) for d in dirs
+                  if name in d.servers and d.servers[name].manifest]
         for key in MANIFEST_FINGERPRINT:
-            values = {run_id: m.get(key) for run_id, m in records}
+            values = {run_id: stack[key] for run_id, stack in stacks}
             if len({repr(v) for v in values.values()}) > 1:
                 out.append(f"server {name} {key}: " + ", ".join(f"{v!r} ({r})" for r, v in values.items()))
     return out
@@ -267,7 +280,7 @@ class Group:
     server: str
     key: LoadKey
     runs: list[RunData]
-    missing: list[dict] = field(default_factory=list)   # rounds this server lacks at this load, with why
+    missing: list[MissingRound] = field(default_factory=list)   # rounds this server lacks at this load, with why
 
     @property
     def throughputs(self) -> list[float]:
@@ -326,15 +339,15 @@ class Group:
         if not self.missing:
             return None
         parts = []
-        for (run_id, total), group in groupby(self.missing, key=lambda m: (m["run_id"], m["of"])):
+        for (run_id, total), group in groupby(self.missing, key=lambda m: (m.run_id, m.of)):
             items = list(group)
-            rounds = ", ".join(str(m["round"]) for m in items)
-            why = "; ".join(dict.fromkeys(m["why"] for m in items))
+            rounds = ", ".join(str(m.round) for m in items)
+            why = "; ".join(dict.fromkeys(m.why for m in items))
             prefix = f"{run_id}: " if len({r.run_id for r in self.runs} | {run_id}) > 1 else ""
             parts.append(f"{prefix}round{'s' if len(items) > 1 else ''} {rounds} of {total} missing: {why}")
         return "; ".join(parts)
 
-    def figures(self) -> dict:
+    def figures(self) -> Figures:
         """Every figure of the group (one row of the consolidated table, before ranking)."""
         runs = self.runs
         tput = stats.throughput_interval(self.throughputs, self.per_second)
@@ -369,56 +382,65 @@ class Group:
         rates = [r.summary.rate for r in runs if r.summary.rate is not None]
         fractions = [r.summary.limit.fraction for r in runs if r.summary.limit.fraction is not None]
         publishable = self.publishable
-        return {
-            "server": self.server, "mode": self.key.mode, "kind": self.key.kind_name,
-            "vus": self.key.vus,
-            "rate": (float(np.mean(rates)) if rates else None) if self.key.kind.level_field == "rate" else None,
-            "rate_fraction": self.key.load if self.key.basis == "fraction" else None,
-            "load": self.key.load, "config": self.key.label,
-            "runs": len(runs), "run_ids": sorted({r.run_id for r in runs}),
-            "rounds": [f"{r.run_id}#{r.measurement.run}" for r in runs],
-            "measurements": [f"{r.run_id}/{self.server}/{r.mid}" for r in runs],
-            "schemas_read": sorted({r.measurement.schema_read for r in runs}),
-            "tool_calls_per_s": tput.mean, "tool_calls_per_s_sd": tput.std, "cv": tput.cv,
-            "ci_low": tput.low, "ci_high": tput.high, "ci_method": tput.method,
-            "per_run_tool_calls_per_s": self.throughputs,
-            "v2_rps": v2.mean,
-            "v2_rps_whole_run": float(np.mean([w for w in whole if w is not None])) if any(
+        return Figures(
+            server=self.server, mode=self.key.mode, kind=self.key.kind_name,
+            vus=self.key.vus,
+            rate=(float(np.mean(rates)) if rates else None) if self.key.kind.level_field == "rate" else None,
+            rate_fraction=self.key.load if self.key.basis == "fraction" else None,
+            load=self.key.load, config=self.key.label,
+            runs=len(runs), run_ids=sorted({r.run_id for r in runs}),
+            rounds=[f"{r.run_id}#{r.measurement.run}" for r in runs],
+            measurements=[f"{r.run_id}/{self.server}/{r.mid}" for r in runs],
+            schemas_read=sorted({r.measurement.schema_read for r in runs}),
+            tool_calls_per_s=tput.mean, tool_calls_per_s_sd=tput.std, cv=tput.cv,
+            ci_low=tput.low, ci_high=tput.high, ci_method=tput.method,
+            per_run_tool_calls_per_s=self.throughputs,
+            v2_rps=v2.mean,
+            v2_rps_whole_run=float(np.mean([w for w in whole if w is not None])) if any(
                 w is not None for w in whole) else None,
-            **{f"latency_all_{k}_ms": latency_all[k] for k in ("avg", "min", "p50", "p90", "p95", "p99", "p999",
-                                                               "max")},
-            "latency_all_count": latency_all["count"],
-            **{f"latency_{k}_ms": latency[k] for k in ("avg", "min", "p50", "p90", "p95", "p99", "p999", "max")},
-            "latency_count": latency["count"],
-            "v2_call_avg_ms": v2_call["avg"], "v2_call_p95_ms": v2_call["p95"], "v2_call_count": v2_call["count"],
-            "per_tool": per_tool,
-            "http_avg_ms": http["avg"], "http_p95_ms": http["p95"], "http_p99_ms": http["p99"],
-            "tool_calls": tool_calls, "errors": sum(failed.values()),
-            "error_rate": (sum(failed.values()) / tool_calls) if tool_calls else None,
-            "error_kinds": dict(sorted(failed.items())),
-            "cpu_avg_pct": cpu_avg, "cpu_peak_pct": peak("cpu_peak_pct"),
-            "mem_avg_mb": mem_avg, "mem_peak_mb": peak("mem_peak_mb"),
-            "calls_per_core": eff["per_core"], "calls_per_gb": eff["per_gb"],
-            "cpu_ms_per_call": cpu_ms.mean, "cpu_ms_per_call_ci_low": cpu_ms.low,
-            "cpu_ms_per_call_ci_high": cpu_ms.high, "cpu_ms_per_call_runs": cpu_ms.n,
-            "per_run_cpu_ms_per_call": [r.cpu_ms_per_call for r in runs],
-            "p99_all_round_ci_low": p99_low, "p99_all_round_ci_high": p99_high,
-            "mem_peak_mb_mean": mem_peaks.mean, "mem_peak_mb_ci_low": mem_peaks.low,
-            "mem_peak_mb_ci_high": mem_peaks.high, "per_run_mem_peak_mb": [r.mem_peak_mb for r in runs],
-            "dropped_iterations": sum(int(r.summary.throughput.dropped_iterations or 0) for r in runs),
-            "flags": _count_text(flags, len(runs)),
-            "flag_names": sorted(set(flags)),
-            "harness_bound": self.harness_bound,
-            "limit_fraction_max": max(fractions) if fractions else None,
+            latency_all_avg_ms=latency_all["avg"], latency_all_min_ms=latency_all["min"],
+            latency_all_p50_ms=latency_all["p50"], latency_all_p90_ms=latency_all["p90"],
+            latency_all_p95_ms=latency_all["p95"], latency_all_p99_ms=latency_all["p99"],
+            latency_all_p999_ms=latency_all["p999"], latency_all_max_ms=latency_all["max"],
+            latency_all_count=_count(latency_all),
+            latency_avg_ms=latency["avg"], latency_min_ms=latency["min"], latency_p50_ms=latency["p50"],
+            latency_p90_ms=latency["p90"], latency_p95_ms=latency["p95"], latency_p99_ms=latency["p99"],
+            latency_p999_ms=latency["p999"], latency_max_ms=latency["max"],
+            latency_count=_count(latency),
+            v2_call_avg_ms=v2_call["avg"], v2_call_p95_ms=v2_call["p95"], v2_call_count=_count(v2_call),
+            per_tool=per_tool,
+            http_avg_ms=http["avg"], http_p95_ms=http["p95"], http_p99_ms=http["p99"],
+            tool_calls=tool_calls, errors=sum(failed.values()),
+            error_rate=(sum(failed.values()) / tool_calls) if tool_calls else None,
+            error_kinds=dict(sorted(failed.items())),
+            cpu_avg_pct=cpu_avg, cpu_peak_pct=peak("cpu_peak_pct"),
+            mem_avg_mb=mem_avg, mem_peak_mb=peak("mem_peak_mb"),
+            calls_per_core=eff.per_core, calls_per_gb=eff.per_gb,
+            cpu_ms_per_call=cpu_ms.mean, cpu_ms_per_call_ci_low=cpu_ms.low,
+            cpu_ms_per_call_ci_high=cpu_ms.high, cpu_ms_per_call_runs=cpu_ms.n,
+            per_run_cpu_ms_per_call=[r.cpu_ms_per_call for r in runs],
+            p99_all_round_ci_low=p99_low, p99_all_round_ci_high=p99_high,
+            mem_peak_mb_mean=mem_peaks.mean, mem_peak_mb_ci_low=mem_peaks.low,
+            mem_peak_mb_ci_high=mem_peaks.high, per_run_mem_peak_mb=[r.mem_peak_mb for r in runs],
+            dropped_iterations=sum(int(r.summary.throughput.dropped_iterations or 0) for r in runs),
+            flags=_count_text(flags, len(runs)),
+            flag_names=sorted(set(flags)),
+            harness_bound=self.harness_bound,
+            limit_fraction_max=max(fractions) if fractions else None,
             # what limited it, in the analysis's words (one definition: analysis.LIMITED_BY)
-            "limited_by": list(dict.fromkeys(analysis.limited_by(flags))),
-            "limited_by_text": _limited_by_text(flags),
-            "publishable": publishable,
-            "publishable_text": ("not assessed (schema-1 results)" if publishable is None
-                                 else "publishable" if publishable else "not publishable"),
-            "unpublishable_reasons": self.reasons(),
-            "missing_rounds": self.missing, "missing_text": self.missing_text(),
-        }
+            limited_by=list(dict.fromkeys(analysis.limited_by(flags))),
+            limited_by_text=_limited_by_text(flags),
+            publishable=publishable,
+            publishable_text=("not assessed (schema-1 results)" if publishable is None
+                              else "publishable" if publishable else "not publishable"),
+            unpublishable_reasons=self.reasons(),
+            missing_rounds=self.missing, missing_text=self.missing_text(),
+        )
+
+
+def _count(figures: Latency) -> int:
+    """latency_stats' count of samples (0 for none)."""
+    return int(figures["count"] or 0)
 
 
 # Sections of one load's table, in the order shown.
@@ -431,84 +453,81 @@ RANKED_SECTIONS = (RANKED, NOT_ASSESSED)
 LATENCY_RANKINGS = (("p50_all", "p50_", "latency_all_p50_ms"), ("p99_all", "p99_", "latency_all_p99_ms"))
 
 
-def _held_text(held: int, shared: int) -> str:
-    return f"held in {held}/{shared} round{'s' if shared != 1 else ''}" if shared else "no shared round"
+def _moderated(figures: Figures, prefix: str, interval: stats.Interval | None) -> Figures:
+    """The figures with the interval a ranking (by its prefix) moderated in place of the figure's own: the
+    geometric mean and its interval, or, for a pooled percentile (p99), the figure ÷/× the interval's factor."""
+    if interval is None or interval.factor is None:
+        return figures
+    if prefix == "":
+        return replace(figures, tool_calls_per_s=interval.mean, ci_low=interval.low, ci_high=interval.high,
+                       ci_method=interval.method)
+    if prefix == "cpu_":
+        return replace(figures, cpu_ms_per_call=interval.mean, cpu_ms_per_call_ci_low=interval.low,
+                       cpu_ms_per_call_ci_high=interval.high)
+    if prefix == "mem_":
+        return replace(figures, mem_peak_mb_mean=interval.mean, mem_peak_mb_ci_low=interval.low,
+                       mem_peak_mb_ci_high=interval.high)
+    if prefix == "p99_":
+        low, high = around(figures.latency_all_p99_ms, interval)
+        return replace(figures, p99_all_round_ci_low=low, p99_all_round_ci_high=high)
+    return figures
 
 
-# Where each ranking writes its moderated ×/÷ interval: (the figure, low, high; pooled: the figure is a pooled
-# percentile, the interval its factor around it).
-INTERVAL_FIELDS = {"": ("tool_calls_per_s", "ci_low", "ci_high", False),
-                   "cpu_": ("cpu_ms_per_call", "cpu_ms_per_call_ci_low", "cpu_ms_per_call_ci_high", False),
-                   "mem_": ("mem_peak_mb_mean", "mem_peak_mb_ci_low", "mem_peak_mb_ci_high", False),
-                   "p99_": ("latency_all_p99_ms", "p99_all_round_ci_low", "p99_all_round_ci_high", True)}
-
-
-def _apply_ranking(rows: dict[str, dict], ranking: stats.Ranking, prefix: str, metric_key: str) -> None:
-    """Write one ranking's outcome into the rows: <prefix>rank, <prefix>tier, <prefix>ranked, the test against
-    the leader and the next row, how often the order held in shared rounds, and the figure's interval with the
-    ranking's moderated spread."""
+def _placings(ranking: stats.Ranking, runs: Mapping[str, int], held: Mapping[str, OrderHeld],
+              positions: bool = False) -> dict[str, Placing]:
+    """Each item's place in one ranking: rank, tier and letters, the test against the leader and the next item,
+    how often the order held against it, and (an efficiency ranking) its position in the order."""
     order = ranking.order
-    fields = INTERVAL_FIELDS.get(prefix)
+    out = {}
     for i, name in enumerate(order):
-        row = rows[name]
-        interval = ranking.intervals.get(name)
-        if fields and interval is not None and interval.factor is not None:
-            figure, low, high, pooled = fields
-            if pooled:
-                row[low], row[high] = around(row[figure], interval)
-            else:
-                row[figure], row[low], row[high] = interval.mean, interval.low, interval.high
-                if prefix == "":
-                    row["ci_method"] = interval.method
         label = ranking.labels[name]
-        row[f"{prefix}rank"] = label
-        row[f"{prefix}tier"] = ranking.tiers[name]
-        row[f"{prefix}ranked"] = label is not None
-        row[f"{prefix}rank_note"] = None if label is not None else stats.not_tested_text(row[metric_key + "_runs"])
-        row[f"{prefix}letters"] = ranking.letters.get(name)
-        row[f"{prefix}power_text"] = ranking.power["text"] if ranking.power else None
         leader = ranking.vs_leader.get(name)
-        row[f"{prefix}vs_leader"] = f"vs {leader[0]}: {leader[1].text}" if leader else None
         nxt = order[i + 1] if i + 1 < len(order) else None
         verdict = ranking.pairs.get((name, nxt)) if nxt else None
-        row[f"{prefix}vs_next"] = verdict.text if verdict else None
-        row[f"{prefix}vs_next_significant"] = verdict.significant if verdict else None
-        row[f"{prefix}family"] = ranking.family
+        out[name] = Placing(
+            rank=label, tier=ranking.tiers[name], ranked=label is not None,
+            rank_note=None if label is not None else stats.not_tested_text(runs[name]),
+            letters=ranking.letters.get(name), power_text=ranking.power.text if ranking.power else None,
+            vs_leader=f"vs {leader[0]}: {leader[1].text}" if leader else None,
+            vs_next=verdict.text if verdict else None, vs_next_significant=verdict.significant if verdict else None,
+            family=ranking.family, order_held=held.get(name), position=i if positions else None, runs=runs[name])
+    return out
 
 
-def _order_held(rows: dict[str, dict], order: list[str], groups: dict[str, Group], metric: str,
-                higher_better: bool, prefix: str) -> None:
+def _orders_held(order: list[str], groups: dict[str, Group], metric: str,
+                 higher_better: bool) -> dict[str, OrderHeld]:
+    """Each item but the last against the next one of the order: in how many shared rounds it stayed ahead."""
+    out = {}
     for a, b in pairwise(order):
         held, shared = stats.order_held(groups[a].by_round(metric), groups[b].by_round(metric), higher_better)
-        rows[a][f"{prefix}order_held"] = {"next": b, "held": held, "rounds": shared, "text": _held_text(held, shared)}
-    if order:
-        rows[order[-1]].setdefault(f"{prefix}order_held", None)
+        out[a] = OrderHeld(b, held, shared)
+    return out
 
 
-def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, stats.Ranking] | None = None,
-         apart: dict[str, str] | None = None) -> list[dict]:
-    """Rows of one load: harness-limited rows first (no rank), then the ranked sections (TIER_RULE with Holm
-    per ranking), then rows that are not publishable (no rank). Every row also carries its efficiency rank.
-    `rankings` receives the publishable section's rankings by row prefix ("" throughput, "cpu_", "mem_", and at
-    an equal load "p50_", "p99_"): the decision page's claims rest on their pair tests. `apart`: servers the
-    caller knows measured something else than the rest (name -> why), kept out of every ranking, shown with why."""
-    rankings = {} if rankings is None else rankings
-    apart = apart or {}
-    by_name = {g.server: g for g in groups}
-    rows = {g.server: g.figures() for g in groups}
-    for name, row in rows.items():
-        row["tool_calls_per_s_runs"] = row["runs"]
-        row["section"] = UNPUBLISHABLE if name in apart else by_name[name].section()
-        row["efficiency_section"] = UNPUBLISHABLE if name in apart else by_name[name].efficiency_section()
+def _rounds_with(groups: dict[str, Group], names: list[str], metric: str) -> dict[str, int]:
+    return {n: sum(v is not None for v in groups[n].by_round(metric).values()) for n in names}
+
+
+@dataclass(frozen=True)
+class RoundSpread:
+    """A server's throughput relative to its rounds: each run's ratio to its round's geometric mean, and their CV
+    over the rounds of its most frequent set of servers."""
+
+    per_run: list[float | None]
+    cv: float | None
+    rounds: int
+
+
+def _round_spreads(groups: list[Group]) -> dict[str, RoundSpread]:
     # per-round ratio to the round's geometric mean (every server of this load measured in that round)
     rounds: dict[tuple[str, int], dict[str, float | None]] = {}
     for g in groups:
         for rnd, value in g.by_round("tool_calls_per_s").items():
             rounds.setdefault(rnd, {})[g.server] = value
     ratios = stats.round_ratios(rounds)
-    for name, row in rows.items():
-        mine = ratios.get(name, {})
-        row["per_run_round_ratio"] = [mine.get(r.round_id) for r in by_name[name].runs]
+    out = {}
+    for g in groups:
+        mine = ratios.get(g.server, {})
         # A ratio is only comparable between rounds of the same set of servers (another set, another centre):
         # the CV uses the rounds of this server's most frequent set.
         sets = Counter(frozenset(rounds[rnd]) for rnd in mine)
@@ -517,70 +536,99 @@ def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, st
             values = [v for rnd, v in mine.items() if frozenset(rounds[rnd]) == common]
         else:
             values = []
-        row["cv_round_ratio"] = stats.cv(values)
-        row["cv_round_ratio_rounds"] = len(values)
-    ordered: list[str] = []
-    bound = sorted((n for n, r in rows.items() if r["section"] == BOUND),
-                   key=lambda n: -(rows[n]["tool_calls_per_s"] or 0))
-    for name in bound:
-        rows[name].update(rank=None, tier=None, letters=None, power_text=None, ranked=False,
-                          rank_note=rows[name]["limited_by_text"],
-                          vs_leader=None, vs_next=None, vs_next_significant=None, order_held=None, family=None,
-                          bound_text=f"≥ {rows[name]['tool_calls_per_s']:,.1f} calls/s — "
-                                     f"{rows[name]['limited_by_text']}")
-    ordered += bound
-    for section in RANKED_SECTIONS:
-        names = [n for n, r in rows.items() if r["section"] == section]
-        ranking = stats.rank({n: by_name[n].by_round("tool_calls_per_s") for n in names}, higher_better=True,
+        out[g.server] = RoundSpread([mine.get(r.round_id) for r in g.runs], stats.cv(values), len(values))
+    return out
+
+
+@dataclass
+class _Standing:
+    """One load's rows while rank makes its rankings: each server's figures (a ranking's moderated interval
+    written over its figure's) and its placing in each ranking by prefix."""
+
+    groups: dict[str, Group]
+    figures: dict[str, Figures]
+    placed: dict[str, dict[str, Placing]]
+
+    def rank(self, names: list[str], metric: str, prefix: str, runs: Mapping[str, int], *, higher_better: bool,
+             alpha: float, positions: bool = False, pooled: str | None = None) -> stats.Ranking:
+        """Rank `names` on a per-round figure (ordered by a pooled one when given) and place them."""
+        ranking = stats.rank({n: self.groups[n].by_round(metric) for n in names}, higher_better=higher_better,
+                             figures={n: getattr(self.figures[n], pooled) for n in names} if pooled else None,
                              alpha=alpha)
-        _apply_ranking(rows, ranking, "", "tool_calls_per_s")
-        _order_held(rows, ranking.order, by_name, "tool_calls_per_s", True, "")
-        if section == RANKED:
+        self.figures.update({n: _moderated(self.figures[n], prefix, ranking.intervals.get(n)) for n in ranking.order})
+        held = _orders_held(ranking.order, self.groups, metric, higher_better)
+        self.placed[prefix].update(_placings(ranking, runs, held, positions))
+        return ranking
+
+    def apart(self, names: list[str], rank_note: Callable[[str], str]) -> None:
+        """Rows shown apart from the throughput ranking (harness-limited, not publishable), with why."""
+        self.placed[""].update({n: Placing(ranked=False, rank_note=rank_note(n)) for n in names})
+
+    def by_throughput(self, names: list[str]) -> list[str]:
+        return sorted(names, key=lambda n: -(self.figures[n].tool_calls_per_s or 0))
+
+
+def rank(groups: list[Group], alpha: float = stats.ALPHA, rankings: dict[str, stats.Ranking] | None = None,
+         apart: dict[str, str] | None = None) -> list[Row]:
+    """Rows of one load: harness-limited rows first (no rank), then the ranked sections (TIER_RULE with Holm
+    per ranking), then rows that are not publishable (no rank). Every row also carries its efficiency rank.
+    `rankings` receives the publishable section's rankings by row prefix ("" throughput, "cpu_", "mem_", and at
+    an equal load "p50_", "p99_"): the decision page's claims rest on their pair tests. `apart`: servers the
+    caller knows measured something else than the rest (name -> why), kept out of every ranking, shown with why."""
+    rankings = {} if rankings is None else rankings
+    apart = apart or {}
+    by_name = {g.server: g for g in groups}
+    section = {n: UNPUBLISHABLE if n in apart else g.section() for n, g in by_name.items()}
+    efficiency_section = {n: UNPUBLISHABLE if n in apart else g.efficiency_section() for n, g in by_name.items()}
+    standing = _Standing(by_name, {g.server: g.figures() for g in groups}, {prefix: {} for prefix in RANKINGS})
+    figures = standing.figures
+    bound = standing.by_throughput([n for n in by_name if section[n] == BOUND])
+    standing.apart(bound, lambda n: figures[n].limited_by_text)
+    ordered = list(bound)
+    for part in RANKED_SECTIONS:
+        names = [n for n in by_name if section[n] == part]
+        ranking = standing.rank(names, "tool_calls_per_s", "", {n: figures[n].runs for n in names},
+                                higher_better=True, alpha=alpha)
+        if part == RANKED:
             rankings[""] = ranking
         ordered += ranking.order
-    rest = sorted((n for n, r in rows.items() if r["section"] == UNPUBLISHABLE),
-                  key=lambda n: -(rows[n]["tool_calls_per_s"] or 0))
-    for name in rest:
-        rows[name].update(rank=None, tier=None, letters=None, power_text=None, ranked=False,
-                          rank_note=apart.get(name, "not publishable"), vs_leader=None,
-                          vs_next=None, vs_next_significant=None, order_held=None, family=None)
+    rest = standing.by_throughput([n for n in by_name if section[n] == UNPUBLISHABLE])
+    standing.apart(rest, lambda n: apart.get(n, "not publishable"))
     ordered += rest
     # efficiency: CPU ms per successful call and per-run peak memory, lower is better, same rules
-    for section in RANKED_SECTIONS:
-        names = [n for n, r in rows.items() if r["efficiency_section"] == section]
+    for part in RANKED_SECTIONS:
+        names = [n for n in by_name if efficiency_section[n] == part]
         for metric, prefix in (("cpu_ms_per_call", "cpu_"), ("mem_peak_mb", "mem_")):
-            for n in names:
-                rows[n][f"{metric}_runs"] = sum(v is not None for v in by_name[n].by_round(metric).values())
-            ranking = stats.rank({n: by_name[n].by_round(metric) for n in names}, higher_better=False, alpha=alpha)
-            _apply_ranking(rows, ranking, prefix, metric)
-            _order_held(rows, ranking.order, by_name, metric, False, prefix)
-            if section == RANKED:
+            ranking = standing.rank(names, metric, prefix, _rounds_with(by_name, names, metric), higher_better=False,
+                                    alpha=alpha, positions=True)
+            if part == RANKED:
                 rankings[prefix] = ranking
-            for i, n in enumerate(ranking.order):
-                rows[n][f"{prefix}position"] = i
-    key = groups[0].key if groups else None
-    if key is not None and key.equal_load:
+    if groups and groups[0].key.equal_load:
         # Every server was offered the same rate: how fast each answered compares them too (not where the
         # harness limited it, nor where any reason stands against publication).
-        names = [n for n, r in rows.items() if r["section"] in RANKED_SECTIONS]
+        names = [n for n in by_name if section[n] in RANKED_SECTIONS]
         for metric, prefix, pooled in LATENCY_RANKINGS:
-            for n in names:
-                rows[n][f"{metric}_runs"] = sum(v is not None for v in by_name[n].by_round(metric).values())
-            ranking = stats.rank({n: by_name[n].by_round(metric) for n in names}, higher_better=False,
-                                 figures={n: rows[n][pooled] for n in names}, alpha=alpha)
-            _apply_ranking(rows, ranking, prefix, metric)
-            rankings[prefix] = ranking
-            _order_held(rows, ranking.order, by_name, metric, False, prefix)
+            rankings[prefix] = standing.rank(names, metric, prefix, _rounds_with(by_name, names, metric),
+                                             higher_better=False, alpha=alpha, pooled=pooled)
+    placed = standing.placed
     for name, why in apart.items():
-        if name in rows:
-            rows[name].update(cpu_rank_note=why, mem_rank_note=why, p50_rank_note=why, p99_rank_note=why)
-    for row in rows.values():  # every ranking's fields on every row, None where it took no part
-        for prefix in ("cpu_", "mem_", "p50_", "p99_"):
-            for k in ("rank", "tier", "letters", "power_text", "ranked", "rank_note", "vs_leader", "vs_next",
-                      "vs_next_significant", "family", "order_held", "position"):
-                row.setdefault(f"{prefix}{k}", None)
-        row.setdefault("bound_text", None)
-    return [rows[n] for n in ordered]
+        if name in by_name:
+            for prefix in RANKINGS[1:]:
+                placed[prefix][name] = replace(placed[prefix].get(name, Placing()), rank_note=why)
+    spreads = _round_spreads(groups)
+    # The figures as the rankings moderated them, then where the row stands; a ranking that did not take a row
+    # leaves its placing empty.
+    return [Row(**vars(figures[n]), section=section[n], efficiency_section=efficiency_section[n],
+                per_run_round_ratio=spreads[n].per_run, cv_round_ratio=spreads[n].cv,
+                cv_round_ratio_rounds=spreads[n].rounds, throughput=placed[""][n],
+                cpu=placed["cpu_"].get(n, Placing()), mem=placed["mem_"].get(n, Placing()),
+                p50=placed["p50_"].get(n, Placing()), p99=placed["p99_"].get(n, Placing()),
+                bound_text=_bound_text(figures[n]) if section[n] == BOUND else None) for n in ordered]
+
+
+def _bound_text(figures: Figures) -> str:
+    """A harness-limited row's figure: a lower bound, with what limited it."""
+    return f"≥ {figures.tool_calls_per_s:,.1f} calls/s — {figures.limited_by_text}"
 
 
 def _limited_by_text(flags: list[str]) -> str:
@@ -613,15 +661,18 @@ class ServerView:
     groups: list[Group] = field(default_factory=list)
 
     @property
-    def manifest(self) -> dict:
-        for record in reversed(self.records):
-            if record.manifest:
-                return record.manifest
-        return {}
+    def manifest(self) -> model.Server | None:
+        """The newest server.json of its results directories (None: none has one)."""
+        return next((record.manifest for record in reversed(self.records) if record.manifest), None)
 
     @property
     def display_name(self) -> str:
-        return str(self.manifest.get("display_name") or self.name)
+        named = self.manifest.display_name if self.manifest else None
+        return named or self.name
+
+    @property
+    def language(self) -> str | None:
+        return self.manifest.language if self.manifest else None
 
     @property
     def measured(self) -> bool:
@@ -636,7 +687,7 @@ class Consolidated:
     failures: list[Failure]
     differences: list[str]
     warnings: list[str]
-    rows: dict[LoadKey, list[dict]] = field(default_factory=dict)
+    rows: dict[LoadKey, list[Row]] = field(default_factory=dict)
     # measurements the host disturbed and that were measured again: routine, kept on disk, not used
     set_aside: list[str] = field(default_factory=list)
     # per load, its publishable rankings by row prefix (rank's `rankings`): the tests behind every tier
@@ -649,7 +700,7 @@ class Consolidated:
     @property
     def protocol_revisions(self) -> list[str]:
         """Every MCP protocol revision some server's manifest says its SDK accepts, oldest first."""
-        return sorted({rev for view in self.servers.values() for rev in view.manifest.get("protocols") or ()})
+        return sorted({rev for view in self.servers.values() if view.manifest for rev in view.manifest.protocols or ()})
 
     @property
     def kinds(self) -> list[type[Load]]:
@@ -658,7 +709,8 @@ class Consolidated:
 
     def point_of(self, server: str) -> str | None:
         """The dimension point a twin measures (`mcpbench dimension`), None for a server as it is."""
-        return self.servers[server].manifest.get("point") if server in self.servers else None
+        manifest = self.servers[server].manifest if server in self.servers else None
+        return manifest.point if manifest else None
 
     @property
     def headline(self) -> LoadKey:
@@ -674,11 +726,11 @@ class Consolidated:
             loads.setdefault((k.mode, k.kind_name), set()).add(k.load)
         return [pair for pair, values in loads.items() if len(values) > 1]
 
-    def all_rows(self) -> list[dict]:
+    def all_rows(self) -> list[Row]:
         return [row for key in self.keys for row in self.rows.get(key, [])]
 
-    def section(self, key: LoadKey, section: str) -> list[dict]:
-        return [r for r in self.rows.get(key, []) if r["section"] == section]
+    def section(self, key: LoadKey, section: str) -> list[Row]:
+        return [r for r in self.rows.get(key, []) if r.section == section]
 
     @property
     def ranking_alpha(self) -> float:
@@ -700,7 +752,7 @@ class Consolidated:
 
     def throughput_limited(self, key: LoadKey) -> bool:
         """Whether a limit of the harness or the load model capped any server's throughput at this load."""
-        return any(row["harness_bound"] for row in self.rows.get(key, []))
+        return any(row.harness_bound for row in self.rows.get(key, []))
 
     @property
     def equal_lead_reason(self) -> str | None:
@@ -711,13 +763,13 @@ class Consolidated:
         if self.equal_headline is None or key.equal_load:
             return None
         rows = self.rows.get(key, [])
-        bound = sum(1 for row in rows if row["harness_bound"])
+        bound = sum(1 for row in rows if row.harness_bound)
         if bound:
             return (f"{bound} of {len(rows)} servers reached a limit of the harness at {key.label}, so their "
                     "throughput says only “at least this much”; what each server spends per call at one rate "
                     "every server sustains compares them all.")
-        if rows and all(row["runs"] < stats.MIN_ROUNDS for row in rows) and any(
-                row["runs"] >= stats.MIN_ROUNDS for row in self.rows.get(self.equal_headline, [])):
+        if rows and all(row.runs < stats.MIN_ROUNDS for row in rows) and any(
+                row.runs >= stats.MIN_ROUNDS for row in self.rows.get(self.equal_headline, [])):
             return (f"the throughput at {key.label} was measured in fewer than {stats.MIN_ROUNDS} rounds "
                     "(it sized the equal load), too few to test an order; the equal load was measured in every "
                     "round.")
@@ -728,29 +780,30 @@ class Consolidated:
         """The equal load leads the ranking when it is the headline, or equal_lead_reason says why it should."""
         return self.equal_headline is not None and (self.headline.equal_load or self.equal_lead_reason is not None)
 
-    def equal_rows(self, key: LoadKey) -> list[dict]:
+    def equal_rows(self, key: LoadKey) -> list[Row]:
         """An equal load's rows: ranked by CPU ms per call (rows the efficiency ranking takes), then the rest
         (a server that could not keep up, or with another reason against it), by the rate it reached."""
         ranked = self.efficiency_rows(key, RANKED) + self.efficiency_rows(key, NOT_ASSESSED)
-        shown = {r["server"] for r in ranked}
-        rest = sorted((r for r in self.rows.get(key, []) if r["server"] not in shown),
-                      key=lambda r: -(r["tool_calls_per_s"] or 0))
+        shown = {r.server for r in ranked}
+        rest = sorted((r for r in self.rows.get(key, []) if r.server not in shown),
+                      key=lambda r: -(r.tool_calls_per_s or 0))
         return ranked + rest
 
     def equal_rate(self, key: LoadKey) -> float | None:
         """The rate the equal load offered (the mean over its measurements: the same in one run)."""
-        rates = [r["rate"] for r in self.rows.get(key, []) if r.get("rate")]
+        rates = [r.rate for r in self.rows.get(key, []) if r.rate]
         return float(np.mean(rates)) if rates else (key.load if key.basis == "abs" else None)
 
-    def efficiency_rows(self, key: LoadKey, section: str = RANKED) -> list[dict]:
-        rows = [r for r in self.rows.get(key, []) if r["efficiency_section"] == section]
-        return sorted(rows, key=lambda r: r["cpu_position"] if r["cpu_position"] is not None else 1e9)
+    def efficiency_rows(self, key: LoadKey, section: str = RANKED) -> list[Row]:
+        rows = [r for r in self.rows.get(key, []) if r.efficiency_section == section]
+        return sorted(rows, key=lambda r: r.cpu.position if r.cpu.position is not None else 1e9)
 
     @property
     def twins(self) -> dict[str, str]:
         """--twin A/A twins: twin -> the server it is a second copy of (results.model.TWIN_WHAT_IF)."""
-        return {name: view.manifest["variant_of"] for name, view in self.servers.items()
-                if view.manifest.get("what_if") == TWIN_WHAT_IF and view.manifest.get("variant_of") in self.servers}
+        return {name: view.manifest.variant_of for name, view in self.servers.items()
+                if view.manifest and view.manifest.what_if == TWIN_WHAT_IF and view.manifest.variant_of is not None
+                and view.manifest.variant_of in self.servers}
 
     def self_checks(self) -> list[SelfCheck]:
         """The run's A/A self-checks (_self_checks)."""
@@ -871,7 +924,7 @@ class SelfCheck:
 
 
 def _missing_rounds(d: ResultsDir, server: str, key: LoadKey, present: set[int],
-                    failures: list[Failure]) -> list[dict]:
+                    failures: list[Failure]) -> list[MissingRound]:
     out = []
     for rnd in range(1, d.rounds + 1):
         if rnd in present:
@@ -881,8 +934,15 @@ def _missing_rounds(d: ResultsDir, server: str, key: LoadKey, present: set[int],
         if why is None:
             why = next((f"server {f.why}" for f in failures if f.server == server and f.run_id == d.run_id
                         and f.what == "server"), "not measured")
-        out.append({"run_id": d.run_id, "round": rnd, "of": d.rounds, "why": why})
+        out.append(MissingRound(d.run_id, rnd, d.rounds, why))
     return out
+
+
+def described(row: Row, view: ServerView) -> Row:
+    """The row with the server's name and stack from its manifest."""
+    stack = stack_of(view.manifest)
+    return replace(row, display_name=view.display_name, language=stack["language"], sdk=stack["sdk"],
+                   sdk_version=stack["sdk_version"])
 
 
 def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidated:
@@ -946,12 +1006,8 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
         for (s, k), g in groups.items():
             if k == key:
                 by_point.setdefault(result.point_of(s), []).append(g)
-        result.rows[key] = [row for point, members in sorted(by_point.items(), key=lambda item: item[0] or "")
+        result.rows[key] = [described(row, result.servers[row.server])
+                            for point, members in sorted(by_point.items(), key=lambda item: item[0] or "")
                             for row in rank(members, result.ranking_alpha,
                                             result.rankings[key] if point is None else {})]
-        for row in result.rows[key]:
-            view = result.servers[row["server"]]
-            manifest = view.manifest
-            row.update(display_name=view.display_name, language=manifest.get("language"), sdk=manifest.get("sdk"),
-                       sdk_version=manifest.get("sdk_version"))
     return result

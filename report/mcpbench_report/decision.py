@@ -15,14 +15,19 @@ never overlap in any round).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
+
+from mcpbench.results import model
 
 from . import capacity as capacity_page
 from . import dimensions, stats
 from .consolidate import BOUND, RANKED, Consolidated
 from .load import LoadKey
+from .rows import Row
+from .soak import SoakRow
 
 CLAIM_RULE = ("comparison with the best: a server is named alone only when its test against every other candidate "
               "is significant after Holm's correction within that question's own family (the leader against each "
@@ -40,8 +45,10 @@ MILLION = 1_000_000
 SDK_KINDS = {"official": "official SDK", "community": "community SDK", "framework": "framework", "none": "no SDK"}
 
 
-def sdk_kind(manifest: dict) -> str:
-    kind = manifest.get("sdk_kind") or ("none" if str(manifest.get("sdk") or "").lower() == "none" else None)
+def sdk_kind(manifest: model.Server | None) -> str:
+    if manifest is None:
+        return "not stated"
+    kind = manifest.sdk_kind or ("none" if str(manifest.sdk or "").lower() == "none" else None)
     return SDK_KINDS.get(kind, "not stated") if kind is not None else "not stated"
 
 
@@ -98,7 +105,7 @@ class Cost:
     cpu_s_per_million: float | None
     gib_s_per_million: float | None
     money_per_million: float | None
-    instances: list[dict] = field(default_factory=list)   # capacity sizing per target rate
+    instances: list[capacity_page.Sizing] = field(default_factory=list)   # capacity sizing per target rate
 
 
 @dataclass
@@ -121,7 +128,7 @@ class Decision:
 
 def _entry(cons: Consolidated, server: str, figure: float | None, fmt) -> Entry:
     view = cons.servers[server]
-    return Entry(server, view.display_name, str(view.manifest.get("language") or "—"), figure,
+    return Entry(server, view.display_name, str(view.language or "—"), figure,
                  fmt(figure) if figure is not None else "—")
 
 
@@ -163,9 +170,9 @@ def _from_ranking(cons: Consolidated, ranking: stats.Ranking | None, candidates:
     return answer
 
 
-def per_cpu_second(row: dict | None) -> float | None:
+def per_cpu_second(row: Row | None) -> float | None:
     """Calls per CPU-second from a ranked row's CPU ms per call: the CPU ranking's figure as its questions ask it."""
-    cpu_ms = (row or {}).get("cpu_ms_per_call")
+    cpu_ms = row.cpu_ms_per_call if row else None
     return 1000 / cpu_ms if cpu_ms else None
 
 
@@ -175,8 +182,8 @@ def _ms(v: float) -> str:
 
 def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p99_ms: float = 100.0,
            price_vcpu_hour: float | None = None, price_gib_hour: float | None = None,
-           targets: tuple[float, ...] = capacity_page.DEFAULT_TARGETS, soaks: list | None = None,
-           capacity: dict | None = None) -> Decision:
+           targets: tuple[float, ...] = capacity_page.DEFAULT_TARGETS, soaks: list[SoakRow] | None = None,
+           capacity: dict[str, list[capacity_page.CapacityRow]] | None = None) -> Decision:
     examples = price_vcpu_hour is None and price_gib_hour is None
     vcpu = EXAMPLE_PRICE_VCPU_HOUR if price_vcpu_hour is None else price_vcpu_hour
     gib = EXAMPLE_PRICE_GIB_HOUR if price_gib_hour is None else price_gib_hour
@@ -184,10 +191,11 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     rankings = cons.rankings.get(key, {})
     anchor = f"index.html#{'equal' if key.equal_load else 'efficiency'}-{key.slug}"
     source = key.label + (" (every server offered the same rate)" if key.equal_load else "")
-    rows = {r["server"]: r for r in cons.rows.get(key, [])}
+    rows = {r.server: r for r in cons.rows.get(key, [])}
 
-    def fig(field_name):
-        return lambda n: (rows.get(n) or {}).get(field_name)
+    def fig(pick: Callable[[Row], float | None]) -> Callable[[str], float | None]:
+        """A server's figure of its row (None: no row at this load)."""
+        return lambda n: pick(rows[n]) if n in rows else None
 
     def calls_per_cpu_s(n):   # the CPU ranking's figure, turned the way the question asks it
         return per_cpu_second(rows.get(n))
@@ -202,14 +210,14 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     if key.equal_load:
         answers.append(_from_ranking(
             cons, rankings.get("p99_"), None, key="p99", question="Lowest p99 latency at equal load",
-            unit="ms, all calls", figure=fig("latency_all_p99_ms"), fmt=_ms, evidence=anchor, source=source))
+            unit="ms, all calls", figure=fig(lambda r: r.latency_all_p99_ms), fmt=_ms, evidence=anchor, source=source))
     else:
         answers.append(Answer("p99", "Lowest p99 latency at equal load", "ms", "not measured",
                               note="no equal load in these results (run --equal-load)"))
     answers.append(_capacity_answer(cons, capacity or {}))
     answers.append(_from_ranking(
         cons, rankings.get("mem_"), None, key="mem-peak", question="Smallest memory at peak", unit="MiB",
-        figure=fig("mem_peak_mb_mean"), fmt=lambda v: f"{v:,.1f} MiB", evidence=anchor, source=source))
+        figure=fig(lambda r: r.mem_peak_mb_mean), fmt=lambda v: f"{v:,.1f} MiB", evidence=anchor, source=source))
     groups = {g.server: g for (s, k), g in cons.groups.items() if k == key and g.section() in (RANKED, BOUND)}
     for metric, qkey, question, fmt in (
             ("idle_mem_mb", "mem-idle", "Smallest memory at idle", lambda v: f"{v:,.1f} MiB"),
@@ -225,15 +233,15 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     answers.append(_image_answer(cons))
     # Budgets: the candidates are the servers whose every round stayed inside the budget; among them the
     # most calls per CPU-second, by the same ranking's tests (the leader among them against each of them).
-    within_mem = [n for n, r in rows.items() if r.get("per_run_mem_peak_mb") and
-                  all(v is not None and v <= budget_mb for v in r["per_run_mem_peak_mb"])]
+    within_mem = [n for n, r in rows.items() if r.per_run_mem_peak_mb and
+                  all(v is not None and v <= budget_mb for v in r.per_run_mem_peak_mb)]
     answers.append(_from_ranking(
         cons, cpu, within_mem, key="budget-mem", question=f"Most calls per CPU-second within {budget_mb:g} MiB",
         source=f"{source}; candidates: every round's peak ≤ {budget_mb:g} MiB ({len(within_mem)} of {len(rows)})",
         **per_cpu))
     if key.equal_load:
-        within_p99 = [n for n, r in rows.items() if r.get("latency_all_p99_ms") is not None
-                      and r["latency_all_p99_ms"] <= budget_p99_ms]
+        within_p99 = [n for n, r in rows.items() if r.latency_all_p99_ms is not None
+                      and r.latency_all_p99_ms <= budget_p99_ms]
         answers.append(_from_ranking(
             cons, cpu, within_p99, key="budget-p99",
             question=f"Most calls per CPU-second with p99 ≤ {budget_p99_ms:g} ms",
@@ -242,9 +250,9 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
     answers.append(_soak_answer(cons, soaks or []))
     answers += _dimension_answers(cons)
     by_language = []
-    languages = sorted({str(cons.servers[n].manifest.get("language") or "—") for n in rows})
+    languages = sorted({str(cons.servers[n].language or "—") for n in rows})
     for language in languages:
-        members = [n for n in rows if str(cons.servers[n].manifest.get("language") or "—") == language]
+        members = [n for n in rows if str(cons.servers[n].language or "—") == language]
         by_language.append(_from_ranking(cons, cpu, members, key=f"lang-{language}",
                                          question=f"{language}: most calls per CPU-second", source=source, **per_cpu))
     costs = _costs(cons, key, rows, capacity or {}, vcpu, gib, targets)
@@ -280,13 +288,13 @@ def _dimension_figure(table, figure: str, unit: str):
         return (table.rankings.get("cpu_"), lambda n: per_cpu_second(rows.get(n)),
                 lambda v: f"{v:,.0f} {unit}")
     if figure == "mem_peak":       # peak memory, lower is better, valid whatever capped the throughput
-        return (table.rankings.get("mem_"), lambda n: (rows.get(n) or {}).get("mem_peak_mb_mean"),
+        return (table.rankings.get("mem_"), lambda n: rows[n].mem_peak_mb_mean if n in rows else None,
                 lambda v: f"{v:,.1f} {unit}")
     figures = {cell.twin: cell.p50_ms for cell in table.cells}   # p50_all_calls: the section's latency ranking
     return table.latency, figures.get, _ms
 
 
-def _capacity_answer(cons: Consolidated, by_mode: dict) -> Answer:
+def _capacity_answer(cons: Consolidated, by_mode: dict[str, list[capacity_page.CapacityRow]]) -> Answer:
     answer = Answer("capacity", "Highest capacity under the SLO", "calls/s", "not measured",
                     evidence="capacity.html", note="no capacity run in these results (mcpbench capacity)")
     if not by_mode:
@@ -305,7 +313,7 @@ def _capacity_answer(cons: Consolidated, by_mode: dict) -> Answer:
     def fmt(r: capacity_page.CapacityRow) -> str:
         return f"{'≥ ' if r.lower_bound else ''}{r.median:,.0f} calls/s"
 
-    answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].manifest.get("language") or "—"),
+    answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].language or "—"),
                         r.median, fmt(r)) for r in tie]
     answer.source = f"mcpbench capacity, mode {mode}: median of each round's ladder"
     answer.note = ("told apart only when in every round one's capacity is at or above the step the other failed "
@@ -326,9 +334,8 @@ def _image_answer(cons: Consolidated) -> Answer:
     sizes = {}
     for name, view in cons.servers.items():
         for record in reversed(view.records):
-            image = getattr(record, "image", None) or {}
-            if image.get("image_size_mb") is not None:
-                sizes[name] = float(image["image_size_mb"])
+            if record.image is not None and record.image.image_size_mb is not None:
+                sizes[name] = float(record.image.image_size_mb)
                 break
     answer = Answer("image", "Smallest image", "MB", "not measured", evidence="index.html#servers",
                     note="container runtimes only (--runtime docker or swarm)")
@@ -346,13 +353,13 @@ def _image_answer(cons: Consolidated) -> Answer:
     return answer
 
 
-def _soak_answer(cons: Consolidated, soaks: list) -> Answer:
+def _soak_answer(cons: Consolidated, soaks: list[SoakRow]) -> Answer:
     answer = Answer("soak", "Leak-free in the soak", "", "not measured", evidence="soak.html",
                     note="no soak in these results (mcpbench soak)")
     if not soaks:
         return answer
-    passed = [r for r in soaks if r.document.get("verdict") == "pass"]
-    answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].manifest.get("language") or "—"),
+    passed = [r for r in soaks if r.document.verdict == "pass"]
+    answer.top = [Entry(r.server, r.display_name, str(cons.servers[r.server].language or "—"),
                         None, "passed every criterion") for r in passed]
     answer.verdict = "tie" if len(passed) > 1 else "win" if passed else "not tested"
     answer.source = f"mcpbench soak: {len(passed)} of {len(soaks)} passed"
@@ -372,14 +379,15 @@ def cost_per_million(cpu_ms_per_call: float | None, mem_mb: float | None, rate: 
     return cpu_s, gib_s, money
 
 
-def _costs(cons: Consolidated, key: LoadKey, rows: dict, by_mode: dict, vcpu: float, gib: float,
+def _costs(cons: Consolidated, key: LoadKey, rows: dict[str, Row],
+           by_mode: dict[str, list[capacity_page.CapacityRow]], vcpu: float, gib: float,
            targets: tuple[float, ...]) -> list[Cost]:
     out = []
     for name, row in rows.items():
-        rate = row.get("tool_calls_per_s")
-        cpu_s, gib_s, money = cost_per_million(row.get("cpu_ms_per_call"), row.get("mem_avg_mb"), rate, vcpu, gib)
+        rate = row.tool_calls_per_s
+        cpu_s, gib_s, money = cost_per_million(row.cpu_ms_per_call, row.mem_avg_mb, rate, vcpu, gib)
         view = cons.servers[name]
-        out.append(Cost(name, view.display_name, str(view.manifest.get("language") or "—"),
+        out.append(Cost(name, view.display_name, str(view.language or "—"),
                         "equal load" if key.equal_load else key.label, rate, cpu_s, gib_s, money))
     capacity_rows = next(iter(by_mode.values())) if by_mode else []
     for r in capacity_rows:
@@ -389,7 +397,7 @@ def _costs(cons: Consolidated, key: LoadKey, rows: dict, by_mode: dict, vcpu: fl
         cpu_ms = cpu_pct / 100 / r.median * 1000 if cpu_pct is not None and r.median else None
         cpu_s, gib_s, money = cost_per_million(cpu_ms, mem, r.median, vcpu, gib)
         view = cons.servers[r.server]
-        out.append(Cost(r.server, view.display_name, str(view.manifest.get("language") or "—"), "capacity",
+        out.append(Cost(r.server, view.display_name, str(view.language or "—"), "capacity",
                         r.median, cpu_s, gib_s, money, [r.sizing(t) for t in targets]))
     return sorted(out, key=lambda c: (c.basis, c.money_per_million is None, c.money_per_million or 0))
 

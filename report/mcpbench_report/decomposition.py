@@ -24,16 +24,18 @@ out every fast server).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from mcpbench.analysis import summary as analysis
+from mcpbench.results import model
 
 from . import stats
 from .consolidate import Consolidated, Group, RunData
 from .load import LoadKey
+from .stats import K
 
 NO_SDK = "none"  # a manifest's `sdk` for the hand-written reference (servers/baseline)
 PAIRABLE_FLAGS = frozenset({f"{analysis.HARNESS_BOUND_PREFIX}{analysis.LOAD_MODEL}"})  # see the module's doc
@@ -63,9 +65,9 @@ def beyond(ratio: Ratio | None, margin: float = FINDING_MARGIN) -> bool:
                 and (ratio.high < 1 - margin or ratio.low > 1 + margin))
 
 
-def paired_ratio(a: dict, b: dict, load: str) -> Ratio | None:
+def paired_ratio(a: Mapping[K, float | None], b: Mapping[K, float | None], load: str) -> Ratio | None:
     """a / b over the rounds both have a positive figure for."""
-    logs = [math.log(a[k] / b[k]) for k in a if k in b and a[k] and b[k] and a[k] > 0 and b[k] > 0]
+    logs = [math.log(x / y) for k, x in a.items() if (y := b.get(k)) and x and x > 0 and y > 0]
     if not logs:
         return None
     mean = float(np.mean(logs))
@@ -85,7 +87,7 @@ FIGURES: dict[str, Callable[[RunData], float | None]] = {
 }
 
 
-def _by_round(group: Group, figure: str) -> dict:
+def _by_round(group: Group, figure: str) -> dict[tuple[str, int], float | None]:
     """A figure per round, of the clean measurements only (no flag but PAIRABLE_FLAGS)."""
     return {run.round_id: FIGURES[figure](run) for run in group.runs if set(run.flags) <= PAIRABLE_FLAGS}
 
@@ -121,7 +123,7 @@ def _with_mode(key: LoadKey, mode: str) -> LoadKey:
 
 def decomposition(cons: Consolidated) -> list[DecompositionRow]:
     """A row per server that has any cell; empty when nothing could be paired."""
-    references = [name for name, view in cons.servers.items() if view.manifest.get("sdk") == NO_SDK]
+    references = [name for name, view in cons.servers.items() if view.manifest and view.manifest.sdk == NO_SDK]
     rows = []
     for name, view in cons.servers.items():
         mine = {key: group for (server, key), group in cons.groups.items() if server == name}
@@ -133,7 +135,7 @@ def decomposition(cons: Consolidated) -> list[DecompositionRow]:
                    if key.mode == "session" and _with_mode(key, "stateless") in mine]
         transport = [(group, mine[_with_mode(key, "stdio")]) for key, group in mine.items()
                      if key.mode == "stateless" and _with_mode(key, "stdio") in mine]
-        base = view.manifest.get("variant_of") if view.manifest.get("what_if") else None
+        base = view.manifest.variant_of if view.manifest and view.manifest.what_if else None
         what_if = [(group, cons.groups[(base, key)]) for key, group in mine.items()
                    if base is not None and (base, key) in cons.groups]
         cells = {"sdk_cpu": _best(sdk, "cpu"),
@@ -145,7 +147,12 @@ def decomposition(cons: Consolidated) -> list[DecompositionRow]:
     return sorted(rows, key=lambda r: r.display_name)
 
 
-def what_ifs_of(rows: list[DecompositionRow], server: str, manifests: dict[str, dict]) -> list[DecompositionRow]:
+def what_ifs_of(rows: list[DecompositionRow], server: str,
+                manifests: Mapping[str, model.Server | None]) -> list[DecompositionRow]:
     """The rows with a what-if cell that vary `server`, or are `server` varying another: its server page's."""
     return [row for row in rows if (row.cells["what_if_cpu"] or row.cells["what_if_latency"])
-            and server in (row.server, manifests.get(row.server, {}).get("variant_of"))]
+            and server in (row.server, _variant_of(manifests.get(row.server)))]
+
+
+def _variant_of(manifest: model.Server | None) -> str | None:
+    return manifest.variant_of if manifest else None

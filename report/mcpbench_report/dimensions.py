@@ -16,9 +16,12 @@ import numpy as np
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX, LOAD_MODEL
 from mcpbench.loads import LIST_TOOLS
 from mcpbench.results.model import DimensionDecision, DimensionSection, plain_section
+from mcpbench.workload.verify import ToolsListed
 
 from . import consolidate, stats
 from .consolidate import Consolidated, Group, LoadKey
+from .load import ResultsDir
+from .rows import Row
 from .stats import K
 
 LOAD_MODEL_BOUND = f"{HARNESS_BOUND_PREFIX}{LOAD_MODEL}"
@@ -28,7 +31,7 @@ LOAD_MODEL_BOUND = f"{HARNESS_BOUND_PREFIX}{LOAD_MODEL}"
 class Cell:
     server: str                  # the base server
     twin: str                    # what was measured (NAME-POINT, or the server itself)
-    row: dict                    # consolidate.rank's row: figures and rank
+    row: Row                     # consolidate.rank's row: figures and rank
     p50_ms: float | None         # every tool call, failures included, pooled over the rounds
     p99_ms: float | None
     list_p50_ms: float | None = None   # tools/list's own p50 (summary latency_ms.steps), the median over the rounds
@@ -51,7 +54,7 @@ class PointTable:
     latency: stats.Ranking | None = None
 
     @property
-    def rows(self) -> dict[str, dict]:
+    def rows(self) -> dict[str, Row]:
         """consolidate.rank's row of each twin, by its name (the names the rankings use)."""
         return {cell.twin: cell.row for cell in self.cells}
 
@@ -153,12 +156,12 @@ def step_p50(group: Group, step: str) -> float | None:
     return _rounds_p50(group, lambda latency: (latency.steps or {}).get(step))
 
 
-def _tools_listed(cons: Consolidated, d, twin: str) -> dict | None:
+def _tools_listed(cons: Consolidated, d, twin: str) -> ToolsListed | None:
     """What the dimension run d's verify read of the twin's tools/list (verify.json tools_list: tools, pages,
     bytes), if it did."""
     view = cons.servers.get(twin)
     records = [r for r in view.records if r.results.run_id == d.run_id] if view else []
-    return next(((r.verify or {}).get("tools_list") for r in records), None)
+    return next((r.verify.tools_list if r.verify else None for r in records), None)
 
 
 def _followed_cursors(group: Group) -> bool:
@@ -168,13 +171,13 @@ def _followed_cursors(group: Group) -> bool:
                                    for r in group.runs)
 
 
-def _paged_note(listed: dict | None, group: Group) -> str | None:
+def _paged_note(listed: ToolsListed | None, group: Group) -> str | None:
     """Why a twin is shown but never ranked at its point: its tools/list (listed: _tools_listed) came in pages and
     its load fetched the first page only — less than every other server sent. A load that followed every page
     (_followed_cursors) timed the whole list, as the others', and is ranked."""
-    if not listed or listed.get("pages", 1) <= 1 or _followed_cursors(group):
+    if not listed or listed.pages <= 1 or _followed_cursors(group):
         return None
-    return f"not ranked: tools/list came in {listed['pages']} pages and the load fetched the first only"
+    return f"not ranked: tools/list came in {listed.pages} pages and the load fetched the first only"
 
 
 def _points(cons: Consolidated, d) -> dict[str, dict[str, Group]]:
@@ -188,8 +191,9 @@ def _points(cons: Consolidated, d) -> dict[str, dict[str, Group]]:
         if not runs or name not in names:
             continue
         manifest = cons.servers[name].manifest
-        point = manifest.get("point")
-        base = manifest["variant_of"] if point else name  # a point's twin names the server it twins
+        point = manifest.point if manifest else None
+        twinned = manifest.variant_of if manifest and point else None  # a point's twin names the server it twins
+        base = twinned or name
         label = point or key.label
         keys[label] = key
         out.setdefault(label, {})[base] = Group(name, key, runs)
@@ -205,7 +209,7 @@ def _not_measured(d) -> list[tuple[str, str]]:
     for name, record in d.servers.items():
         if record.status != "unavailable":
             continue
-        base = record.manifest.get("variant_of") if record.manifest.get("point") else None
+        base = record.manifest.variant_of if record.manifest and record.manifest.point else None
         out[(base or name, record.reason or "no reason given")] = None
     return list(out)
 
@@ -227,10 +231,11 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
         base_of = {g.server: base for base, g in groups.items()}
         cells = []
         for row in rows:
-            twin = row["server"]
+            twin = row.server
             group = groups[base_of[twin]]
+            tools = listed[twin]
             cells.append(Cell(base_of[twin], twin, row, *_percentiles(group), step_p50(group, LIST_TOOLS),
-                              first_progress_p50(group), (listed[twin] or {}).get("bytes")))
+                              first_progress_p50(group), tools.bytes if tools else None))
         latency = latency_ranking(groups, cells, cons.ranking_alpha) if section.latency_ranking else None
         tables.append(PointTable(point, cells, rankings, groups, latency))
     first = next(iter(points))
@@ -329,7 +334,7 @@ def latency_ranking(groups: dict[str, Group], cells: list[Cell], alpha: float) -
                       figures={n: pooled.get(n) for n in candidates}, alpha=alpha)
 
 
-def dimension_runs(cons: Consolidated) -> list:
+def dimension_runs(cons: Consolidated) -> list[ResultsDir]:
     return [d for d in cons.dirs if d.config.dimension is not None]
 
 

@@ -20,14 +20,15 @@ from dataclasses import dataclass, field
 
 from . import stats
 from .changes import Figure, direction, figures_for, test_figure
-from .consolidate import MANIFEST_FINGERPRINT, Consolidated, consolidate, fingerprint_differences
+from .consolidate import MANIFEST_FINGERPRINT, Consolidated, consolidate, fingerprint_differences, stack_of
 from .load import LoadKey, ResultsDir
+from .rows import Row
 
 
 @dataclass
 class Point:
     run_id: str
-    row: dict | None                  # the server's row at the history's load in this directory (None: absent)
+    row: Row | None                   # the server's row at the history's load in this directory (None: absent)
     rank: str | None                  # its CPU rank there (its own rounds and tiers)
     versions: dict[str, str]          # the manifest fields that identify the stack (MANIFEST_FINGERPRINT)
 
@@ -87,11 +88,11 @@ def history(dirs: list[ResultsDir], min_effect: float = stats.MIN_EFFECT) -> His
     for server in servers:
         points[server] = []
         for c in each:
-            row = next((r for r in c.rows.get(key, []) if r["server"] == server), None)
+            row = next((r for r in c.rows.get(key, []) if r.server == server), None)
             view = c.servers.get(server)
-            manifest = view.manifest if view else {}
-            points[server].append(Point(c.dirs[0].run_id, row, row.get("cpu_rank") if row else None,
-                                        {k: str(manifest.get(k)) for k in MANIFEST_FINGERPRINT if manifest.get(k)}))
+            stack = stack_of(view.manifest if view else None)
+            points[server].append(Point(c.dirs[0].run_id, row, row.cpu.rank if row else None,
+                                        {k: str(v) for k, v in stack.items() if v}))
     out = {server: ServerHistory(server, next(c.servers[server].display_name for c in reversed(each)
                                               if server in c.servers), points[server]) for server in servers}
     family = 0

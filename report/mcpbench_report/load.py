@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 import pandas as pd
 from pydantic import BaseModel
@@ -30,14 +31,17 @@ __all__ = ["LoadKey", "Measurement", "ResultsDir", "ResultsError", "ServerRecord
 read_json = read_json
 
 
-def read_optional(path: Path, kind: type[BaseModel]) -> dict | None:
+M = TypeVar("M", bound=BaseModel)
+
+
+def read_optional(path: Path, kind: type[M]) -> M | None:
     """A file a server directory may lack (build.json of a prebuilt run, image.json of the local runtime),
-    validated when present (a versioned one, capacity.json or soak.json, upgraded first)."""
+    read as the model it is validated against (a versioned one, capacity.json or soak.json, upgraded first)."""
     if not path.is_file():
         return None
     if "schema_" in kind.model_fields:
-        return upgrade_document(kind, read_json(path), path)
-    return model.validated(kind, read_json(path), path)
+        return parsed(kind, upgrade_document(kind, read_json(path), path), path)
+    return parsed(kind, read_json(path), path)
 
 
 @dataclass(frozen=True)
@@ -152,22 +156,24 @@ class ServerRecord:
     startup_s: float | None = None
     idle_mem_mb: float | None = None
     runtime_version: str | None = None  # what the interpreter/VM said it is (None for compiled servers)
-    image: dict | None = None  # docker runtime: image.json (image, image_size_mb, cold_start_s, build_s…)
-    manifest: dict = field(default_factory=dict)
-    build: dict | None = None
-    verify: dict | None = None
+    image: model.Image | None = None  # docker runtime: image.json (image, image_size_mb, cold_start_s, build_s…)
+    manifest: model.Server | None = None   # server.json (None: the directory has none)
+    build: model.Build | None = None
+    verify: model.Verify | None = None
     # every experiment result file the server has (model.EXPERIMENT_RESULTS), upgraded and validated
-    results_of: dict[str, dict] = field(default_factory=dict)
+    results_of: dict[str, BaseModel] = field(default_factory=dict)
 
     @property
-    def capacity(self) -> dict | None:
+    def capacity(self) -> model.Capacity | None:
         """`mcpbench capacity`: capacity.json (its ladders, a round each)."""
-        return self.results_of.get(model.CAPACITY_FILE)
+        result = self.results_of.get(model.CAPACITY_FILE)
+        return result if isinstance(result, model.Capacity) else None
 
     @property
-    def soak(self) -> dict | None:
+    def soak(self) -> model.SoakResult | None:
         """`mcpbench soak`: soak.json (verdicts, buckets, slopes)."""
-        return self.results_of.get(model.SOAK_FILE)
+        result = self.results_of.get(model.SOAK_FILE)
+        return result if isinstance(result, model.SoakResult) else None
 
     @property
     def path(self) -> Path:
@@ -175,7 +181,8 @@ class ServerRecord:
 
     @property
     def display_name(self) -> str:
-        return str(self.manifest.get("display_name") or self.name)
+        named = self.manifest.display_name if self.manifest else None
+        return named or self.name
 
     def files(self) -> list[Path]:
         return sorted(p for p in self.path.iterdir() if p.is_file()) if self.path.is_dir() else []
@@ -260,7 +267,7 @@ def load_results_dir(path: Path) -> ResultsDir:
             name=name, results=results, status=str(info.status if info else "ok"), phase=info.phase if info else None,
             reason=info.reason if info else None, startup_s=info.startup_s if info else None,
             idle_mem_mb=info.idle_mem_mb if info else None, runtime_version=info.runtime_version if info else None,
-            manifest=read_optional(server.server_json, model.Server) or {},
+            manifest=read_optional(server.server_json, model.Server),
             build=read_optional(server.build_json, model.Build),
             verify=read_optional(server.verify_json, model.Verify),
             image=read_optional(server.image_json, model.Image),

@@ -15,6 +15,8 @@ import io
 import json
 import re
 import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from types import SimpleNamespace
@@ -29,7 +31,8 @@ from mcpbench.results.model import SCHEMA, document
 from . import capacity, charts, decision, decomposition, soak, stats
 from . import history as history_mod
 from .consolidate import BOUND, NOT_ASSESSED, RANKED, UNPUBLISHABLE, Consolidated
-from .load import LoadKey
+from .load import LoadKey, ResultsDir
+from .rows import Json
 
 HERE = Path(__file__).resolve().parent
 MARKER = ".mcpbench-report"
@@ -76,9 +79,22 @@ FLAG_SHORT = {
 }
 
 
-def rules() -> list[dict]:
-    """Every rule of the report and of the orchestrator's verdicts it relies on, from the named constants
-    (rendered on the methodology page and written into data/results.json)."""
+@dataclass(frozen=True)
+class Rule:
+    """One rule of the report or of the orchestrator's verdicts it relies on: its constant, the constant's value
+    (None for a rule in words) and the rule."""
+
+    name: str
+    value: float | str | None
+    rule: str
+
+    def to_json(self) -> dict[str, Json]:
+        return {"name": self.name, "value": self.value, "rule": self.rule}
+
+
+def rules() -> list[Rule]:
+    """Every rule, from the named constants (rendered on the methodology page and written into
+    data/results.json)."""
     from mcpbench.analysis import equal_load, sequential, warmup
     from mcpbench.analysis import summary as analysis
     from mcpbench.loads import timing
@@ -140,7 +156,7 @@ def rules() -> list[dict]:
         ("SLO_MAX_ERROR_RATE", stats.SLO_MAX_ERROR_RATE,
          "SLO peak: highest load whose all-calls p99 meets the SLO with at most this share of failed calls"),
     )
-    return [{"name": name, "value": value, "rule": rule} for name, value, rule in table]
+    return [Rule(name, value, rule) for name, value, rule in table]
 
 
 def slug(text: str) -> str:
@@ -175,10 +191,11 @@ def sortval(value) -> str:
     return repr(float(value)) if isinstance(value, (int, float)) else str(value)
 
 
-def _flatten(data: dict, prefix: str = "") -> dict:
-    out: dict = {}
+def _flatten(data: Mapping[str, Json], prefix: str = "") -> dict[str, Json]:
+    """A document's leaves by their dotted keys (an empty mapping is a leaf)."""
+    out: dict[str, Json] = {}
     for key, value in data.items():
-        if isinstance(value, dict) and value:
+        if isinstance(value, Mapping) and value:
             out.update(_flatten(value, f"{prefix}{key}."))
         else:
             out[f"{prefix}{key}"] = value
@@ -195,9 +212,18 @@ def _show(value) -> str:
     return str(value)
 
 
-def merged_settings(dirs: list, section: str) -> list[dict]:
-    """Every key of run.json's config or environment across results directories: one value where all agree,
-    else each value with the results it comes from (and `differs` set)."""
+@dataclass(frozen=True)
+class Setting:
+    """One key of run.json's config or environment across results directories, as the methodology page lists
+    it: one value where all agree, else each value with the results it comes from."""
+
+    key: str
+    value: str
+    differs: bool
+
+
+def merged_settings(dirs: list[ResultsDir], section: str) -> list[Setting]:
+    """Every key of run.json's `section` (config or environment) across results directories."""
     flats = [(d.run_id, _flatten(document(getattr(d, section)))) for d in dirs]
     keys = list(dict.fromkeys(k for _, flat in flats for k in flat))
     rows = []
@@ -205,10 +231,9 @@ def merged_settings(dirs: list, section: str) -> list[dict]:
         values = [(run_id, flat.get(key)) for run_id, flat in flats]
         distinct = {json.dumps(v, sort_keys=True, default=str) for _, v in values}
         if len(distinct) == 1:
-            rows.append({"key": key, "value": _show(values[0][1]), "differs": False})
+            rows.append(Setting(key, _show(values[0][1]), False))
         else:
-            rows.append({"key": key, "value": "; ".join(f"{_show(v)} ({run_id})" for run_id, v in values),
-                         "differs": True})
+            rows.append(Setting(key, "; ".join(f"{_show(v)} ({run_id})" for run_id, v in values), True))
     return rows
 
 
@@ -228,6 +253,15 @@ def _environment() -> Environment:
     return env
 
 
+@dataclass(frozen=True)
+class RawFile:
+    """A link to one file of the results, copied under raw/."""
+
+    name: str
+    href: str
+    bytes: int
+
+
 class Site:
     """What every page builds with: the consolidated results, the options, the shared figures (the decision,
     the soak rows, the overheads — several pages show them) and the helpers that draw a chart and render a
@@ -242,20 +276,20 @@ class Site:
         self.chart_files: list[str] = []
         self.index_charts: list[str] = []     # set by the index page: what the first screen loads
         self.manifests = {name: view.manifest for name, view in cons.servers.items()}
-        self.env.globals["sdk_kind"] = lambda server: decision.sdk_kind(self.manifests.get(server) or {})
-        self.env.globals["sdk_kinds"] = sorted({decision.sdk_kind(m or {}) for m in self.manifests.values()})
+        self.env.globals["sdk_kind"] = lambda server: decision.sdk_kind(self.manifests.get(server))
+        self.env.globals["sdk_kinds"] = sorted({decision.sdk_kind(m) for m in self.manifests.values()})
 
     # -- figures several pages show ---------------------------------------------------------------------------
     @cached_property
-    def soaks(self) -> list:
+    def soaks(self) -> list[soak.SoakRow]:
         return soak.soak_rows(self.cons)
 
     @cached_property
-    def decomposition(self) -> list:
+    def decomposition(self) -> list[decomposition.DecompositionRow]:
         return decomposition.decomposition(self.cons)
 
     @cached_property
-    def capacity_rows(self) -> dict:
+    def capacity_rows(self) -> dict[str, list[capacity.CapacityRow]]:
         return capacity.capacity_rows(self.cons)
 
     @cached_property
@@ -298,9 +332,8 @@ class Site:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page)
 
-    def raw_links(self, files: list[Path], run_id: str, *inner: str) -> list[dict]:
-        return [{"name": f.name, "href": href("raw", run_id, *inner, f.name), "bytes": f.stat().st_size}
-                for f in files]
+    def raw_links(self, files: list[Path], run_id: str, *inner: str) -> list[RawFile]:
+        return [RawFile(f.name, href("raw", run_id, *inner, f.name), f.stat().st_size) for f in files]
 
     # -- the files beside the pages --------------------------------------------------------------------------
     def copy_raw(self) -> None:
@@ -323,11 +356,11 @@ class Site:
         writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
         for row in rows:
-            flat = dict(row)
-            flat["flags"] = ";".join(row["flags"])
-            flat["run_ids"] = ";".join(row["run_ids"])
-            flat["unpublishable_reasons"] = ";".join(row["unpublishable_reasons"])
-            flat["order_held"] = (row["order_held"] or {}).get("text")
+            flat = row.to_json()
+            flat["flags"] = ";".join(row.flags)
+            flat["run_ids"] = ";".join(row.run_ids)
+            flat["unpublishable_reasons"] = ";".join(row.unpublishable_reasons)
+            flat["order_held"] = row.throughput.order_held.text if row.throughput.order_held else None
             writer.writerow({k: ("" if flat.get(k) is None else flat.get(k)) for k in CSV_COLUMNS})
         (data / "results.csv").write_text(buf.getvalue())
         doc = {
@@ -337,8 +370,8 @@ class Site:
                             if k in ("config", "environment", "calibration", "equal_load", "rounds_auto", "rounds")}}
                         for d in self.cons.dirs],
             "differences": self.cons.differences, "slo_p99_ms": self.slo,
-            "rules": rules(),
-            "rows": rows,
+            "rules": [rule.to_json() for rule in rules()],
+            "rows": [row.to_json() for row in rows],
             "not_measured": [f.__dict__ for f in self.cons.failures],
         }
         (data / "results.json").write_text(json.dumps(doc, indent=1, default=json_default) + "\n")

@@ -32,7 +32,7 @@ class SoakRow:
     server: str
     display_name: str
     run_id: str
-    document: dict             # soak.json
+    document: model.SoakResult   # soak.json, judged again
     processes: pd.DataFrame    # processes.csv of its measurement
     chart: str | None = None
 
@@ -45,8 +45,7 @@ def soak_rows(cons: Consolidated) -> list[SoakRow]:
         for record in view.records:
             if not record.soak:
                 continue
-            recorded = model.parsed(model.SoakResult, record.soak, record.path / model.SOAK_FILE)
-            judged, processes = criteria.rejudge(recorded, record.path / recorded.measurement,
+            judged, processes = criteria.rejudge(record.soak, record.path / record.soak.measurement,
                                                  request_timeout_s(record.results))
-            rows.append(SoakRow(name, view.display_name, record.results.run_id, model.document(judged), processes))
+            rows.append(SoakRow(name, view.display_name, record.results.run_id, judged, processes))
     return sorted(rows, key=lambda r: (r.display_name, r.run_id))

@@ -281,7 +281,20 @@ def compact_letters(n: int, differ: Callable[[int, int], bool]) -> list[str]:
     return ["".join(name for name, g in zip(names, groups, strict=True) if j in g) for j in range(n)]
 
 
-def detectable_ratio(tests: moderated.PairTests, family: int, alpha: float = ALPHA) -> dict | None:
+@dataclass(frozen=True)
+class Power:
+    """What Holm's first step asks of a pair of one ranking (detectable_ratio): the ratio a pair of typical noise
+    must reach to be separated, and what it rests on."""
+
+    pairs: int             # the family: tests of the ranking
+    rounds: int            # the median number of rounds a pair shares
+    p_needed: float        # alpha / family
+    ratio_needed: float
+    df: float              # the median degrees of freedom of a pair's test
+    text: str              # all of it in a sentence (the pages' note)
+
+
+def detectable_ratio(tests: moderated.PairTests, family: int, alpha: float = ALPHA) -> Power | None:
     """What Holm's first step asks of a pair of this ranking: p < alpha / family, i.e. a ratio of about
     exp(t(1 - alpha / 2 family, df) · s0 / √n) at the prior's typical pair variance s0² (or the median pair
     variance without a prior) over the median number of shared rounds. None when nothing was tested."""
@@ -295,11 +308,11 @@ def detectable_ratio(tests: moderated.PairTests, family: int, alpha: float = ALP
     ratio = math.exp(t_quantile(1 - p_needed / 2, df) * math.sqrt(var / n)) if var > 0 else 1.0
     prior = (f"; moderated with {tests.prior.df:.1f} prior degrees of freedom" if 0 < tests.prior.df < math.inf
              else "; one pooled variance (the pairs' variances agree)" if math.isinf(tests.prior.df) else "")
-    return {"pairs": family, "rounds": n, "p_needed": p_needed, "ratio_needed": ratio, "df": df,
-            "text": f"{family} pair{'s' if family != 1 else ''} over {n} rounds{prior}: a pair of typical noise must "
-                    f"differ by about ×{ratio_number(ratio)} to be separated (p < {p_needed:.2g} at Holm's first "
-                    f"step), and by at least {MIN_EFFECT:.0%} in any case; a smaller difference that misses it is not "
-                    "shown to be equal: more rounds may separate it"}
+    return Power(family, n, p_needed, ratio, df,
+                 f"{family} pair{'s' if family != 1 else ''} over {n} rounds{prior}: a pair of typical noise must "
+                 f"differ by about ×{ratio_number(ratio)} to be separated (p < {p_needed:.2g} at Holm's first "
+                 f"step), and by at least {MIN_EFFECT:.0%} in any case; a smaller difference that misses it is not "
+                 "shown to be equal: more rounds may separate it")
 
 
 def rank_labels(tier_numbers: Sequence[int]) -> list[str]:
@@ -324,7 +337,7 @@ class Ranking:
     family: int                                  # number of tests in the Holm family
     higher_better: bool
     letters: dict[str, str | None]               # compact letter display (None: not tested)
-    power: dict | None                           # detectable_ratio of this family
+    power: Power | None                          # detectable_ratio of this family
     intervals: dict[str, Interval] = field(default_factory=dict)   # each item's GEO_INTERVAL (moderated)
     raw: dict[tuple[str, str], Verdict] = field(default_factory=dict)  # the same pairs before correction
     alpha: float = ALPHA
@@ -332,11 +345,6 @@ class Ranking:
     def verdict(self, a: str, b: str) -> Verdict | None:
         """The corrected verdict of a pair, either way round (relative is then b against a)."""
         return _oriented(self.pairs, a, b)
-
-    def as_dicts(self) -> list[dict]:
-        return [{"a": a, "b": b, "method": v.method, "p": v.p_value, "p_holm": v.p_adjusted,
-                 "significant": v.significant, "relative": v.relative, "ratio_low": v.ratio_low,
-                 "ratio_high": v.ratio_high} for (a, b), v in self.pairs.items()]
 
 
 def _oriented(pairs: Mapping[tuple[str, str], Verdict], a: str, b: str) -> Verdict | None:
@@ -590,11 +598,19 @@ def per_second_counts(t_s: np.ndarray, window: tuple[float, float]) -> np.ndarra
     return np.bincount(np.floor(t - start).astype(int), minlength=n)[:n].astype(float)
 
 
-def efficiency(calls_per_s: float | None, cpu_avg_pct: float | None, mem_avg_mb: float | None) -> dict:
+@dataclass(frozen=True)
+class Efficiency:
+    """Tool calls/s per CPU core used and per GiB of memory used (None where a figure is missing)."""
+
+    per_core: float | None
+    per_gb: float | None
+
+
+def efficiency(calls_per_s: float | None, cpu_avg_pct: float | None, mem_avg_mb: float | None) -> Efficiency:
     """Tool calls/s per CPU core used and per GiB of memory used (None where a figure is missing)."""
     per_core = calls_per_s / (cpu_avg_pct / 100) if calls_per_s is not None and cpu_avg_pct else None
     per_gb = calls_per_s / (mem_avg_mb / 1024) if calls_per_s is not None and mem_avg_mb else None
-    return {"per_core": per_core, "per_gb": per_gb}
+    return Efficiency(per_core, per_gb)
 
 
 def meets_slo(p99_ms: float | None, error_rate: float | None, dropped: int, slo_p99_ms: float) -> bool:
@@ -602,14 +618,24 @@ def meets_slo(p99_ms: float | None, error_rate: float | None, dropped: int, slo_
             and (error_rate or 0.0) <= SLO_MAX_ERROR_RATE and not dropped)
 
 
-def slo_peak(levels: Sequence[dict], slo_p99_ms: float) -> dict | None:
-    """The highest tested load level meeting the SLO. levels: dicts with load, p99, error_rate,
-    dropped_iterations, throughput. None when no level meets it."""
-    ok = [lv for lv in levels if meets_slo(lv.get("p99"), lv.get("error_rate"),
-                                           lv.get("dropped_iterations") or 0, slo_p99_ms)]
+@dataclass(frozen=True)
+class Level:
+    """One load level of a sweep as the SLO peak reads it: its all-calls p99, failed share, dropped iterations
+    and the throughput reached."""
+
+    load: float
+    p99: float | None
+    error_rate: float | None
+    dropped_iterations: int
+    throughput: float | None
+
+
+def slo_peak(levels: Sequence[Level], slo_p99_ms: float) -> Level | None:
+    """The highest tested load level meeting the SLO; None when no level meets it."""
+    ok = [lv for lv in levels if meets_slo(lv.p99, lv.error_rate, lv.dropped_iterations, slo_p99_ms)]
     if not ok:
         return None
-    return max(ok, key=lambda lv: lv["load"])
+    return max(ok, key=lambda lv: lv.load)
 
 
 

@@ -7,11 +7,27 @@ sides are divided by the same reference server's figure: 1.00 = as fast / heavy 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from mcpbench.results import model
+
+
+@dataclass(frozen=True)
+class Published:
+    """One server of the study, as it reported it."""
+
+    stack: str
+    rps: float
+    avg_ms: float
+    p95_ms: float
+    ram_mb: float
+    cpu_pct: float
+
 
 # Mean of 3 runs, 50 VUs, session mode; RPS = every HTTP request (the study counted warm-up and ramp too),
 # avg/p95 = HTTP request duration, RAM and CPU as the study reported them (docs/workload.md §5).
-PUBLISHED_COLUMNS = ("stack", "rps", "avg_ms", "p95_ms", "ram_mb", "cpu_pct")
-PUBLISHED: dict[str, dict] = {name: dict(zip(PUBLISHED_COLUMNS, row, strict=True)) for name, row in {
+PUBLISHED: dict[str, Published] = {name: Published(*row) for name, row in {
     "rust": ("rmcp 0.17 + Tokio + deadpool-redis", 4845, 5.09, 10.99, 10.9, 117.9),
     "quarkus": ("Quarkus 3.31 MCP server (Vert.x)", 4739, 4.04, 8.13, 194.5, 161.7),
     "go": ("Go MCP SDK + tuned http.Transport", 3616, 6.87, 17.62, 23.9, 209.9),
@@ -35,7 +51,7 @@ ALIASES = {"java-spring": "java", "spring": "java", "spring-mvc": "java", "java-
 PUBLISHED_CPUS_PER_SERVER = 2.0
 PUBLISHED_HOST_VCPUS = 8
 
-# (label, our row key, published key, higher is better). RPS = (initialize + tools/call + tools/list) / s, the
+# (label, our row's field, the study's field, higher is better). RPS = (initialize + tools/call + tools/list) / s, the
 # study's `mcp_requests` counter: over the measured window, and over the whole k6 run as the study counted it.
 # avg / p95 = tools/call request durations, every call sent (the study averaged per-tool percentiles; we pool
 # the samples and never average percentiles).
@@ -62,9 +78,11 @@ def profile_differences(dirs: Sequence) -> list[str]:
     return out
 
 
-def published_name(server: str, manifest: Mapping | None = None) -> str | None:
-    if manifest and manifest.get("v2_name") in PUBLISHED:
-        return str(manifest["v2_name"])
+def published_name(server: str, manifest: model.Server | None = None) -> str | None:
+    # "v2_name" is a key of the manifest's own (server.json's open part), not a field of the format
+    named = (manifest.model_extra or {}).get("v2_name") if manifest else None
+    if named in PUBLISHED:
+        return str(named)
     if server in PUBLISHED:
         return server
     return ALIASES.get(server)
@@ -76,26 +94,94 @@ def _ratio(value, ref):
     return value / ref
 
 
-def comparison(rows: Sequence[Mapping], manifests: Mapping[str, Mapping], reference: str) -> dict:
+class Measured(Protocol):
+    """What the comparison reads of one of our rows (rows.Row): the server, the study's figures (METRICS) and
+    what says a figure is only a bound."""
+
+    @property
+    def server(self) -> str: ...
+    @property
+    def display_name(self) -> str | None: ...
+    @property
+    def v2_rps(self) -> float | None: ...
+    @property
+    def v2_rps_whole_run(self) -> float | None: ...
+    @property
+    def v2_call_avg_ms(self) -> float | None: ...
+    @property
+    def v2_call_p95_ms(self) -> float | None: ...
+    @property
+    def mem_avg_mb(self) -> float | None: ...
+    @property
+    def cpu_avg_pct(self) -> float | None: ...
+    @property
+    def flags(self) -> list[str]: ...
+    @property
+    def runs(self) -> int: ...
+    @property
+    def harness_bound(self) -> bool: ...
+    @property
+    def limited_by_text(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One of the study's figures (METRICS) of one server: ours and the published one, each as a ratio to its
+    side's reference server."""
+
+    label: str
+    ours: float | None
+    published: float
+    ours_ratio: float | None
+    published_ratio: float | None
+    higher_better: bool
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """One server of the published study that we measured: its figures beside the study's."""
+
+    name: str                      # its name in the study
+    server: str                    # ours
+    display_name: str
+    stack: str                     # the study's words for it
+    metrics: list[Metric]
+    flags: list[str]
+    runs: int
+    harness_bound: bool
+    limited_by_text: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Our rows of one load beside the published table, as ratios to the same reference server."""
+
+    reference: str | None          # our name of the reference server (None: none of ours is in the study)
+    rows: list[SideBySide]
+    note: str | None               # why the reference is another than asked
+    missing: list[str]             # the study's servers not measured here
+    reference_published: str | None = None
+
+
+def comparison(rows: Sequence[Measured], manifests: Mapping[str, model.Server | None], reference: str) -> Comparison:
     """Our rows (one load) and the published table as ratios to `reference` (our name of the server).
 
     Falls back to the first published server (by published RPS) measured here when the reference is not
     in both; says so in `note`.
     """
-    ours = {}
+    ours: dict[str, Measured] = {}
     for row in rows:
-        name = published_name(row["server"], manifests.get(row["server"]))
+        name = published_name(row.server, manifests.get(row.server))
         if name is not None and name not in ours:
             ours[name] = row
     ref_name = published_name(reference, manifests.get(reference))
     note = None
-    if ref_name not in ours:
+    if ref_name is None or ref_name not in ours:
         candidates = [n for n in PUBLISHED if n in ours]
         if not candidates:
-            return {"reference": None, "rows": [], "note": "none of the measured servers is in the published study",
-                    "missing": sorted(PUBLISHED)}
+            return Comparison(None, [], "none of the measured servers is in the published study", sorted(PUBLISHED))
         note = (f"reference {reference!r} was not measured here or is not in the published study; "
-                f"using {ours[candidates[0]]['server']!r} instead")
+                f"using {ours[candidates[0]].server!r} instead")
         ref_name = candidates[0]
     ref_ours, ref_pub = ours[ref_name], PUBLISHED[ref_name]
     out = []
@@ -103,16 +189,10 @@ def comparison(rows: Sequence[Mapping], manifests: Mapping[str, Mapping], refere
         if name not in ours:
             continue
         row = ours[name]
-        metrics = []
-        for label, our_key, pub_key, higher_better in METRICS:
-            metrics.append({
-                "label": label, "ours": row.get(our_key), "published": pub[pub_key],
-                "ours_ratio": _ratio(row.get(our_key), ref_ours.get(our_key)),
-                "published_ratio": _ratio(pub[pub_key], ref_pub[pub_key]), "higher_better": higher_better,
-            })
-        out.append({"name": name, "server": row["server"], "display_name": row.get("display_name") or row["server"],
-                    "stack": pub["stack"], "metrics": metrics, "flags": list(row.get("flags") or []),
-                    "runs": row.get("runs"), "harness_bound": bool(row.get("harness_bound")),
-                    "limited_by_text": row.get("limited_by_text")})
-    return {"reference": ref_ours["server"], "reference_published": ref_name, "rows": out, "note": note,
-            "missing": [n for n in PUBLISHED if n not in ours]}
+        metrics = [Metric(label, getattr(row, our_key), getattr(pub, pub_key),
+                          _ratio(getattr(row, our_key), getattr(ref_ours, our_key)),
+                          _ratio(getattr(pub, pub_key), getattr(ref_pub, pub_key)), higher_better)
+                   for label, our_key, pub_key, higher_better in METRICS]
+        out.append(SideBySide(name, row.server, row.display_name or row.server, pub.stack, metrics,
+                              list(row.flags or []), row.runs, bool(row.harness_bound), row.limited_by_text))
+    return Comparison(ref_ours.server, out, note, [n for n in PUBLISHED if n not in ours], ref_name)

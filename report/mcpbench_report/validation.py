@@ -22,12 +22,26 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import TypedDict
 
 import numpy as np
 
 from . import stats
 
 TWIN = "~twin"
+
+
+# A round as a table's file holds it: (run id, round) as a list, or the key itself.
+FileRound = list[str | int] | str | int
+
+
+class TableFile(TypedDict):
+    """A Table as its file holds it (scripts/null_replay.py extract; tests/fixtures/recorded): each server's
+    rounds as [round, figure] pairs."""
+
+    source: str
+    higher_better: bool
+    figures: dict[str, list[tuple[FileRound, float]]]
 
 
 @dataclass(frozen=True)
@@ -49,15 +63,22 @@ class Table:
         return Table({n: {r: v[r] for r in rounds} for n, v in self.figures.items()
                       if all(v.get(r) and v[r] > 0 for r in rounds)}, self.higher_better, self.source)
 
-    def record(self) -> dict:
+    def to_json(self) -> TableFile:
         return {"source": self.source, "higher_better": self.higher_better,
-                "figures": {n: [[list(r) if isinstance(r, tuple) else r, v] for r, v in runs.items()]
+                "figures": {n: [(list(r) if isinstance(r, tuple) else _file_round(r), v) for r, v in runs.items()]
                             for n, runs in self.figures.items()}}
 
     @classmethod
-    def from_record(cls, data: Mapping) -> "Table":
+    def from_json(cls, data: TableFile) -> "Table":
         return cls({n: {tuple(r) if isinstance(r, list) else r: v for r, v in runs}
                     for n, runs in data["figures"].items()}, bool(data["higher_better"]), data.get("source", ""))
+
+
+def _file_round(key: Hashable) -> FileRound:
+    """A round key that is no tuple, as JSON holds it: a run's id or a round number."""
+    if not isinstance(key, (str, int)):
+        raise TypeError(f"a round key must be a (run id, round) tuple, a string or a number, not {key!r}")
+    return key
 
 
 def round_effects(table: Table) -> dict[Hashable, float]:
@@ -77,7 +98,7 @@ def twin_of(own: Mapping[Hashable, float], slots: Sequence[Hashable], twin_round
 
 
 def twin_family(table: Table, server: str, slots: Sequence[Hashable], twin_rounds: Sequence[Hashable],
-                effects: Mapping[Hashable, float], scale: float = 1.0) -> dict[str, dict]:
+                effects: Mapping[Hashable, float], scale: float = 1.0) -> dict[str, dict[Hashable, float]]:
     """A k-round ranking of every server in `slots`, and `server`'s twin (twin_of)."""
     family = {n: {slot: runs[slot] for slot in slots} for n, runs in table.figures.items()}
     family[server + TWIN] = twin_of(table.figures[server], slots, twin_rounds, effects, scale)

@@ -79,7 +79,7 @@ def test_a_what_if_twin_is_paired_with_the_server_it_varies() -> None:
     cons = consolidate(load.load([WHAT_IF]))
     rows = {r.server: r for r in decomposition(cons)}
     assert set(rows) == {"go-unguarded"}
-    assert cons.servers["go-unguarded"].manifest["overrides"] == {"ALLOWED_HOSTS": "*"}
+    assert cons.servers["go-unguarded"].manifest.overrides == {"ALLOWED_HOSTS": "*"}
     key = next(k for (server, k) in cons.groups if server == "go")
     clean = lambda g: {r.round_id: r.cpu_ms_per_call for r in g.runs  # noqa: E731
                        if set(r.flags) <= {"bound:load-model"}}

@@ -84,14 +84,14 @@ def test_index_in_headless_chromium(page, errors, site, consolidated, tmp_path):
 
     # sorting: a first (real mouse) click on "Peak MiB" sorts best (lowest) first, a second one worst first;
     # typing in the filter hides rows
-    rows_by_mem = sorted(consolidated.rows[consolidated.headline], key=lambda r: r["mem_peak_mb"])
+    rows_by_mem = sorted(consolidated.rows[consolidated.headline], key=lambda r: r.mem_peak_mb)
     display = {name: server.display_name for name, server in consolidated.servers.items()}
     efficiency_names = page.locator(f"{EFFICIENCY} tbody tr td.name a")
     peak = page.locator(f"{EFFICIENCY} thead th", has_text="Peak MiB").locator("button")
     peak.click()
-    assert efficiency_names.first.text_content() == display[rows_by_mem[0]["server"]]
+    assert efficiency_names.first.text_content() == display[rows_by_mem[0].server]
     peak.click()
-    assert efficiency_names.first.text_content() == display[rows_by_mem[-1]["server"]]
+    assert efficiency_names.first.text_content() == display[rows_by_mem[-1].server]
     rows = page.locator(f"{EFFICIENCY} tbody tr")
     visible = "rows => rows.filter(r => !r.hidden).length"
     filter_box = page.locator("input.filter").first     # one filter for every ranking table of the page

@@ -64,7 +64,7 @@ def test_concurrency_curve_has_slo(tmp_path, consolidated):
     for key in consolidated.keys:
         if key.kind_name == "closed":
             for row in consolidated.rows[key]:
-                curves.setdefault(row["server"], []).append(row)
+                curves.setdefault(row.server, []).append(row)
     path = tmp_path / "c.svg"
     charts.concurrency(curves, path=path, title="c", kind=ClosedLoad, slo_p99_ms=100.0)
     text = svg_text(path)

@@ -31,8 +31,8 @@ def test_the_ranking_fits_80_columns_one_line_per_server() -> None:
     for column in ("#", "calls/s ×/÷95 %", "p99 ms", "CPU ms/call", "note"):
         assert column in header
     for row in rows:  # one line each, named by its directory (unique and short, never cut), figure and note on it
-        (line,) = [line for line in lines if row["server"] in line.split()]
-        assert f"{row['tool_calls_per_s']:,.0f}" in line and short_note(row) in line
+        (line,) = [line for line in lines if row.server in line.split()]
+        assert f"{row.tool_calls_per_s:,.0f}" in line and short_note(row) in line
     # python is the ranked one in this recording; the others sit at the load model's limit: a lower bound
     assert any(line.lstrip().startswith("≥") or " ≥ " in line for line in lines)
 

@@ -14,6 +14,7 @@ from mcpbench.analysis.stats import latency_stats
 from mcpbench_report import load
 from mcpbench_report.consolidate import MixedResultsError, consolidate, fingerprint_differences
 from mcpbench_report.load import LoadKey, ResultsError
+from mcpbench_report.rows import OrderHeld
 
 from report_helpers import AGAIN, HALF_CPU, OPEN, ROUNDS, SCHEMA1, SWEEP, copy_with_manifest, steady, write_results
 from mcpbench.results.read import read_samples
@@ -36,17 +37,17 @@ def test_pooled_percentiles_are_not_averaged(tmp_path):
     path = write_results(tmp_path, {"srv": [run1 + warmup + failed, run2]})
     cons = consolidate(load.load([path]))
     row = cons.rows[TEN][0]
-    assert row["latency_count"] == 110
-    assert row["latency_p50_ms"] == pytest.approx(55.5)
-    assert row["latency_p99_ms"] == pytest.approx(1007.91)
-    assert row["latency_p50_ms"] != pytest.approx(527.5) and row["latency_p50_ms"] != pytest.approx(137.23)
-    assert row["latency_max_ms"] == 1009.0 and row["latency_min_ms"] == 1.0
-    assert row["latency_avg_ms"] == pytest.approx((5050 + 10045) / 110)
+    assert row.latency_count == 110
+    assert row.latency_p50_ms == pytest.approx(55.5)
+    assert row.latency_p99_ms == pytest.approx(1007.91)
+    assert row.latency_p50_ms != pytest.approx(527.5) and row.latency_p50_ms != pytest.approx(137.23)
+    assert row.latency_max_ms == 1009.0 and row.latency_min_ms == 1.0
+    assert row.latency_avg_ms == pytest.approx((5050 + 10045) / 110)
     # throughput: the run is the unit; run 1 has 100 ok calls in 10 s, run 2 has 10: their geometric mean, √10
-    assert row["per_run_tool_calls_per_s"] == [10.0, 1.0]
-    assert row["tool_calls_per_s"] == pytest.approx(10 ** 0.5)
-    assert row["errors"] == 1 and row["tool_calls"] == 111 and row["error_rate"] == pytest.approx(1 / 111)
-    assert row["latency_all_count"] == 111 and row["latency_all_max_ms"] == 88888.0   # ... but in all-calls
+    assert row.per_run_tool_calls_per_s == [10.0, 1.0]
+    assert row.tool_calls_per_s == pytest.approx(10 ** 0.5)
+    assert row.errors == 1 and row.tool_calls == 111 and row.error_rate == pytest.approx(1 / 111)
+    assert row.latency_all_count == 111 and row.latency_all_max_ms == 88888.0   # ... but in all-calls
 
 
 def test_per_tool_latency_is_pooled_per_tool(tmp_path):
@@ -55,31 +56,34 @@ def test_per_tool_latency_is_pooled_per_tool(tmp_path):
     run2 = [(13.0, "checkout", 1, 20.0), (13.5, "get_user_cart", 1, 3.0)]
     cons = consolidate(load.load([write_results(tmp_path, {"srv": [run1, run2]})]))
     row = cons.rows[TEN][0]
-    assert row["per_tool"]["checkout"]["p50"] == 20.0
-    assert row["per_tool"]["get_user_cart"]["avg"] == 2.0
-    assert "tools/list" not in row["per_tool"]
-    assert row["latency_count"] == 5   # tools/list is not a tool call
+    assert row.per_tool["checkout"]["p50"] == 20.0
+    assert row.per_tool["get_user_cart"]["avg"] == 2.0
+    assert "tools/list" not in row.per_tool
+    assert row.latency_count == 5   # tools/list is not a tool call
 
 
 def test_fixture_single_run_figures_match_summary(consolidated):
     """Recomputed from samples, one run's pooled figures are that run's summary.json figures."""
-    rows = {r["server"]: r for r in consolidated.rows[LoadKey("session", "closed", 16.0)]}
+    rows = {r.server: r for r in consolidated.rows[LoadKey("session", "closed", 16.0)]}
     summary = json.loads((SWEEP / "rust" / "session-16vu-r1" / "summary.json").read_text())
     lat = summary["latency_ms"]["tool_call"]
-    for k in ("avg", "p50", "p95", "p99", "max"):
-        assert rows["rust"][f"latency_{k}_ms"] == pytest.approx(lat[k], abs=1e-3)
-    assert rows["rust"]["http_p95_ms"] == pytest.approx(summary["latency_ms"]["http_request"]["p95"], abs=1e-3)
-    assert rows["rust"]["tool_calls_per_s"] == pytest.approx(summary["throughput"]["tool_calls_per_s"], rel=1e-12)
+    rust = rows["rust"]
+    pooled = {"avg": rust.latency_avg_ms, "p50": rust.latency_p50_ms, "p95": rust.latency_p95_ms,
+              "p99": rust.latency_p99_ms, "max": rust.latency_max_ms}
+    for k, value in pooled.items():
+        assert value == pytest.approx(lat[k], abs=1e-3)
+    assert rows["rust"].http_p95_ms == pytest.approx(summary["latency_ms"]["http_request"]["p95"], abs=1e-3)
+    assert rows["rust"].tool_calls_per_s == pytest.approx(summary["throughput"]["tool_calls_per_s"], rel=1e-12)
 
 
 def test_fixture_pooled_p99_over_runs(consolidated):
     group = consolidated.groups[("python", EIGHT)]
     samples = [in_window(m.samples(), m.window) for m in (r.measurement for r in group.runs)]
     pooled = np.concatenate([s[(s["tool"] != "tools/list") & (s["ok"] == 1)]["call_ms"].to_numpy() for s in samples])
-    row = next(r for r in consolidated.rows[EIGHT] if r["server"] == "python")
-    assert row["latency_p99_ms"] == pytest.approx(latency_stats(pooled)["p99"])
+    row = next(r for r in consolidated.rows[EIGHT] if r.server == "python")
+    assert row.latency_p99_ms == pytest.approx(latency_stats(pooled)["p99"])
     per_run = [r.p99 for r in group.runs]
-    assert row["latency_p99_ms"] != pytest.approx(float(np.mean(per_run)), rel=1e-3)
+    assert row.latency_p99_ms != pytest.approx(float(np.mean(per_run)), rel=1e-3)
 
 
 def _recorded(root, server, mid="session-8vu-r*"):
@@ -91,31 +95,31 @@ def test_fixture_sections_ranks_and_efficiency(consolidated):
     round (flag bound:load-model), so they sit above the ranking unranked; python is the only ranked row. The efficiency
     ranking (CPU ms per call) ranks all four: it stays valid when the harness limits."""
     rows = consolidated.rows[EIGHT]
-    assert [r["server"] for r in rows] == ["rust", "go", "nodejs", "python"]
-    assert [r["section"] for r in rows] == ["harness-limited"] * 3 + ["ranked"]
-    assert [r["rank"] for r in rows] == [None, None, None, "1"]
-    assert [r["ranked"] for r in rows] == [False, False, False, True]
+    assert [r.server for r in rows] == ["rust", "go", "nodejs", "python"]
+    assert [r.section for r in rows] == ["harness-limited"] * 3 + ["ranked"]
+    assert [r.throughput.rank for r in rows] == [None, None, None, "1"]
+    assert [r.throughput.ranked for r in rows] == [False, False, False, True]
     ceiling = json.loads((ROUNDS / "run.json").read_text())["calibration"]["session"]["tool_calls_per_s"]
     for row in rows[:3]:
-        summaries = _recorded(ROUNDS, row["server"])
+        summaries = _recorded(ROUNDS, row.server)
         assert all("bound:load-model" in s["flags"] for s in summaries)
         assert all(s["throughput"]["tool_calls_per_s"] >= 0.8 * ceiling for s in summaries)
-        assert row["bound_text"].startswith("≥ ") and row["bound_text"].endswith("limited by the load model (its VUs and think time)")
+        assert row.bound_text.startswith("≥ ") and row.bound_text.endswith("limited by the load model (its VUs and think time)")
     python = rows[3]
     summaries = _recorded(ROUNDS, "python")
     tput = [s["throughput"]["tool_calls_per_s"] for s in summaries]
-    assert python["runs"] == 3 and python["run_ids"] == [ROUNDS.name]
-    assert python["tool_calls_per_s"] == pytest.approx(np.exp(np.mean(np.log(tput))))   # the geometric mean
-    assert 0 < python["ci_low"] < python["tool_calls_per_s"] < python["ci_high"]
-    assert python["ci_high"] / python["tool_calls_per_s"] == pytest.approx(python["tool_calls_per_s"] / python["ci_low"])
-    assert python["cv"] == pytest.approx(np.std(tput, ddof=1) / np.mean(tput))
-    assert python["publishable"] is True and all(s["publishable"] for s in summaries)
+    assert python.runs == 3 and python.run_ids == [ROUNDS.name]
+    assert python.tool_calls_per_s == pytest.approx(np.exp(np.mean(np.log(tput))))   # the geometric mean
+    assert 0 < python.ci_low < python.tool_calls_per_s < python.ci_high
+    assert python.ci_high / python.tool_calls_per_s == pytest.approx(python.tool_calls_per_s / python.ci_low)
+    assert python.cv == pytest.approx(np.std(tput, ddof=1) / np.mean(tput))
+    assert python.publishable is True and all(s["publishable"] for s in summaries)
     # efficiency: lower CPU ms per successful call ranks first, from the same recorded summaries
-    cpu = {r["server"]: r["cpu_ms_per_call"] for r in rows}
+    cpu = {r.server: r.cpu_ms_per_call for r in rows}
     assert sorted(cpu, key=cpu.get) == ["rust", "go", "nodejs", "python"]
     assert cpu["rust"] == pytest.approx(np.exp(np.mean(np.log([s["efficiency"]["cpu_ms_per_call"]
                                                                for s in _recorded(ROUNDS, "rust")]))))
-    assert [r["cpu_rank"] for r in rows] == ["1", "2", "3", "4"]
+    assert [r.cpu.rank for r in rows] == ["1", "2", "3", "4"]
 
 
 def test_fixture_tiers_and_rank_stability():
@@ -123,39 +127,39 @@ def test_fixture_tiers_and_rank_stability():
     both shared (a paired t-test on log ratios: with one pair there is no prior to moderate it by); nodejs was
     ahead in 2 of the 3 rounds."""
     rows = consolidate(load.load([HALF_CPU])).rows[EIGHT]
-    ranked = [r for r in rows if r["ranked"]]
-    assert [r["server"] for r in ranked] == ["nodejs", "python"]
+    ranked = [r for r in rows if r.throughput.ranked]
+    assert [r.server for r in ranked] == ["nodejs", "python"]
     tput = {n: {s["run"]: s["throughput"]["tool_calls_per_s"] for s in _recorded(HALF_CPU, n)} for n in ("nodejs", "python")}
     held = sum(tput["nodejs"][r] > tput["python"][r] for r in (1, 2, 3))
-    assert ranked[0]["order_held"] == {"next": "python", "held": held, "rounds": 3,
-                                       "text": f"held in {held}/3 rounds"}
+    assert ranked[0].throughput.order_held == OrderHeld("python", held, 3)
+    assert ranked[0].throughput.order_held.text == f"held in {held}/3 rounds"
     python = ranked[1]
-    assert "paired t on log ratios, 3 shared rounds" in python["vs_leader"] and python["family"] == 1
+    assert "paired t on log ratios, 3 shared rounds" in python.throughput.vs_leader and python.throughput.family == 1
     p = scipy_stats.ttest_rel(np.log([tput["nodejs"][r] for r in (1, 2, 3)]),
                               np.log([tput["python"][r] for r in (1, 2, 3)])).pvalue
-    assert f"p = {p:.3f}" in python["vs_leader"]
-    assert [r["rank"] for r in ranked] == (["1", "2"] if p < 0.05 else ["1=", "1="])
+    assert f"p = {p:.3f}" in python.throughput.vs_leader
+    assert [r.throughput.rank for r in ranked] == (["1", "2"] if p < 0.05 else ["1=", "1="])
 
 
 def test_cv_of_the_round_ratio(consolidated):
     """Each run's throughput / the geometric mean of its round (the four servers of ROUNDS)."""
-    python = next(r for r in consolidated.rows[EIGHT] if r["server"] == "python")
+    python = next(r for r in consolidated.rows[EIGHT] if r.server == "python")
     tput = {}
     for path in ROUNDS.glob("*/session-8vu-r*/summary.json"):
         s = json.loads(path.read_text())
         tput.setdefault(s["run"], {})[s["server"]] = s["throughput"]["tool_calls_per_s"]
     assert all(len(t) == 4 for t in tput.values())
     ratios = [tput[r]["python"] / np.exp(np.mean(np.log(list(tput[r].values())))) for r in sorted(tput)]
-    assert python["per_run_round_ratio"] == pytest.approx(ratios)
-    assert python["cv_round_ratio_rounds"] == 3
-    assert python["cv_round_ratio"] == pytest.approx(np.std(ratios, ddof=1) / np.mean(ratios))
+    assert python.per_run_round_ratio == pytest.approx(ratios)
+    assert python.cv_round_ratio_rounds == 3
+    assert python.cv_round_ratio == pytest.approx(np.std(ratios, ddof=1) / np.mean(ratios))
 
 
 def test_harness_bound_row_is_never_ranked(consolidated):
     row = consolidated.rows[EIGHT][0]
-    assert row["server"] == "rust" and row["harness_bound"] and row["section"] == "harness-limited"
-    assert row["rank"] is None and row["ranked"] is False
-    assert row["bound_text"] == f"≥ {row['tool_calls_per_s']:,.1f} calls/s — limited by the load model (its VUs and think time)"
+    assert row.server == "rust" and row.harness_bound and row.section == "harness-limited"
+    assert row.throughput.rank is None and row.throughput.ranked is False
+    assert row.bound_text == f"≥ {row.tool_calls_per_s:,.1f} calls/s — limited by the load model (its VUs and think time)"
 
 
 def _schema2(tmp_path, flags_of: dict, runs: int = 3, rates: dict | None = None, **kw):
@@ -172,16 +176,16 @@ def test_sections_publishable_bound_and_apart(tmp_path):
     path = _schema2(tmp_path, {"a": ["bound:ceiling"], "c": ["noisy-host"]},
                     rates={"a": 9, "b": 6, "b2": 3, "c": 5})
     rows = consolidate(load.load([path])).rows[TEN]
-    by = {r["server"]: r for r in rows}
-    assert [r["server"] for r in rows] == ["a", "b", "b2", "c"]
-    assert by["a"]["section"] == "harness-limited" and by["a"]["rank"] is None and not by["a"]["ranked"]
-    assert by["b"]["section"] == by["b2"]["section"] == "ranked" and by["b"]["publishable"] is True
-    assert by["b"]["rank"] == "1" and by["b2"]["rank"] == "2"
-    assert by["c"]["section"] == "not-publishable" and by["c"]["unpublishable_reasons"] == ["flag: noisy-host"]
-    assert all(r["runs"] == 3 for r in rows)
+    by = {r.server: r for r in rows}
+    assert [r.server for r in rows] == ["a", "b", "b2", "c"]
+    assert by["a"].section == "harness-limited" and by["a"].throughput.rank is None and not by["a"].throughput.ranked
+    assert by["b"].section == by["b2"].section == "ranked" and by["b"].publishable is True
+    assert by["b"].throughput.rank == "1" and by["b2"].throughput.rank == "2"
+    assert by["c"].section == "not-publishable" and by["c"].unpublishable_reasons == ["flag: noisy-host"]
+    assert all(r.runs == 3 for r in rows)
     # efficiency: the bound row takes part, the noisy one does not
-    assert by["a"]["efficiency_section"] == "ranked" and by["c"]["efficiency_section"] == "not-publishable"
-    assert by["a"]["cpu_rank"] is not None and by["c"]["cpu_rank"] is None
+    assert by["a"].efficiency_section == "ranked" and by["c"].efficiency_section == "not-publishable"
+    assert by["a"].cpu.rank is not None and by["c"].cpu.rank is None
 
 
 def test_efficiency_ranking_lower_is_better(tmp_path):
@@ -189,19 +193,19 @@ def test_efficiency_ranking_lower_is_better(tmp_path):
     path = _schema2(tmp_path, {"a": ["bound:k6"]})
     cons = consolidate(load.load([path]))
     eff = cons.efficiency_rows(TEN)
-    assert [r["server"] for r in eff] == ["a", "b", "c"]
-    assert eff[0]["cpu_ms_per_call"] == pytest.approx(np.exp(np.mean(np.log([500 / (9 + 0.1 * i) for i in range(3)]))),
+    assert [r.server for r in eff] == ["a", "b", "c"]
+    assert eff[0].cpu_ms_per_call == pytest.approx(np.exp(np.mean(np.log([500 / (9 + 0.1 * i) for i in range(3)]))),
                                                       rel=1e-3)
-    assert eff[0]["cpu_rank"] == "1" and eff[0]["cpu_order_held"]["text"] == "held in 3/3 rounds"
-    assert eff[0]["mem_rank"] == "1=" and eff[0]["mem_peak_mb_mean"] == pytest.approx(100.0)  # same everywhere
+    assert eff[0].cpu.rank == "1" and eff[0].cpu.order_held.text == "held in 3/3 rounds"
+    assert eff[0].mem.rank == "1=" and eff[0].mem_peak_mb_mean == pytest.approx(100.0)  # same everywhere
 
 
 def test_one_run_is_not_tested(tmp_path):
     path = _schema2(tmp_path, {}, runs=1)
     rows = consolidate(load.load([path])).rows[TEN]
-    assert [r["rank"] for r in rows] == [None, None, None]
-    assert {r["rank_note"] for r in rows} == {"1 run — not tested"}
-    assert rows[0]["ci_method"].startswith("within-run")     # an interval is shown, never used as evidence
+    assert [r.throughput.rank for r in rows] == [None, None, None]
+    assert {r.throughput.rank_note for r in rows} == {"1 run — not tested"}
+    assert rows[0].ci_method.startswith("within-run")     # an interval is shown, never used as evidence
 
 
 def test_missing_rounds_are_said(tmp_path):
@@ -213,10 +217,10 @@ def test_missing_rounds_are_said(tmp_path):
     summary = json.loads((path / "b" / "session-10vu-r1" / "summary.json").read_text())
     summary.update(run=2, status="invalid", phase="infra", reason="redis died")
     (mdir / "summary.json").write_text(json.dumps(summary))
-    rows = {r["server"]: r for r in consolidate(load.load([path])).rows[TEN]}
-    assert rows["b"]["missing_text"] == "round 2 of 3 missing: invalid (infra: redis died)"
-    assert rows["b"]["runs"] == 2 and rows["b"]["rank"] is None and rows["b"]["rank_note"] == "2 runs — not tested"
-    assert rows["a"]["missing_text"] is None
+    rows = {r.server: r for r in consolidate(load.load([path])).rows[TEN]}
+    assert rows["b"].missing_text == "round 2 of 3 missing: invalid (infra: redis died)"
+    assert rows["b"].runs == 2 and rows["b"].throughput.rank is None and rows["b"].throughput.rank_note == "2 runs — not tested"
+    assert rows["a"].missing_text is None
 
 
 def test_all_calls_latency_counts_every_call(tmp_path):
@@ -228,9 +232,9 @@ def test_all_calls_latency_counts_every_call(tmp_path):
     path = write_results(tmp_path, {"srv": [samples]}, config={"request_timeout_s": 2})
     row = consolidate(load.load([path])).rows[TEN][0]
     everything = np.array([1.0, 2.0, 3.0, 4.0, 50.0, 70.0, 2000.0])
-    assert row["latency_all_count"] == 7 and row["latency_count"] == 4
-    assert row["latency_all_p99_ms"] == pytest.approx(latency_stats(everything)["p99"])
-    assert row["latency_all_max_ms"] == 2000.0 and row["latency_max_ms"] == 4.0
+    assert row.latency_all_count == 7 and row.latency_count == 4
+    assert row.latency_all_p99_ms == pytest.approx(latency_stats(everything)["p99"])
+    assert row.latency_all_max_ms == 2000.0 and row.latency_max_ms == 4.0
     from mcpbench.analysis import summary as analysis
 
     calls = in_window(read_samples(path / "srv" / "session-10vu-r1" / "samples.csv.gz"), (10.0, 20.0))
@@ -253,7 +257,7 @@ def test_schema1_upgrade_is_honest():
     assert s.efficiency.cpu_ms_per_call == pytest.approx(
         res["cpu_avg_pct"] / 100 * 1000 / raw["throughput"]["tool_calls_per_s"])
     rows = consolidate([d]).rows[EIGHT]
-    assert {r["section"] for r in rows} == {"not-assessed"} and all(r["publishable"] is None for r in rows)
+    assert {r.section for r in rows} == {"not-assessed"} and all(r.publishable is None for r in rows)
 
 
 def test_per_second_series_match_throughput(consolidated):
@@ -277,16 +281,16 @@ def test_headline_and_sweeps(consolidated):
     assert fractions == [0.5, 0.9, 1.5]
     recorded = json.loads((OPEN / "rust" / "session-open0.9-r1" / "summary.json").read_text())
     row = consolidated.rows[LoadKey("session", "open", 0.9, "fraction")][0]
-    assert row["dropped_iterations"] == recorded["throughput"]["dropped_iterations"]
+    assert row.dropped_iterations == recorded["throughput"]["dropped_iterations"]
 
 
 def test_flags_count_runs(consolidated):
     """rust at 4 VUs: the sweep's run reached the ceiling, the open run's closed 4-VU run did not."""
-    rust = next(r for r in consolidated.rows[LoadKey("session", "closed", 4.0)] if r["server"] == "rust")
+    rust = next(r for r in consolidated.rows[LoadKey("session", "closed", 4.0)] if r.server == "rust")
     flagged = [("bound:load-model" in s["flags"]) for root in (SWEEP, OPEN) for s in _recorded(root, "rust", "session-4vu-r1")]
     assert sorted(flagged) == [False, True]
-    assert rust["flags"] == ["bound:load-model (1/2 runs)"]
-    assert rust["unpublishable_reasons"][0] == "flag: bound:load-model (1/2 runs)"
+    assert rust.flags == ["bound:load-model (1/2 runs)"]
+    assert rust.unpublishable_reasons[0] == "flag: bound:load-model (1/2 runs)"
 
 
 def test_refuses_mixed_sdk_versions(tmp_path):
@@ -294,7 +298,7 @@ def test_refuses_mixed_sdk_versions(tmp_path):
     with pytest.raises(MixedResultsError, match="server go sdk_version") as exc:
         consolidate(load.load([ROUNDS, other]))
     assert "--allow-mixed" in str(exc.value)
-    assert consolidate(load.load([ROUNDS, AGAIN])).rows[EIGHT][0]["runs"] == 6   # same code: the runs pool
+    assert consolidate(load.load([ROUNDS, AGAIN])).rows[EIGHT][0].runs == 6   # same code: the runs pool
 
 
 def test_refuses_other_machine_unless_allowed(tmp_path):
@@ -317,7 +321,7 @@ def test_same_config_merges_runs(tmp_path):
                       environment={"hostname": "y"}, config={"vus": [10], "runs": 3})
     cons = consolidate(load.load([a, b]))
     row = cons.rows[TEN][0]
-    assert row["runs"] == 2 and row["per_run_tool_calls_per_s"] == [5.0, 7.0]
+    assert row.runs == 2 and row.per_run_tool_calls_per_s == [5.0, 7.0]
 
 
 def test_nothing_measured(tmp_path):
@@ -368,10 +372,10 @@ def test_every_recorded_ranking_s_letters_and_ranks_are_what_its_tests_say():
                                                       consolidate(load.load([HALF_CPU])))
                               for item in cons.rows.items()):
         for metric, prefix, higher in (("tool_calls_per_s", "", True), ("cpu_ms_per_call", "cpu_", False)):
-            ranked = [r for r in rows if r[f"{prefix}letters"]]
+            ranked = [r for r in rows if r.placing(prefix).letters]
             if len(ranked) < 2:
                 continue
-            names = [r["server"] for r in ranked]
+            names = [r.server for r in ranked]
             ranking = stats.rank({n: next(g for (s, k), g in cons.groups.items() if s == n and k == key).by_round(metric)
                                   for n in names}, higher_better=higher)
             for i, a in enumerate(ranking.order):

@@ -90,9 +90,9 @@ def test_changing_one_figure_turns_a_tie_into_a_win_and_back(tmp_path):
 
 def test_budgets_narrow_the_candidates():
     cons = consolidate(load([ROUNDS]))
-    rows = {r["server"]: r for r in cons.rows[cons.headline]}
-    smallest = min(max(r["per_run_mem_peak_mb"]) for r in rows.values())
-    only = [n for n, r in rows.items() if max(r["per_run_mem_peak_mb"]) == smallest]
+    rows = {r.server: r for r in cons.rows[cons.headline]}
+    smallest = min(max(r.per_run_mem_peak_mb) for r in rows.values())
+    only = [n for n, r in rows.items() if max(r.per_run_mem_peak_mb) == smallest]
     d = decision.decide(cons, budget_mb=smallest)
     budget = _answer(d, "budget-mem")
     assert [e.server for e in budget.top] == only and budget.verdict == "only one"
@@ -105,9 +105,9 @@ def test_cost_per_million_calls_from_the_servers_own_figures():
     d = decision.decide(cons, price_vcpu_hour=0.1, price_gib_hour=0.01)
     assert not d.prices_are_examples
     for cost in d.costs:
-        row = next(r for r in cons.rows[cons.headline] if r["server"] == cost.server)
-        assert cost.cpu_s_per_million == pytest.approx(row["cpu_ms_per_call"] * 1000)
-        assert cost.gib_s_per_million == pytest.approx(row["mem_avg_mb"] / 1024 * 1e6 / row["tool_calls_per_s"])
+        row = next(r for r in cons.rows[cons.headline] if r.server == cost.server)
+        assert cost.cpu_s_per_million == pytest.approx(row.cpu_ms_per_call * 1000)
+        assert cost.gib_s_per_million == pytest.approx(row.mem_avg_mb / 1024 * 1e6 / row.tool_calls_per_s)
         assert cost.money_per_million == pytest.approx(cost.cpu_s_per_million / 3600 * 0.1
                                                        + cost.gib_s_per_million / 3600 * 0.01)
     assert decision.decide(cons).prices_are_examples

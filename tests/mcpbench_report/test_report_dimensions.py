@@ -50,14 +50,14 @@ def test_each_twins_tools_list_size_is_its_whole_list_every_page_counted() -> No
 def test_a_paged_twin_is_shown_but_ranked_nowhere_at_that_point() -> None:
     tables, view = _tables()
     paged = tables["10,000 extra tools"]["go"].row
-    assert paged["rank"] is None and paged["cpu_rank"] is None and paged["mem_rank"] is None
-    assert paged["rank_note"] == paged["cpu_rank_note"] == PAGED_NOTE
-    assert paged["tool_calls_per_s"] > 0  # its figures stay on the page
+    assert paged.throughput.rank is None and paged.cpu.rank is None and paged.mem.rank is None
+    assert paged.throughput.rank_note == paged.cpu.rank_note == PAGED_NOTE
+    assert paged.tool_calls_per_s > 0  # its figures stay on the page
     ten_thousand = next(t for t in view.tables if t.point == "10,000 extra tools")
     for ranking in ten_thousand.rankings.values():
         assert "go-tools10000" not in ranking.order
     # at 100 tools go's list is one page: ranked there like every other server
-    assert tables["100 extra tools"]["go"].row["cpu_rank"] is not None
+    assert tables["100 extra tools"]["go"].row.cpu.rank is not None
     assert "go-tools100" in next(t for t in view.tables if t.point == "100 extra tools").rankings["cpu_"].order
     # nor is its change from 100 tools a change of the same work: no change, no chart point at 10,000
     assert all(change.server != "go" for change in view.changes)
@@ -72,7 +72,7 @@ def test_a_paged_twin_whose_load_followed_every_page_is_judged_like_the_rest() -
         # 41 lists of 11 pages: 10 cursor pages each, sent besides the samples' requests, which agree
         assert checks["loadgen_cursor_pages"] == 410 and checks["problems"] == [], checks
     # no paging note: what keeps it unranked here is its own round 3 (Little's law failed in an 8 s window)
-    assert go.row["rank_note"] == "not publishable" and go.row["cpu_rank_note"] != PAGED_NOTE
+    assert go.row.throughput.rank_note == "not publishable" and go.row.cpu.rank_note != PAGED_NOTE
     assert [change.server for change in view.changes] == ["go"]
     assert [point for point, _ in view.series["go"]] == ["100 extra tools", "10,000 extra tools"]
     # its tools/list step is the whole list: 11 pages take longer than the first alone did (TOOLS_LIST)

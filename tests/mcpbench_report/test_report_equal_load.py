@@ -24,22 +24,22 @@ def test_the_equal_load_is_one_key_ranked_on_cpu_with_latency_beside() -> None:
     assert key is not None and key.basis == "equal" and key.load == 0.5 and key.equal_load
     plan = cons.dirs[0].run.equal_load["session"]
     rows = cons.equal_rows(key)
-    assert {r["server"] for r in rows} == {"baseline", "go"}
-    assert all(r["rate"] == plan.rate for r in rows)            # one rate for every server
+    assert {r.server for r in rows} == {"baseline", "go"}
+    assert all(r.rate == plan.rate for r in rows)            # one rate for every server
     assert cons.equal_rate(key) == plan.rate
-    ranked = [r for r in rows if r["cpu_rank"]]
+    ranked = [r for r in rows if r.cpu.rank]
     for row in ranked:
-        assert row["cpu_ms_per_call_runs"] == 3 and row["p50_all_runs"] == 3 and row["p99_all_runs"] == 3
-        assert row["p99_rank"] is not None and row["p50_family"] == 1
+        assert row.cpu.runs == 3 and row.p50.runs == 3 and row.p99.runs == 3
+        assert row.p99.rank is not None and row.p50.family == 1
     # CPU order: the ranking's own order (lower is better)
-    cpu = [r["cpu_ms_per_call"] for r in ranked]
+    cpu = [r.cpu_ms_per_call for r in ranked]
     assert cpu == sorted(cpu)
     # The measurements the host disturbed were measured again; the set-aside ones are named, not pooled.
     set_aside = [w for w in cons.set_aside if "measured again" in w]  # folded into one line of the index
     assert set_aside and all(".disturbed" in w for w in set_aside)
-    assert all(len(r["rounds"]) == 3 for r in cons.rows[cons.headline])
+    assert all(len(r.rounds) == 3 for r in cons.rows[cons.headline])
     # Throughput at a fixed VU count is not an equal load: no latency ranking there.
-    assert not cons.headline.equal_load and cons.rows[cons.headline][0]["p99_rank"] is None
+    assert not cons.headline.equal_load and cons.rows[cons.headline][0].p99.rank is None
 
 
 def test_the_equal_load_leads_when_throughput_met_a_limit() -> None:

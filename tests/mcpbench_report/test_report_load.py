@@ -42,8 +42,8 @@ def test_load_recorded_rounds():
     assert (d.servers["broken"].status, d.servers["broken"].phase) == ("failed", "build")
     assert "fails on purpose" in d.servers["broken"].reason
     assert d.servers["exotic"].status == "unavailable" and "no-such-toolchain-mcpbench" in d.servers["exotic"].reason
-    assert d.servers["rust"].manifest["sdk"] == "rmcp"
-    assert d.servers["python"].verify["status"] == "pass"
+    assert d.servers["rust"].manifest.sdk == "rmcp"
+    assert d.servers["python"].verify.status == "pass"
     assert len(d.measurements) == 12 and all(m.ok for m in d.measurements)
     m = next(m for m in d.measurements if m.server == "rust" and m.run == 2)
     assert m.key == LoadKey("session", "closed", 8.0) and m.window == (3.0, 7.0)

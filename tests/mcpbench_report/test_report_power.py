@@ -18,7 +18,7 @@ FIRST_RUN = RECORDED / "first-run-20261127-cpu.json"     # scripts/bench.sh's pr
 
 
 def _table(path: Path) -> validation.Table:
-    return validation.Table.from_record(json.loads(path.read_text()))
+    return validation.Table.from_json(json.loads(path.read_text()))
 
 
 def _separated_by_size(table: validation.Table, moderate: bool) -> dict[float, tuple[int, int]]:

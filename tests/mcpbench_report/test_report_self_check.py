@@ -18,7 +18,7 @@ TWINS = FIXTURES / "20261127-035935-local"   # rust, its --twin copy, baseline x
 def test_a_twin_left_out_of_the_ranking_is_checked_against_every_measurement():
     cons = consolidate(load([TWINS]))
     assert cons.twins == {"rust-twin": "rust"}
-    ranked = {r["server"] for key in cons.keys for r in cons.rows[key] if r["efficiency_section"] == "ranked"}
+    ranked = {r.server for key in cons.keys for r in cons.rows[key] if r.efficiency_section == "ranked"}
     assert "rust-twin" not in ranked and "rust" not in ranked
     checks = {c.twin: c for c in cons.self_checks()}
     assert set(checks) == {"rust-twin"}

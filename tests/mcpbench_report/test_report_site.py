@@ -127,9 +127,9 @@ def test_downloads_match_table(site, consolidated):
     rows = list(csv.DictReader((site.out / "data" / "results.csv").open()))
     assert len(rows) == len(consolidated.groups)
     python = next(r for r in rows if r["server"] == "python" and r["config"] == "session · 8 VUs")
-    table_python = next(r for r in consolidated.rows[consolidated.headline] if r["server"] == "python")
-    assert float(python["tool_calls_per_s"]) == pytest.approx(table_python["tool_calls_per_s"])
-    assert float(python["latency_p99_ms"]) == pytest.approx(table_python["latency_p99_ms"])
+    table_python = next(r for r in consolidated.rows[consolidated.headline] if r.server == "python")
+    assert float(python["tool_calls_per_s"]) == pytest.approx(table_python.tool_calls_per_s)
+    assert float(python["latency_p99_ms"]) == pytest.approx(table_python.latency_p99_ms)
     assert python["rank"] == "1" and python["run_ids"] == ROUNDS.name and python["section"] == "ranked"
     assert python["cv_round_ratio"]
     doc = json.loads((site.out / "data" / "results.json").read_text())
@@ -368,7 +368,7 @@ def test_the_capacity_page_orders_capacities_and_sizes_a_deployment(tmp_path):
     rows = capacity_page.capacity_rows(consolidate(load.load([CAPACITY])))["session"]
     assert {r.server for r in rows} == {"rust", "go"} and all(r.lower_bound for r in rows)
     assert not any(r.distinct_from_next for r in rows) and "apart from the next" not in page.replace("not apart", "")
-    assert all(r.sizing(1000.0)["instances"] is None and "limit-unknown" in r.sizing(1000.0)["why"] for r in rows)
+    assert all(r.sizing(1000.0).instances is None and "limit-unknown" in r.sizing(1000.0).why for r in rows)
     assert "not sized: " in page
     assert (info.out / "charts" / "capacity-session.svg").exists() or any(
         p.name.startswith("capacity-session") for p in (info.out / "charts").iterdir())
@@ -419,6 +419,6 @@ def test_precision_page_from_the_registry(site, consolidated):
     main = (site.out / "precision.html").read_text().split("<main", 1)[1].split("</main>", 1)[0]
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", main))
     assert "How precise this run is" in text and "a pair of typical noise must differ by about ×" in text
-    ranked = [r["server"] for key in consolidated.keys for r in consolidated.rows[key] if r["cpu_rank"]]
+    ranked = [r.server for key in consolidated.keys for r in consolidated.rows[key] if r.cpu.rank]
     assert ranked and all(consolidated.servers[name].display_name in text for name in ranked)
     assert "×/÷ " in text and not re.search(r"(?<![\w.])-\d", text)   # no negative figure or bound

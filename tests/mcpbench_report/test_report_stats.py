@@ -67,21 +67,21 @@ def test_throughput_interval_single_run_is_within_run():
 
 def test_efficiency_by_hand():
     e = stats.efficiency(200.0, 50.0, 512.0)
-    assert e == {"per_core": 400.0, "per_gb": 400.0}
-    assert stats.efficiency(200.0, None, 0.0) == {"per_core": None, "per_gb": None}
+    assert e == stats.Efficiency(per_core=400.0, per_gb=400.0)
+    assert stats.efficiency(200.0, None, 0.0) == stats.Efficiency(per_core=None, per_gb=None)
 
 
 def test_slo_peak():
     levels = [
-        {"load": 1, "p99": 5.0, "error_rate": 0.0, "dropped_iterations": 0, "throughput": 50},
-        {"load": 10, "p99": 80.0, "error_rate": 0.0, "dropped_iterations": 0, "throughput": 300},
-        {"load": 50, "p99": 90.0, "error_rate": 0.05, "dropped_iterations": 0, "throughput": 310},   # errors
-        {"load": 100, "p99": 99.0, "error_rate": 0.0, "dropped_iterations": 12, "throughput": 320},  # dropped
-        {"load": 200, "p99": 400.0, "error_rate": 0.0, "dropped_iterations": 0, "throughput": 330},  # too slow
+        stats.Level(load=1, p99=5.0, error_rate=0.0, dropped_iterations=0, throughput=50),
+        stats.Level(load=10, p99=80.0, error_rate=0.0, dropped_iterations=0, throughput=300),
+        stats.Level(load=50, p99=90.0, error_rate=0.05, dropped_iterations=0, throughput=310),   # errors
+        stats.Level(load=100, p99=99.0, error_rate=0.0, dropped_iterations=12, throughput=320),  # dropped
+        stats.Level(load=200, p99=400.0, error_rate=0.0, dropped_iterations=0, throughput=330),  # too slow
     ]
-    assert stats.slo_peak(levels, 100.0)["load"] == 10
+    assert stats.slo_peak(levels, 100.0).load == 10
     assert stats.slo_peak(levels, 4.0) is None
-    assert stats.slo_peak(levels, 500.0)["load"] == 200
+    assert stats.slo_peak(levels, 500.0).load == 200
 
 
 def _letters_agree_with_tests(letters, differ):

@@ -20,7 +20,7 @@ class DecompositionPage(Page):
         chart = site.chart("decomposition", charts.ratio_intervals, site.decomposition, decomposition.COLUMNS,
                            title="Overheads per server: ratio and 95 % interval (1 = no overhead)")
         references = [v.display_name for v in site.cons.servers.values()
-                      if v.manifest.get("sdk") == decomposition.NO_SDK]
+                      if v.manifest and v.manifest.sdk == decomposition.NO_SDK]
         site.render(self.template, self.file, rows=site.decomposition, columns=decomposition.COLUMNS,
                     references=references, chart=chart, min_rounds=stats.MIN_ROUNDS)
 

@@ -20,7 +20,7 @@ class HistoryPage(Page):
         history = site.history
         assert history is not None  # applies()
         figure = history.figures[0]
-        chart = site.chart("history", charts.history_small_multiples, history.servers, figure.field, figure.label,
+        chart = site.chart("history", charts.history_small_multiples, history.servers, figure,
                            title=f"History — {history.key.label}", colour_of=site.colour)
         site.render(self.template, self.file, history=history, chart=chart, figures=history.figures)
 

@@ -16,7 +16,7 @@ from . import Page
 class RankingPrecision:
     key: LoadKey
     figure: str
-    power: dict                                 # stats.Ranking.power: pairs, rounds, df, ratio_needed, text
+    power: stats.Power                          # what a pair needs to be separated in this ranking
     spreads: list[tuple[str, stats.Interval]]   # server -> its geometric interval, tightest first
 
 

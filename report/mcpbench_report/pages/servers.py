@@ -3,13 +3,17 @@ time series, latency distribution, sweeps and what-if variants."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 from mcpbench import loads as load_kinds
 from mcpbench.analysis.stats import latency_stats
+from mcpbench.results.model import Host, Limit, Warmup
 
 from .. import charts, decomposition
-from ..consolidate import Consolidated, Group
-from ..load import LoadKey
-from ..site import Site, slug
+from ..consolidate import Consolidated, Group, RunData
+from ..load import LoadKey, ServerRecord
+from ..rows import Row
+from ..site import RawFile, Site, slug
 from . import Page
 
 
@@ -31,24 +35,9 @@ class ServerPages(Page):
             ts_rel = site.chart(f"server-{slug(name)}-{key.slug}-timeseries", charts.timeseries,
                                 [(run_label(r, group), r.timeseries) for r in group.runs],
                                 group.runs[0].window, title=f"{view.display_name} — {key.label}")
-            runs = []
-            for r, ratio in zip(group.runs, row["per_run_round_ratio"], strict=True):
-                s = r.summary
-                lat = latency_stats(r.latency_all)
-                server = s.resources.get("server")   # a component the sampler may have missed
-                runs.append({
-                    "run_id": r.run_id, "mid": r.mid, "run": r.measurement.run,
-                    "round_order": s.round_order, "round_ratio": ratio,
-                    "tool_calls_per_s": r.tool_calls_per_s, "v2_rps": r.v2_rps,
-                    "p50": lat["p50"], "p95": lat["p95"], "p99": lat["p99"], "p99_ok": r.p99,
-                    "error_rate": s.errors.rate, "cpu_avg": server.cpu_avg_pct if server else None,
-                    "mem_avg": server.mem_avg_mb if server else None, "cpu_ms_per_call": r.cpu_ms_per_call,
-                    "dropped": s.throughput.dropped_iterations,
-                    "flags": s.flags, "publishable": r.publishable, "reasons": r.reasons,
-                    "warmup": s.warmup, "host": s.host, "limit": s.limit,
-                    "files": site.raw_links(r.measurement.files(), r.run_id, name, r.mid),
-                })
-            loads.append({"key": key, "row": row, "timeseries": ts_rel, "runs": runs})
+            runs = [run_line(r, ratio, site.raw_links(r.measurement.files(), r.run_id, name, r.mid))
+                    for r, ratio in zip(group.runs, row.per_run_round_ratio, strict=True)]
+            loads.append(LoadSection(key, row, ts_rel, runs))
         distribution = None
         if len(view.groups) > 1:
             series = {g.key.label: g.pooled_latency for g in view.groups}
@@ -61,7 +50,9 @@ class ServerPages(Page):
                                       title=title)
         per_tool = None
         if view.groups:
-            rows = [dict(row, display_name=key.label, rank="") for key, row in group_rows(cons, name)]
+            # each load a bar of its own, named by the load rather than by its rank and server
+            rows = [replace(row, display_name=key.label, throughput=replace(row.throughput, rank=""))
+                    for key, row in group_rows(cons, name)]
             per_tool = site.chart(f"server-{slug(name)}-per-tool", charts.per_tool_latency, rows,
                                   title=f"{view.display_name} — latency per tool (p50 dark, p99 light)")
         sweeps = []
@@ -72,13 +63,72 @@ class ServerPages(Page):
                                          {name: rows}, title=f"{view.display_name} — {mode}",
                                          kind=load_kinds.kind(kind_name), slo_p99_ms=site.slo,
                                          colour_of=site.colour))
-        records = [{"record": record, "files": site.raw_links(record.files(), record.results.run_id, name)}
+        records = [RecordFiles(record, site.raw_links(record.files(), record.results.run_id, name))
                    for record in view.records]
         site.render(self.template, f"servers/{slug(name)}.html", view=view, loads=loads, records=records,
                     distribution=distribution, per_tool=per_tool, sweeps=sweeps, manifests=site.manifests,
                     what_ifs=decomposition.what_ifs_of(site.decomposition, name, site.manifests),
                     finding=decomposition.beyond, finding_margin=decomposition.FINDING_MARGIN,
                     failures=[f for f in cons.failures if f.server == name])
+
+
+@dataclass(frozen=True)
+class RunLine:
+    """One run of a load as the server page lists it: its own figures, flags and verdict, warm-up, host and
+    limit, and its raw files."""
+
+    run_id: str
+    mid: str
+    run: int
+    round_order: int | None
+    round_ratio: float | None       # its throughput / its round's geometric mean
+    tool_calls_per_s: float
+    v2_rps: float | None
+    p50: float | None               # every tool call of this run
+    p95: float | None
+    p99: float | None
+    p99_ok: float | None            # its successful calls
+    error_rate: float | None
+    cpu_avg: float | None
+    mem_avg: float | None
+    cpu_ms_per_call: float | None
+    dropped: int | None
+    flags: list[str]
+    publishable: bool | None
+    reasons: list[str]
+    warmup: Warmup | None
+    host: Host | None
+    limit: Limit
+    files: list[RawFile]
+
+
+def run_line(r: RunData, ratio: float | None, files: list[RawFile]) -> RunLine:
+    s = r.summary
+    lat = latency_stats(r.latency_all)
+    server = s.resources.get("server")   # a component the sampler may have missed
+    return RunLine(r.run_id, r.mid, r.measurement.run, s.round_order, ratio, r.tool_calls_per_s, r.v2_rps,
+                   lat["p50"], lat["p95"], lat["p99"], r.p99, s.errors.rate,
+                   server.cpu_avg_pct if server else None, server.mem_avg_mb if server else None,
+                   r.cpu_ms_per_call, s.throughput.dropped_iterations, s.flags, r.publishable, r.reasons,
+                   s.warmup, s.host, s.limit, files)
+
+
+@dataclass(frozen=True)
+class LoadSection:
+    """One load of the server: its row, its time series chart and its runs."""
+
+    key: LoadKey
+    row: Row
+    timeseries: str
+    runs: list[RunLine]
+
+
+@dataclass(frozen=True)
+class RecordFiles:
+    """The server as one results directory knows it, with the files of its directory."""
+
+    record: ServerRecord
+    files: list[RawFile]
 
 
 def run_label(run, group: Group) -> str:
@@ -88,12 +138,12 @@ def run_label(run, group: Group) -> str:
     return f"r{run.measurement.run}"
 
 
-def group_rows(cons: Consolidated, server: str) -> list[tuple[LoadKey, dict]]:
+def group_rows(cons: Consolidated, server: str) -> list[tuple[LoadKey, Row]]:
     """(load, row) of one server, the headline load first."""
     out = []
     for key in sorted(cons.keys, key=lambda k: k != cons.headline):
         for row in cons.rows.get(key, []):
-            if row["server"] == server:
+            if row.server == server:
                 out.append((key, row))
     return out
 

@@ -3,8 +3,6 @@ judged on."""
 
 from __future__ import annotations
 
-from mcpbench.results.model import document
-
 from .. import charts, soak
 from ..site import Site, slug
 from . import Page
@@ -22,8 +20,8 @@ class SoakPage(Page):
     def build(self, site: Site) -> None:
         for row in site.soaks:
             row.chart = site.chart(f"soak-{slug(row.server)}", charts.soak_series, row.processes, row.document,
-                                   title=f"{row.display_name}: soak at {row.document['rate']:g} calls/s")
-        plans = [document(d.config.soak) for d in site.cons.dirs if d.config.soak]
+                                   title=f"{row.display_name}: soak at {row.document.rate:g} calls/s")
+        plans = [d.config.soak for d in site.cons.dirs if d.config.soak]
         site.render(self.template, self.file, rows=site.soaks, plans=plans, criteria=soak.CRITERIA_TEXT)
 
 

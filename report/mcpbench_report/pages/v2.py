@@ -29,7 +29,7 @@ def v2_load(cons: Consolidated) -> LoadKey:
     closed = [k for k in cons.keys if k.kind.v2_comparable] or cons.keys
 
     def score(key: LoadKey):
-        known = sum(1 for r in cons.rows[key] if v2.published_name(r["server"], cons.servers[r["server"]].manifest))
+        known = sum(1 for r in cons.rows[key] if v2.published_name(r.server, cons.servers[r.server].manifest))
         return (known, -abs(key.load - v2.PUBLISHED_VUS), key.mode == "session")
 
     return max(closed, key=score)
