@@ -599,18 +599,18 @@ def per_second_counts(t_s: np.ndarray, window: tuple[float, float]) -> np.ndarra
 
 
 @dataclass(frozen=True)
-class Efficiency:
+class CallsPerResource:
     """Tool calls/s per CPU core used and per GiB of memory used (None where a figure is missing)."""
 
     per_core: float | None
     per_gb: float | None
 
 
-def efficiency(calls_per_s: float | None, cpu_avg_pct: float | None, mem_avg_mb: float | None) -> Efficiency:
+def efficiency(calls_per_s: float | None, cpu_avg_pct: float | None, mem_avg_mb: float | None) -> CallsPerResource:
     """Tool calls/s per CPU core used and per GiB of memory used (None where a figure is missing)."""
     per_core = calls_per_s / (cpu_avg_pct / 100) if calls_per_s is not None and cpu_avg_pct else None
     per_gb = calls_per_s / (mem_avg_mb / 1024) if calls_per_s is not None and mem_avg_mb else None
-    return Efficiency(per_core, per_gb)
+    return CallsPerResource(per_core, per_gb)
 
 
 def meets_slo(p99_ms: float | None, error_rate: float | None, dropped: int, slo_p99_ms: float) -> bool:

@@ -67,8 +67,8 @@ def test_throughput_interval_single_run_is_within_run():
 
 def test_efficiency_by_hand():
     e = stats.efficiency(200.0, 50.0, 512.0)
-    assert e == stats.Efficiency(per_core=400.0, per_gb=400.0)
-    assert stats.efficiency(200.0, None, 0.0) == stats.Efficiency(per_core=None, per_gb=None)
+    assert e == stats.CallsPerResource(per_core=400.0, per_gb=400.0)
+    assert stats.efficiency(200.0, None, 0.0) == stats.CallsPerResource(per_core=None, per_gb=None)
 
 
 def test_slo_peak():

@@ -111,7 +111,7 @@ def build_server(spec: ServerSpec, log_path: Path) -> BuildOutcome:
         return BuildOutcome("ok", 0.0, None, log_path, joined)
     outcome = run_commands(spec.build_commands, spec.directory, env, spec.build_timeout_s, log_path)
     if outcome.status == "ok" and made_of:
-        build_stamp.record(made_of)
+        build_stamp.stamp(made_of)
     return outcome
 
 

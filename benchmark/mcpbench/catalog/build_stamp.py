@@ -36,7 +36,7 @@ class Inputs:
     fingerprint: str
 
     @property
-    def stamp(self) -> Path:
+    def stamp_file(self) -> Path:
         """One stamp per directory and command line: variants of one directory may build with other commands."""
         named = hashlib.sha256("\0".join(self.commands).encode()).hexdigest()[:12]
         return self.directory / f"{STAMP_PREFIX}-{named}.json"
@@ -105,7 +105,7 @@ def _outputs(directory: Path) -> list[str] | None:
 def current(of: Inputs) -> str | None:
     """Why a build of these inputs would change nothing (the sentence its log gives), or None: build."""
     try:
-        stamp = json.loads(of.stamp.read_text(encoding="utf-8"))
+        stamp = json.loads(of.stamp_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if stamp.get("fingerprint") != of.fingerprint:
@@ -115,11 +115,11 @@ def current(of: Inputs) -> str | None:
         return None
     built = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp.get("built_epoch", 0)))
     return (f"not built again: its sources, build commands and toolchain are those of its build at {built}, "
-            f"whose output is still there ({of.stamp.name}; delete it to build again)")
+            f"whose output is still there ({of.stamp_file.name}; delete it to build again)")
 
 
-def record(of: Inputs) -> None:
+def stamp(of: Inputs) -> None:
     """A successful build's stamp: its fingerprint and the entries it left."""
     outputs = _outputs(of.directory)
-    of.stamp.write_text(json.dumps({"fingerprint": of.fingerprint, "built_epoch": time.time(),
+    of.stamp_file.write_text(json.dumps({"fingerprint": of.fingerprint, "built_epoch": time.time(),
                                     "outputs": outputs or []}) + "\n", encoding="utf-8")
