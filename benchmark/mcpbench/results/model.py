@@ -350,24 +350,25 @@ class CgroupSupport(Open):
     note: str | None = described("why not, when they could not")
 
 
-class DockerEnvironment(Closed):
+class DockerEnvironment(Open):
     """The docker runtime's part of run.json's environment: its engine (docker_engine.Engine.describe), compose,
-    the base image and whether the engine can enforce the limits."""
+    the base image and whether the engine can enforce the limits. Open, each field optional: run.json files
+    written before it was a model of its own held what the engine said, and still read."""
 
-    engine: str | None = described("the engine's version")
-    api: str | None = described("the Engine API version")
-    os: str | None = described("the engine's operating system")
-    storage_driver: str | None = described("its storage driver")
-    cgroup_version: int = described("the cgroup version the engine uses")
-    cgroup_driver: str | None = described("its cgroup driver")
-    cpus: int | None = described("the CPUs the engine sees")
-    memory_gb: float = described("the memory the engine sees, GiB")
-    compose: str | None = described("docker compose's version (null: not found)")
-    project: str = described("the compose project of the run")
-    base_image: str = described("the base image every image builds on")
-    base_image_id: str | None = described("its id (null: not built)")
-    limits_supported: bool = described("the engine can enforce the CPU and memory limits")
-    limit_warnings: list[str] = described("what the engine warned about limits it cannot enforce")
+    engine: str | None = described("the engine's version", None)
+    api: str | None = described("the Engine API version", None)
+    os: str | None = described("the engine's operating system", None)
+    storage_driver: str | None = described("its storage driver", None)
+    cgroup_version: int | None = described("the cgroup version the engine uses", None)
+    cgroup_driver: str | None = described("its cgroup driver", None)
+    cpus: int | None = described("the CPUs the engine sees", None)
+    memory_gb: float | None = described("the memory the engine sees, GiB", None)
+    compose: str | None = described("docker compose's version (null: not found)", None)
+    project: str | None = described("the compose project of the run", None)
+    base_image: str | None = described("the base image every image builds on", None)
+    base_image_id: str | None = described("its id (null: not built)", None)
+    limits_supported: bool | None = described("the engine can enforce the CPU and memory limits", None)
+    limit_warnings: list[str] | None = described("what the engine warned about limits it cannot enforce", None)
 
 
 class Environment(Open):
