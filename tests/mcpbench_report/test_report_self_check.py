@@ -39,3 +39,16 @@ def test_a_twin_too_short_to_test_says_why(tmp_path: Path):
     line = next(line for line in cons.self_check_lines() if "rust-twin" in line)
     assert line == ("A/A self-check: rust-twin against rust: not tested "
                     "(rust-twin was measured in 2 rounds; a test needs 3)")
+
+
+def test_servers_listed_in_run_json_without_a_server_json_still_get_an_index(tmp_path: Path):
+    """The fixture keeps run.json as written, listing the 18 servers and twins its directory left out: each is
+    a server whose part of the run never began (as in a run stopped before it), with no server.json."""
+    from mcpbench_report.build import build_site
+
+    cons = consolidate(load([TWINS]))
+    absent = [name for name, view in cons.servers.items() if view.manifest is None]
+    assert absent, "the fixture lists servers without a server.json"
+    build_site(cons, tmp_path / "site")
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert f'<span class="sub">{absent[0]}</span></td><td>—</td><td>—</td>' in index
