@@ -62,9 +62,11 @@ def cancel_running() -> None:
 
 def _run_one(command: str, cwd: Path, env: dict[str, str], timeout_s: float, log) -> int | None:
     """The command's exit status, or None when it ran past timeout_s (its tree killed)."""
-    process = subprocess.Popen(["bash", "-euo", "pipefail", "-c", command], cwd=cwd, env=env, stdout=log,
-                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    # Spawned under the lock: an interrupt's cancel_running then finds every build that has begun (on a busy
+    # host a build could otherwise start, and be seen started, before it was listed, and run on to its timeout).
     with _running_lock:
+        process = subprocess.Popen(["bash", "-euo", "pipefail", "-c", command], cwd=cwd, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         _running.add(process.pid)
     try:
         return process.wait(timeout=timeout_s)

@@ -242,13 +242,25 @@ class Runner:
         runtime = self.bench.runtime
         self.bench.host  # noqa: B018 - made now: a swarm's node agents also measure the network it records
         support = runtime.limits_support()
-        extra = runtime.environment()
         self.record.set_environment(
             cgroup=support,
-            runtime_description=runtimes.description(runtime.name),  # what the report says it ran as
-            **({runtime.name: extra} if extra is not None else {}))  # docker: engine, compose, base image
+            runtime_description=runtimes.description(runtime.name))  # what the report says it ran as
+        self._record_runtime_section()
         if not support.applied:
             self.events.emit(ev.LimitsNotApplied(reason=str(support.note)))
+
+    def _record_runtime_section(self) -> None:
+        """The runtime's own part of the environment (docker: engine, compose, base image; the swarm: its nodes and
+        the images shipped to them), recorded again when it changed: the swarm ships an image when a server or the
+        infrastructure first starts on a node."""
+        assert self.record is not None and self.bench is not None
+        runtime = self.bench.runtime
+        section = runtime.environment()
+        if section is None:
+            return
+        recorded = self.record.run.environment.model_dump(mode="json").get(runtime.name)
+        if recorded != section.model_dump(mode="json"):
+            self.record.set_environment(**{runtime.name: section})
 
     def _pin_orchestrator(self) -> set[int]:
         """The orchestrator (sampling, probes, progress) runs on the harness CPUs, never on the server's. Returns
@@ -543,6 +555,7 @@ class Runner:
             if server.details is not None:  # the docker runtime: image, its size, cold start
                 self.record.update_server(spec.name, **server.details.model_dump(exclude_unset=True))
                 write_record(self.run_dir.server(spec.name).image_json, server.details)
+                self._record_runtime_section()
             self.record.update_server(spec.name, startup_s=round(server.startup_s, 3),
                                       idle_mem_mb=round(idle_mem_mb, 1) if idle_mem_mb else None,
                                       idle_rss_mb=idle_rss_mb)
