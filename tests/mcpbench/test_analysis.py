@@ -209,8 +209,9 @@ def test_littles_law_flags_a_closed_loop_that_did_not_run_as_configured() -> Non
     assert "littles-law" in off.flags and not off.publishable
 
 
-@pytest.mark.parametrize("steal, after, unstable", [(0.5, 1.04, False), (3.0, 1.0, True), (0.0, 1.06, True),
-                                                    (0.0, 0.94, True)])
+# the probe may move up to 15 % (HOST_PROBE_MAX_CHANGE: a few % is the probe's own spread)
+@pytest.mark.parametrize("steal, after, unstable", [(0.5, 1.04, False), (3.0, 1.0, True), (0.0, 1.12, False),
+                                                    (0.0, 0.88, False), (0.0, 1.16, True), (0.0, 0.84, True)])
 def test_host_stability_from_steal_and_the_speed_probe(steal: float, after: float, unstable: bool) -> None:
     resources = [Sample(t, name, value, 0.0) for t in (11, 12)
                  for name, value in (("steal0", 0.0), ("steal1", steal), ("cpu0", 50.0), ("cpu1", 90.0))]

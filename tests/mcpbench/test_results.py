@@ -42,3 +42,14 @@ def test_run_json_is_checked_on_every_save(tmp_path: Path) -> None:
         record.update_server("rust", status="fine")
     with pytest.raises(ResultsError, match="config.rate_steps"):
         RunRecord(tmp_path, run["run_id"], {**run["config"], "rate_steps": None}, run["environment"])
+
+
+def test_a_measurements_label_and_round_survive_a_dot_in_the_label_and_a_set_aside_suffix() -> None:
+    from mcpbench.results.layout import MeasurementDir
+
+    for name, label, round_index in (("session-equal0.7-r1", "session-equal0.7", 1),
+                                     ("session-equal0.7-r12.disturbed2", "session-equal0.7", 12),
+                                     ("session-50vu-r3.incomplete", "session-50vu", 3),
+                                     ("session-50vu", "session-50vu", None)):
+        measurement = MeasurementDir(Path("/results/run/go") / name)
+        assert (measurement.label, measurement.round) == (label, round_index), name

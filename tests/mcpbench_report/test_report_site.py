@@ -158,7 +158,7 @@ def test_methodology_shows_every_rule_constant(site):
                         ("LITTLES_LAW_MAX_GAP", analysis.LITTLES_LAW_MAX_GAP), ("MIN_EFFECT", stats.MIN_EFFECT)):
         assert f"{name} {value}" in text, name
     assert (analysis.LIMIT_FRACTION, analysis.HOST_PROBE_MAX_CHANGE, analysis.HOST_MAX_STEAL_PCT,
-            analysis.FOREIGN_CPU_LIMIT_PCT, analysis.LITTLES_LAW_MAX_GAP) == (0.80, 0.05, 2.0, 25.0, 0.10)
+            analysis.FOREIGN_CPU_LIMIT_PCT, analysis.LITTLES_LAW_MAX_GAP) == (0.80, 0.15, 2.0, 25.0, 0.10)
     assert (warmup.STEADY_SPAN_S, warmup.STEADY_TOLERANCE) == (10, 0.03)
     assert "last 10 s (quick: 5 s) are within 3% of the span before in throughput and within 10% in the median " \
         "latency" in text

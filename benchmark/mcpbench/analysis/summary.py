@@ -57,8 +57,13 @@ HARNESS = (LOADGEN, "redis", "api")
 FOREIGN_CPU_LIMIT_PCT = 25.0
 OWN = ("server", LOADGEN, "redis", "api")
 # Host stability: the fixed-work probe may move this much (relative) between before and after the load,
-# and a CPU's mean steal may reach this share of the window, before the host counts as unstable.
-HOST_PROBE_MAX_CHANGE = 0.05
+# and a CPU's mean steal may reach this share of the window, before the host counts as unstable. The probe's
+# own spread is a few % (a first run's 93 probes: median |change| 2.4 %, 90th percentile 5.0 %), and a ranking
+# rests on rounds whose CPU per call varies 10-20 % between starts: replayed on that run's six rounds
+# (scripts/unstable_threshold.py), keeping every measurement whose probe moved up to 15 % (none moved more)
+# instead of measuring it again separated no A/A twin in 1,000 replays, and kept the power at x2 and x1.3,
+# where 5 % measured 6 of 72 again and left one server unranked (docs/measurement.md).
+HOST_PROBE_MAX_CHANGE = 0.15
 HOST_MAX_STEAL_PCT = 2.0
 # A load at this share of the limit it is judged against measures that limit, not the server (calibrate.py):
 # a closed-model throughput against the closed model's own limit at its VUs (LOAD_MODEL), an open-model

@@ -31,7 +31,8 @@ CALIBRATION_DIR = "_calibration"
 INFRA_DIR = "_infra"
 DISTURBED = ".disturbed"
 INCOMPLETE = ".incomplete"
-_MEASUREMENT = re.compile(r"^(?P<label>.+)-r(?P<round>\d+)$")
+# <label>-r<round>, set aside or not: a label may hold a dot itself (session-equal0.7)
+_MEASUREMENT = re.compile(rf"^(?P<label>.+)-r(?P<round>\d+)(?:({re.escape(DISTURBED)}|{re.escape(INCOMPLETE)})\d*)?$")
 
 
 @dataclass(frozen=True)
@@ -51,13 +52,12 @@ class MeasurementDir:
     @property
     def label(self) -> str:
         """The load's label (session-50vu, session-equal0.7), without the round or a set-aside suffix."""
-        base = self.name.split(".", 1)[0]
-        match = _MEASUREMENT.match(base)
-        return match["label"] if match else base
+        match = _MEASUREMENT.match(self.name)
+        return match["label"] if match else self.name
 
     @property
     def round(self) -> int | None:
-        match = _MEASUREMENT.match(self.name.split(".", 1)[0])
+        match = _MEASUREMENT.match(self.name)
         return int(match["round"]) if match else None
 
     @property
