@@ -24,13 +24,15 @@ from mcpbench.host.resources import Usage, UsageReader
 
 # The probe's work: sha256 over PROBE_PASSES x PROBE_BYTES, PROBE_REPEATS times; the fastest repeat is the
 # figure. sha256 is pure CPU in C (hashlib releases the GIL) with no allocation in the loop; a repeat takes
-# ~75 ms here (SHA extensions), ~0.4 s per CPU in all. The minimum, not the median: a momentary
+# ~65 ms here (SHA extensions), ~0.2 s per CPU in all. The minimum, not the median: a momentary
 # interruption (one of our own processes waking up) slows one repeat, while a slower host (a neighbour on
-# the physical core, throttling) slows them all. Measured on a quiet machine, 12 probes per CPU: CV 0.8 %,
-# spread 2.7 % (median of 3: CV 1.3 %, spread 5.2 % — too close to the 5 % the flag allows).
+# the physical core, throttling) slows them all. Measured on a quiet machine, 12 probes per CPU, interleaved:
+# fastest of 3, CV 0.5-1.5 %, spread 1.6-5.1 %, 0.19 s a probe; fastest of 5, CV 0.6-1.0 %, spread 1.9-2.6 %,
+# 0.33 s. Either is far inside the 15 % the flag allows (analysis.summary.HOST_PROBE_MAX_CHANGE), and a
+# measurement probes each CPU twice: 3 repeats save ~0.5 s of each.
 PROBE_BYTES = 32 * 2**20
 PROBE_PASSES = 4
-PROBE_REPEATS = 5
+PROBE_REPEATS = 3
 _BUFFER = bytes(range(256)) * (PROBE_BYTES // 256)
 
 

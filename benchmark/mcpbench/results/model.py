@@ -725,7 +725,7 @@ class ProbeReading(Closed):
     """One CPU's fixed-work speed probe (sha256 of 128 MiB), the server frozen meanwhile: its readings
     (context.json)."""
 
-    before_s: float | None = described("just before the load, fastest of 5 runs")
+    before_s: float | None = described("just before the load, fastest of its runs (3; 5 before 2026-12)")
     after_s: float | None = described("the same just after")
 
 
