@@ -4,8 +4,9 @@ mcpbench package."""
 
 from __future__ import annotations
 
+import functools
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,12 @@ def generator_name(request: pytest.FixtureRequest) -> str:
     if request.param == "driver" and not shutil.which("go"):
         pytest.skip("go is not installed: the load driver cannot be built")
     return request.param
+
+
+@pytest.fixture(scope="session")
+def reanalysed() -> Callable[[Path], object]:
+    """A recorded measurement re-analysed from its raw files (analysis.summary.reanalyze), once per session: the
+    report's fixture test and the fault attribution's both read every recorded measurement again (~40 s each)."""
+    from mcpbench.analysis.summary import reanalyze
+
+    return functools.cache(lambda where: reanalyze(Path(where).resolve()))

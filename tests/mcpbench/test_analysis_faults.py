@@ -42,10 +42,10 @@ def test_a_server_busy_at_its_memory_limit_without_answering_is_the_servers() ->
     assert "its CPU 79 % of a core meanwhile" in again.reason
 
 
-def test_no_recorded_healthy_measurement_is_called_stalled_or_idle() -> None:
+def test_no_recorded_healthy_measurement_is_called_stalled_or_idle(reanalysed) -> None:
     measured = [path.parent for path in RESULTS.glob("*/*/*/context.json")]
     assert len(measured) > 100  # the report's recorded runs: every server, mode and round
-    verdicts = {str(where.relative_to(RESULTS)): reanalyze(where) for where in measured}
+    verdicts = {str(where.relative_to(RESULTS)): reanalysed(where) for where in measured}
     stalled = [where for where, s in verdicts.items() if s.status == "failed"]
     idle = [where for where, s in verdicts.items() if (s.checks.idle_seconds or 0) > 0]
     assert stalled == [] and idle == [], (stalled, idle)

@@ -104,14 +104,14 @@ def test_broken_json_is_reported(tmp_path):
         load.load_results_dir(path)
 
 
-def test_recorded_fixtures_are_what_the_analysis_computes():
+def test_recorded_fixtures_are_what_the_analysis_computes(reanalysed):
     """Every recorded schema-2 measurement (the calibrations too) re-analysed from its raw files alone gives
     its summary.json: the report is tested on figures the orchestrator really computes, from real samples."""
     measurements = [p.parent for p in sorted(FIXTURES.glob("*/*/*/context.json"))]
     schema2 = [p.parent for p in FIXTURES.glob("*/run.json") if p.parent != SCHEMA1]
     assert len(measurements) == sum(len(list(r.glob("*/*/summary.json"))) for r in schema2) > 40
     for m in measurements:
-        assert analysis.reanalysis_differences(m) == [], m
+        assert analysis.reanalysis_differences(m, reanalysed(m)) == [], m
     # (6.5 MB since the equal-load recording, 0.5 MB, joined them; 7.2 MB with the what-if one, 0.7 MB; 8.4 MB
     # with the twin run's part, 1.2 MB; 9.2 MB with the tools-list dimension's part, 0.8 MB; 9.1 MB once
     # that part was 0.6 MB, with the tools-list run whose load followed go's pages, 0.6 MB)

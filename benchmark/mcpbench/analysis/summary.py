@@ -839,12 +839,13 @@ ADDED_FIGURES = ("latency_ms.steps", "latency_ms.handshake_share", "checks.timed
                  "checks.last_answer_s", "checks.idle_seconds", "checks.loadgen_stalled_s")
 
 
-def reanalysis_differences(where: MeasurementDir | Path) -> list[str]:
+def reanalysis_differences(where: MeasurementDir | Path, reanalysed: Summary | None = None) -> list[str]:
     """Where summary.json and a re-analysis of its raw files disagree ("throughput.tool_calls_per_s:
-    12.5 != 12.4"); empty when the recorded figures are exactly what today's analysis computes."""
+    12.5 != 12.4"); empty when the recorded figures are exactly what today's analysis computes. `reanalysed`:
+    its re-analysis, when the caller has made it already."""
     measurement = measurement_dir(where)
     recorded = upgrades.recorded_figures(read_json(measurement.summary))
-    again = document(reanalyze(measurement))
+    again = document(reanalysed if reanalysed is not None else reanalyze(measurement))
     differences: list[str] = []
 
     def walk(path: str, a: object, b: object) -> None:
