@@ -261,8 +261,9 @@ def _freeze_container_in_the_window(engine, results: Path, server: str, at_s: fl
 
 def test_drill_a_frozen_container_is_the_servers_failure(engine, images, tmp_path: Path) -> None:
     server = SERVERS[0]
+    # calls the frozen server leaves unanswered time out at 5 s (--request-timeout), not the default 30 s
     proc = subprocess.Popen([sys.executable, "-m", "mcpbench.cli", "run", server, "--runtime", "docker", "--no-build",
-                             *TINY, "--results-dir", str(tmp_path)], stdout=subprocess.PIPE,
+                             *TINY, "--request-timeout", "5", "--results-dir", str(tmp_path)], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     pids: list[int] = []
     try:
@@ -277,7 +278,7 @@ def test_drill_a_frozen_container_is_the_servers_failure(engine, images, tmp_pat
         proc.kill()
     said = " ".join(out.split())
     assert proc.returncode == 1, out
-    assert f"{server} failed in load: stopped answering: 5 requests in flight timed out after 30 s" in said, out
+    assert f"{server} failed in load: stopped answering: 5 requests in flight timed out after 5 s" in said, out
     run = json.loads((only_run(tmp_path) / "run.json").read_text())
     assert run["servers"][server]["phase"] == "load" and "its process is stopped" in run["servers"][server]["reason"]
     assert project_containers(engine, run["environment"]["docker"]["project"]) == []

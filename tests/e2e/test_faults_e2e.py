@@ -16,7 +16,6 @@ import psutil
 import pytest
 
 from mcpbench.host.paths import SERVERS_DIR
-from mcpbench.loads.timing import Timing
 from mcpbench.results.model import RUN_FILE, SAMPLES_LOG_STEM, SUMMARY_FILE
 
 from test_smoke_run import TINY, leftovers, mcpbench, only_run
@@ -24,7 +23,8 @@ from test_smoke_run import TINY, leftovers, mcpbench, only_run
 pytestmark = pytest.mark.e2e
 
 WINDOW_START_S = 3.0  # TINY: 1 s ramp-up + 2 s warm-up
-TIMEOUT_S = Timing().request_timeout_s
+# A frozen server's calls time out at this (--request-timeout): the default 30 s would be the drill's wait
+TIMEOUT_S = 5.0
 
 
 def words(text: str) -> str:
@@ -71,10 +71,11 @@ def resume(pid: int) -> None:
         pass
 
 
-def frozen_run(results: Path, which: str, hold_s: float | None = None) -> tuple[int | None, str]:
+def frozen_run(results: Path, which: str, hold_s: float | None = None,
+               options: tuple[str, ...] = ()) -> tuple[int | None, str]:
     """`mcpbench run go` with its server ("server") or its load driver ("driver") frozen 2 s into the window, for
     `hold_s` seconds (None: until the run ends); its exit code and output. Resumed on every way out."""
-    proc = mcpbench("run", "go", *TINY, "--results-dir", str(results))
+    proc = mcpbench("run", "go", *TINY, *options, "--results-dir", str(results))
     children = lambda: psutil.Process(proc.pid).children(recursive=True)  # noqa: E731
     pid_of = {"server": lambda: server_pid(proc, "go"),
               "driver": lambda: next(p.pid for p in children() if p.name() == "load-driver")}[which]
@@ -93,10 +94,10 @@ def frozen_run(results: Path, which: str, hold_s: float | None = None) -> tuple[
 
 
 def test_a_server_that_stops_answering_is_failed_as_the_servers_not_the_generators(tmp_path: Path) -> None:
-    code, out = frozen_run(tmp_path, "server")
+    code, out = frozen_run(tmp_path, "server", options=("--request-timeout", f"{TIMEOUT_S:g}"))
     said = words(out)
     assert code == 1, out
-    assert "go failed in load: stopped answering: 5 requests in flight timed out after 30 s" in said, out
+    assert f"go failed in load: stopped answering: 5 requests in flight timed out after {TIMEOUT_S:g} s" in said, out
     assert "invalid (loadgen)" not in said and "Traceback" not in out, out
     run = json.loads((only_run(tmp_path) / RUN_FILE).read_text())
     server = run["servers"]["go"]

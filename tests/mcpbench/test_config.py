@@ -89,3 +89,12 @@ def test_the_quick_profile_keeps_its_5_s_steady_span_through_the_options() -> No
 
     assert timing_of({"quick": True, "duration": "5"}).steady_span_s == QUICK_TIMING.steady_span_s == 5
     assert timing_of({}).steady_span_s == FULL_TIMING.steady_span_s == 10
+
+
+def test_the_request_timeout_is_an_option_and_must_be_positive() -> None:
+    from mcpbench.experiments.run import timing_of
+
+    assert timing_of({"quick": True}).request_timeout_s == Timing().request_timeout_s == 30
+    assert timing_of({"quick": True, "request_timeout": 5}).request_timeout_s == 5
+    with pytest.raises(ValueError, match="--request-timeout takes positive seconds"):
+        timing_of({"request_timeout": 0})

@@ -52,6 +52,9 @@ TIMING = (
     Option("ramp_up", Optional[float], None, "Ramp-up seconds, excluded (default 15)."),
     Option("ramp_down", Optional[float], None, "Ramp-down seconds, excluded (default 10)."),
     Option("think", Optional[float], None, "Think time per iteration (default 0.05 s)."),
+    Option("request_timeout", Optional[float], None, "Seconds a request may take before the load generator gives "
+           "up on it (default 30): a timed-out call counts at this in all-calls latency, and a server that leaves "
+           "calls unanswered this long has stopped answering (docs/faults.md)."),
 )
 
 
@@ -66,6 +69,8 @@ def timing_of(values: Values) -> Timing:
         duration_s=base.duration_s if measured is None else measured,
         ramp_down_s=base.ramp_down_s if values.get("ramp_down") is None else values["ramp_down"],
         think_time_s=base.think_time_s if values.get("think") is None else values["think"],
+        request_timeout_s=base.request_timeout_s if values.get("request_timeout") is None
+        else values["request_timeout"],
         steady_span_s=base.steady_span_s,
     )
 

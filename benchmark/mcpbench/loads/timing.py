@@ -30,6 +30,8 @@ class Timing:
         for name in ("ramp_up_s", "warmup_s", "ramp_down_s", "think_time_s"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} cannot be negative")
+        if self.request_timeout_s <= 0:
+            raise ValueError("--request-timeout takes positive seconds, e.g. 30")
         if self.steady_span_s < 1:
             raise ValueError("the steady span must be at least 1 s")
         if self.warmup_cap_s is not None and self.warmup_cap_s < self.warmup_s:
