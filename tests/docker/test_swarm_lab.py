@@ -109,7 +109,8 @@ def test_verify_on_the_swarm(lab, images, tmp_path: Path) -> None:
     # Every image the nodes ran is the one built here, by id.
     image = json.loads((only_run(tmp_path) / SERVER / "image.json").read_text())
     assert image["node"] == "server" and image["image_id"] == swarm["images"][f"mcpbench/{SERVER}:latest"]["image_id"]
-    assert all(isinstance(v, dict) and v["median_ms"] > 0 for v in swarm["network_rtt_ms"].values())
+    rtt = swarm["network_rtt_ms"]
+    assert all(isinstance(v, dict) and v["median_ms"] > 0 and v["connects"] > 0 for v in rtt.values()), rtt
     nothing_deployed(lab)
 
 

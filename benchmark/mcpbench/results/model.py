@@ -399,7 +399,8 @@ class SwarmEnvironment(Closed):
     endpoint_mode: str = described("the services' endpoint mode")
     publish_mode: str = described("how ports are published")
     network_rtt_ms: dict[str, dict[str, float] | str] | None = described(
-        "the network's round trips between the nodes (null: not measured)")
+        "each load node's round trip to the server node: median_ms, min_ms, max_ms, connects; or why not "
+        "measured (null: no agents)")
     clock_offsets_ms: dict[str, float | None] = described("each node's clock minus the orchestrator's (null: the "
                                                           "node did not answer)")
 

@@ -114,10 +114,13 @@ class NodeAgents:
                     line = next((x for x in output.splitlines() if x.startswith("RTT,")), None)
                     if not line:
                         return f"not measured: {output.strip()[-200:] or status.get('Err')}"
-                    median, low, high = (float(v) for v in line.split(",")[1:4])
-                    return {"median_ms": median, "min_ms": low, "max_ms": high, "connects": RTT_CONNECTS}
+                    fields = line.split(",")
+                    median, low, high = (float(v) for v in fields[1:4])
+                    return {"median_ms": median, "min_ms": low, "max_ms": high, "connects": int(fields[4])}
             time.sleep(0.1)
-        return "not measured: the task did not finish within 60 s"
+        # load-driver rtt ends within 40 s, so only a task that never started lands here.
+        states = sorted({(t.get("Status") or {}).get("State", "?") for t in self.swarm.manager.tasks(service)})
+        return f"not measured: the task did not finish within 60 s (task state {', '.join(states) or 'none'})"
 
     @staticmethod
     def _follow(view: AgentView) -> None:
