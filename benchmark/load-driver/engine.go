@@ -195,7 +195,7 @@ func (l *load) openVU(v *openVU, idle chan<- *openVU) {
 	scratch := make([]byte, 0, 160)
 	for j := range v.jobs {
 		lag := float64(time.Since(j.due).Nanoseconds()) / 1e6
-		call := l.plan.open[j.iteration%int64(len(l.plan.open))] // the tool calls in turn; never tools/list
+		call := l.plan.open[j.iteration%int64(len(l.plan.open))] // the arrivals in turn: tool calls, and methods made arrivals
 		o, ok := v.c.do(call, j.iteration)
 		var alive bool
 		scratch, alive = l.record(scratch, v.global, call, o, ok)

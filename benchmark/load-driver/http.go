@@ -111,8 +111,8 @@ func (v *httpVU) send(method string, payload []byte, session *string, call int) 
 		req.Header["Mcp-Protocol-Version"] = []string{revision2026}
 		c := v.t.plan.Calls[call]
 		req.Header["Mcp-Method"] = []string{c.Method}
-		if c.Method == toolsCall {
-			req.Header["Mcp-Name"] = []string{c.Tool}
+		if c.McpName != "" {
+			req.Header["Mcp-Name"] = []string{string(c.mcpName.render(nil, v.prefixes.vu, v.iteration))}
 		}
 	}
 	v.gotConn = time.Time{}

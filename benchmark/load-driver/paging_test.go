@@ -131,6 +131,11 @@ func TestNextCursorIsReadFromTheResultOnly(t *testing.T) {
 			t.Errorf("nextCursor(%s) = %q, want %q", line, got, want)
 		}
 	}
+	for _, method := range []string{"resources/list", "resources/templates/list", "prompts/list"} {
+		if got := string(nextCursor(&call{Method: method}, []byte(`{"id":1,"result":{"nextCursor":"abc"}}`))); got != `"abc"` {
+			t.Errorf("%s is paged as tools/list is: %q", method, got)
+		}
+	}
 	if got := nextCursor(&call{Method: toolsCall}, []byte(`{"id":1,"result":{"nextCursor":"abc"}}`)); got != nil {
 		t.Errorf("a tool call's reply is never paged: %q", got)
 	}

@@ -17,9 +17,14 @@ import (
 )
 
 const (
-	toolsCall = "tools/call"
-	toolsList = "tools/list"
+	toolsCall     = "tools/call"
+	toolsList     = "tools/list"
+	resourcesRead = "resources/read"
 )
+
+// listMethods are the paged methods: a reply naming result.nextCursor is followed to its last page.
+var listMethods = map[string]bool{toolsList: true, "resources/list": true, "resources/templates/list": true,
+	"prompts/list": true}
 
 // plan is the compiled workload.
 type plan struct {
@@ -27,7 +32,8 @@ type plan struct {
 	// Headers are sent with every HTTP request (a target's --header: Authorization, a tenant); never over stdio.
 	Headers map[string]string `json:"headers"`
 	// closed is the closed model's iteration (every call, each `weight` times, in the file's order); open
-	// the open model's cycle (the tool calls only, each `weight` times): arrival k makes open[k % len].
+	// the open model's cycle (the tool calls and the method calls made arrivals, each `weight` times): arrival
+	// k makes open[k % len].
 	closed []int
 	open   []int
 	// cursorPages counts the tools/list pages fetched after a first one (following result.nextCursor) by
@@ -38,16 +44,22 @@ type plan struct {
 // call is one request of the workload.
 type call struct {
 	Name   string  `json:"name"`   // what its samples are called
-	Method string  `json:"method"` // tools/call, or a method without arguments (tools/list)
-	Tool   string  `json:"tool"`   // tools/call: the tool's name (Mcp-Name)
+	Method string  `json:"method"` // tools/call, or another MCP request method (tools/list, resources/read…)
+	Tool   string  `json:"tool"`   // tools/call: the tool's name
 	Params string  `json:"params"` // params' members, JSON text without its braces, with placeholders
 	Weight int     `json:"weight"`
 	Checks []check `json:"checks"`
+	// McpName is the 2026-07-28 revision's Mcp-Name header, with placeholders: what the call names (a
+	// resource's uri, a prompt's name); empty: the tool.
+	McpName string `json:"mcp_name"`
+	// Arrival: a method call that the open model's arrivals make (a tool call always is one).
+	Arrival bool `json:"arrival"`
 	// Progress is how many notifications/progress the call asks for (its params carry a progress token): over
 	// HTTP they must arrive on its reply before the result, and the first one's arrival is timed (first_ms).
 	Progress int `json:"progress"`
 
-	params template
+	params  template
+	mcpName template
 }
 
 // check is one check on a reply: the value at Pointer (RFC 6901) in the result's JSON, which must exist
@@ -144,14 +156,16 @@ func parsePlan(text string) (*plan, error) {
 			return nil, fmt.Errorf("--workload: call %d has no name", i)
 		case c.Method == toolsCall && c.Tool == "":
 			return nil, fmt.Errorf("--workload: call %s: tools/call without a tool", c.Name)
-		case c.Method != toolsCall && c.Params != "":
-			return nil, fmt.Errorf("--workload: call %s: %s takes no arguments here", c.Name, c.Method)
 		case c.Weight < 1:
 			return nil, fmt.Errorf("--workload: call %s: weight %d (at least 1)", c.Name, c.Weight)
 		case c.Progress < 0 || c.Progress > 0 && c.Method != toolsCall:
 			return nil, fmt.Errorf("--workload: call %s: progress %d (a tools/call's notifications, 0 or more)", c.Name, c.Progress)
 		}
 		c.params = compileTemplate(c.Params)
+		if c.McpName == "" {
+			c.McpName = c.Tool
+		}
+		c.mcpName = compileTemplate(c.McpName)
 		for j := range c.Checks {
 			k := &c.Checks[j]
 			if k.Pointer != "" && k.Pointer[0] != '/' {
@@ -166,13 +180,13 @@ func parsePlan(text string) (*plan, error) {
 		}
 		for range c.Weight {
 			p.closed = append(p.closed, i)
-			if c.Method == toolsCall {
+			if c.Method == toolsCall || c.Arrival {
 				p.open = append(p.open, i)
 			}
 		}
 	}
 	if len(p.open) == 0 {
-		return nil, errors.New("--workload: no tool call (the open model's arrivals are tool calls)")
+		return nil, errors.New("--workload: no arrival (a tool call, or a method call with arrival)")
 	}
 	return &p, nil
 }
@@ -225,11 +239,11 @@ const maxListPages = 1000
 
 var nextCursorName = []byte(`"nextCursor"`)
 
-// nextCursor is the cursor of the page after this reply of a tools/list (line: its JSON-RPC message), as JSON
-// text; nil on the last page. The bytes are searched first: a whole list's result (MBs at 10,000 tools) is
-// scanned again only when it names a cursor at all.
+// nextCursor is the cursor of the page after this reply of a list method (line: its JSON-RPC message), as
+// JSON text; nil on the last page. The bytes are searched first: a whole list's result (MBs at 10,000 tools)
+// is scanned again only when it names a cursor at all.
 func nextCursor(c *call, line []byte) []byte {
-	if c.Method != toolsList || !bytes.Contains(line, nextCursorName) {
+	if !listMethods[c.Method] || !bytes.Contains(line, nextCursorName) {
 		return nil
 	}
 	value, ok := lookup(resultOf(line), []string{"nextCursor"})

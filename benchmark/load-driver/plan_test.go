@@ -61,7 +61,7 @@ func TestABadWorkloadIsRefusedInOneLine(t *testing.T) {
 		`{"calls":[]}`: "no calls",
 		`{"calls":[{"name":"x","method":"tools/call","weight":1}]}`:                                       "without a tool",
 		`{"calls":[{"name":"x","method":"tools/call","tool":"x","weight":0}]}`:                            "weight 0",
-		`{"calls":[{"name":"x","method":"tools/list","weight":1}]}`:                                       "no tool call",
+		`{"calls":[{"name":"x","method":"tools/list","weight":1}]}`:                                       "no arrival",
 		`{"calls":[{"name":"x","method":"tools/call","tool":"x","weight":1,"extra":true}]}`:               "unknown field",
 		`{"calls":[{"name":"x","method":"tools/call","tool":"x","weight":1,"checks":[{"pointer":"a"}]}]}`: "does not start with /",
 	} {
@@ -81,5 +81,47 @@ func TestTextThatIsNoJSONIsCheckedAsAString(t *testing.T) {
 	}
 	if got := judge(p.Calls[0], []byte(toolReply("Echo: ho")), true); got != "check_failed" {
 		t.Errorf("another text: %q", got)
+	}
+}
+
+const methods = `{"calls":[
+ {"name":"product","method":"resources/read","params":"\"uri\":\"product://{vu%3}\"","mcp_name":"product://{vu%3}","arrival":true,"weight":2,
+  "checks":[{"pointer":"/id","equals":2}]},
+ {"name":"prompts/get","method":"prompts/get","params":"\"name\":\"cart\"","mcp_name":"cart","weight":1,"checks":[]},
+ {"name":"echo","method":"tools/call","tool":"echo","params":"\"name\":\"echo\",\"arguments\":{}","weight":1,"checks":[]}]}`
+
+func TestAMethodCallHasParamsAndIsAnArrivalWhenTheFileSaysSo(t *testing.T) {
+	p, err := parsePlan(methods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.open; len(got) != 3 || got[0] != 0 || got[1] != 0 || got[2] != 2 {
+		t.Errorf("open cycle %v; want [0 0 2] (the arrival twice, the tool call; not prompts/get)", got)
+	}
+	want := `{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"product://2"},"id":3}`
+	if got := string(body(p.prefixes(5, "").of(0, 0), 3, 0)); got != want {
+		t.Errorf("rendered %s; want %s", got, want)
+	}
+	if got := string(p.Calls[0].mcpName.render(nil, 5, 0)); got != "product://2" {
+		t.Errorf("Mcp-Name %q; want the rendered uri", got)
+	}
+	if got := string(p.Calls[2].mcpName.render(nil, 5, 0)); got != "echo" {
+		t.Errorf("a tool call's Mcp-Name %q; want its tool", got)
+	}
+	read := p.Calls[0]
+	for line, want := range map[string]string{
+		`{"id":1,"result":{"contents":[{"uri":"product://2","text":"{\"id\":2}"}]}}`: "",
+		`{"id":1,"result":{"contents":[{"uri":"product://2","text":"{\"id\":3}"}]}}`: "check_failed",
+		`{"id":1,"result":{"contents":[{"uri":"product://2","blob":"AAAA"}]}}`:       "check_failed",
+		`{"id":1,"result":{"contents":[]}}`:                                          "check_failed",
+		`{"id":1,"result":{"id":2}}`:                                                 "check_failed",
+		`{"id":1,"error":{"code":-32002,"message":"not found"}}`:                     "jsonrpc_-32002",
+	} {
+		if got := judge(read, []byte(line), true); got != want {
+			t.Errorf("judge(resources/read, %s) = %q; want %q", line, got, want)
+		}
+	}
+	if got := judge(p.Calls[1], []byte(`{"id":1,"result":{"messages":[]}}`), true); got != "" {
+		t.Errorf("prompts/get without checks: %q", got)
 	}
 }

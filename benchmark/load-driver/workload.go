@@ -97,6 +97,21 @@ func resultOf(line []byte) []byte {
 	return r.Result
 }
 
+// firstContentsText is what a resources/read's checks read, as a tool's read its first text content: the
+// result's first contents' text (parsed as JSON by judgeResult, or checked as a string); ok is false when
+// there is none (a blob, or no contents).
+func firstContentsText(result []byte) (text []byte, ok bool) {
+	var r struct {
+		Contents []struct {
+			Text *string `json:"text"`
+		} `json:"contents"`
+	}
+	if json.Unmarshal(result, &r) != nil || len(r.Contents) == 0 || r.Contents[0].Text == nil {
+		return nil, false
+	}
+	return []byte(*r.Contents[0].Text), true
+}
+
 // judge is load.js's replyResult + judgeCall for one reply line to call c: "" when the call succeeded,
 // else its error kind. A method call's checks (tools/list's count) are the protocol's and always made;
 // `--checks off` leaves out a tool result's.
@@ -125,6 +140,13 @@ func judge(c *call, line []byte, checks bool) string {
 	}
 	if r.Result == nil {
 		return "bad_response"
+	}
+	if c.Method == resourcesRead && len(c.Checks) > 0 {
+		text, ok := firstContentsText(resultOf(line))
+		if !ok {
+			return "check_failed"
+		}
+		return c.judgeResult(text)
 	}
 	if c.Method != toolsCall {
 		return c.judgeResult(resultOf(line))

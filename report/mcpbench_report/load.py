@@ -16,13 +16,13 @@ import pandas as pd
 from pydantic import BaseModel
 
 from mcpbench import loads as load_kinds
-from mcpbench.analysis.summary import upgrade_summary
+from mcpbench.analysis.summary import upgrade_summary, with_call_kinds
 from mcpbench.loads import Load
 from mcpbench.results import model
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
 from mcpbench.results.model import SCHEMA, Config, Environment, ResultsError, Run, Summary, document, parsed
 from mcpbench.results.read import read_json, read_resources, read_samples
-from mcpbench.results.upgrades import upgrade_document, upgrade_run
+from mcpbench.results.upgrades import upgrade_context, upgrade_document, upgrade_run
 
 __all__ = ["LoadKey", "Measurement", "ResultsDir", "ResultsError", "ServerRecord", "expand", "load",
            "load_results_dir"]
@@ -135,7 +135,13 @@ class Measurement:
         return MeasurementDir(self.path)
 
     def samples(self) -> pd.DataFrame:
-        return read_samples(self.directory.samples)
+        """The samples, each with its method and whether it is a counted call when the measurement's workload
+        said (context.json `calls`; analysis.with_call_kinds)."""
+        samples = read_samples(self.directory.samples)
+        where = self.directory.context
+        if not where.is_file():
+            return samples
+        return with_call_kinds(samples, upgrade_context(read_json(where), where))
 
     def resources(self) -> pd.DataFrame:
         return read_resources(self.directory.resources)

@@ -73,6 +73,41 @@ def test_a_server_of_someone_else_is_measured_with_its_own_workload(everything: 
     assert not leftovers("server-everything/dist")
 
 
+def test_resources_prompts_and_completions_are_measured_with_figures_per_method(everything: Path,
+                                                                               tmp_path: Path) -> None:
+    # methods.toml: resources/read, prompts/get and completion/complete counted as calls; resources/list and
+    # prompts/list made in each iteration, paged, with figures of their own.
+    code, out = run_in(everything, "--command", f"node {SERVER_JS} streamableHttp", "--stdio", f"node {SERVER_JS} stdio",
+                       "--name", "everything", "--workload", "methods.toml", "--mode", "persistent,stdio",
+                       "--vus", "5", *SHORT, "--results-dir", str(tmp_path))
+    assert code == 0, out
+    run_dir = only_run(tmp_path)
+    verify = read_json(run_dir / "everything" / "verify.json")
+    names = {check["name"]: check["status"] for check in verify["checks"]}
+    for call in ("read", "prompt", "complete", "resources/list", "prompts/list"):
+        assert names[f"call {call}"] == "pass", verify
+    for name in ("persistent-5vu-r1", "stdio-5vu-r1"):
+        summary = read_json(run_dir / "everything" / name / "summary.json")
+        assert summary["status"] == "ok", (name, summary.get("reason"))
+        assert summary["errors"]["count"] == 0 and summary["checks"]["problems"] == [], summary
+        per_call = summary["latency_ms"]["per_tool"]
+        assert set(per_call) == {"read", "prompt", "complete"}, per_call
+        steps = summary["latency_ms"]["steps"]
+        assert set(steps) == {"resources/read", "prompts/get", "completion/complete", "resources/list",
+                              "prompts/list"}, steps
+        # The counted calls are the three arrivals, each once an iteration, as the lists are.
+        calls = summary["throughput"]["tool_calls"]
+        assert calls == sum(per_call[c]["count"] for c in per_call) + summary["errors"]["failed_tool_calls"]
+        assert min(steps[m]["count"] for m in steps) > 0 and calls > 0
+    site = tmp_path / "site"
+    report = mcpbench("report", str(run_dir), "-o", str(site))
+    text, _ = report.communicate(timeout=600)
+    assert report.returncode == 0 and "Traceback" not in text, text
+    charts = " ".join(p.read_text() for p in site.rglob("*per-tool*.svg"))
+    assert "complete" in charts and "prompt" in charts, sorted(p.name for p in site.rglob("*.svg"))
+    assert not leftovers("server-everything/dist")
+
+
 def test_two_configurations_side_by_side(everything: Path, tmp_path: Path) -> None:
     # The same server on the machine's Node.js 20 and on Node.js 26 (npm's `node`, as servers/nodejs pins it).
     code, out = run_in(everything, "--target", f"node20=node {SERVER_JS} streamableHttp",

@@ -138,7 +138,7 @@ def test_the_orchestrators_writers_produce_the_model(tmp_path):
     written = model.document(context)
     model.validated(model.Context, written, "context.json")
     assert {key: written[key] for key in recorded} == recorded
-    assert {key: written[key] for key in set(written) - set(recorded)} == {"iteration": None, "stages": None,
+    assert {key: written[key] for key in set(written) - set(recorded)} == {"iteration": None, "calls": None, "stages": None,
                                                                             "spike_s": None}
     outcome = build.run_commands(("true", "true"), tmp_path, dict(os.environ), 10, tmp_path / "build.log")
     assert outcome.build_record().model_dump() == {"status": "ok", "seconds": round(outcome.seconds, 2),

@@ -34,7 +34,18 @@ def test_the_documented_example_reads(tmp_path: Path) -> None:
      "mine.toml:6: call.0.check.1.pointer: 'b' is no JSON pointer"),
     ('[[call]]\ntool = "echo"\narguments = { m = "{vu%0}" }\n', "mine.toml:1: call.0: {vu%0}: a placeholder is"),
     ('[[call]]\narguments = { m = 1 }\n', "mine.toml:1: call.0: a call names its `tool`"),
-    ('[[call]]\nmethod = "tools/list"\n', "mine.toml: no tool call"),
+    ('[[call]]\nmethod = "tools/list"\n', "mine.toml: no tool call and no method call with `arrival = true`"),
+    ('[[call]]\nmethod = "resources/raed"\narrival = true\n', "mine.toml:2: call.0.method: Input should be"),
+    ('[[call]]\nmethod = "resources/read"\narrival = true\nparams = { url = "product://1" }\n',
+     "mine.toml:4: call.0.params: resources/read needs params.uri, a string"),
+    ('[[call]]\nmethod = "completion/complete"\narrival = true\nparams = { ref = "cart" }\n',
+     "mine.toml:4: call.0.params: completion/complete needs params.ref, a table"),
+    ('[[call]]\ntool = "echo"\nparams = { a = 1 }\n', "mine.toml:3: call.0.params: a tool call's are `tool`"),
+    ('[[call]]\ntool = "echo"\narrival = true\n', "mine.toml:1: call.0: a tool call is always an arrival"),
+    ('[[call]]\nmethod = "prompts/get"\narrival = true\narguments = { name = "cart" }\n',
+     "mine.toml:1: call.0: prompts/get takes no tool and no arguments (its are `params`)"),
+    ('[[call]]\nmethod = "prompts/list"\narrival = true\nparams = { cursor = "x" }\n',
+     "mine.toml:4: call.0.params: _meta and cursor are the load driver's"),
     ('[[call]]\ntool = "echo"\n[[call]]\ntool = "echo"\n', "two calls are called 'echo'"),
     ('[[call]]\ntool = "echo"\nsession = "persistent"\n', "mine.toml:3: call.0.session: Extra inputs"),
     ('session = "sessions"\n[[call]]\ntool = "echo"\n', "mine.toml:1: session: Input should be"),
@@ -55,4 +66,25 @@ def test_a_broken_workload_file_is_one_line(tmp_path: Path, text: str, said: str
 def test_numbers_are_written_as_javascript_writes_them(tmp_path: Path) -> None:
     path = tmp_path / "w.toml"
     path.write_text('[[call]]\ntool = "t"\narguments = { a = 50.0, b = 0.5, c = "é" }\n')
-    assert Workload.read(path).calls[0].params() == '"name":"t","arguments":{"a":50,"b":0.5,"c":"é"}'
+    assert Workload.read(path).calls[0].params_text() == '"name":"t","arguments":{"a":50,"b":0.5,"c":"é"}'
+
+
+def test_a_method_call_has_params_checks_and_is_counted_when_an_arrival(tmp_path: Path) -> None:
+    path = tmp_path / "w.toml"
+    path.write_text('[[call]]\nmethod = "resources/read"\nname = "product"\narrival = true\n'
+                    'params = { uri = "product://{vu%3}" }\n[[call.check]]\npointer = "/id"\nequals = 2\n'
+                    '[[call]]\nmethod = "prompts/get"\nparams = { name = "cart", arguments = { user = "u{vu}" } }\n')
+    workload = Workload.read(path)
+    read, prompt = workload.calls
+    assert read.params_text() == '"uri":"product://{vu%3}"' and read.mcp_name == "product://{vu%3}"
+    assert prompt.mcp_name == "cart" and prompt.rendered_params(vu=4) == {"name": "cart", "arguments": {"user": "u4"}}
+    assert [(n, k.method, k.counted) for n, k in workload.kinds().items()] == [
+        ("product", "resources/read", True), ("prompts/get", "prompts/get", False)]
+    assert workload.tool_calls_per_iteration == 1
+    # resources/read's checks read the first contents' text as JSON, as a tool's read its first text content.
+    assert read.problem({"contents": [{"uri": "product://2", "text": '{"id": 2}'}]}) is None
+    assert read.problem({"contents": [{"uri": "product://2", "text": '{"id": 3}'}]}) == "/id is 3, expected 2"
+    assert read.problem({"contents": [{"uri": "product://2", "blob": "AA=="}]}) == "no text in the first contents"
+    assert prompt.problem({"messages": []}) is None
+    compiled = workload.driver_json()
+    assert '"mcp_name":"product://{vu%3}","arrival":true' in compiled and '"mcp_name":"cart"' in compiled

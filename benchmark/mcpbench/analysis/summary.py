@@ -228,27 +228,33 @@ def latency_figures(values: np.ndarray) -> LatencyStats:
 
 
 def session_steps(ok_samples: pd.DataFrame, mode: str) -> tuple[dict[str, LatencyStats], float | None]:
-    """Every step of a session apart — initialize, notifications/initialized, tools/call, tools/list and
-    DELETE — from the successful samples' http_ms; and the handshake's share of a session: the median over
-    the successful tool-call sessions of (initialize + notifications/initialized) / the whole session.
-    Outside session mode a sample is its one request: tools/call and tools/list only, and no handshake."""
+    """Every step of a session apart — initialize, notifications/initialized, each method's request (tools/call,
+    tools/list, and any other a workload made) and DELETE — from the successful samples' http_ms; and the
+    handshake's share of a session: the median over the successful counted calls' sessions of (initialize +
+    notifications/initialized) / the whole session. Outside session mode a sample is its one request: each
+    method's apart, and no handshake."""
     if not len(ok_samples):
         return {}, None
-    listing = ok_samples["tool"] == load_kinds.LIST_TOOLS
+    method = load_kinds.methods_of(ok_samples)
+    # Each method's requests apart: the lineup's tools/call and tools/list always when those are all there is,
+    # else the methods the workload made.
+    lineup = ["tools/call", load_kinds.LIST_TOOLS]
+    made = set(method)
+    requests = lineup if made <= set(lineup) else [m for m in lineup if m in made] + sorted(made - set(lineup))
     if mode != SESSION_MODE:
-        return {"tools/call": latency_figures(ok_samples.loc[~listing, "call_ms"].dropna().to_numpy(dtype=float)),
-                "tools/list": latency_figures(ok_samples.loc[listing, "call_ms"].dropna().to_numpy(dtype=float))}, None
+        return {name: latency_figures(ok_samples.loc[method == name, "call_ms"].dropna().to_numpy(dtype=float))
+                for name in requests}, None
     parts = _http_entries(ok_samples["http_ms"]).str.split(";", expand=True)
     parts = parts.reindex(columns=range(len(SESSION_STEPS))).apply(pd.to_numeric, errors="coerce")
     steps: dict[str, LatencyStats] = {}
     for at, step in enumerate(SESSION_STEPS):
         if step == "request":
-            for name, rows in (("tools/call", ~listing), ("tools/list", listing)):
-                steps[name] = latency_figures(parts.loc[rows, at].dropna().to_numpy(dtype=float))
+            for name in requests:
+                steps[name] = latency_figures(parts.loc[method == name, at].dropna().to_numpy(dtype=float))
         else:
             steps[step] = latency_figures(parts[at].dropna().to_numpy(dtype=float))
     steps = {name: figures for name, figures in steps.items() if figures.count}  # DELETE: none when stateless
-    calls = ~listing & ok_samples["session_ms"].gt(0)
+    calls = load_kinds.counted(ok_samples) & ok_samples["session_ms"].gt(0)
     handshake = parts.loc[calls, 0] + parts.loc[calls, 1]
     shares = (handshake / ok_samples.loc[calls, "session_ms"]).dropna()
     return steps, float(np.median(shares)) if len(shares) else None
@@ -600,12 +606,22 @@ def efficiency(calls_per_s: float | None, server: ComponentFigures | None) -> Ef
                       mem_peak_mb=server.mem_peak_mb if server else None)
 
 
+def with_call_kinds(samples: pd.DataFrame, ctx: Context) -> pd.DataFrame:
+    """The samples with each one's method and whether it is a counted call, as the context's workload says
+    (loads.with_kinds); as they are for the lineup's (no `calls` recorded)."""
+    if ctx.calls is None:
+        return samples
+    return load_kinds.with_kinds(samples, {name: call.method for name, call in ctx.calls.items()},
+                                 [name for name, call in ctx.calls.items() if not call.counted])
+
+
 def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_samples: list[Sample], ctx: Context,
               load: RecordedLoad, server: str, run: int) -> Summary:
     """The figures of one measurement, judged: what summary.json holds of `server`'s round `run` under `load` (what
     the suite records of the load, Load.recorded). What only the suite knows beyond them (the round's order, the
     server's start, a pre-warm) its caller adds; a server or the infrastructure dying overrules the status
     (overruled)."""
+    samples = with_call_kinds(samples, ctx)
     inside = in_window(samples, window)
     thr = throughput(samples, window, ctx)
     resources = resource_figures(resource_samples, window)

@@ -13,8 +13,11 @@ from mcpbench.loads.base import (
     Mode,
     Model,
     Stage,
+    counted,
     in_window,
+    methods_of,
     tool_calls,
+    with_kinds,
 )
 from mcpbench.loads.closed import ClosedLoad, iteration_end
 from mcpbench.loads.open import OpenLoad
@@ -35,4 +38,5 @@ def kind(name: str | None) -> type[Load]:
 
 
 __all__ = ["DEFAULT_KIND", "KINDS", "LIST_TOOLS", "METHODS", "MODE_PROTOCOL", "MODE_TRANSPORT", "MODES", "ClosedLoad",
-           "Load", "Mode", "Model", "OpenLoad", "Stage", "in_window", "iteration_end", "kind", "tool_calls"]
+           "Load", "Mode", "Model", "OpenLoad", "Stage", "counted", "in_window", "iteration_end", "kind", "methods_of",
+           "tool_calls", "with_kinds"]

@@ -5,6 +5,7 @@ its measurements. A new kind is a module here plus a registry entry."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -187,9 +188,39 @@ LIST_TOOLS = "tools/list"
 METHODS = (LIST_TOOLS,)
 
 
+# Columns with_kinds adds to samples read from a workload file's measurement (never written to samples.csv.gz):
+# whether each sample is a counted call, and its MCP method.
+COUNTED, METHOD = "counted", "method"
+
+
+def with_kinds(samples: pd.DataFrame, methods: dict[str, str], uncounted: Iterable[str]) -> pd.DataFrame:
+    """The samples with each one's method (by its name; tools/call for a name not given) and whether it is
+    counted, as the measurement's workload said (its context's `calls`): tool_calls and the per-method figures
+    read these columns, and the lineup's rule where they are absent."""
+    marked = samples.copy()
+    marked[COUNTED] = ~samples["tool"].isin(list(uncounted))
+    marked[METHOD] = samples["tool"].map(methods).fillna("tools/call")
+    return marked
+
+
+def counted(samples: pd.DataFrame) -> pd.Series:
+    """Which samples are counted calls: tool calls, and method calls a workload made arrivals (not an uncounted
+    method's, such as the lineup's closed iteration's tools/list)."""
+    if COUNTED in samples.columns:
+        return samples[COUNTED].astype(bool)
+    return ~samples["tool"].isin(METHODS)
+
+
 def tool_calls(samples: pd.DataFrame) -> pd.DataFrame:
-    """The samples that are tool calls (not a method's, such as the closed iteration's tools/list)."""
-    return samples[~samples["tool"].isin(METHODS)]
+    """The samples that are counted calls (counted)."""
+    return samples[counted(samples)]
+
+
+def methods_of(samples: pd.DataFrame) -> pd.Series:
+    """Each sample's MCP method (the lineup's: tools/list by its name, every other sample tools/call)."""
+    if METHOD in samples.columns:
+        return samples[METHOD]
+    return samples["tool"].where(samples["tool"].isin(METHODS), "tools/call")
 
 
 def in_window(samples: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:

@@ -92,7 +92,8 @@ def prewarm(harness: Harness, target: RunningServer, load: Load, seconds: float,
     if not target.alive() or result.target_died:
         raise MeasurementFailed(death(target, result.target_died, "its pre-warm load"))
     window = in_window(result.samples, timing.window)
-    calls = tool_calls(window[window["ok"] == 1])
+    ok = window[window["ok"] == 1]
+    calls = workload.counted_calls(ok) if workload is not None else tool_calls(ok)
     return Prewarm(seconds=seconds, vus=int(load.vus), calls_per_s=round(len(calls) / seconds, 1))
 
 
@@ -197,6 +198,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
         server_cpus=list(profile.server_cpus or ()), harness_cpus=list(profile.harness_cpus or ()),
         warmup=warm.warmup(timing), load_instances=result.instances,
         iteration=list(workload.closed_iteration) if workload is not None else None,
+        calls=workload.kinds() if workload is not None else None,
         stages=load.reported_stages(timing) or None, spike_s=load.spike_span(timing))
     write_checked(out.context, document(context))
     summary = analysis.summarize(result.samples, window, rebase(resource_samples, start_epoch), context, recorded,

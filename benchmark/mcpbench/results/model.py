@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, Validation
 from mcpbench.loads import kind as load_kind
 from mcpbench.loads.base import LIST_TOOLS, MeasuredLoad, RecordedLoad
 from mcpbench.records import Closed, Open, described
+from mcpbench.workload.file import CallKind
 from mcpbench.workload.verify import Verify
 
 # 2: adaptive warm-up, host stability, k6 cross-checks, calibration and rounds, v2 figures as the study
@@ -683,15 +684,17 @@ class Latency(Closed):
     tool_call: LatencyStats = described("successful tool calls' tools/call request")
     tool_call_all: LatencyStats | None = described("every tool call: a failure at its observed time, a timeout at "
                                            "the timeout (what SLOs use; null: schema 1)")
-    per_tool: dict[str, LatencyStats] = described("tool_call per tool")
+    per_tool: dict[str, LatencyStats] = described("tool_call per counted call, by its samples' name (a tool, or a "
+                                                  "method call a workload made an arrival)")
     session: LatencyStats = described("successful tool calls' whole session")
     http_request: LatencyStats = described("every HTTP request of the successful samples")
     v2_tools_call: LatencyStats | None = described("every tools/call request sent, pooled (null: schema 1)")
     steps: dict[str, LatencyStats] | None = described(
         "each request of the successful samples apart, by step: session mode's initialize, "
-        "notifications/initialized, tools/call, tools/list, DELETE (http_ms read in the order the load sends "
-        "them; a paged tools/list is all its pages, as the load driver follows nextCursor); another mode's "
-        "tools/call and tools/list (null: analysed before steps were; `mcpbench upgrade` adds them)", None)
+        "notifications/initialized, each method's request (tools/call, tools/list, and any other method a workload "
+        "called, such as resources/read), DELETE (http_ms read in the order the load sends them; a paged list is "
+        "all its pages, as the load driver follows nextCursor); another mode's requests by method (null: analysed "
+        "before steps were; `mcpbench upgrade` adds them)", None)
     handshake_share: float | None = described(
         "session mode: the median share of a tool call's session spent in initialize + "
         "notifications/initialized (null: another mode, or analysed before)", None)
@@ -923,6 +926,9 @@ class Context(MeasuredLoad, Pacing, Pinning):
     iteration: list[str] | None = described(
         "the closed model's iteration: its samples' names in order, each call `weight` times (null: the lineup's "
         "three tools and tools/list)", None)
+    calls: dict[str, CallKind] | None = described(
+        "each call of the workload by its samples' name: its method and whether it is counted (null: the "
+        "lineup's: its tools counted, tools/list not)", None)
     stages: list[tuple[float, float, float, str]] | None = described(
         "the spans the summary gives figures of (start_s, end_s, target, name; null: the window alone)", None)
     spike_s: tuple[float, float] | None = described("a spike's start and end, s (null: no spike)", None)

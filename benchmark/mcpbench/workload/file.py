@@ -13,9 +13,20 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
+import pandas as pd
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from mcpbench.loads.base import METHODS
+from mcpbench.loads.base import METHODS, tool_calls, with_kinds
+from mcpbench.records import Closed, described
 from mcpbench.workload.dimension_tools import MAX_PROGRESS
 
 LINEUP = Path(__file__).with_name("lineup.toml")
@@ -27,6 +38,32 @@ PLACEHOLDER = re.compile(r"\{(vu|iteration)(?:%([1-9][0-9]*))?(?::0([1-9][0-9]?)
 _PLACEHOLDER_LIKE = re.compile(r"\{(?:vu|iteration)\b[^{}]*\}")
 
 TOOLS_CALL: Final = "tools/call"
+RESOURCES_READ: Final = "resources/read"
+# The requests a client makes of an MCP server that a workload may call (initialize and the notifications are
+# the session's own, made by the load driver as the session pattern says).
+Method = Literal["tools/call", "tools/list", "resources/list", "resources/templates/list", "resources/read",
+                 "prompts/list", "prompts/get", "completion/complete", "ping"]
+# The list methods: a reply naming result.nextCursor is followed to its last page (the load driver's
+# listMethods), and a sample times the whole list.
+LIST_METHODS: Final = ("tools/list", "resources/list", "resources/templates/list", "prompts/list")
+# What each method's params must hold, checked at the edge so a mistake is a line of the file, not an error
+# code in every sample: member -> what it is.
+_REQUIRED: Final[dict[str, dict[str, type]]] = {
+    "resources/read": {"uri": str},
+    "prompts/get": {"name": str},
+    "completion/complete": {"ref": dict, "argument": dict},
+}
+# The value the 2026-07-28 revision's Mcp-Name header carries, by method: the params member that names what
+# is called (a tool's is its `tool`).
+_MCP_NAME: Final = {"resources/read": "uri", "prompts/get": "name"}
+
+
+class CallKind(Closed):
+    """What a measurement's context records of one call of its workload, by its samples' name."""
+
+    method: str = described("the MCP method (tools/call for a tool)")
+    counted: bool = described("counted among the calls (calls/s, call latency, errors); false: a method made "
+                              "in the closed iteration only, with figures of its own (the lineup's tools/list)")
 
 
 class WorkloadError(ValueError):
@@ -99,12 +136,17 @@ class ReplyCheck(_Strict):
 
 
 class Call(_Strict):
-    """One request of the workload: a tool with its arguments, or a method without any (tools/list)."""
+    """One request of the workload: a tool with its arguments, or an MCP method with its params."""
 
     tool: str | None = None
-    method: Literal["tools/call", "tools/list"] = TOOLS_CALL
-    name: str | None = Field(default=None, description="what its samples are called (default: the tool)")
+    method: Method = TOOLS_CALL
+    name: str | None = Field(default=None, description="what its samples are called (default: the tool or method)")
     arguments: dict[str, JsonValue] = Field(default_factory=dict)
+    params: dict[str, JsonValue] = Field(default_factory=dict, description="a method's params (not a tool call's)")
+    # A tool call is always an arrival: counted in calls/s and latency, and made by the open model's arrivals.
+    # A method call is one when the file says so; otherwise it is made in the closed iteration only and its
+    # figures are its own (the lineup's tools/list).
+    arrival: bool = Field(default=False, description="a method call counted as a call and made by arrivals")
     weight: int = Field(default=1, ge=1)
     check: list[ReplyCheck] = Field(default_factory=list)
     # Streamed progress (docs/workload.md §6): the call carries a progress token (params._meta.progressToken) and
@@ -112,15 +154,31 @@ class Call(_Strict):
     progress: int = Field(default=0, ge=0, le=MAX_PROGRESS,
                           description="notifications/progress the call asks for and must receive before its result")
 
+    @field_validator("params")
+    @classmethod
+    def _params(cls, value: dict[str, JsonValue], info: ValidationInfo) -> dict[str, JsonValue]:
+        method = info.data.get("method")
+        if value and method == TOOLS_CALL:
+            raise ValueError("a tool call's are `tool` and `arguments`, not `params`")
+        for member, kind in _REQUIRED.get(str(method), {}).items():
+            if not isinstance(value.get(member), kind):
+                what = "a string" if kind is str else "a table"
+                raise ValueError(f"{method} needs params.{member}, {what} (docs/workload-file.md)")
+        if isinstance(value.get("_meta"), dict) or "cursor" in value:
+            raise ValueError("_meta and cursor are the load driver's to send (pages are followed)")
+        return value
+
     @model_validator(mode="after")
     def _tool_or_method(self) -> Call:
         if self.method == TOOLS_CALL and not self.tool:
-            raise ValueError("a call names its `tool` (or `method = \"tools/list\"`)")
+            raise ValueError("a call names its `tool` (or a `method`, such as \"resources/read\")")
         if self.progress and self.method != TOOLS_CALL:
             raise ValueError(f"{self.method} streams no progress (`progress` is a tool call's)")
         if self.method != TOOLS_CALL and (self.tool or self.arguments):
-            raise ValueError(f"{self.method} takes no tool and no arguments")
-        for text in _strings(self.arguments):
+            raise ValueError(f"{self.method} takes no tool and no arguments (its are `params`)")
+        if self.method == TOOLS_CALL and self.arrival:
+            raise ValueError("a tool call is always an arrival (`arrival` is a method call's)")
+        for text in _strings({**self.arguments, **self.params}):
             for meant in _PLACEHOLDER_LIKE.findall(text):
                 if not PLACEHOLDER.fullmatch(meant):
                     raise ValueError(f"{meant}: a placeholder is {{vu}} or {{iteration}}, with %N and :0W "
@@ -131,25 +189,34 @@ class Call(_Strict):
     def label(self) -> str:
         return self.name or self.tool or self.method
 
+    @property
+    def counted(self) -> bool:
+        """Counted among the calls (calls/s, call latency, errors) and made by the open model's arrivals."""
+        return self.method == TOOLS_CALL or self.arrival
+
     def rendered_arguments(self, vu: int = 1, iteration: int = 0) -> dict[str, JsonValue]:
         """The arguments as a VU sends them (the placeholders put in, as the load driver does)."""
-        def render(value: JsonValue) -> JsonValue:
-            if isinstance(value, str):
-                return PLACEHOLDER.sub(lambda m: _placeholder(m, vu, iteration), value)
-            if isinstance(value, dict):
-                return {k: render(v) for k, v in value.items()}
-            if isinstance(value, list):
-                return [render(v) for v in value]
-            return value
-        return {k: render(v) for k, v in self.arguments.items()}
+        return _rendered(self.arguments, vu, iteration)
+
+    def rendered_params(self, vu: int = 1, iteration: int = 0) -> dict[str, JsonValue]:
+        """A method's params as a VU sends them."""
+        return _rendered(self.params, vu, iteration)
 
     def problem(self, result: JsonValue) -> str | None:
         """What is wrong with a reply's result for this call (None: the checks hold): the document its checks
-        read is the first text content as JSON (text that is no JSON as a string), or the structured content."""
+        read is the first text content as JSON (text that is no JSON as a string), or the structured content;
+        resources/read's first contents' text; another method's result object."""
         if not isinstance(result, dict):
             return f"the result is {_short(result)}"
-        if self.method != TOOLS_CALL:
-            document: JsonValue = result
+        if self.method == RESOURCES_READ:
+            contents = result.get("contents")
+            first = contents[0] if isinstance(contents, list) and contents else None
+            text = first.get("text") if isinstance(first, dict) else None
+            if not isinstance(text, str):
+                return "no text in the first contents" if self.check else None
+            document: JsonValue = _parsed(text)
+        elif self.method != TOOLS_CALL:
+            document = result
         else:
             if result.get("isError"):
                 return f"a tool error: {_short(result.get('content'))}"
@@ -157,10 +224,7 @@ class Call(_Strict):
             first = content[0] if isinstance(content, list) and content else None
             text = first.get("text") if isinstance(first, dict) else None
             if isinstance(text, str):
-                try:
-                    document = json.loads(text)
-                except ValueError:
-                    document = text
+                document = _parsed(text)
             elif "structuredContent" in result:
                 document = result["structuredContent"]
             else:
@@ -171,14 +235,23 @@ class Call(_Strict):
                 return problem
         return None
 
-    def params(self) -> str:
+    def params_text(self) -> str:
         """params' members as JSON text without braces, as JSON.stringify writes them (no spaces, keys in
         the file's order, 50.0 as 50)."""
         if self.method != TOOLS_CALL:
-            return ""
+            return _json(self.params)[1:-1]
         # The token names the VU: a client's tokens need only be unique among its own requests in flight.
         meta = ',"_meta":{"progressToken":"mcpbench-{vu}"}' if self.progress else ""
         return f'"name":{_json(self.tool)},"arguments":{_json(self.arguments)}{meta}'
+
+    @property
+    def mcp_name(self) -> str:
+        """What the 2026-07-28 revision's Mcp-Name header says of this call (placeholders as in params;
+        "": the method names nothing)."""
+        if self.method == TOOLS_CALL:
+            return self.tool or ""
+        value = self.params.get(_MCP_NAME.get(self.method, ""))
+        return value if isinstance(value, str) else ""
 
 
 class WorkloadFile(_Strict):
@@ -194,14 +267,16 @@ class WorkloadFile(_Strict):
     @model_validator(mode="after")
     def _labels(self) -> WorkloadFile:
         labels = [c.label for c in self.call]
-        taken = [c.label for c in self.call if c.method == TOOLS_CALL and c.label in METHODS]
+        taken = [c.label for c in self.call if c.counted and c.label in METHODS]
         if taken:
-            raise ValueError(f"a tool call cannot be called {taken[0]!r}: that names a method's samples")
+            raise ValueError(f"a counted call cannot be called {taken[0]!r}: that names an uncounted method's "
+                             "samples in earlier runs")
         twice = sorted({label for label in labels if labels.count(label) > 1})
         if twice:
             raise ValueError(f"two calls are called {twice[0]!r}: give one a `name` (its samples are by name)")
-        if not any(c.method == TOOLS_CALL for c in self.call):
-            raise ValueError("no tool call (the open model's arrivals are tool calls)")
+        if not any(c.counted for c in self.call):
+            raise ValueError("no tool call and no method call with `arrival = true` (the calls counted, and the "
+                             "open model's arrivals)")
         return self
 
 
@@ -260,13 +335,27 @@ class Workload:
 
     @property
     def tool_calls_per_iteration(self) -> int:
-        """Tool calls in the closed model's iteration (each call `weight` times)."""
-        return sum(c.weight for c in self.calls if c.method == TOOLS_CALL)
+        """Counted calls in the closed model's iteration (each call `weight` times)."""
+        return sum(c.weight for c in self.calls if c.counted)
+
+    def kinds(self) -> dict[str, CallKind]:
+        """Each call's samples' name: its method and whether it is counted (what a measurement's context
+        records, so the analysis tells calls from uncounted methods)."""
+        return {c.label: CallKind(method=c.method, counted=c.counted) for c in self.calls}
+
+    def counted_calls(self, samples: pd.DataFrame) -> pd.DataFrame:
+        """The samples of this workload's counted calls (its uncounted methods' left out)."""
+        marked = with_kinds(samples, {c.label: c.method for c in self.calls},
+                            [c.label for c in self.calls if not c.counted])
+        return tool_calls(marked)
 
     def driver_json(self) -> str:
         """The load driver's --workload (benchmark/load-driver/plan.go)."""
-        calls: list[JsonValue] = [{"name": c.label, "method": c.method, "tool": c.tool or "", "params": c.params(),
-                                   "weight": c.weight, "checks": [k.compiled() for k in c.check],
+        calls: list[JsonValue] = [{"name": c.label, "method": c.method, "tool": c.tool or "",
+                                   "params": c.params_text(), "weight": c.weight,
+                                   "checks": [k.compiled() for k in c.check],
+                                   **({"mcp_name": c.mcp_name} if c.mcp_name != (c.tool or "") else {}),
+                                   **({"arrival": True} if c.arrival else {}),
                                    **({"progress": c.progress} if c.progress else {})}
                                   for c in self.calls]
         plan: dict[str, JsonValue] = {"calls": calls}
@@ -294,6 +383,27 @@ def _as_js(value: JsonValue) -> JsonValue:
     if isinstance(value, list):
         return [_as_js(v) for v in value]
     return value
+
+
+def _rendered(values: dict[str, JsonValue], vu: int, iteration: int) -> dict[str, JsonValue]:
+    def render(value: JsonValue) -> JsonValue:
+        if isinstance(value, str):
+            return PLACEHOLDER.sub(lambda m: _placeholder(m, vu, iteration), value)
+        if isinstance(value, dict):
+            return {k: render(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [render(v) for v in value]
+        return value
+    return {k: render(v) for k, v in values.items()}
+
+
+def _parsed(text: str) -> JsonValue:
+    """A reply's text as the checks read it: JSON, or the text itself when it is no JSON."""
+    try:
+        parsed: JsonValue = json.loads(text)
+    except ValueError:
+        return text
+    return parsed
 
 
 def _placeholder(match: re.Match[str], vu: int, iteration: int) -> str:

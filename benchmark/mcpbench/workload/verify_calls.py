@@ -1,5 +1,6 @@
 """Verify a server against a workload file before any load: it answers `initialize`, lists every tool the
-workload calls, and each call, made once with its arguments as VU 1 sends them, passes its checks. A failure
+workload calls, and each call — a tool with its arguments, or a method (resources/read, prompts/get…) with its
+params, as VU 1 sends them — made once, passes its checks. A failure
 is one check naming the call and what came back (the lineup's servers have workload/verify.py, which holds
 them to the whole spec)."""
 
@@ -48,7 +49,7 @@ def verify_calls(url: str, workload: Workload) -> Verify:
                 if call.method == TOOLS_CALL:
                     reply = client.call_tool(call.tool or "", call.rendered_arguments())
                 else:
-                    reply = client.request(call.method)
+                    reply = client.request(call.method, call.rendered_params() or None)
                 name = f"call {call.label}"
                 if reply.status != 200 or reply.error or reply.result is None:
                     error = reply.error or {}
