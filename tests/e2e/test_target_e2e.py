@@ -103,6 +103,9 @@ def test_resources_prompts_and_completions_are_measured_with_figures_per_method(
     report = mcpbench("report", str(run_dir), "-o", str(site))
     text, _ = report.communicate(timeout=600)
     assert report.returncode == 0 and "Traceback" not in text, text
+    page = (site / "servers" / "everything.html").read_text()
+    requests = page[page.index("Each request apart"):page.index("Warm-up and host stability")]
+    assert all(f"<td>{method}</td>" in requests for method in ("resources/read", "prompts/list", "completion/complete"))
     charts = " ".join(p.read_text() for p in site.rglob("*per-tool*.svg"))
     assert "complete" in charts and "prompt" in charts, sorted(p.name for p in site.rglob("*.svg"))
     assert not leftovers("server-everything/dist")

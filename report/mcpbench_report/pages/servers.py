@@ -3,6 +3,7 @@ time series, latency distribution, sweeps and what-if variants."""
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, replace
 
 from mcpbench import loads as load_kinds
@@ -37,7 +38,7 @@ class ServerPages(Page):
                                 group.runs[0].window, title=f"{view.display_name} — {key.label}")
             runs = [run_line(r, ratio, site.raw_links(r.measurement.files(), r.run_id, name, r.mid))
                     for r, ratio in zip(group.runs, row.per_run_round_ratio, strict=True)]
-            loads.append(LoadSection(key, row, ts_rel, runs))
+            loads.append(LoadSection(key, row, ts_rel, runs, request_lines(group)))
         distribution = None
         if len(view.groups) > 1:
             series = {g.key.label: g.pooled_latency for g in view.groups}
@@ -121,6 +122,35 @@ class LoadSection:
     row: Row
     timeseries: str
     runs: list[RunLine]
+    requests: list[RequestLine]
+
+
+@dataclass(frozen=True)
+class RequestLine:
+    """One kind of request of a load's runs (summary latency_ms.steps: a session's initialize and DELETE, each
+    method's requests): how many were timed, and the median over the runs of each run's p50 and p99."""
+
+    step: str
+    count: int
+    p50_ms: float | None
+    p99_ms: float | None
+
+
+def request_lines(group: Group) -> list[RequestLine]:
+    """Each request of the load apart, in the order the summaries give them; none when no run timed steps."""
+    steps = [r.summary.latency_ms.steps or {} for r in group.runs]
+    lines = []
+    for step in dict.fromkeys(name for timed in steps for name in timed):
+        figures = [timed[step] for timed in steps if step in timed and timed[step].count]
+        if figures:
+            lines.append(RequestLine(step, sum(f.count for f in figures), _median([f.p50 for f in figures]),
+                                     _median([f.p99 for f in figures])))
+    return lines
+
+
+def _median(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
 
 
 @dataclass(frozen=True)
