@@ -338,7 +338,9 @@ func (v *httpVU) sessionCall(call int) outcome {
 	o.callMs, o.firstMs, o.first = res.ms, res.firstMs, res.first
 	o.httpMs = append(o.httpMs, res.ms)
 	o.kind = kind
-	if session != "" {
+	if session != "" && v.t.plan.Abandon {
+		v.t.plan.sessionsLeftOpen.Add(1)
+	} else if session != "" {
 		del := v.send(http.MethodDelete, nil, &session, -1)
 		o.httpMs = append(o.httpMs, del.ms)
 		if o.kind == "" && del.status != http.StatusMethodNotAllowed { // 405: the server keeps sessions itself

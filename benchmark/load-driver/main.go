@@ -78,6 +78,9 @@ type counts struct {
 	// http_reqs too; a sample holds its whole list as one request's duration, so the samples' count leaves
 	// them out.
 	CursorPages int64 `json:"cursor_pages"`
+	// SessionsLeftOpen: an abandoning workload's sessions the server issued an id for, never DELETEd (0: the
+	// server issued none, so it had none to keep).
+	SessionsLeftOpen int64 `json:"sessions_left_open"`
 	// StallsS: the spans (seconds from the scenario start) in which the driver itself did not run for longer
 	// than stallAfter: stopped (SIGSTOP), or starved of CPU. The orchestrator's analysis reads them as the
 	// generator's liveness, apart from a server that is slow or stopped answering.
@@ -180,6 +183,9 @@ func parseOptions(args []string) (options, error) {
 	}
 	if o.plan, err = parsePlan(workload); err != nil {
 		return o, err
+	}
+	if o.plan.Abandon && o.mode != "session" {
+		return o, fmt.Errorf("--workload: abandon leaves session mode's sessions open; --mode is %s", o.mode)
 	}
 	o.think, o.timeout, o.initTimeout = seconds(think), seconds(timeout), seconds(initTimeout)
 	o.checks = checks == "on"
@@ -299,6 +305,7 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 	c.Iterations, c.DroppedIterations, c.MaxVUsUsed = l.iterations.Load(), l.dropped.Load(), l.vusUsed.Load()
 	c.StartLagP99Ms, c.StartLagMaxMs = l.startLag()
 	c.CursorPages = o.plan.cursorPages.Load()
+	c.SessionsLeftOpen = o.plan.sessionsLeftOpen.Load()
 	if srv != nil {
 		state, selfExited := srv.stop()
 		switch {

@@ -31,6 +31,9 @@ type plan struct {
 	Calls []*call `json:"calls"`
 	// Headers are sent with every HTTP request (a target's --header: Authorization, a tenant); never over stdio.
 	Headers map[string]string `json:"headers"`
+	// Abandon: session mode's sessions are left open after their call, never DELETEd (a client that crashed or
+	// forgot): what a server keeps of a session nobody closes.
+	Abandon bool `json:"abandon"`
 	// closed is the closed model's iteration (every call, each `weight` times, in the file's order); open
 	// the open model's cycle (the tool calls and the method calls made arrivals, each `weight` times): arrival
 	// k makes open[k % len].
@@ -39,6 +42,8 @@ type plan struct {
 	// cursorPages counts the tools/list pages fetched after a first one (following result.nextCursor) by
 	// every VU: they are sent (over HTTP counted in http_reqs too), but a sample holds its list as one duration.
 	cursorPages atomic.Int64
+	// sessionsLeftOpen counts the sessions an abandoning workload left open (session ids never DELETEd).
+	sessionsLeftOpen atomic.Int64
 }
 
 // call is one request of the workload.

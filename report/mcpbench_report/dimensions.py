@@ -8,19 +8,23 @@ from any session-mode run, the handshake's share of a session per server (summar
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from mcpbench.analysis.abandoned import Abandonment, abandonment
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX, LOAD_MODEL
 from mcpbench.loads import LIST_TOOLS
 from mcpbench.results.model import DimensionDecision, DimensionSection, plain_section
+from mcpbench.results.read import read_json, read_processes
+from mcpbench.results.upgrades import upgrade_context
 from mcpbench.workload.verify import ToolsListed
 
 from . import consolidate, stats
-from .consolidate import Consolidated, Group, LoadKey
-from .load import ResultsDir
+from .consolidate import Consolidated, Group, LoadKey, request_timeout_s
+from .load import Measurement, ResultsDir
 from .rows import Row
 from .stats import K
 
@@ -63,6 +67,18 @@ class PointTable:
 class Change:
     server: str
     points: list[tuple[str, stats.Speedup, stats.Speedup]]   # (point, throughput ×, CPU per call ×) vs the first
+
+
+@dataclass(frozen=True)
+class AbandonedSessions:
+    """The abandoned dimension: what a server kept of the sessions left open, one round's measurement
+    (analysis.abandoned, from its processes.csv), the round whose memory per session is the median of the
+    server's rounds."""
+
+    server: str
+    rounds: int
+    figures: Abandonment
+    answered: bool                # no call failed while sessions were being abandoned
 
 
 @dataclass(frozen=True)
@@ -112,6 +128,7 @@ class DimensionView:
     series: dict[str, list[tuple[str, float | None]]]   # base server -> (point, calls/s) for the chart
     sessions: list[SessionMemory] = dataclasses.field(default_factory=list)
     progress: list[ProgressCost] = dataclasses.field(default_factory=list)
+    abandoned: list[AbandonedSessions] = dataclasses.field(default_factory=list)
     section: DimensionSection = dataclasses.field(default_factory=plain_section)
     decision: DimensionDecision | None = None      # the decision page's question of it, as the run recorded it
     not_measured: list[tuple[str, str]] = dataclasses.field(default_factory=list)   # (base server, why)
@@ -246,8 +263,9 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
                            if server in compared[p]] for server in compared[first]} if len(points) > 1 else {}
     sessions = session_memory(points) if "session_memory" in section.tables else []
     progress = progress_cost(points) if "progress_cost" in section.tables else []
+    abandoned = abandoned_sessions(points) if "abandoned_sessions" in section.tables else []
     return DimensionView(plan.name, plan.question, d.run_id, first, tables, changes, series, sessions, progress,
-                         section, plan.decision, _not_measured(d))
+                         abandoned, section, plan.decision, _not_measured(d))
 
 
 def _changes(points: dict[str, dict[str, Group]]) -> list[Change]:
@@ -279,6 +297,41 @@ def session_memory(points: dict[str, dict[str, Group]]) -> list[SessionMemory]:
         out.append(SessionMemory(server, few_n, many_n, float(np.median(per)), min(per), max(per), len(per),
                                  not failed))
     return sorted(out, key=lambda m: m.kib_per_session)
+
+
+def abandoned_sessions(points: dict[str, dict[str, Group]]) -> list[AbandonedSessions]:
+    """Per server, what it kept of the sessions left open (AbandonedSessions): those that gave the memory back
+    first (soonest first), then those that kept it (least per session first), then those without growth."""
+    out = []
+    for groups in points.values():
+        for group in groups.values():
+            measured = [(figures, run) for run in group.runs
+                        if (figures := abandonment(run.measurement.samples(),
+                                                   read_processes(run.measurement.directory.processes),
+                                                   run.window, request_timeout_s(run.measurement.results),
+                                                   _left_open(run.measurement)))]
+            if not measured:
+                continue
+            measured.sort(key=lambda m: m[0].kib_per_session if m[0].kib_per_session is not None else math.inf)
+            figures, _ = measured[len(measured) // 2]
+            answered = not any(sum(run.failed.values()) for _, run in measured)
+            out.append(AbandonedSessions(group.server, len(measured), figures, answered))
+
+    def order(row: AbandonedSessions) -> tuple[int, float]:
+        f = row.figures
+        if f.grew and f.reclaimed_after_s is not None:
+            return 0, f.reclaimed_after_s
+        return (1, f.kib_per_session if f.kib_per_session is not None else math.inf) if f.grew else (2, 0.0)
+    return sorted(out, key=order)
+
+
+def _left_open(measurement: Measurement) -> int | None:
+    """The load driver's count of sessions left open (context.json's loadgen-counts; None: not counted)."""
+    where = measurement.directory.context
+    if not where.is_file():
+        return None
+    counts = upgrade_context(read_json(where), where).loadgen_counts
+    return counts.sessions_left_open if counts else None
 
 
 def _ends(points: dict[str, dict[str, Group]], size) -> tuple[int, int, list[tuple[str, Group, Group]]]:

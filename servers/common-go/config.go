@@ -29,6 +29,9 @@ type Config struct {
 	// SSE_REPLIES=1: replies are SSE streams, so stream_progress's notifications ride on them; a
 	// server whose SDK streams anyway ignores it.
 	SSEReplies bool
+	// SESSIONS=1: the SDK's stateful transport, issuing Mcp-Session-Id and keeping each session until DELETE
+	// or its own timeout (the abandoned dimension, docs/server-contract.md); unset, stateless as the lineup runs.
+	Sessions bool
 }
 
 // LoadConfig reads the environment; serverType is SERVER_TYPE's default. It sets GOMAXPROCS from
@@ -46,6 +49,7 @@ func LoadConfig(serverType string) Config {
 		ExtraTools:     extraToolsFromEnv(),
 		DimensionTools: os.Getenv("DIMENSION_TOOLS") == "1",
 		SSEReplies:     os.Getenv("SSE_REPLIES") == "1",
+		Sessions:       os.Getenv("SESSIONS") == "1",
 	}
 	if limit, err := strconv.ParseFloat(strings.TrimSpace(os.Getenv("CPU_LIMIT")), 64); err == nil && limit > 0 && !math.IsInf(limit, 0) {
 		cfg.Cores = max(1, int(math.Ceil(limit)))

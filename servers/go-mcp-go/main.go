@@ -64,7 +64,8 @@ func main() {
 	}
 
 	handler := server.NewStreamableHTTPServer(mcpServer,
-		server.WithStateLess(true),
+		// Stateless unless SESSIONS=1 (the abandoned dimension): then mcp-go keeps each session.
+		server.WithStateLess(!cfg.Sessions),
 		// GET would open an SSE stream that a stateless server can never send anything on.
 		server.WithDisableStreaming(true),
 		// mcp-go's DNS-rebinding guard (403 for a non-localhost Host on a loopback connection)

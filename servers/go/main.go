@@ -63,7 +63,8 @@ func main() {
 	handler := mcp.NewStreamableHTTPHandler(
 		func(*http.Request) *mcp.Server { return mcpServer }, // one server shared by every request
 		&mcp.StreamableHTTPOptions{
-			Stateless: true,
+			// Stateless unless SESSIONS=1 (the abandoned dimension): then the SDK keeps each session.
+			Stateless: !cfg.Sessions,
 			// JSON replies unless SSE_REPLIES=1: a JSON reply cannot carry the call's progress
 			// notifications (dimension_tools.go).
 			JSONResponse: !cfg.SSEReplies,

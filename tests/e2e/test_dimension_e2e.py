@@ -150,3 +150,37 @@ def test_a_paged_tools_list_is_followed_by_the_load_and_ranked(tmp_path: Path) -
     assert summary["latency_ms"]["steps"]["tools/list"]["count"] > 0
     page = (reported(run_dir, tmp_path) / "dimensions.html").read_text()
     assert "1,000 extra tools" in page and "not ranked: tools/list came in" not in page
+
+
+def test_the_abandoned_dimension_leaves_sessions_open_and_watches_what_is_kept(tmp_path: Path) -> None:
+    # the preset's 30 s of abandonment and 60 s of watching, made short; each server as its SESSIONS=1 twin, and
+    # rust, whose manifest says SESSIONS=1 is not wired, listed with that reason
+    stages = "1s:5,6s:5,1s:0,6s:0"
+    run_dir, run = dimension_run(tmp_path, "--dimension", "abandoned", SERVER, "python", "rust", "--quick",
+                                 "--no-calibrate", "--stages", stages)
+    assert run["config"]["dimension"]["name"] == "abandoned" and run["config"]["modes"] == ["session"]
+    assert run["config"]["kind"] == "staged" and run["config"]["processes"] is True
+    assert run["servers"]["rust-sessions"]["status"] == "unavailable", run["servers"]["rust-sessions"]
+    assert "SESSIONS=1 does not switch its sessions on: rmcp" in run["servers"]["rust-sessions"]["reason"]
+    for server in (f"{SERVER}-sessions", "python-sessions"):
+        assert run["servers"][server]["status"] == "ok", run["servers"][server]
+        verify = json.loads((run_dir / server / "verify.json").read_text())
+        assert "session id issued" in next(c["reason"] for c in verify["checks"] if c["name"] == "initialize")
+        measurement = next((run_dir / server).glob("session-staged-*-r1"))
+        summary = json.loads((measurement / "summary.json").read_text())
+        assert summary["status"] == "ok" and summary["errors"]["count"] == 0, (server, summary.get("reason"))
+        with gzip.open(measurement / "samples.csv.gz", "rt") as handle:
+            header = handle.readline().strip().split(",")
+            http_ms = [dict(zip(header, line.strip().split(","), strict=False))["http_ms"] for line in handle]
+        # initialize, notifications/initialized and the call: never a DELETE
+        assert http_ms and all(len(entry.split(";")) == 3 for entry in http_ms), http_ms[:5]
+        left = json.loads((measurement / "context.json").read_text())["loadgen_counts"]["sessions_left_open"]
+        assert left == len(http_ms), (left, len(http_ms))  # every session the server issued, left open
+        processes = (measurement / "processes.csv").read_text().splitlines()
+        assert processes[0].split(",")[-2:] == ["tcp", "close_wait"] and len(processes) > 10, processes[:3]
+        # read after the last session too: the watch
+        assert float(processes[-1].split(",")[0]) > 8.0, processes[-1]
+    page = (reported(run_dir, tmp_path) / "dimensions.html").read_text()
+    table = page[page.index("What each server kept of abandoned sessions"):]
+    assert all(f"<tr><td>{server}-sessions</td>" in table for server in (SERVER, "python")), table[:3000]
+    assert table.count("reclaimed") + table.count("no growth") >= 2, table[:3000]

@@ -61,6 +61,8 @@ class Dimension:
     more_points: tuple[Point, ...] = ()      # --all-points adds these
     workload: Workload | None = None         # a dimension without points: what its servers are called with
     ramp_up_s: float | None = None           # None: the run's
+    stages: str | None = None                # a staged load's stages (`--load staged --stages`); None: closed
+    processes: bool = False                  # its servers' processes read at 1 Hz (`--processes`)
     ask: Question | None = None              # the decision page's question (None: it asks none)
     section: DimensionSection = field(default_factory=plain_section)
     # How a server whose manifest opts out of this dimension (`unsupported.<name>`) is listed, before its reason.

@@ -1,7 +1,7 @@
 """`mcpbench dimension`: what MCP clients do besides the workload's one small tool call, measured on every
 server (issue 37, docs/dimensions.md). A dimension (mcpbench/dimensions/: payload, tools-list, agent, churn,
-sessions, progress, and any registered from outside) is `mcpbench run` with its load preset and, where it sweeps
-a point (a reply size, a number of registered tools), each server measured at every point as a twin of its own
+sessions, progress, abandoned, and any registered from outside) is `mcpbench run` with its load preset and, where
+it sweeps a point (a reply size, a number of registered tools), each server measured at every point as a twin of its own
 (NAME-POINT, started with the point's contract settings and called with its workload) in the same interleaved
 rounds, so the points of one server are compared round by round as any two servers are. A server whose manifest
 opts out of the dimension (`unsupported.<name>`) is listed as unavailable with its reason, never started. The
@@ -18,6 +18,8 @@ from mcpbench.catalog.selection import setting_twin
 from mcpbench.dimensions import Dimension, Point
 from mcpbench.experiments.options import DEFAULT_VUS, Option, Values
 from mcpbench.experiments.run import RunExperiment
+from mcpbench.loads import DEFAULT_KIND
+from mcpbench.loads.staged import StagedLoad
 
 
 def chosen_points(dimension: Dimension, all_points: bool, labels: str | None) -> tuple[Point, ...]:
@@ -80,10 +82,14 @@ class DimensionExperiment(RunExperiment):
         self.dimension = dimension
         preset = {"mode": dimension.mode, "vus": dimension.vus, "think": dimension.think_s,
                   "runs": None if values.get("quick") else "5",
-                  **({"ramp_up": dimension.ramp_up_s} if dimension.ramp_up_s is not None else {})}
-        # What the command line gave overrides the preset (--vus's default, 50, counts as not given).
+                  **({"ramp_up": dimension.ramp_up_s} if dimension.ramp_up_s is not None else {}),
+                  **({"load": StagedLoad.kind, "stages": dimension.stages} if dimension.stages else {}),
+                  **({"processes": True} if dimension.processes else {})}
+        # What the command line gave overrides the preset (the defaults of --vus, 50, --load, closed, and of
+        # the flags count as not given).
+        defaults = {"vus": DEFAULT_VUS, "load": DEFAULT_KIND, "processes": False}
         given = {key: value for key, value in values.items()
-                 if value is not None and not (key == "vus" and value == DEFAULT_VUS)}
+                 if value is not None and not (key in defaults and value == defaults[key])}
         super().__init__({**values, **{k: v for k, v in preset.items() if k not in given}},
                          twins(specs, dimension, chosen_points(dimension, values.get("all_points", False),
                                                                values.get("points"))), console)

@@ -181,6 +181,10 @@ def modes_of(values: Values, specs: list) -> tuple[Mode, ...]:
     """--mode's modes; without it, the session pattern the servers' workload file names (docs/workload-file.md),
     else the v2 study's `session`. (RunConfig checks that each is a mode.)"""
     if values.get("mode"):
-        return csv(values["mode"], str, "--mode")
+        modes = csv(values["mode"], str, "--mode")
+        if any(spec.workload is not None and spec.workload.spec.abandon for spec in specs) and set(modes) - {"session"}:
+            raise ValueError(f"--mode {values['mode']}: the workload abandons its sessions (abandon = true), which "
+                             "session mode opens one per call; choose --mode session")
+        return modes
     named = {spec.workload.spec.session for spec in specs if spec.workload is not None and spec.workload.spec.session}
     return (named.pop(),) if len(named) == 1 else ("session",)

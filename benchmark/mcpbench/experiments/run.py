@@ -115,6 +115,8 @@ class RunExperiment(Experiment):
                       "start before each open-model load (an equal load, --rate, --open), nothing of it kept but its "
                       "rate: a JIT compiles with work, not with time (at a low equal rate a JVM still compiles a "
                       "minute in). The measured load's warm-up follows and waits for the server's CPU to settle."),
+               Option("processes", bool, False, "Read the server's processes at 1 Hz beside each measurement "
+                      "(processes.csv: RSS, open files, threads, TCP sockets and those in CLOSE_WAIT)."),
                Option("resume", Optional[Path], None, "Continue this interrupted or abandoned run directory with the "
                       "options it was started with: finished measurements are kept, the rounds keep their order "
                       "(experiments/resume.py)."))
@@ -147,7 +149,7 @@ class RunExperiment(Experiment):
             rates=rates, equal_load=values.get("equal_load"),
             equal_rates=csv(values.get("equal_rate"), float, "--equal-rate"),
             closed_once=values.get("closed_once", False), stacks_only=values.get("stacks_only", False),
-            prewarm_s=values.get("prewarm"), spike=values.get("spike"),
+            prewarm_s=values.get("prewarm"), spike=values.get("spike"), processes=values.get("processes", False),
             stages=parse_stages(values["stages"]) if values.get("stages") else ())
         if values.get("time_budget") and not auto:
             raise ValueError("--time-budget caps --rounds auto: give it with --rounds auto")

@@ -785,7 +785,8 @@ class ServerRound:
 
     def _fresh(self, load: Load, timing: Timing | None, prewarm_s: float | None) -> Summary:
         with self.started(load.label, MODE_TRANSPORT[load.mode]) as started:
-            return self.measure(started, load, timing, prewarm_s=prewarm_s)
+            return self.measure(started, load, timing, prewarm_s=prewarm_s,
+                                probe_processes=self.runner.config.processes)
 
     def best_closed_rate(self, mode: str) -> float | None:
         """Round 1's highest closed-model rate in the mode (what open-model fractions are taken of)."""

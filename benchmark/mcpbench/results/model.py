@@ -13,6 +13,7 @@ where a runtime or a manifest adds its own (environment, image.json, server.json
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
@@ -46,6 +47,9 @@ FIRST_MS = "first_ms"
 RESOURCE_COLUMNS = ("t_s", "component", "cpu_pct", "mem_mb")
 # processes.csv (soak): the server's process tree at 1 Hz; fds/threads empty where unreadable.
 PROCESS_COLUMNS = ("t_s", "rss_mb", "cgroup_mb", "fds", "threads", "processes")
+# Its columns added since, empty in a file written before them (read_processes): the tree's TCP sockets, and
+# those the peer closed but the server has not (CLOSE_WAIT: a client gone, its socket not let go).
+PROCESS_SOCKET_COLUMNS = ("tcp", "close_wait")
 TOOL_LIST = LIST_TOOLS     # a sample that is no tool call (loads.tool_calls)
 NOT_ASSESSED = ("not assessed: schema-1 result, written before the publishable check "
                 "(no load-generator cross-checks, host probe or calibrated limit were recorded)")
@@ -118,10 +122,11 @@ class ProcessSample:
     fds: int | None           # open file descriptors, summed; None when unreadable
     threads: int | None
     processes: int
+    tcp: int | None = None          # TCP sockets, summed; None when unreadable
+    close_wait: int | None = None   # of those, in CLOSE_WAIT
 
     def rebased(self, zero_epoch_s: float) -> ProcessSample:
-        return ProcessSample(self.t_s - zero_epoch_s, self.rss_mb, self.cgroup_mb, self.fds, self.threads,
-                             self.processes)
+        return dataclasses.replace(self, t_s=self.t_s - zero_epoch_s)
 
 
 class ResultsError(Exception):
@@ -212,7 +217,7 @@ DimensionFigure = Literal["cpu_per_call", "mem_peak", "p50_all_calls"]
 # The figures a dimension's tables show beside every point's own (the Dimensions page).
 DimensionColumn = Literal["tools_list", "first_notification", "memory_rank"]
 # The tables a dimension's section shows after its points' tables.
-DimensionTable = Literal["session_memory", "progress_cost"]
+DimensionTable = Literal["session_memory", "progress_cost", "abandoned_sessions"]
 
 
 class DimensionDecision(Closed):
@@ -244,7 +249,9 @@ class DimensionSection(Closed):
                                                "progress notification's p50), `memory_rank` (the peak-memory rank)")
     tables: list[DimensionTable] = described("tables after the points': `session_memory` (memory per open session "
                                              "between the fewest and the most held), `progress_cost` (CPU and p50 per "
-                                             "progress notification between the fewest and the most)")
+                                             "progress notification between the fewest and the most), "
+                                             "`abandoned_sessions` (what each server kept of sessions left open, and "
+                                             "whether and when it gave it back)")
     latency_ranking: bool = described("each point's servers ranked on the all-calls p50 too (one caller in sequence: "
                                       "its throughput is the load model's by design)")
     changes: bool = described("each server's throughput and CPU per call at every point ÷ at the first, and its chart "
@@ -312,6 +319,8 @@ class Config(Closed, Pacing):
                                                "again; null before 2026-11-26)", None)
     stacks_only: bool = described("`--stacks-only`: without server names, each stack once (the what-if variants "
                                   "of `mcpbench list` left out)", False)
+    processes: bool = described("`--processes`: the server's processes read at 1 Hz beside each measurement "
+                                "(processes.csv)", False)
     conformance: bool = described("`--conformance` (verify): the official MCP conformance suite's applicable "
                                   "scenarios run too (verify.json `conformance`)", False)
     experiment: str | None = described("the experiment that ran (`run`, `capacity`, `soak`, `calibrate`, `verify`; "
@@ -886,6 +895,8 @@ class LoadgenCounts(Closed):
     late_replies: int | None = described("replies to no waiting call (after its timeout, or a null id)", None)
     cursor_pages: int | None = described("tools/list pages fetched after a first, following result.nextCursor "
                                          "(over HTTP also in http_reqs; a sample holds its whole list)", None)
+    sessions_left_open: int | None = described("an abandoning workload's sessions the server issued an id for, never "
+                                               "DELETEd (0: it issued none)", None)
     stalls_s: list[tuple[float, float]] | None = described("spans (s from the scenario start) in which the driver "
                                                             "itself did not run for over 1 s: stopped, or starved "
                                                             "of CPU (its liveness; docs/faults.md)", None)

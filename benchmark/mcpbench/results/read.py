@@ -8,7 +8,15 @@ from typing import Any
 
 import pandas as pd
 
-from mcpbench.results.model import FIRST_MS, PROCESS_COLUMNS, RESOURCE_COLUMNS, SAMPLE_COLUMNS, ResultsError, Sample
+from mcpbench.results.model import (
+    FIRST_MS,
+    PROCESS_COLUMNS,
+    PROCESS_SOCKET_COLUMNS,
+    RESOURCE_COLUMNS,
+    SAMPLE_COLUMNS,
+    ResultsError,
+    Sample,
+)
 from mcpbench.results.upgrades import OLD_COMPONENTS
 
 
@@ -54,11 +62,14 @@ def read_resources(path: Path) -> pd.DataFrame:
 def read_processes(path: Path) -> pd.DataFrame:
     """processes.csv (t_s counted from the scenario start); an empty frame when the measurement has none."""
     if not path.is_file():
-        return pd.DataFrame(columns=list(PROCESS_COLUMNS))
+        return pd.DataFrame(columns=[*PROCESS_COLUMNS, *PROCESS_SOCKET_COLUMNS])
     frame = pd.read_csv(path)
     missing = [c for c in PROCESS_COLUMNS if c not in frame.columns]
     if missing:
         raise ResultsError(f"{path}: missing columns {', '.join(missing)}")
+    for column in PROCESS_SOCKET_COLUMNS:  # a file written before the socket counts were read
+        if column not in frame.columns:
+            frame[column] = pd.NA
     return frame
 
 

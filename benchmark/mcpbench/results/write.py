@@ -16,7 +16,15 @@ from pydantic import BaseModel
 
 from mcpbench.results import liveness, model
 from mcpbench.results.layout import RunDir
-from mcpbench.results.model import PROCESS_COLUMNS, RESOURCE_COLUMNS, SCHEMA, ProcessSample, RunStatus, Sample
+from mcpbench.results.model import (
+    PROCESS_COLUMNS,
+    PROCESS_SOCKET_COLUMNS,
+    RESOURCE_COLUMNS,
+    SCHEMA,
+    ProcessSample,
+    RunStatus,
+    Sample,
+)
 from mcpbench.results.upgrades import recorded_dimension_plan
 
 # What the suite writes, by file name, in words: an I/O error names the file and what it was to hold.
@@ -123,7 +131,8 @@ def write_resources(path: Path, samples: list[Sample], start_epoch_s: float) -> 
 
 
 def write_processes(path: Path, samples: list[ProcessSample], start_epoch_s: float) -> None:
-    frame = pd.DataFrame([s.rebased(start_epoch_s).__dict__ for s in samples], columns=list(PROCESS_COLUMNS))
+    frame = pd.DataFrame([s.rebased(start_epoch_s).__dict__ for s in samples],
+                         columns=[*PROCESS_COLUMNS, *PROCESS_SOCKET_COLUMNS])
     frame["t_s"] = frame["t_s"].round(3)
     tmp = path.with_suffix(".tmp")
     with writing(path):

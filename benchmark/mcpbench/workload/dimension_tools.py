@@ -1,7 +1,7 @@
 """The dimension tools (docs/workload.md §6): what a reference server registers beside the three workload tools
 when a contract setting turns it on — `EXTRA_TOOLS=N` tools for tools/list at scale, `DIMENSION_TOOLS=1` for
 `echo_payload` (reply size) and `stream_progress` (streamed progress), `SSE_REPLIES=1` for replies a notification can
-ride on — their reference answers, and verify's checks of them.
+ride on, `SESSIONS=1` for sessions kept — their reference answers, and verify's checks of them.
 
 Off by default, so the lineup's tools/list, its wire pattern and every figure measured without them stay as
 they were.
@@ -18,6 +18,7 @@ from mcpbench.workload.mcp_client import JsonRpc, McpClient, Reply, parse_messag
 EXTRA_TOOLS = "EXTRA_TOOLS"          # the environment settings, docs/server-contract.md
 DIMENSION_TOOLS = "DIMENSION_TOOLS"
 SSE_REPLIES = "SSE_REPLIES"
+SESSIONS = "SESSIONS"
 ECHO_PAYLOAD = "echo_payload"
 STREAM_PROGRESS = "stream_progress"
 MAX_PROGRESS = 1000                  # stream_progress's count at most (docs/workload.md §6)
@@ -65,13 +66,15 @@ class ToolSettings:
     extra_tools: int = 0
     dimension_tools: bool = False
     sse_replies: bool = False     # reply over SSE where the SDK has the choice (a JSON reply carries no notification)
+    sessions: bool = False        # the SDK's stateful transport: Mcp-Session-Id issued, each session kept
 
     @classmethod
     def from_environment(cls, env: dict[str, str]) -> ToolSettings:
         extra = env.get(EXTRA_TOOLS, "").strip()
         return cls(extra_tools=int(extra) if extra.isdigit() else 0,
                    dimension_tools=env.get(DIMENSION_TOOLS, "").strip() == "1",
-                   sse_replies=env.get(SSE_REPLIES, "").strip() == "1")
+                   sse_replies=env.get(SSE_REPLIES, "").strip() == "1",
+                   sessions=env.get(SESSIONS, "").strip() == "1")
 
     def tool_names(self) -> set[str]:
         """The tools a server started with these settings registers beside the three workload tools."""
@@ -80,7 +83,7 @@ class ToolSettings:
 
     def environment(self) -> dict[str, str]:
         return {EXTRA_TOOLS: str(self.extra_tools), DIMENSION_TOOLS: "1" if self.dimension_tools else "0",
-                **({SSE_REPLIES: "1"} if self.sse_replies else {})}
+                **({SSE_REPLIES: "1"} if self.sse_replies else {}), **({SESSIONS: "1"} if self.sessions else {})}
 
 
 def check_listed(tools: dict[str, JsonRpc], settings: ToolSettings) -> list[str]:

@@ -263,9 +263,14 @@ class WorkloadFile(_Strict):
     setup: str | None = Field(default=None, min_length=1,
                               description="a command run (bash, in the server's directory) before every measurement")
     call: list[Call] = Field(min_length=1)
+    # A client that crashed, slept or forgot its DELETE: session mode's session per call, left open.
+    abandon: bool = Field(default=False, description="leave each session open after its call (session mode only)")
 
     @model_validator(mode="after")
     def _labels(self) -> WorkloadFile:
+        if self.abandon and self.session not in (None, "session"):
+            raise ValueError(f"abandon leaves session mode's sessions open; session = {self.session!r} opens none "
+                             "per call")
         labels = [c.label for c in self.call]
         taken = [c.label for c in self.call if c.counted and c.label in METHODS]
         if taken:
@@ -359,6 +364,8 @@ class Workload:
                                    **({"progress": c.progress} if c.progress else {})}
                                   for c in self.calls]
         plan: dict[str, JsonValue] = {"calls": calls}
+        if self.spec.abandon:
+            plan["abandon"] = True
         if self.headers:
             plan["headers"] = {**self.headers}
         return _json(plan)

@@ -116,6 +116,9 @@ class _Verifier:
                 self.add("initialize", "pass",
                          f"protocol {reply.result.get('protocolVersion')}, server {info.get('name')!r}, {framing}"
                          + (", session id issued" if reply.session_id else ", stateless (no session id)"))
+                if self.settings.sessions and not reply.session_id:
+                    self.add(dims.SESSIONS, "fail", f"{dims.SESSIONS}=1 ignored: initialize issued no "
+                                                    "Mcp-Session-Id, so the server keeps no session to abandon")
             self.guarded("initialize", initialize)
 
             def initialized() -> None:
@@ -449,7 +452,11 @@ def verify(url: str, server_type: str, protocols: list[str] | None = None,
     verifier = _Verifier(url, server_type, settings, unsupported or {})
     verifier.session()
     verifier.guarded("tools/call without a session", verifier.stateless_call)
-    if REVISION_2026 in (protocols or ()):
+    if REVISION_2026 in (protocols or ()) and settings.sessions:
+        # 2026-07-28 is the revision without sessions: an SDK keeping them (SESSIONS=1) may answer only the older.
+        verifier.add(f"protocol {REVISION_2026}", "pass", f"not checked: {dims.SESSIONS}=1 keeps sessions, which "
+                                                          f"{REVISION_2026} has none of")
+    elif REVISION_2026 in (protocols or ()):
         verifier.guarded(f"protocol {REVISION_2026}", verifier.self_contained_call)
     verifier.guarded("workload details", verifier.workload_details)
     verifier.guarded("bad input", verifier.bad_input)

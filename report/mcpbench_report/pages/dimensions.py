@@ -4,6 +4,8 @@ the handshake's share of a session per server (the figures: ../dimensions.py).""
 
 from __future__ import annotations
 
+from mcpbench.analysis.abandoned import MIN_GROWTH_MB
+
 from .. import charts, stats
 from ..dimensions import handshakes, views
 from ..site import Site
@@ -27,7 +29,8 @@ class DimensionsPage(Page):
                      if view.series else None)
             shown.append((view, chart))
         key, shares = handshakes(site.cons)
-        site.render(self.template, self.file, views=shown, handshakes=shares, handshake_key=key, alpha=stats.ALPHA)
+        site.render(self.template, self.file, views=shown, handshakes=shares, handshake_key=key, alpha=stats.ALPHA,
+                    min_growth_mb=MIN_GROWTH_MB)
 
 
 PAGE = DimensionsPage()

@@ -211,7 +211,7 @@ def host_origin_protection() -> dict:
 # at 1 MiB.
 app = mcp.http_app(
     path="/mcp",
-    stateless_http=True,
+    stateless_http=os.environ.get("SESSIONS") != "1",  # the contract's SESSIONS=1: sessions kept (abandoned dimension)
     json_response=os.environ.get("SSE_REPLIES") != "1",
     middleware=[Middleware(RequestBodyLimitMiddleware, max_body_size=MAX_BODY_BYTES)],
     **host_origin_protection(),

@@ -40,7 +40,8 @@ def asgi_app(server: MCPServer[Any] | Server[Any]) -> Starlette:
     Redis pool and HTTP client (the SDK's app runs only the session manager in its lifespan). mcp 2.x takes the
     transport options here, in `streamable_http_app()`, with the same keywords on both layers."""
     routes = server.streamable_http_app(
-        stateless_http=True,
+        # Stateless unless the contract's SESSIONS=1 (the abandoned dimension): then the SDK keeps each session.
+        stateless_http=os.environ.get("SESSIONS") != "1",
         # JSON replies, unless the contract's SSE_REPLIES=1 asks for SSE: a JSON reply has no room for the
         # notifications/progress a call sends (stream_progress); on an SSE reply the SDK writes them before the result.
         json_response=os.environ.get("SSE_REPLIES") != "1",

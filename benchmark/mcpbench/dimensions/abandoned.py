@@ -1,0 +1,39 @@
+"""abandoned: each server with its SDK's sessions switched on (SESSIONS=1), clients that open a session, make one
+call and leave without DELETE — a client that crashed, a laptop that slept, an agent framework that forgot — 10 at a
+time for 30 s, then nobody for 60 s, the server's processes read at 1 Hz throughout: what each server keeps of a
+session nobody closes (memory, open files, threads, CLOSE_WAIT sockets), whether it gives it back and after how
+long, and whether its answers meanwhile degrade (analysis/abandoned.py). An SDK idle timeout longer than the watch
+shows as "not reclaimed"; `--stages` watches longer (the last stage is the watch)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcpbench.dimensions.base import Dimension, Point
+from mcpbench.results.model import DimensionSection
+from mcpbench.workload.dimension_tools import ToolSettings
+from mcpbench.workload.file import Workload, WorkloadFile, lineup
+
+
+def abandoning_workload() -> Workload:
+    """One session per call, left open: the lineup's cart lookup (one small Redis read, checked as the lineup checks
+    it), so what grows is the sessions' state rather than the calls' work."""
+    cart = next(call for call in lineup().spec.call if call.tool == "get_user_cart")
+    spec = WorkloadFile(description="a session per get_user_cart call, never closed", session="session",
+                        abandon=True, call=[cart])
+    return Workload(Path("dimension:abandoned:get_user_cart"), spec)
+
+
+# 10 VUs with 50 ms of think time: up to 200 sessions/s, fewer where a session takes longer than the pause, so every
+# server is left a few thousand sessions in 30 s. A 1 s step down, then 60 s without a client.
+STAGES = "2s:10,30s:10,1s:0,60s:0"
+
+# The lineup runs stateless, where a server keeps nothing between requests: each server is measured as a twin
+# started with SESSIONS=1, its SDK's stateful transport (verify fails a twin that issues no Mcp-Session-Id).
+KEPT = Point("sessions", "sessions kept (SESSIONS=1)", ToolSettings(sessions=True), abandoning_workload())
+
+DIMENSION = Dimension(
+    "abandoned", "frees abandoned sessions", "session", "10", 0.05, points=(KEPT,),
+    stages=STAGES, processes=True, not_offered="SESSIONS=1 does not switch its sessions on",
+    section=DimensionSection(columns=[], tables=["abandoned_sessions"], latency_ranking=False, changes=False),
+    order=55)
