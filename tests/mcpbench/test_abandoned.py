@@ -39,6 +39,8 @@ def test_a_server_that_keeps_abandoned_sessions_is_measured_as_such(server: str,
     found, left, m = figures(server)
     assert found is not None and found.issued_ids and found.sessions == left > 500
     assert found.kib_per_session == pytest.approx(kib, abs=0.1)
+    assert found.peak.rss_mb is not None and found.before.rss_mb is not None
+    assert found.kib_per_session_whole == pytest.approx((found.peak.rss_mb - found.before.rss_mb) * 1024 / left)
     assert found.grew and found.reclaimed_after_s is None and found.kept_share is not None and found.kept_share > 1
     assert found.verdict.startswith("not reclaimed: ") and found.watched_s > 5
     assert found.before.close_wait == 0 and found.peak.fds is not None and found.p99_late_ms is not None

@@ -45,6 +45,7 @@ class Abandonment:
     peak: TreeState                  # at the end of the abandonment
     end: TreeState                   # at the end of the watch
     kib_per_session: float | None    # RSS over sessions abandoned, the abandonment's second half (least squares)
+    kib_per_session_whole: float | None  # (peak - before) / sessions: the whole abandonment, steps of a heap included
     kept_share: float | None         # (end - before) / (peak - before) of RSS; None: no growth to reclaim
     reclaimed_after_s: float | None  # the first reading back within RECLAIMED_SHARE of the growth, after the last
     p99_early_ms: float | None       # every call's p99, the abandonment's first third
@@ -110,10 +111,13 @@ def abandonment(samples: pd.DataFrame, processes: pd.DataFrame, window: tuple[fl
     early = calls[(calls["t_s"] >= start) & (calls["t_s"] < start + third)]
     late = calls[(calls["t_s"] >= end - third) & (calls["t_s"] < end)]
     called = int(len(ok[(ok["t_s"] >= start) & (ok["t_s"] < end)]))
+    sessions = left_open if left_open is not None else called
+    whole = ((peak.rss_mb - before.rss_mb) * 1024 / sessions
+             if sessions and peak.rss_mb is not None and before.rss_mb is not None else None)
     return Abandonment(
-        sessions=left_open if left_open is not None else called, issued_ids=left_open != 0, abandon_s=end - start,
+        sessions=sessions, issued_ids=left_open != 0, abandon_s=end - start,
         watched_s=float(readings["t_s"].max()) - end if len(after) else 0.0, before=before, peak=peak, end=last,
-        kib_per_session=per_session, kept_share=kept, reclaimed_after_s=reclaimed,
+        kib_per_session=per_session, kib_per_session_whole=whole, kept_share=kept, reclaimed_after_s=reclaimed,
         p99_early_ms=_p99(early, request_timeout_s), p99_late_ms=_p99(late, request_timeout_s))
 
 
