@@ -162,6 +162,7 @@ def test_the_abandoned_dimension_leaves_sessions_open_and_watches_what_is_kept(t
     assert run["config"]["kind"] == "staged" and run["config"]["processes"] is True
     assert run["servers"]["rust-sessions"]["status"] == "unavailable", run["servers"]["rust-sessions"]
     assert "SESSIONS=1 does not switch its sessions on: rmcp" in run["servers"]["rust-sessions"]["reason"]
+    assert not (run_dir / "rust-sessions" / "build.json").exists()  # listed, never built
     for server in (f"{SERVER}-sessions", "python-sessions"):
         assert run["servers"][server]["status"] == "ok", run["servers"][server]
         verify = json.loads((run_dir / server / "verify.json").read_text())

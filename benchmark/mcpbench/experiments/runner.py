@@ -471,7 +471,11 @@ class Runner:
         outcome = self.bench.build_infra()
         if outcome.status != "ok":
             raise RuntimeError(f"the API service did not build: {outcome.reason}")
-        jobs = [(state.spec, self.run_dir.server(state.spec.name).build_log) for state in self.states.values()]
+        # A server its manifest keeps out of this run (a dimension it does not offer) is listed, never built.
+        jobs = [(state.spec, self.run_dir.server(state.spec.name).build_log) for state in self.states.values()
+                if not state.spec.unavailable]
+        if not jobs:
+            return
         workers = min(self.bench.runtime.build_workers, len(jobs))
         label = f"building {len(jobs)} servers, {workers} at a time…" if workers > 1 else "building the servers…"
         with self.events.activity(label):
