@@ -69,13 +69,11 @@ func rtt(args []string) int {
 		time.Sleep(200 * time.Millisecond)
 	}
 	var times []float64
-	failed := 0
 	end := time.Now().Add(rttMeasure)
 	for i := 0; i < *count && time.Now().Before(end); i++ {
 		started := time.Now()
 		conn, err := net.DialTimeout("tcp", *target, 2*time.Second)
 		if err != nil {
-			failed++
 			fmt.Fprintf(os.Stderr, "connect %s: %v\n", *target, err)
 			continue
 		}

@@ -18,8 +18,7 @@ from mcpbench.analysis.abandoned import Abandonment, abandonment
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX, LOAD_MODEL
 from mcpbench.loads import LIST_TOOLS
 from mcpbench.results.model import DimensionDecision, DimensionSection, plain_section
-from mcpbench.results.read import read_json, read_processes
-from mcpbench.results.upgrades import upgrade_context
+from mcpbench.results.read import read_processes
 from mcpbench.workload.verify import ToolsListed
 
 from . import consolidate, stats
@@ -327,10 +326,7 @@ def abandoned_sessions(points: dict[str, dict[str, Group]]) -> list[AbandonedSes
 
 def _left_open(measurement: Measurement) -> int | None:
     """The load driver's count of sessions left open (context.json's loadgen-counts; None: not counted)."""
-    where = measurement.directory.context
-    if not where.is_file():
-        return None
-    counts = upgrade_context(read_json(where), where).loadgen_counts
+    counts = measurement.context.loadgen_counts if measurement.context else None
     return counts.sessions_left_open if counts else None
 
 

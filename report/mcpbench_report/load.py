@@ -16,13 +16,14 @@ import pandas as pd
 from pydantic import BaseModel
 
 from mcpbench import loads as load_kinds
-from mcpbench.analysis.summary import upgrade_summary, with_call_kinds
+from mcpbench.analysis.summary import upgrade_summary
 from mcpbench.loads import Load
 from mcpbench.results import model
 from mcpbench.results.layout import MeasurementDir, RunDir, runs_under
-from mcpbench.results.model import SCHEMA, Config, Environment, ResultsError, Run, Summary, document, parsed
+from mcpbench.results.model import SCHEMA, Config, Context, Environment, ResultsError, Run, Summary, document, parsed
 from mcpbench.results.read import read_json, read_resources, read_samples
 from mcpbench.results.upgrades import upgrade_context, upgrade_document, upgrade_run
+from mcpbench.workload.file import with_call_kinds
 
 __all__ = ["LoadKey", "Measurement", "ResultsDir", "ResultsError", "ServerRecord", "expand", "load",
            "load_results_dir"]
@@ -134,14 +135,17 @@ class Measurement:
     def directory(self) -> MeasurementDir:
         return MeasurementDir(self.path)
 
+    @cached_property
+    def context(self) -> Context | None:
+        """context.json, upgraded (None: a measurement without one)."""
+        where = self.directory.context
+        return upgrade_context(read_json(where), where) if where.is_file() else None
+
     def samples(self) -> pd.DataFrame:
         """The samples, each with its method and whether it is a counted call when the measurement's workload
-        said (context.json `calls`; analysis.with_call_kinds)."""
+        said (context.json `calls`; workload.file.with_call_kinds)."""
         samples = read_samples(self.directory.samples)
-        where = self.directory.context
-        if not where.is_file():
-            return samples
-        return with_call_kinds(samples, upgrade_context(read_json(where), where))
+        return with_call_kinds(samples, self.context.calls) if self.context else samples
 
     def resources(self) -> pd.DataFrame:
         return read_resources(self.directory.resources)

@@ -46,6 +46,7 @@ from mcpbench.results.model import (
     parsed,
 )
 from mcpbench.results.read import http_durations, read_json, read_samples, resource_samples
+from mcpbench.workload.file import with_call_kinds
 
 # A harness component is called saturated when its mean CPU over the window reaches this share of what
 # it can use (Redis is single-threaded: one core at most).
@@ -606,22 +607,13 @@ def efficiency(calls_per_s: float | None, server: ComponentFigures | None) -> Ef
                       mem_peak_mb=server.mem_peak_mb if server else None)
 
 
-def with_call_kinds(samples: pd.DataFrame, ctx: Context) -> pd.DataFrame:
-    """The samples with each one's method and whether it is a counted call, as the context's workload says
-    (loads.with_kinds); as they are for the lineup's (no `calls` recorded)."""
-    if ctx.calls is None:
-        return samples
-    return load_kinds.with_kinds(samples, {name: call.method for name, call in ctx.calls.items()},
-                                 [name for name, call in ctx.calls.items() if not call.counted])
-
-
 def summarize(samples: pd.DataFrame, window: tuple[float, float], resource_samples: list[Sample], ctx: Context,
               load: RecordedLoad, server: str, run: int) -> Summary:
     """The figures of one measurement, judged: what summary.json holds of `server`'s round `run` under `load` (what
     the suite records of the load, Load.recorded). What only the suite knows beyond them (the round's order, the
     server's start, a pre-warm) its caller adds; a server or the infrastructure dying overrules the status
     (overruled)."""
-    samples = with_call_kinds(samples, ctx)
+    samples = with_call_kinds(samples, ctx.calls)
     inside = in_window(samples, window)
     thr = throughput(samples, window, ctx)
     resources = resource_figures(resource_samples, window)

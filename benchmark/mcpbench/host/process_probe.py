@@ -1,12 +1,13 @@
 """1 Hz reads of what a leak shows in: the server's processes as the host sees them (RSS, open file
-descriptors, threads, how many processes) and the memory its cgroup or container counts. The soak runs
+descriptors, threads, how many processes, TCP sockets and those in CLOSE_WAIT) and the memory its cgroup or
+container counts. The soak runs
 it beside the measurement's resource sampler, which keeps only CPU and memory per component."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import psutil
 
@@ -14,29 +15,18 @@ from mcpbench.host.resources import Usage, process_tree
 from mcpbench.results.model import ProcessSample
 
 
-@dataclass(frozen=True)
-class Tree:
-    """A process and its descendants at one instant, summed."""
-
-    rss_mb: float
-    fds: int | None        # None: unreadable
-    threads: int | None
-    processes: int
-    tcp: int | None        # TCP sockets
-    close_wait: int | None  # of those, in CLOSE_WAIT: the peer gone, the socket not let go
-
-
-def read_tree(root_pid: int, sockets: bool = False) -> Tree | None:
-    """The tree of root_pid (its TCP sockets too when `sockets`: a read of /proc/<pid>/net per process); None
-    when it is gone."""
+def read_tree(root_pid: int) -> ProcessSample | None:
+    """The tree of root_pid, summed, now: its RSS, open files, threads, processes and TCP sockets (a read of
+    /proc/<pid>/net per process), those in CLOSE_WAIT apart; the memory its cgroup counts is the caller's.
+    None when it is gone."""
     procs = process_tree(root_pid)
     if not procs:
         return None
     rss = 0
     fds: int | None = 0
     threads: int | None = 0
-    tcp: int | None = 0 if sockets else None
-    close_wait: int | None = 0 if sockets else None
+    tcp: int | None = 0
+    close_wait: int | None = 0
     counted = 0
     for proc in procs:
         try:
@@ -59,26 +49,26 @@ def read_tree(root_pid: int, sockets: bool = False) -> Tree | None:
             continue
         except psutil.Error:
             return None
-    return Tree(rss / 2**20, fds, threads, counted, tcp, close_wait) if counted else None
+    if not counted:
+        return None
+    return ProcessSample(time.time(), round(rss / 2**20, 2), None, fds, threads, counted, tcp, close_wait)
 
 
 class ProcessProbe:
     """Reads `root_pid()`'s tree and `usage()` once per call: the resource sampler calls it on each of its
     1 Hz ticks (one loop for every 1 Hz reading of a measurement, resources.Sampler)."""
 
-    def __init__(self, root_pid: Callable[[], int | None], usage: Callable[[], Usage | None], sockets: bool = True):
+    def __init__(self, root_pid: Callable[[], int | None], usage: Callable[[], Usage | None]):
         self.root_pid = root_pid
         self.usage = usage
-        self.sockets = sockets
         self.samples: list[ProcessSample] = []
 
     def read(self) -> None:
         pid = self.root_pid()
-        tree = read_tree(pid, self.sockets) if pid else None
+        tree = read_tree(pid) if pid else None
         usage = self.usage()
-        if tree is not None or usage is not None:
-            self.samples.append(ProcessSample(
-                time.time(), round(tree.rss_mb, 2) if tree else None,
-                round(usage.memory_bytes / 2**20, 2) if usage else None, tree.fds if tree else None,
-                tree.threads if tree else None, tree.processes if tree else 0,
-                tree.tcp if tree else None, tree.close_wait if tree else None))
+        cgroup_mb = round(usage.memory_bytes / 2**20, 2) if usage else None
+        if tree is not None:
+            self.samples.append(dataclasses.replace(tree, cgroup_mb=cgroup_mb))
+        elif usage is not None:
+            self.samples.append(ProcessSample(time.time(), None, cgroup_mb, None, None, 0))

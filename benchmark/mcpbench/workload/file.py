@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Mapping
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Final, Literal
@@ -43,9 +44,6 @@ RESOURCES_READ: Final = "resources/read"
 # the session's own, made by the load driver as the session pattern says).
 Method = Literal["tools/call", "tools/list", "resources/list", "resources/templates/list", "resources/read",
                  "prompts/list", "prompts/get", "completion/complete", "ping"]
-# The list methods: a reply naming result.nextCursor is followed to its last page (the load driver's
-# listMethods), and a sample times the whole list.
-LIST_METHODS: Final = ("tools/list", "resources/list", "resources/templates/list", "prompts/list")
 # What each method's params must hold, checked at the edge so a mistake is a line of the file, not an error
 # code in every sample: member -> what it is.
 _REQUIRED: Final[dict[str, dict[str, type]]] = {
@@ -350,9 +348,7 @@ class Workload:
 
     def counted_calls(self, samples: pd.DataFrame) -> pd.DataFrame:
         """The samples of this workload's counted calls (its uncounted methods' left out)."""
-        marked = with_kinds(samples, {c.label: c.method for c in self.calls},
-                            [c.label for c in self.calls if not c.counted])
-        return tool_calls(marked)
+        return tool_calls(with_call_kinds(samples, self.kinds()))
 
     def driver_json(self) -> str:
         """The load driver's --workload (benchmark/load-driver/plan.go)."""
@@ -369,6 +365,15 @@ class Workload:
         if self.headers:
             plan["headers"] = {**self.headers}
         return _json(plan)
+
+
+def with_call_kinds(samples: pd.DataFrame, calls: Mapping[str, CallKind] | None) -> pd.DataFrame:
+    """The samples with each one's method and whether it is a counted call, as a workload's calls say
+    (loads.with_kinds; a measurement's context records them); as they are for the lineup's (None)."""
+    if calls is None:
+        return samples
+    return with_kinds(samples, {name: call.method for name, call in calls.items()},
+                      [name for name, call in calls.items() if not call.counted])
 
 
 @cache
