@@ -17,3 +17,9 @@ def test_an_sse_framed_reply_gives_its_response_message_not_its_notifications() 
 
 def test_an_empty_body_has_no_message() -> None:
     assert parse_message("application/json", "  ") is None
+
+
+def test_a_priming_event_without_data_is_skipped():
+    # MCP 2025-11-25: a server primes a stream with an event id and empty data, which SSE never dispatches
+    body = 'id: 0\ndata:\n\nid: 1\nevent: message\ndata: {"jsonrpc":"2.0","id":2,"result":{}}\n\n'
+    assert parse_message("text/event-stream", body) == {"jsonrpc": "2.0", "id": 2, "result": {}}

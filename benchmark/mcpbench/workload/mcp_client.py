@@ -55,7 +55,8 @@ def parse_message(content_type: str, body: str) -> JsonRpc | None:
     if "text/event-stream" in content_type:
         found = None
         for line in body.splitlines():
-            if line.startswith("data:"):
+            # An event with empty data is never dispatched (the SSE standard): MCP 2025-11-25's priming event.
+            if line.startswith("data:") and line[5:].strip():
                 candidate = json.loads(line[5:])
                 if isinstance(candidate, dict) and ("result" in candidate or "error" in candidate):
                     found = candidate

@@ -1,5 +1,6 @@
 // One server process: a FastMCP server with the three tools, on FastMCP's Streamable HTTP transport
-// (stateless, JSON replies; FastMCP runs it through mcp-proxy's node:http server) or on its stdio transport.
+// (stateless, JSON replies, unless SESSIONS=1: stateful; FastMCP runs it through mcp-proxy's node:http server) or on
+// its stdio transport.
 import type { IncomingMessage } from 'node:http';
 import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { FastMCP, type Logger } from 'fastmcp';
@@ -13,6 +14,7 @@ export interface Config {
   redisUrl: string;
   apiUrl: string;
   serverType: string;
+  sessions: boolean; // SESSIONS=1: FastMCP's stateful mode on HTTP (src/server.ts)
 }
 
 // The workload's limit (docs/server-contract.md): FastMCP does not pass mcp-proxy's maxBodySize on, so
@@ -92,10 +94,20 @@ export async function serve(config: Config): Promise<void> {
     // Stateless: a new session (SDK Server + transport) per request, no Mcp-Session-Id, GET/DELETE /mcp
     // answered 405; JSON replies instead of an SSE stream per POST, unless SSE_REPLIES=1 (the progress
     // dimension, docs/server-contract.md): a call's progress notifications can only ride on an SSE reply.
+    // SESSIONS=1 (the abandoned dimension): FastMCP's own stateful mode (`stateless: false`, its default):
+    // mcp-proxy issues Mcp-Session-Id at initialize and keeps the session until the client's DELETE or its own
+    // idle reaper (mcp-proxy's default, which FastMCP does not change; README, "What FastMCP supports on HTTP"),
+    // GET/DELETE served.
     const enableJsonResponse = process.env.SSE_REPLIES?.trim() !== '1';
     await server.start({
       transportType: 'httpStream',
-      httpStream: { host: config.host, port: config.port, endpoint: '/mcp', stateless: true, enableJsonResponse },
+      httpStream: {
+        host: config.host,
+        port: config.port,
+        endpoint: '/mcp',
+        stateless: !config.sessions,
+        enableJsonResponse,
+      },
     });
   }
 }

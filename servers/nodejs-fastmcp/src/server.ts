@@ -7,9 +7,16 @@ import { parseArgs } from 'node:util';
 const env = process.env;
 const { stdio } = parseArgs({ options: { stdio: { type: 'boolean', default: false } } }).values;
 const cpuLimit = Number(env.CPU_LIMIT) > 0 ? Number(env.CPU_LIMIT) : os.availableParallelism();
+// SESSIONS=1 (the abandoned dimension, docs/server-contract.md): FastMCP's stateful mode, which keeps each session
+// in the memory of the process that answered its initialize (src/app.ts); unset, stateless as always.
+const sessions = env.SESSIONS?.trim() === '1';
 // One event loop per granted core: the per-request cost is JavaScript CPU, so more processes than cores
-// add heaps, JIT warm-ups and context switches but no throughput (as servers/nodejs, README "Workers").
-const workers = Number(env.WORKERS) > 0 ? Math.floor(Number(env.WORKERS)) : Math.max(1, Math.round(cpuLimit));
+// add heaps, JIT warm-ups and context switches but no throughput (as servers/nodejs, README "Workers"). Under
+// SESSIONS=1 one process whatever WORKERS/CPU_LIMIT say: node:cluster hands each connection to any worker, so a
+// session's later requests would reach workers that do not hold it.
+const workers = sessions
+  ? 1
+  : Number(env.WORKERS) > 0 ? Math.floor(Number(env.WORKERS)) : Math.max(1, Math.round(cpuLimit));
 const port = Number(env.PORT ?? 8080);
 const host = env.HOST || '127.0.0.1'; // loopback unless the runtime says otherwise (a container: 0.0.0.0)
 
@@ -25,6 +32,7 @@ if (stdio || workers === 1 || !cluster.isPrimary) {
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     apiUrl: env.API_SERVICE_URL ?? 'http://127.0.0.1:8100',
     serverType: env.SERVER_TYPE ?? 'nodejs-fastmcp',
+    sessions,
   });
   if (cluster.isPrimary) {
     console.error(stdio ? `serving MCP on stdio (Node.js ${process.version}, 1 process)`

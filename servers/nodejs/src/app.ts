@@ -1,9 +1,11 @@
 // One server process: Express 5 + the MCP SDK (v2) on Streamable HTTP, stateless with JSON replies, serving
 // both protocol eras: 2025-era requests (initialize, no per-request envelope) and 2026-07-28 requests
-// (no handshake; protocol version and client info in every request's `_meta`).
+// (no handshake; protocol version and client info in every request's `_meta`). SESSIONS=1 switches the
+// 2025 era to the SDK's stateful transport (sessions kept until DELETE).
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express, { type ErrorRequestHandler, type RequestHandler, type Request, type Response } from 'express';
-import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
 import {
   NodeStreamableHTTPServerTransport,
   hostHeaderValidation,
@@ -19,6 +21,7 @@ export interface Config {
   redisUrl: string;
   apiUrl: string;
   serverType: string;
+  sessions: boolean; // SESSIONS=1: the SDK's stateful transport for the 2025 era (src/server.ts)
 }
 
 function jsonRpcError(res: Response, status: number, code: number, message: string) {
@@ -69,6 +72,7 @@ export function serve(config: Config, onListening: () => void) {
       body: req.body,
     });
     if (route.kind !== 'legacy') return modern(req, res, req.body);
+    if (config.sessions) return kept(req, res);
     // 2025 era, stateless (no session id is issued): a fresh McpServer and transport per request.
     const server = newMcpServer(backends);
     const transport = new NodeStreamableHTTPServerTransport({
@@ -79,7 +83,50 @@ export function serve(config: Config, onListening: () => void) {
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
-  // Stateless: there is no session to stream on (GET) or to end (DELETE).
+
+  // SESSIONS=1 (the abandoned dimension, docs/server-contract.md): the SDK's stateful mode, as its stateful
+  // examples do it: an initialize without a session id gets a new McpServer and a transport with a
+  // sessionIdGenerator, which issues Mcp-Session-Id; the transport is kept by that id until it closes (the
+  // client's DELETE: the SDK answers it and closes the transport). No timeout of our own, and the SDK has none:
+  // a session nobody DELETEs is kept for the life of the process. Replies as without it (JSON unless
+  // SSE_REPLIES=1); 2026-07-28 requests (no sessions in that revision) are served per request as above.
+  const transports = new Map<string, NodeStreamableHTTPServerTransport>();
+  const kept = async (req: Request, res: Response) => {
+    const sessionId = req.get('mcp-session-id');
+    const known = sessionId === undefined ? undefined : transports.get(sessionId);
+    if (known) return known.handleRequest(req, res, req.body);
+    // An id this process does not hold (never issued, or DELETEd): the 404 the SDK's transport answers for an id
+    // that is not its own (validateSession), so that the client starts a new session.
+    if (sessionId !== undefined) return jsonRpcError(res, 404, -32001, 'Session not found');
+    if (!isInitializeRequest(req.body)) {
+      return jsonRpcError(res, 400, -32000, 'Bad Request: No valid session ID provided');
+    }
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: !sseReplies,
+      onsessioninitialized: (id) => void transports.set(id, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) transports.delete(transport.sessionId);
+    };
+    await newMcpServer(backends).connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  };
+  if (config.sessions) {
+    // A session's standalone SSE stream (GET) and its end (DELETE) go to the transport that holds it.
+    const session = async (req: Request, res: Response) => {
+      const sessionId = req.get('mcp-session-id');
+      if (sessionId === undefined) {
+        return jsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      }
+      const transport = transports.get(sessionId);
+      if (!transport) return jsonRpcError(res, 404, -32001, 'Session not found');
+      await transport.handleRequest(req, res);
+    };
+    app.get('/mcp', session);
+    app.delete('/mcp', session);
+  }
+  // Stateless (SESSIONS unset): there is no session to stream on (GET) or to end (DELETE).
   app.all('/mcp', (_req, res) => jsonRpcError(res, 405, -32000, 'Method not allowed.'));
   app.get('/health', (_req, res) => void res.json({ status: 'ok', server_type: config.serverType }));
 

@@ -11,9 +11,16 @@ const apiUrl = env.API_SERVICE_URL ?? 'http://127.0.0.1:8100';
 const serverType = env.SERVER_TYPE ?? 'nodejs';
 const { stdio } = parseArgs({ options: { stdio: { type: 'boolean', default: false } } }).values;
 const cpuLimit = Number(env.CPU_LIMIT) > 0 ? Number(env.CPU_LIMIT) : os.availableParallelism();
+// SESSIONS=1 (the abandoned dimension, docs/server-contract.md): the SDK's stateful transport, which keeps each
+// session in the memory of the process that answered its initialize (src/app.ts); unset, stateless as always.
+const sessions = env.SESSIONS?.trim() === '1';
 // One event loop per granted core: the per-request cost is JavaScript CPU, so more processes than cores
-// add heaps, JIT warm-ups and context switches but no throughput (README, "Worker count").
-const workers = Number(env.WORKERS) > 0 ? Math.floor(Number(env.WORKERS)) : Math.max(1, Math.round(cpuLimit));
+// add heaps, JIT warm-ups and context switches but no throughput (README, "Worker count"). Under SESSIONS=1 one
+// process whatever WORKERS/CPU_LIMIT say: node:cluster hands each connection to any worker, so a session's later
+// requests would reach workers that do not hold it.
+const workers = sessions
+  ? 1
+  : Number(env.WORKERS) > 0 ? Math.floor(Number(env.WORKERS)) : Math.max(1, Math.round(cpuLimit));
 const { bun, deno } = process.versions;
 const runtime = bun ? `Bun ${bun}` : deno ? `Deno ${deno}` : `Node.js ${process.version}`;
 const port = Number(env.PORT ?? 8080);
@@ -30,7 +37,7 @@ if (stdio) {
 } else if (workers === 1 || !cluster.isPrimary) {
   // Imported here, not at the top, so that a cluster primary (which serves nothing) stays small.
   const { serve } = await import('./app.js');
-  serve({ host, port, allowedHosts, redisUrl, apiUrl, serverType }, () =>
+  serve({ host, port, allowedHosts, redisUrl, apiUrl, serverType, sessions }, () =>
     cluster.isPrimary && console.log(`listening on ${host}:${port} (${runtime}, 1 process)`),
   );
 } else {

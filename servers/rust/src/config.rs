@@ -26,6 +26,8 @@ pub struct Config {
     pub extra_tools: usize,
     /// `DIMENSION_TOOLS=1`: the `echo_payload` and `stream_progress` tools (otherwise: not registered).
     pub dimension_tools: bool,
+    /// `SESSIONS=1`: rmcp's stateful transport, sessions kept by its LocalSessionManager (otherwise: stateless).
+    pub sessions: bool,
 }
 
 impl Config {
@@ -68,6 +70,7 @@ impl Config {
                 }
             },
             dimension_tools: env::var("DIMENSION_TOOLS").is_ok_and(|v| v == "1"),
+            sessions: env::var("SESSIONS").is_ok_and(|v| v == "1"),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! mcpbench reference server: rmcp (Streamable HTTP, stateless, JSON replies) on axum + tokio;
-//! with `--stdio`, the same tool router over rmcp's stdio transport.
+//! with `--stdio`, the same tool router over rmcp's stdio transport; with `SESSIONS=1`, rmcp's
+//! stateful Streamable HTTP transport instead of the stateless one.
 
 mod config;
 mod dimension_tools;
@@ -13,7 +14,8 @@ use rmcp::{
     transport::{
         stdio_pipes,
         streamable_http_server::{
-            StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+            StreamableHttpServerConfig, StreamableHttpService,
+            session::{local::LocalSessionManager, never::NeverSessionManager},
         },
     },
 };
@@ -75,7 +77,8 @@ async fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error + Send + Syn
     let shutdown = CancellationToken::new();
 
     let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
+        // false is rmcp 3.x's stateless mode; SESSIONS=1 keeps rmcp's stateful sessions (and its SSE replies).
+        .with_legacy_session_mode(cfg.sessions)
         .with_json_response(true)
         // Every request of this workload is under 1 KiB; reject big bodies early.
         .with_max_request_body_bytes(512 * 1024)
@@ -93,15 +96,19 @@ async fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error + Send + Syn
             ),
         None => config.disable_allowed_hosts().disable_allowed_origins(),
     };
-    let mcp = StreamableHttpService::new(
-        move || Ok(Bench::new(app.clone())),
+    let bench = move || Ok(Bench::new(app.clone()));
+    let router = if cfg.sessions {
+        // Sessions live in memory until the client's DELETE or rmcp's own idle timeout.
+        let sessions = Arc::new(LocalSessionManager::default());
+        Router::new().route_service("/mcp", StreamableHttpService::new(bench, sessions, config))
+    } else {
         // Stateless: no session is ever created, so no session store is needed.
-        Arc::new(NeverSessionManager::default()),
-        config,
-    );
+        let sessions = Arc::new(NeverSessionManager::default());
+        Router::new().route_service("/mcp", StreamableHttpService::new(bench, sessions, config))
+    };
 
     let health = format!(r#"{{"status":"ok","server_type":"{}"}}"#, cfg.server_type);
-    let router = Router::new().route_service("/mcp", mcp).route(
+    let router = router.route(
         "/health",
         get(move || {
             let body = health.clone();

@@ -20,8 +20,8 @@ import org.springframework.stereotype.Component;
  * backends and for loading and compiling a few thousand classes: ~2.5 s of CPU, which on a
  * contended core outlasted a client's 10 s timeout. checkout is left out: it writes to Redis.
  * Best effort: a backend that is not up only costs a warning. HTTP only (it goes through the
- * HTTP transport's handler), and stateless only: SSE_REPLIES=1's stateful transport (the server's Application) has no
- * handler to call outside a session.
+ * HTTP transport's handler), and stateless only: the stateful transport of SSE_REPLIES=1 or SESSIONS=1 (the
+ * server's Application) has no handler to call outside a session.
  */
 @Component
 @ConditionalOnWebApplication

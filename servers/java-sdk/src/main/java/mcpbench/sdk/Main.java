@@ -19,6 +19,7 @@ import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTrans
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.http.HttpServlet;
+import mcpbench.contract.TransportContract;
 import org.apache.catalina.Context;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The three tools on the MCP Java SDK alone: its stateless servlet transport in an embedded Tomcat
- * (HTTP), or its stdio transport (--stdio). Configuration comes from the environment only (README).
+ * (HTTP; its streamable one with SSE_REPLIES=1 or SESSIONS=1), or its stdio transport (--stdio).
+ * Configuration comes from the environment only (README).
  */
 public final class Main {
 
@@ -64,17 +66,18 @@ public final class Main {
 		var validator = Mcp.hostValidator(List.of(env("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")));
 		HttpServlet servlet;
 		AutoCloseable server;
-		if ("1".equals(env("SSE_REPLIES", ""))) {
-			// SSE_REPLIES=1 (docs/server-contract.md): the stateless transport below has no way to send a
-			// notification, so the SDK's streamable transport instead: a session per initialize (Mcp-Session-Id),
-			// each request answered on an SSE stream that carries its progress notifications before the result.
+		if (TransportContract.stateful(System.getenv("SSE_REPLIES"), System.getenv("SESSIONS"))) {
+			// SSE_REPLIES=1 or SESSIONS=1 (docs/server-contract.md): the SDK's streamable transport in place of the
+			// stateless one below, which has no way to send a notification and keeps no session: a session per
+			// initialize (Mcp-Session-Id) kept until DELETE or the SDK's idle sweep (its defaults, README), each
+			// request answered on an SSE stream that carries its progress notifications before the result.
 			var streamable = HttpServletStreamableServerTransportProvider.builder()
 				.jsonMapper(Mcp.JSON_MAPPER)
 				.mcpEndpoint("/mcp")
 				.httpHeaderValidator(validator)
 				.maxRequestSize(1024 * 1024)
 				.build();
-			McpSyncServer sessions = McpServer.sync(streamable)
+			McpSyncServer sessions = McpServer.sync(new Mcp.StreamableTransport(streamable))
 				.jsonMapper(Mcp.JSON_MAPPER)
 				.serverInfo(SERVER_INFO)
 				.capabilities(CAPABILITIES)

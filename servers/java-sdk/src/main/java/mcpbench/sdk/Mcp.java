@@ -19,6 +19,8 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpStatelessServerTransport;
+import io.modelcontextprotocol.spec.McpStreamableServerSession;
+import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.ProtocolVersions;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JsonGenerator;
@@ -30,7 +32,7 @@ import tools.jackson.databind.module.SimpleModule;
 /**
  * What the SDK leaves to its user and a framework (Spring AI, Quarkus, Micronaut) does on top: tool
  * declarations to SDK tool specifications, a tool's exception to a tool error, the Host/Origin
- * validator from a list, the stateless transport's protocol revisions, and its error bodies.
+ * validator from a list, the HTTP transports' protocol revisions, and their error bodies.
  */
 final class Mcp {
 
@@ -43,13 +45,17 @@ final class Mcp {
 		.addModule(new SimpleModule("mcp-errors").addSerializer(McpError.class, new McpErrorSerializer()))
 		.build());
 
+	/** The four revisions of the SDK's ProtocolVersions, which its HTTP transports list from 2025-03-26 on. */
+	private static final List<String> PROTOCOL_VERSIONS = List.of(ProtocolVersions.MCP_2024_11_05,
+			ProtocolVersions.MCP_2025_03_26, ProtocolVersions.MCP_2025_06_18, ProtocolVersions.MCP_2025_11_25);
+
 	private Mcp() {
 	}
 
 	/**
 	 * The tools for the stateless server (HTTP). It answers each request with one JSON-RPC response and
 	 * hands a tool only its McpTransportContext, no exchange: a progress notification has nowhere to go
-	 * (SSE_REPLIES=1 runs the session server instead, Main.http).
+	 * (SSE_REPLIES=1 and SESSIONS=1 run the session server instead, Main.http).
 	 */
 	static List<McpStatelessServerFeatures.SyncToolSpecification> statelessTools(List<BenchTools.Definition> tools) {
 		BenchTools.Progress nowhere = (progress, total) -> {
@@ -60,7 +66,7 @@ final class Mcp {
 			.toList();
 	}
 
-	/** The same tools for the session servers (stdio; HTTP with SSE_REPLIES=1), which can send progress. */
+	/** The same tools for the session servers (stdio; HTTP with SSE_REPLIES=1 or SESSIONS=1), which can send progress. */
 	static List<McpServerFeatures.SyncToolSpecification> sessionTools(List<BenchTools.Definition> tools) {
 		return tools.stream()
 			.map(t -> new McpServerFeatures.SyncToolSpecification(t.tool(),
@@ -156,8 +162,52 @@ final class Mcp {
 
 		@Override
 		public List<String> protocolVersions() {
-			return List.of(ProtocolVersions.MCP_2024_11_05, ProtocolVersions.MCP_2025_03_26,
-					ProtocolVersions.MCP_2025_06_18, ProtocolVersions.MCP_2025_11_25);
+			return PROTOCOL_VERSIONS;
+		}
+
+	}
+
+	/**
+	 * The SDK's streamable servlet transport (SSE_REPLIES=1, SESSIONS=1, Main.http) as the session server sees it,
+	 * listing 2024-11-05 as StatelessTransport does: its own list starts at 2025-03-26, so every initialize of the
+	 * load would log a warning and be answered 2025-11-25. Everything else is the servlet's.
+	 */
+	static final class StreamableTransport implements McpStreamableServerTransportProvider {
+
+		private final McpStreamableServerTransportProvider servlet;
+
+		StreamableTransport(McpStreamableServerTransportProvider servlet) {
+			this.servlet = servlet;
+		}
+
+		@Override
+		public void setSessionFactory(McpStreamableServerSession.Factory sessionFactory) {
+			this.servlet.setSessionFactory(sessionFactory);
+		}
+
+		@Override
+		public Mono<Void> notifyClients(String method, Object params) {
+			return this.servlet.notifyClients(method, params);
+		}
+
+		@Override
+		public Mono<Void> notifyClient(String sessionId, String method, Object params) {
+			return this.servlet.notifyClient(sessionId, method, params);
+		}
+
+		@Override
+		public Mono<Void> closeGracefully() {
+			return this.servlet.closeGracefully();
+		}
+
+		@Override
+		public void close() {
+			this.servlet.close();
+		}
+
+		@Override
+		public List<String> protocolVersions() {
+			return PROTOCOL_VERSIONS;
 		}
 
 	}

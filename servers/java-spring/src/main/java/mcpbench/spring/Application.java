@@ -2,6 +2,7 @@ package mcpbench.spring;
 
 import java.util.Map;
 
+import mcpbench.contract.TransportContract;
 import mcpbench.contract.spring.McpErrorSerializer;
 import mcpbench.contract.spring.StdioTransport;
 import mcpbench.contract.spring.Warmup;
@@ -30,10 +31,12 @@ public class Application {
 				"server.tomcat.threads.min-spare", 8 * CORES,
 				"spring.task.execution.pool.core-size", 32 * CORES,
 				"mcpbench.http-pool-size", 32 * CORES));
-		// SSE_REPLIES=1 (docs/server-contract.md): Spring AI's stateless transport answers every POST with one JSON
-		// body, where a progress notification has no place; its stateful STREAMABLE transport answers tools/call
-		// over SSE, the call's notifications first. A system property, as it must outrank application.properties.
-		if ("1".equals(System.getenv("SSE_REPLIES"))) {
+		// SSE_REPLIES=1 or SESSIONS=1 (docs/server-contract.md, TransportContract): Spring AI's stateful STREAMABLE
+		// transport in place of STATELESS, which answers every POST with one JSON body, where a progress notification
+		// has no place, and keeps no session. STREAMABLE issues Mcp-Session-Id at initialize, keeps each session until
+		// DELETE, and answers tools/call over SSE, the call's notifications first. A system property, as it must
+		// outrank application.properties.
+		if (TransportContract.stateful(System.getenv("SSE_REPLIES"), System.getenv("SESSIONS"))) {
 			System.setProperty("spring.ai.mcp.server.protocol", "STREAMABLE");
 		}
 		app.run(args);

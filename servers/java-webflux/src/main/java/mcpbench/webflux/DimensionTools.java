@@ -26,8 +26,9 @@ import static mcpbench.webflux.Clients.JSON;
 /** Issue 37: tools/list at scale (EXTRA_TOOLS=N more tools), payload size and streamed progress (DIMENSION_TOOLS=1:
  * echo_payload, stream_progress); off unless those contract settings turn them on (docs/workload.md §6). SDK tool
  * specifications as beans, which Spring AI's auto-configuration registers beside the @McpTool methods' (stateless
- * over HTTP; session-bound on stdio and over HTTP with SSE_REPLIES=1, where the protocol is STREAMABLE). The tools
- * themselves, their checks and replies are the contract's (servers/common-java/mcp: DimensionContract). */
+ * over HTTP; session-bound on stdio and over HTTP with SSE_REPLIES=1 or SESSIONS=1, where the protocol is
+ * STREAMABLE). The tools themselves, their checks and replies are the contract's (servers/common-java/mcp:
+ * DimensionContract). */
 @Configuration(proxyBeanMethods = false)
 class DimensionTools {
 

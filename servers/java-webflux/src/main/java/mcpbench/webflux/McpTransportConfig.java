@@ -39,7 +39,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * HostValidator, McpErrorSerializer); this class builds the transport of this web stack with them.
  * HTTP only: the stdio profile (application-stdio.properties) runs without a web application.
  * <p>
- * SSE_REPLIES=1 (Application) selects Spring AI's stateful STREAMABLE transport instead: it lists
+ * SSE_REPLIES=1 or SESSIONS=1 (Application) selects Spring AI's stateful STREAMABLE transport instead: it lists
  * 2024-11-05, answers DELETE (session end) itself and needs none of these patches but the Host/Origin
  * guard. SDK 2.0.0 leaves its reply to an unknown method open (fixed in 2.0.1).
  */
@@ -62,7 +62,10 @@ class McpTransportConfig {
 			.build();
 	}
 
-	/** SSE_REPLIES=1: Spring AI's streamable transport, built as its auto-configuration builds it, plus the guard. */
+	/**
+	 * SSE_REPLIES=1, SESSIONS=1: Spring AI's streamable transport, built as its auto-configuration builds it, plus
+	 * the guard.
+	 */
 	@Bean
 	@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STREAMABLE")
 	WebFluxStreamableServerTransportProvider streamableTransport(@Qualifier("mcpServerJsonMapper") JsonMapper jsonMapper,

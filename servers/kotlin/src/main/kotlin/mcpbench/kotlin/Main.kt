@@ -1,23 +1,34 @@
 package mcpbench.kotlin
 
+import io.ktor.http.ContentType
 import io.ktor.http.HttpHeaders
+import io.ktor.http.HttpMethod
 import io.ktor.http.HttpStatusCode
 import io.ktor.serialization.kotlinx.json.json
 import io.ktor.server.application.Application
+import io.ktor.server.application.ApplicationCall
+import io.ktor.server.application.ApplicationCallPipeline
 import io.ktor.server.application.ApplicationStopped
+import io.ktor.server.application.call
 import io.ktor.server.application.install
 import io.ktor.server.engine.connector
 import io.ktor.server.engine.embeddedServer
 import io.ktor.server.netty.Netty
 import io.ktor.server.plugins.contentnegotiation.ContentNegotiation
+import io.ktor.server.request.header
+import io.ktor.server.request.httpMethod
 import io.ktor.server.response.header
 import io.ktor.server.response.respond
+import io.ktor.server.response.respondText
+import io.ktor.server.routing.Route
 import io.ktor.server.routing.RoutingContext
 import io.ktor.server.routing.delete
 import io.ktor.server.routing.get
 import io.ktor.server.routing.post
 import io.ktor.server.routing.route
 import io.ktor.server.routing.routing
+import io.ktor.server.sse.SSE
+import io.ktor.server.sse.sse
 import io.modelcontextprotocol.kotlin.sdk.server.DnsRebindingProtection
 import io.modelcontextprotocol.kotlin.sdk.server.Server
 import io.modelcontextprotocol.kotlin.sdk.server.ServerOptions
@@ -42,6 +53,8 @@ import kotlinx.coroutines.withContext
 import kotlinx.io.asSink
 import kotlinx.io.asSource
 import kotlinx.io.buffered
+import kotlinx.serialization.encodeToString
+import java.util.concurrent.ConcurrentHashMap
 import kotlin.math.ceil
 import kotlin.system.exitProcess
 
@@ -52,7 +65,10 @@ private fun env(name: String, default: String) = System.getenv(name)?.takeIf { i
 private val CPUS = System.getenv("CPU_LIMIT")?.trim()?.toDoubleOrNull()?.let { maxOf(1, ceil(it).toInt()) }
     ?: Runtime.getRuntime().availableProcessors()
 
-/** One MCP server (its three tools) for every request: a request's session is created and closed around it. */
+/**
+ * An MCP server with the tools: one for every request, whose session is created and closed around it (stateless), or
+ * one per session (SESSIONS=1).
+ */
 private fun mcpServer(tools: Tools) = Server(
     Implementation(name = "mcpbench-kotlin", version = "1.0.0"),
     ServerOptions(capabilities = ServerCapabilities(tools = ServerCapabilities.Tools(listChanged = false))),
@@ -75,9 +91,10 @@ fun main(args: Array<String>) {
 }
 
 private fun serveHttp(tools: Tools) {
-    val server = mcpServer(tools)
     // ALLOWED_HOSTS (contract): host names without ports; unset → the loopback names; "*" → no check.
     val allowedHosts = env("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(',').map { it.trim() }.filter { it.isNotEmpty() }
+    // SESSIONS=1 (contract; the abandoned dimension): the SDK's stateful streamable HTTP instead of the stateless one.
+    val sessions = System.getenv("SESSIONS")?.trim() == "1"
     val engine = embeddedServer(
         Netty,
         configure = {
@@ -94,7 +111,10 @@ private fun serveHttp(tools: Tools) {
             shutdownGracePeriod = 1_000
             shutdownTimeout = 5_000
         },
-    ) { mcpRoutes(server, allowedHosts.takeUnless { "*" in it }) }
+    ) {
+        val hosts = allowedHosts.takeUnless { "*" in it }
+        if (sessions) mcpSessionRoutes(tools, hosts) else mcpRoutes(mcpServer(tools), hosts)
+    }
 
     if (System.getProperty("mcpbench.cds.training").toBoolean()) {
         // Class-data-sharing training run (build.sh, Dockerfile; docs/jvm-policy.md): the application and
@@ -123,14 +143,7 @@ private fun Application.mcpRoutes(server: Server, allowedHosts: List<String>?) {
     install(ContentNegotiation) { json(McpJson) } // the SDK's JSON settings for JSON-RPC replies
     routing {
         route("/mcp") {
-            if (allowedHosts != null) {
-                // The SDK's own check: Host, and Origin when sent, must name a listed host (port ignored,
-                // case-insensitive); anything else gets 403 before a handler runs.
-                install(DnsRebindingProtection) {
-                    this.allowedHosts = allowedHosts
-                    allowedOrigins = allowedHosts.map { "http://$it" } // compared by host name only
-                }
-            }
+            dnsRebindingProtection(allowedHosts)
             post {
                 val transport = StreamableHttpServerTransport(HTTP_TRANSPORT).apply { setSessionIdGenerator(null) }
                 val session = server.createSession(transport)
@@ -143,6 +156,74 @@ private fun Application.mcpRoutes(server: Server, allowedHosts: List<String>?) {
             get { methodNotAllowed() }
             delete { methodNotAllowed() }
         }
+    }
+}
+
+/**
+ * SESSIONS=1: stateful streamable HTTP on /mcp, the SDK's own `Application.mcpStreamableHttp` (KtorServer.kt in
+ * 0.14.0) rebuilt from its public parts as [mcpRoutes] is, for the 1 MiB body limit its helper cannot be given: a
+ * POST without Mcp-Session-Id gets a transport and a `Server` of its own (the helper's factory block), initialize
+ * issues the id and files the transport under it, later requests with the id reach it (400 without one, 404 for an
+ * unknown one), GET opens its standalone SSE stream, DELETE closes it. JSON replies, as the helper sets. The SDK has
+ * no idle timeout: a session nobody DELETEs stays in the map until the process ends (README).
+ */
+private fun Application.mcpSessionRoutes(tools: Tools, allowedHosts: List<String>?) {
+    install(ContentNegotiation) { json(McpJson) }
+    install(SSE)
+    val sessions = ConcurrentHashMap<String, StreamableHttpServerTransport>()
+    routing {
+        route("/mcp") {
+            dnsRebindingProtection(allowedHosts)
+            // GET: the session's standalone SSE stream; a missing or unknown id is answered before sse {} sends a 200.
+            intercept(ApplicationCallPipeline.Plugins) {
+                if (call.request.httpMethod == HttpMethod.Get && sessions.of(call) == null) finish()
+            }
+            sse { call.request.header(SESSION_ID)?.let { sessions[it] }?.handleRequest(this, call) }
+            post {
+                val transport = if (call.request.header(SESSION_ID) != null) {
+                    sessions.of(call) ?: return@post
+                } else {
+                    StreamableHttpServerTransport(HTTP_TRANSPORT).apply {
+                        setOnSessionInitialized { sessions[it] = this }
+                        setOnSessionClosed { sessions.remove(it) }
+                        mcpServer(tools).createSession(this)
+                    }
+                }
+                transport.handleRequest(null, call)
+            }
+            delete { sessions.of(call)?.handleRequest(null, call) }
+        }
+    }
+}
+
+private const val SESSION_ID = "Mcp-Session-Id"
+
+/**
+ * The transport of the request's session, or null once the SDK helper's refusal is sent: 400 without an id, 404 for an
+ * unknown one.
+ */
+private suspend fun Map<String, StreamableHttpServerTransport>.of(call: ApplicationCall): StreamableHttpServerTransport? {
+    val id = call.request.header(SESSION_ID)
+    val transport = id?.let { this[it] }
+    if (transport == null) {
+        val (status, message) = if (id == null) HttpStatusCode.BadRequest to "Bad Request: No valid session ID provided"
+            else HttpStatusCode.NotFound to "Session not found"
+        // As JSON whatever the request accepts (a GET accepts only text/event-stream), as the SDK's Host check answers.
+        val error = JSONRPCError(id = null, error = RPCError(RPCError.ErrorCode.CONNECTION_CLOSED, message))
+        call.respondText(McpJson.encodeToString(error), ContentType.Application.Json, status)
+    }
+    return transport
+}
+
+/**
+ * The SDK's own check: Host, and Origin when sent, must name a listed host (port ignored, case-insensitive);
+ * anything else gets 403 before a handler runs. Null: no check (ALLOWED_HOSTS=*).
+ */
+private fun Route.dnsRebindingProtection(allowedHosts: List<String>?) {
+    if (allowedHosts == null) return
+    install(DnsRebindingProtection) {
+        this.allowedHosts = allowedHosts
+        allowedOrigins = allowedHosts.map { "http://$it" } // compared by host name only
     }
 }
 
