@@ -64,3 +64,59 @@ func TestAbandonIsSessionModes(t *testing.T) {
 		t.Errorf("abandon in persistent mode: %v", err)
 	}
 }
+
+// A dropping client opens each abandoned session's GET stream and closes its connection unread: the server's
+// handler sees its request's context end (the connection gone) for every stream it opened.
+func TestADroppingClientClosesEveryStreamItOpened(t *testing.T) {
+	var deletes, opened, gone atomic.Int64
+	posts := sessionServer(&deletes)
+	defer posts.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			posts.Config.Handler.ServeHTTP(w, r)
+			return
+		}
+		if r.Header.Get("Mcp-Session-Id") != "s1" || r.Header.Get("Accept") != "text/event-stream" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		// Every other stream is held without headers, as an SDK that sends them with its first event does.
+		if opened.Add(1)%2 == 1 {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			gone.Add(1)
+		case <-time.After(5 * time.Second):
+		}
+	}))
+	p, err := parsePlan(`{"calls":[{"name":"t","method":"tools/call","tool":"t","params":"\"name\":\"t\",\"arguments\":{}","weight":1,"checks":[]}],"abandon":true,"drop_stream":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newHTTPVU(&httpTarget{plan: p, url: srv.URL, mode: "session", timeout: 5 * time.Second, checks: true}, 0)
+	for i := range 3 {
+		if o, _ := v.do(0, int64(i)); o.kind != "" {
+			t.Fatalf("call %d failed: %q", i, o.kind)
+		}
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for gone.Load() < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	srv.Close()
+	if opened.Load() != 3 || gone.Load() != 3 || p.streamsDropped.Load() != 3 || deletes.Load() != 0 {
+		t.Errorf("opened %d, seen gone %d, counted dropped %d, DELETEs %d; want 3, 3, 3, 0",
+			opened.Load(), gone.Load(), p.streamsDropped.Load(), deletes.Load())
+	}
+}
+
+func TestDropStreamNeedsAbandon(t *testing.T) {
+	_, err := parseOptions([]string{"--mode", "session", "--target", "http://127.0.0.1:1/mcp", "--stages", "1s:1", "--samples", "/dev/null", "--counts", "/dev/null",
+		"--workload", `{"calls":[{"name":"t","method":"tools/call","tool":"t","params":"","weight":1,"checks":[]}],"drop_stream":true}`})
+	if err == nil || !strings.Contains(err.Error(), "drop_stream drops abandoned sessions' streams") {
+		t.Errorf("drop_stream without abandon: %v", err)
+	}
+}

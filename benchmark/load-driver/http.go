@@ -213,7 +213,9 @@ func (r httpReply) message() ([]byte, bool) {
 		case replyLine, unmatchedReply:
 			found = data
 		case blankLine:
-			return nil, false // JSON.parse('') throws: a bad response
+			// An event whose data is empty is never dispatched (the SSE standard); MCP 2025-11-25 has servers
+			// prime a stream with one (an event id, no data) so that a client can resume it.
+			continue
 		case garbageLine:
 			if !jsonValid(data) {
 				return nil, false
@@ -340,6 +342,13 @@ func (v *httpVU) sessionCall(call int) outcome {
 	o.kind = kind
 	if session != "" && v.t.plan.Abandon {
 		v.t.plan.sessionsLeftOpen.Add(1)
+		if v.t.plan.DropStream {
+			opened, ms := v.dropStream(session)
+			o.httpMs = append(o.httpMs, ms)
+			if opened {
+				v.t.plan.streamsDropped.Add(1)
+			}
+		}
 	} else if session != "" {
 		del := v.send(http.MethodDelete, nil, &session, -1)
 		o.httpMs = append(o.httpMs, del.ms)
@@ -348,6 +357,37 @@ func (v *httpVU) sessionCall(call int) outcome {
 		}
 	}
 	return done()
+}
+
+// streamHeld is how long a GET stream's request may go unanswered before the client drops it anyway: a server
+// that opens no stream answers at once (405), and some SDKs send a stream's headers only with its first event.
+const streamHeld = time.Second
+
+// dropStream opens the session's standalone GET stream (text/event-stream) and, once the server has answered it
+// 200 or held it unanswered for streamHeld, closes the TCP connection under it without reading: what the server
+// sees of a client that died while listening. Whether a stream was open to drop (a server without one answers
+// 405), and the ms to its answer or to the drop (the session's last request).
+func (v *httpVU) dropStream(session string) (bool, float64) {
+	ctx, cancel := context.WithTimeout(context.Background(), streamHeld)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.t.url, nil)
+	if err != nil {
+		return false, 0
+	}
+	req.Header["Accept"] = []string{"text/event-stream"}
+	req.Header["Mcp-Session-Id"] = []string{session}
+	for name, value := range v.t.plan.Headers {
+		req.Header.Set(name, value)
+	}
+	v.t.requests.Add(1)
+	begun := time.Now()
+	res, err := v.client.Do(req)
+	if err != nil { // held past streamHeld: the deadline closed the connection, the drop
+		return errors.Is(err, context.DeadlineExceeded), v.since(begun)
+	}
+	// Closing an unfinished body closes its connection (net/http never reuses it): the drop.
+	defer res.Body.Close()
+	return res.StatusCode == http.StatusOK, v.since(begun)
 }
 
 func (v *httpVU) statelessCall(call int) outcome {

@@ -81,6 +81,9 @@ type counts struct {
 	// SessionsLeftOpen: an abandoning workload's sessions the server issued an id for, never DELETEd (0: the
 	// server issued none, so it had none to keep).
 	SessionsLeftOpen int64 `json:"sessions_left_open"`
+	// StreamsDropped: the GET streams a drop_stream workload's clients dropped unread while the server had them
+	// open (200, or held unanswered for a second; absent without drop_stream).
+	StreamsDropped *int64 `json:"streams_dropped,omitempty"`
 	// StallsS: the spans (seconds from the scenario start) in which the driver itself did not run for longer
 	// than stallAfter: stopped (SIGSTOP), or starved of CPU. The orchestrator's analysis reads them as the
 	// generator's liveness, apart from a server that is slow or stopped answering.
@@ -183,6 +186,9 @@ func parseOptions(args []string) (options, error) {
 	}
 	if o.plan, err = parsePlan(workload); err != nil {
 		return o, err
+	}
+	if o.plan.DropStream && !o.plan.Abandon {
+		return o, fmt.Errorf("--workload: drop_stream drops abandoned sessions' streams; abandon is false")
 	}
 	if o.plan.Abandon && o.mode != "session" {
 		return o, fmt.Errorf("--workload: abandon leaves session mode's sessions open; --mode is %s", o.mode)
@@ -306,6 +312,10 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 	c.StartLagP99Ms, c.StartLagMaxMs = l.startLag()
 	c.CursorPages = o.plan.cursorPages.Load()
 	c.SessionsLeftOpen = o.plan.sessionsLeftOpen.Load()
+	if o.plan.DropStream {
+		dropped := o.plan.streamsDropped.Load()
+		c.StreamsDropped = &dropped
+	}
 	if srv != nil {
 		state, selfExited := srv.stop()
 		switch {

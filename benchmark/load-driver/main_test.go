@@ -149,6 +149,7 @@ func TestSSERepliesGiveTheMessageWithAnID(t *testing.T) {
 		{"data: {\"id\":3,\"result\":{}}\r\n\r\n", true, `{"id":3,"result":{}}`},
 		{"data: not json\n\n", false, ""},
 		{"data:\n\n", false, ""},
+		{"id: 0\ndata:\n\nid: 1\ndata: {\"id\":3,\"result\":{}}\n\n", true, `{"id":3,"result":{}}`}, // a priming event first
 		{"event: ping\n\n", false, ""},
 	}
 	for _, c := range cases {

@@ -34,6 +34,9 @@ type plan struct {
 	// Abandon: session mode's sessions are left open after their call, never DELETEd (a client that crashed or
 	// forgot): what a server keeps of a session nobody closes.
 	Abandon bool `json:"abandon"`
+	// DropStream: an abandoned session's client also opens the session's standalone GET stream and drops the
+	// TCP connection under it, unread: a client that crashed mid-stream (needs Abandon).
+	DropStream bool `json:"drop_stream"`
 	// closed is the closed model's iteration (every call, each `weight` times, in the file's order); open
 	// the open model's cycle (the tool calls and the method calls made arrivals, each `weight` times): arrival
 	// k makes open[k % len].
@@ -44,6 +47,9 @@ type plan struct {
 	cursorPages atomic.Int64
 	// sessionsLeftOpen counts the sessions an abandoning workload left open (session ids never DELETEd).
 	sessionsLeftOpen atomic.Int64
+	// streamsDropped counts the GET streams DropStream dropped while the server had them open (200, or held
+	// unanswered).
+	streamsDropped atomic.Int64
 }
 
 // call is one request of the workload.

@@ -270,6 +270,9 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
         asked = view.decision
         if asked is None:
             continue
+        if asked.figure == "reclaimed":
+            out.append(_reclaimed_answer(cons, view, asked.question, asked.unit))
+            continue
         table = next((t for t in view.tables if t.point == asked.point), None)
         if table is None:
             continue
@@ -278,6 +281,32 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
                                  unit=asked.unit, figure=figure, fmt=fmt, evidence=view.anchor,
                                  source=f"{view.run_id}: {table.point}"))
     return out
+
+
+def _reclaimed_answer(cons: Consolidated, view: dimensions.DimensionView, question: str, unit: str) -> Answer:
+    """Which servers gave abandoned sessions back within the watch, soonest first (the abandoned_sessions table,
+    already in that order): a yes or no per server from one round, described, not tested."""
+    answer = Answer(f"dimension-{view.name}", question, unit, "not measured", evidence=view.anchor,
+                    source=f"{view.run_id}: the abandoned-sessions table")
+    rows = view.abandoned
+    if not rows:
+        answer.note = "no server's abandonment measured"
+        return answer
+    grew = [row for row in rows if row.figures.grew]
+    freed = [row for row in grew if row.figures.reclaimed_after_s is not None]
+    watched = max(row.figures.watched_s for row in rows)
+    answer.verdict = "not tested"
+    answer.top = [_entry(cons, row.server, row.figures.reclaimed_after_s, lambda s: f"after {s:.0f} {unit}")
+                  if row.server in cons.servers else Entry(row.server, row.server, "—", row.figures.reclaimed_after_s,
+                                                           f"after {row.figures.reclaimed_after_s:.0f} {unit}")
+                  for row in freed]
+    kept = [row for row in grew if row.figures.reclaimed_after_s is None]
+    least = min(kept, key=lambda row: row.figures.kib_per_session_whole or math.inf, default=None)
+    answer.note = (f"{len(freed)} of the {len(grew)} servers that grew gave it back within the {watched:.0f} s "
+                   f"watch (one round, described)" + (
+                       f"; least kept per session: {least.server}, {least.figures.kib_per_session_whole:,.1f} KiB"
+                       if least is not None and least.figures.kib_per_session_whole is not None else ""))
+    return answer
 
 
 def _dimension_figure(table, figure: str, unit: str):

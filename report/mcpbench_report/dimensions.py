@@ -17,7 +17,7 @@ import numpy as np
 from mcpbench.analysis.abandoned import Abandonment, abandonment
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX, LOAD_MODEL
 from mcpbench.loads import LIST_TOOLS
-from mcpbench.results.model import DimensionDecision, DimensionSection, plain_section
+from mcpbench.results.model import DimensionDecision, DimensionSection, LoadgenCounts, plain_section
 from mcpbench.results.read import read_processes
 from mcpbench.workload.verify import ToolsListed
 
@@ -78,6 +78,7 @@ class AbandonedSessions:
     rounds: int
     figures: Abandonment
     answered: bool                # no call failed while sessions were being abandoned
+    streams_dropped: int | None = None   # GET streams opened and dropped unread (None: a workload without drop_stream)
 
 
 @dataclass(frozen=True)
@@ -314,7 +315,9 @@ def abandoned_sessions(points: dict[str, dict[str, Group]]) -> list[AbandonedSes
             measured.sort(key=lambda m: m[0].kib_per_session if m[0].kib_per_session is not None else math.inf)
             figures, _ = measured[len(measured) // 2]
             answered = not any(sum(run.failed.values()) for _, run in measured)
-            out.append(AbandonedSessions(group.server, len(measured), figures, answered))
+            dropped = _counts(measured[len(measured) // 2][1].measurement)
+            out.append(AbandonedSessions(group.server, len(measured), figures, answered,
+                                         dropped.streams_dropped if dropped else None))
 
     def order(row: AbandonedSessions) -> tuple[int, float]:
         f = row.figures
@@ -324,9 +327,14 @@ def abandoned_sessions(points: dict[str, dict[str, Group]]) -> list[AbandonedSes
     return sorted(out, key=order)
 
 
+def _counts(measurement: Measurement) -> LoadgenCounts | None:
+    """The load driver's own counts (context.json's loadgen-counts; None: not recorded)."""
+    return measurement.context.loadgen_counts if measurement.context else None
+
+
 def _left_open(measurement: Measurement) -> int | None:
-    """The load driver's count of sessions left open (context.json's loadgen-counts; None: not counted)."""
-    counts = measurement.context.loadgen_counts if measurement.context else None
+    """The load driver's count of sessions left open (None: not counted)."""
+    counts = _counts(measurement)
     return counts.sessions_left_open if counts else None
 
 

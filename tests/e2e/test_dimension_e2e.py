@@ -154,15 +154,16 @@ def test_a_paged_tools_list_is_followed_by_the_load_and_ranked(tmp_path: Path) -
 
 def test_the_abandoned_dimension_leaves_sessions_open_and_watches_what_is_kept(tmp_path: Path) -> None:
     # the preset's 30 s of abandonment and 60 s of watching, made short; each server as its SESSIONS=1 twin, and
-    # rust, whose manifest says SESSIONS=1 is not wired, listed with that reason
+    # micronaut, whose manifest says its SDK has no stateful HTTP transport, listed with that reason
     stages = "1s:5,6s:5,1s:0,6s:0"
-    run_dir, run = dimension_run(tmp_path, "--dimension", "abandoned", SERVER, "python", "rust", "--quick",
+    run_dir, run = dimension_run(tmp_path, "--dimension", "abandoned", SERVER, "python", "micronaut", "--quick",
                                  "--no-calibrate", "--stages", stages)
     assert run["config"]["dimension"]["name"] == "abandoned" and run["config"]["modes"] == ["session"]
     assert run["config"]["kind"] == "staged" and run["config"]["processes"] is True
-    assert run["servers"]["rust-sessions"]["status"] == "unavailable", run["servers"]["rust-sessions"]
-    assert "SESSIONS=1 does not switch its sessions on: rmcp" in run["servers"]["rust-sessions"]["reason"]
-    assert not (run_dir / "rust-sessions" / "build.json").exists()  # listed, never built
+    assert run["servers"]["micronaut-sessions"]["status"] == "unavailable", run["servers"]["micronaut-sessions"]
+    assert ("SESSIONS=1 does not switch its sessions on: micronaut-mcp"
+            in run["servers"]["micronaut-sessions"]["reason"])
+    assert not (run_dir / "micronaut-sessions" / "build.json").exists()  # listed, never built
     for server in (f"{SERVER}-sessions", "python-sessions"):
         assert run["servers"][server]["status"] == "ok", run["servers"][server]
         verify = json.loads((run_dir / server / "verify.json").read_text())
@@ -181,7 +182,9 @@ def test_the_abandoned_dimension_leaves_sessions_open_and_watches_what_is_kept(t
         assert processes[0].split(",")[-2:] == ["tcp", "close_wait"] and len(processes) > 10, processes[:3]
         # read after the last session too: the watch
         assert float(processes[-1].split(",")[0]) > 8.0, processes[-1]
-    page = (reported(run_dir, tmp_path) / "dimensions.html").read_text()
+    site = reported(run_dir, tmp_path)
+    page = (site / "dimensions.html").read_text()
+    assert "Frees abandoned sessions" in (site / "decision.html").read_text()
     table = page[page.index("What each server kept of abandoned sessions"):]
     assert all(f"<tr><td>{server}-sessions</td>" in table for server in (SERVER, "python")), table[:3000]
     assert table.count("reclaimed") + table.count("no growth") >= 2, table[:3000]

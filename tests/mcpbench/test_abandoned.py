@@ -4,6 +4,8 @@ offering it), and the Dimensions page's table of them."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,26 @@ def test_a_server_that_issued_no_session_id_kept_none() -> None:
     stateless = abandonment(*inputs(measurement("go-sessions")), left_open=0)
     assert stateless is not None and not stateless.issued_ids
     assert stateless.verdict == "no session to keep: the server issued no session id"
+
+
+def test_the_decision_page_says_who_frees_abandoned_sessions(tmp_path: Path) -> None:
+    # The fixture was recorded before the dimension asked its question: a copy with the plan's question as a run
+    # made now records it (DIMENSION.plan), the rest as recorded.
+    from mcpbench.dimensions.abandoned import DIMENSION
+    from mcpbench_report import decision
+    from mcpbench_report.consolidate import consolidate
+    from mcpbench_report.load import load
+
+    run = tmp_path / RUN.name
+    shutil.copytree(RUN, run)
+    recorded = json.loads((run / "run.json").read_text())
+    dimension = recorded["config"]["dimension"]
+    plan = DIMENSION.plan(dimension["points"], ["session"], "staged", [5], None)
+    assert plan.decision is not None and plan.decision.figure == "reclaimed"
+    dimension["decision"] = plan.decision.model_dump()
+    (run / "run.json").write_text(json.dumps(recorded))
+    answer = next(a for a in decision.decide(consolidate(load([run]))).answers if a.key == "dimension-abandoned")
+    assert answer.question == "Frees abandoned sessions" and answer.verdict == "not tested" and answer.top == []
+    # neither twin gave any of its growth back in the 6 s watch; go's kept less per session over the whole
+    assert answer.note.startswith("0 of the 2 servers that grew gave it back within the 6 s watch"), answer.note
+    assert answer.note.endswith("least kept per session: go-sessions, 6.2 KiB"), answer.note

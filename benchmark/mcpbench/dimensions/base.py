@@ -63,6 +63,9 @@ class Dimension:
     ramp_up_s: float | None = None           # None: the run's
     stages: str | None = None                # a staged load's stages (`--load staged --stages`); None: closed
     processes: bool = False                  # its servers' processes read at 1 Hz (`--processes`)
+    # Whether its figures move with the host's speed, so a host-disturbed measurement is retaken; False for one
+    # that reads what a server keeps (memory, sockets), which a slow minute of the host does not change.
+    host_bound: bool = True
     ask: Question | None = None              # the decision page's question (None: it asks none)
     section: DimensionSection = field(default_factory=plain_section)
     # How a server whose manifest opts out of this dimension (`unsupported.<name>`) is listed, before its reason.

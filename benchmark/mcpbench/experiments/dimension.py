@@ -80,6 +80,7 @@ class DimensionExperiment(RunExperiment):
     def __init__(self, values: Values, specs: list[ServerSpec], console=None):
         dimension = dimensions.dimension(values.get("dimension") or "")
         self.dimension = dimension
+        self.retakes = dimension.host_bound
         preset = {"mode": dimension.mode, "vus": dimension.vus, "think": dimension.think_s,
                   "runs": None if values.get("quick") else "5",
                   **({"ramp_up": dimension.ramp_up_s} if dimension.ramp_up_s is not None else {}),

@@ -121,6 +121,9 @@ class RunExperiment(Experiment):
                       "options it was started with: finished measurements are kept, the rounds keep their order "
                       "(experiments/resume.py)."))
 
+    # Whether a host-disturbed measurement is retaken (ServerRound.measure_load): its figures move with the host.
+    retakes = True
+
     def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         transport = values.get("transport", "http")
         if transport not in ("http", "stdio"):
@@ -188,7 +191,7 @@ class RunExperiment(Experiment):
                 self.stopping.note(server.name, load.label, server.round, summary)
 
         summary = server.measure_load(load, timing, prewarm_s=self.config.prewarm_s and self.config.prewarm_for(load),
-                                      later=note)
+                                      later=note, retake=self.retakes)
         if summary is not None:
             note(summary)
 

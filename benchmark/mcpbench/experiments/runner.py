@@ -766,18 +766,19 @@ class ServerRound:
                                    probe_processes, stop_requested, prewarm_s, shown=not quiet)
 
     def measure_load(self, load: Load, timing: Timing | None = None, prewarm_s: float | None = None,
-                     later: Callable[[Summary], None] | None = None) -> Summary | None:
+                     later: Callable[[Summary], None] | None = None, retake: bool = True) -> Summary | None:
         """The load on a fresh start of the server, recorded. A measurement the host disturbed (a noisy or
         unstable host: analysis.HOST_FLAGS, nothing the server did) is set aside — kept as <dir>.disturbed,
         marked `repeated` — and measured once more on another fresh start, so one slow spell of a shared
         machine does not take a server out of the ranking. When that retake is disturbed too and `later` is
         given, it is set aside as well and measured at the end of its pass (Runner.defer), its summary then
-        handed to `later` (None returned now); otherwise it stands, flagged."""
+        handed to `later` (None returned now); otherwise it stands, flagged. `retake` False: it stands, flagged,
+        at once (figures the host's speed does not move, a server's memory)."""
         kept = self.runner.kept(self.state, self.directory(load.label), load, self.round)
         if kept is not None:
             return kept
         summary = self._fresh(load, timing, prewarm_s)
-        if not analysis.host_disturbed(summary.status, summary.flags):
+        if not retake or not analysis.host_disturbed(summary.status, summary.flags):
             return summary
         self.runner.set_aside(self.state, self.directory(load.label), summary)
         summary = self._fresh(load, timing, prewarm_s)

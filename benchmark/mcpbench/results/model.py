@@ -213,7 +213,7 @@ class SoakPlan(Closed):
 
 
 # What a dimension's decision-page answer ranks at its point (the report reads each from that point's table).
-DimensionFigure = Literal["cpu_per_call", "mem_peak", "p50_all_calls"]
+DimensionFigure = Literal["cpu_per_call", "mem_peak", "p50_all_calls", "reclaimed"]
 # The figures a dimension's tables show beside every point's own (the Dimensions page).
 DimensionColumn = Literal["tools_list", "first_notification", "memory_rank"]
 # The tables a dimension's section shows after its points' tables.
@@ -224,8 +224,10 @@ class DimensionDecision(Closed):
     question: str = described("the decision page's question, as the page asks it, its point filled in (\"Most 4 MiB "
                               "replies per CPU-second\")")
     figure: DimensionFigure = described("what the answer ranks at that point: `cpu_per_call` (its CPU ranking, "
-                                        "asked as calls per CPU-second), `mem_peak` (its peak-memory ranking) or "
-                                        "`p50_all_calls` (every call's p50: the section's latency ranking)")
+                                        "asked as calls per CPU-second), `mem_peak` (its peak-memory ranking), "
+                                        "`p50_all_calls` (every call's p50: the section's latency ranking) or "
+                                        "`reclaimed` (the servers that gave abandoned sessions back, soonest "
+                                        "first: the `abandoned_sessions` table, described, not tested)")
     point: str = described("the point it reads: its table's heading on the Dimensions page (a point, \"4 MiB\", or a "
                            "load of a dimension without points, \"session · 10 VUs\")")
     unit: str = described("the figure's unit as the page words it (\"replies per CPU-second\", \"MiB\")")
@@ -897,6 +899,9 @@ class LoadgenCounts(Closed):
                                          "(over HTTP also in http_reqs; a sample holds its whole list)", None)
     sessions_left_open: int | None = described("an abandoning workload's sessions the server issued an id for, never "
                                                "DELETEd (0: it issued none)", None)
+    streams_dropped: int | None = described("a drop_stream workload's GET streams whose TCP connection the client "
+                                            "dropped unread while the server had them open (200, or held "
+                                            "unanswered for 1 s)", None)
     stalls_s: list[tuple[float, float]] | None = described("spans (s from the scenario start) in which the driver "
                                                             "itself did not run for over 1 s: stopped, or starved "
                                                             "of CPU (its liveness; docs/faults.md)", None)

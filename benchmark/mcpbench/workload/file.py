@@ -263,12 +263,17 @@ class WorkloadFile(_Strict):
     call: list[Call] = Field(min_length=1)
     # A client that crashed, slept or forgot its DELETE: session mode's session per call, left open.
     abandon: bool = Field(default=False, description="leave each session open after its call (session mode only)")
+    # A client that died while listening: the TCP connection under an open stream gone without a word.
+    drop_stream: bool = Field(default=False, description="after each abandoned session's call, open its GET stream "
+                                                         "and drop the TCP connection under it unread (needs abandon)")
 
     @model_validator(mode="after")
     def _labels(self) -> WorkloadFile:
         if self.abandon and self.session not in (None, "session"):
             raise ValueError(f"abandon leaves session mode's sessions open; session = {self.session!r} opens none "
                              "per call")
+        if self.drop_stream and not self.abandon:
+            raise ValueError("drop_stream drops the streams of abandoned sessions: it needs abandon = true")
         labels = [c.label for c in self.call]
         taken = [c.label for c in self.call if c.counted and c.label in METHODS]
         if taken:
@@ -362,6 +367,8 @@ class Workload:
         plan: dict[str, JsonValue] = {"calls": calls}
         if self.spec.abandon:
             plan["abandon"] = True
+        if self.spec.drop_stream:
+            plan["drop_stream"] = True
         if self.headers:
             plan["headers"] = {**self.headers}
         return _json(plan)
