@@ -47,6 +47,10 @@ func TestAnAbandoningWorkloadLeavesEverySessionOpen(t *testing.T) {
 				t.Fatalf("abandon %v: call %d failed: %q", abandon, i, o.kind)
 			}
 		}
+		// the first session left is asked about once the load is over: this server still answers it
+		if status := v.t.oldestSession(); abandon != (status != nil) || abandon && *status != http.StatusOK {
+			t.Errorf("abandon %v: the oldest session's status %v; want 200 when abandoning, none otherwise", abandon, status)
+		}
 		srv.Close()
 		if want := map[bool]int64{false: 3, true: 0}[abandon]; deletes.Load() != want {
 			t.Errorf("abandon %v: %d DELETEs; want %d", abandon, deletes.Load(), want)

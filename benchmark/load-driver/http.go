@@ -342,6 +342,7 @@ func (v *httpVU) sessionCall(call int) outcome {
 	o.kind = kind
 	if session != "" && v.t.plan.Abandon {
 		v.t.plan.sessionsLeftOpen.Add(1)
+		v.t.plan.firstLeft.CompareAndSwap(nil, &session)
 		if v.t.plan.DropStream {
 			opened, ms := v.dropStream(session)
 			o.httpMs = append(o.httpMs, ms)
@@ -357,6 +358,35 @@ func (v *httpVU) sessionCall(call int) outcome {
 		}
 	}
 	return done()
+}
+
+// oldestSessionWait bounds the wait for the answer about the oldest session: a hung server must not hold the counts.
+const oldestSessionWait = 5 * time.Second
+
+// oldestSession asks the server, once the load is over, about the first session an abandoning workload left: a
+// ping under its id. The HTTP status of the answer: 200, the server still holds it; 404, it let it go (the MCP
+// spec's answer to a session it no longer knows); nil when no session was left or the ping went unanswered.
+func (t *httpTarget) oldestSession() *int {
+	session := t.plan.firstLeft.Load()
+	if session == nil {
+		return nil
+	}
+	req, err := http.NewRequest(http.MethodPost, t.url, bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":0,"method":"ping"}`)))
+	if err != nil {
+		return nil
+	}
+	req.Header["Content-Type"] = []string{contentType}
+	req.Header["Accept"] = []string{accept}
+	req.Header["Mcp-Session-Id"] = []string{*session}
+	for name, value := range t.plan.Headers {
+		req.Header.Set(name, value)
+	}
+	res, err := (&http.Client{Timeout: min(t.timeout, oldestSessionWait)}).Do(req)
+	if err != nil {
+		return nil
+	}
+	res.Body.Close()
+	return &res.StatusCode
 }
 
 // streamHeld is how long a GET stream's request may go unanswered before the client drops it anyway: a server

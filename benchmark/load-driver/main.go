@@ -81,6 +81,9 @@ type counts struct {
 	// SessionsLeftOpen: an abandoning workload's sessions the server issued an id for, never DELETEd (0: the
 	// server issued none, so it had none to keep).
 	SessionsLeftOpen int64 `json:"sessions_left_open"`
+	// OldestSessionStatus: an abandoning workload's first session left open, pinged under its id once the load
+	// and its watch were over: 200, still held; 404, let go (absent: no session left, or no answer).
+	OldestSessionStatus *int `json:"oldest_session_status,omitempty"`
 	// StreamsDropped: the GET streams a drop_stream workload's clients dropped unread while the server had them
 	// open (200, or held unanswered for a second; absent without drop_stream).
 	StreamsDropped *int64 `json:"streams_dropped,omitempty"`
@@ -269,6 +272,9 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 		target := &httpTarget{plan: o.plan, url: o.target, mode: o.mode, protocol: o.protocol, timeout: o.timeout, checks: o.checks}
 		l.newVU = func(global int) caller { return newHTTPVU(target, global) }
 		defer func() { c.HTTPReqs = target.requests.Load() }()
+		if o.plan.Abandon { // after the load and its watch, before the counts are written (deferred: runs first)
+			defer func() { c.OldestSessionStatus = target.oldestSession() }()
+		}
 	}
 
 	start := time.Now()

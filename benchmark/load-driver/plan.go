@@ -47,6 +47,9 @@ type plan struct {
 	cursorPages atomic.Int64
 	// sessionsLeftOpen counts the sessions an abandoning workload left open (session ids never DELETEd).
 	sessionsLeftOpen atomic.Int64
+	// firstLeft is the first session an abandoning workload left open: asked again once the load is over
+	// (oldestSession), whether the server still holds it.
+	firstLeft atomic.Pointer[string]
 	// streamsDropped counts the GET streams DropStream dropped while the server had them open (200, or held
 	// unanswered).
 	streamsDropped atomic.Int64

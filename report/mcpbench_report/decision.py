@@ -293,17 +293,24 @@ def _reclaimed_answer(cons: Consolidated, view: dimensions.DimensionView, questi
         answer.note = "no server's abandonment measured"
         return answer
     grew = [row for row in rows if row.figures.grew]
-    freed = [row for row in grew if row.figures.reclaimed_after_s is not None]
+    freed = [row for row in grew if row.figures.freed]
     watched = max(row.figures.watched_s for row in rows)
     answer.verdict = "not tested"
-    answer.top = [_entry(cons, row.server, row.figures.reclaimed_after_s, lambda s: f"after {s:.0f} {unit}")
-                  if row.server in cons.servers else Entry(row.server, row.server, "—", row.figures.reclaimed_after_s,
-                                                           f"after {row.figures.reclaimed_after_s:.0f} {unit}")
-                  for row in freed]
-    kept = [row for row in grew if row.figures.reclaimed_after_s is None]
+
+    def text(after_s: float | None) -> str:
+        return f"after {after_s:.0f} {unit}" if after_s is not None else "sessions let go, RSS kept"
+    answer.top = []
+    for row in freed:
+        server = cons.servers.get(row.server)
+        answer.top.append(Entry(row.server, server.display_name if server else row.server,
+                                str(server.language or "—") if server else "—", row.figures.reclaimed_after_s,
+                                text(row.figures.reclaimed_after_s)))
+    kept = [row for row in grew if not row.figures.freed]
     least = min(kept, key=lambda row: row.figures.kib_per_session_whole or math.inf, default=None)
+    asked = sum(row.figures.oldest_held is not None for row in grew)
     answer.note = (f"{len(freed)} of the {len(grew)} servers that grew gave it back within the {watched:.0f} s "
-                   f"watch (one round, described)" + (
+                   f"watch (one round, described; {asked} of them asked whether they still held their first "
+                   "session)" + (
                        f"; least kept per session: {least.server}, {least.figures.kib_per_session_whole:,.1f} KiB"
                        if least is not None and least.figures.kib_per_session_whole is not None else ""))
     return answer

@@ -309,7 +309,7 @@ def abandoned_sessions(points: dict[str, dict[str, Group]]) -> list[AbandonedSes
                         if (figures := abandonment(run.measurement.samples(),
                                                    read_processes(run.measurement.directory.processes),
                                                    run.window, request_timeout_s(run.measurement.results),
-                                                   _left_open(run.measurement)))]
+                                                   *_left(run.measurement)))]
             if not measured:
                 continue
             measured.sort(key=lambda m: m[0].kib_per_session if m[0].kib_per_session is not None else math.inf)
@@ -321,8 +321,8 @@ def abandoned_sessions(points: dict[str, dict[str, Group]]) -> list[AbandonedSes
 
     def order(row: AbandonedSessions) -> tuple[int, float]:
         f = row.figures
-        if f.grew and f.reclaimed_after_s is not None:
-            return 0, f.reclaimed_after_s
+        if f.freed:
+            return 0, f.reclaimed_after_s if f.reclaimed_after_s is not None else math.inf
         return (1, f.kib_per_session if f.kib_per_session is not None else math.inf) if f.grew else (2, 0.0)
     return sorted(out, key=order)
 
@@ -332,10 +332,11 @@ def _counts(measurement: Measurement) -> LoadgenCounts | None:
     return measurement.context.loadgen_counts if measurement.context else None
 
 
-def _left_open(measurement: Measurement) -> int | None:
-    """The load driver's count of sessions left open (None: not counted)."""
+def _left(measurement: Measurement) -> tuple[int | None, int | None]:
+    """The load driver's count of sessions left open and its ping's status of the first one after the watch (None:
+    not counted, not asked)."""
     counts = _counts(measurement)
-    return counts.sessions_left_open if counts else None
+    return (counts.sessions_left_open, counts.oldest_session_status) if counts else (None, None)
 
 
 def _ends(points: dict[str, dict[str, Group]], size) -> tuple[int, int, list[tuple[str, Group, Group]]]:

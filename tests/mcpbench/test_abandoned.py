@@ -74,5 +74,19 @@ def test_the_decision_page_says_who_frees_abandoned_sessions(tmp_path: Path) -> 
     answer = next(a for a in decision.decide(consolidate(load([run]))).answers if a.key == "dimension-abandoned")
     assert answer.question == "Frees abandoned sessions" and answer.verdict == "not tested" and answer.top == []
     # neither twin gave any of its growth back in the 6 s watch; go's kept less per session over the whole
-    assert answer.note.startswith("0 of the 2 servers that grew gave it back within the 6 s watch"), answer.note
+    # recorded before the driver pinged the first session after the watch: the RSS alone decides
+    assert answer.note.startswith("0 of the 2 servers that grew gave it back within the 6 s watch (one round, "
+                                  "described; 0 of them asked"), answer.note
     assert answer.note.endswith("least kept per session: go-sessions, 6.2 KiB"), answer.note
+
+
+def test_the_first_sessions_answer_after_the_watch_decides_whether_it_was_freed() -> None:
+    found, left, _ = figures("go-sessions")
+    assert found is not None and not found.freed
+    m = measurement("go-sessions")
+    held = abandonment(*inputs(m), left, oldest_status=200)
+    assert held is not None and held.oldest_held and not held.freed
+    assert held.verdict.startswith("still held: the first session answered after ")
+    gone = abandonment(*inputs(m), left, oldest_status=404)
+    assert gone is not None and gone.oldest_held is False and gone.freed
+    assert gone.verdict.startswith("not reclaimed: the first session let go (404), but ")

@@ -50,6 +50,9 @@ class Abandonment:
     reclaimed_after_s: float | None  # the first reading back within RECLAIMED_SHARE of the growth, after the last
     p99_early_ms: float | None       # every call's p99, the abandonment's first third
     p99_late_ms: float | None        # and its last third
+    # The first session left, pinged under its id after the watch: True still answered (200), False let go (404),
+    # None not asked (a run recorded before the driver asked, or no answer).
+    oldest_held: bool | None = None
 
     @property
     def grew(self) -> bool:
@@ -61,12 +64,26 @@ class Abandonment:
         """In words: reclaimed after how long, kept (with how much), or nothing to reclaim."""
         if not self.issued_ids:
             return "no session to keep: the server issued no session id"
+        if self.oldest_held:
+            rss = (f"; RSS back within half of its growth {self.reclaimed_after_s:.0f} s after the last session "
+                   "(garbage collected, the sessions kept)" if self.grew and self.reclaimed_after_s is not None else "")
+            return f"still held: the first session answered after {self.watched_s:.0f} s{rss}"
         if not self.grew:
             return f"no growth of {MIN_GROWTH_MB:g} MiB or more to reclaim"
         if self.reclaimed_after_s is not None:
             return f"reclaimed {self.reclaimed_after_s:.0f} s after the last session"
         kept = f"{self.kept_share:.0%} of the growth kept" if self.kept_share is not None else "kept"
-        return f"not reclaimed: {kept} after {self.watched_s:.0f} s"
+        let_go = "the first session let go (404), but " if self.oldest_held is False else ""
+        return f"not reclaimed: {let_go}{kept} after {self.watched_s:.0f} s"
+
+    @property
+    def freed(self) -> bool:
+        """Whether the server gave abandoned sessions back: the first one let go when it was asked about, else its
+        RSS back within RECLAIMED_SHARE of the growth (a runtime that only collected the load's garbage is caught
+        by the first: it still answers the session)."""
+        if self.oldest_held is not None:
+            return not self.oldest_held
+        return self.grew and self.reclaimed_after_s is not None
 
 
 def _level(readings: pd.DataFrame) -> TreeState:
@@ -77,10 +94,12 @@ def _level(readings: pd.DataFrame) -> TreeState:
 
 
 def abandonment(samples: pd.DataFrame, processes: pd.DataFrame, window: tuple[float, float],
-                request_timeout_s: float, left_open: int | None) -> Abandonment | None:
+                request_timeout_s: float, left_open: int | None,
+                oldest_status: int | None = None) -> Abandonment | None:
     """The figures of one measurement: `window` is where sessions were being abandoned (the staged load's
     running span), `processes` the tree's 1 Hz readings (t_s from the test's start), `left_open` the load
-    driver's count of sessions left open (loadgen-counts.json; None: not counted); None without readings."""
+    driver's count of sessions left open and `oldest_status` its ping of the first one after the watch
+    (loadgen-counts.json; None: not counted, not asked); None without readings."""
     start, end = window
     readings = processes.sort_values("t_s")
     if readings.empty or samples.empty:
@@ -118,7 +137,8 @@ def abandonment(samples: pd.DataFrame, processes: pd.DataFrame, window: tuple[fl
         sessions=sessions, issued_ids=left_open != 0, abandon_s=end - start,
         watched_s=float(readings["t_s"].max()) - end if len(after) else 0.0, before=before, peak=peak, end=last,
         kib_per_session=per_session, kib_per_session_whole=whole, kept_share=kept, reclaimed_after_s=reclaimed,
-        p99_early_ms=_p99(early, request_timeout_s), p99_late_ms=_p99(late, request_timeout_s))
+        p99_early_ms=_p99(early, request_timeout_s), p99_late_ms=_p99(late, request_timeout_s),
+        oldest_held={200: True, 404: False}.get(oldest_status) if oldest_status is not None else None)
 
 
 def _p99(calls: pd.DataFrame, request_timeout_s: float) -> float | None:

@@ -899,6 +899,9 @@ class LoadgenCounts(Closed):
                                          "(over HTTP also in http_reqs; a sample holds its whole list)", None)
     sessions_left_open: int | None = described("an abandoning workload's sessions the server issued an id for, never "
                                                "DELETEd (0: it issued none)", None)
+    oldest_session_status: int | None = described("an abandoning workload's first session left open, pinged under "
+                                                  "its id once the load and its watch were over: the HTTP status "
+                                                  "(200: still held; 404: let go)", None)
     streams_dropped: int | None = described("a drop_stream workload's GET streams whose TCP connection the client "
                                             "dropped unread while the server had them open (200, or held "
                                             "unanswered for 1 s)", None)
