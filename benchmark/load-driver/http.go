@@ -86,26 +86,39 @@ func (v *httpVU) post(payload []byte, session *string, call int) httpReply {
 	return v.send(http.MethodPost, payload, session, call)
 }
 
-// send makes one request; call is the index of the tool (for mode stateless-2026's headers), -1 for none.
-func (v *httpVU) send(method string, payload []byte, session *string, call int) httpReply {
-	var bodyReader io.Reader
+// newRequest is a request to the target with what every request of the workload carries: Content-Type with a
+// payload, `accepting` as Accept, the workload's headers, and the session's id when there is one ("": none).
+func (t *httpTarget) newRequest(ctx context.Context, method string, payload []byte, accepting, session string) (*http.Request, error) {
+	var body io.Reader
 	if payload != nil {
-		bodyReader = bytes.NewReader(payload)
+		body = bytes.NewReader(payload)
 	}
-	ctx := httptrace.WithClientTrace(context.Background(), v.trace)
-	req, err := http.NewRequestWithContext(ctx, method, v.t.url, bodyReader)
+	req, err := http.NewRequestWithContext(ctx, method, t.url, body)
 	if err != nil {
-		return httpReply{failure: "transport"}
+		return nil, err
 	}
 	if payload != nil {
 		req.Header["Content-Type"] = []string{contentType}
 	}
-	req.Header["Accept"] = []string{accept}
-	for name, value := range v.t.plan.Headers {
+	req.Header["Accept"] = []string{accepting}
+	for name, value := range t.plan.Headers {
 		req.Header.Set(name, value)
 	}
-	if session != nil && *session != "" {
-		req.Header["Mcp-Session-Id"] = []string{*session}
+	if session != "" {
+		req.Header["Mcp-Session-Id"] = []string{session}
+	}
+	return req, nil
+}
+
+// send makes one request; call is the index of the tool (for mode stateless-2026's headers), -1 for none.
+func (v *httpVU) send(method string, payload []byte, session *string, call int) httpReply {
+	id := ""
+	if session != nil {
+		id = *session
+	}
+	req, err := v.t.newRequest(httptrace.WithClientTrace(context.Background(), v.trace), method, payload, accept, id)
+	if err != nil {
+		return httpReply{failure: "transport"}
 	}
 	if v.t.mode == "stateless-2026" && call >= 0 {
 		req.Header["Mcp-Protocol-Version"] = []string{revision2026}
@@ -371,15 +384,10 @@ func (t *httpTarget) oldestSession() *int {
 	if session == nil {
 		return nil
 	}
-	req, err := http.NewRequest(http.MethodPost, t.url, bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":0,"method":"ping"}`)))
+	req, err := t.newRequest(context.Background(), http.MethodPost, []byte(`{"jsonrpc":"2.0","id":0,"method":"ping"}`),
+		accept, *session)
 	if err != nil {
 		return nil
-	}
-	req.Header["Content-Type"] = []string{contentType}
-	req.Header["Accept"] = []string{accept}
-	req.Header["Mcp-Session-Id"] = []string{*session}
-	for name, value := range t.plan.Headers {
-		req.Header.Set(name, value)
 	}
 	res, err := (&http.Client{Timeout: min(t.timeout, oldestSessionWait)}).Do(req)
 	if err != nil {
@@ -400,14 +408,9 @@ const streamHeld = time.Second
 func (v *httpVU) dropStream(session string) (bool, float64) {
 	ctx, cancel := context.WithTimeout(context.Background(), streamHeld)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.t.url, nil)
+	req, err := v.t.newRequest(ctx, http.MethodGet, nil, "text/event-stream", session)
 	if err != nil {
 		return false, 0
-	}
-	req.Header["Accept"] = []string{"text/event-stream"}
-	req.Header["Mcp-Session-Id"] = []string{session}
-	for name, value := range v.t.plan.Headers {
-		req.Header.Set(name, value)
 	}
 	v.t.requests.Add(1)
 	begun := time.Now()

@@ -313,9 +313,9 @@ def abandoned_sessions(points: dict[str, dict[str, Group]]) -> list[AbandonedSes
             if not measured:
                 continue
             measured.sort(key=lambda m: m[0].kib_per_session if m[0].kib_per_session is not None else math.inf)
-            figures, _ = measured[len(measured) // 2]
+            figures, middle = measured[len(measured) // 2]
             answered = not any(sum(run.failed.values()) for _, run in measured)
-            dropped = _counts(measured[len(measured) // 2][1].measurement)
+            dropped = _counts(middle.measurement)
             out.append(AbandonedSessions(group.server, len(measured), figures, answered,
                                          dropped.streams_dropped if dropped else None))
 

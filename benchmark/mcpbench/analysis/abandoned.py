@@ -21,6 +21,8 @@ RECLAIMED_SHARE = 0.5
 # Less growth than this is no growth to reclaim: a runtime's RSS moves by a few MiB on its own (allocator arenas,
 # a GC cycle), so a smaller change says nothing about sessions.
 MIN_GROWTH_MB = 2.0
+# The first session's ping after the watch: its HTTP status, read as whether the server still held it.
+HELD: dict[int | None, bool] = {200: True, 404: False}
 # Readings pooled at each end (1 Hz: seconds), so one reading a GC caught mid-cycle does not set a level.
 EDGE_READINGS = 3
 
@@ -138,7 +140,7 @@ def abandonment(samples: pd.DataFrame, processes: pd.DataFrame, window: tuple[fl
         watched_s=float(readings["t_s"].max()) - end if len(after) else 0.0, before=before, peak=peak, end=last,
         kib_per_session=per_session, kib_per_session_whole=whole, kept_share=kept, reclaimed_after_s=reclaimed,
         p99_early_ms=_p99(early, request_timeout_s), p99_late_ms=_p99(late, request_timeout_s),
-        oldest_held={200: True, 404: False}.get(oldest_status) if oldest_status is not None else None)
+        oldest_held=HELD.get(oldest_status))
 
 
 def _p99(calls: pd.DataFrame, request_timeout_s: float) -> float | None:
