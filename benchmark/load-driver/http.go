@@ -50,6 +50,7 @@ type httpVU struct {
 	gotConn   time.Time
 	trace     *httptrace.ClientTrace
 	buf       bytes.Buffer
+	notices   *http.Client // notifications/cancelled, sent while the VU's own connection waits on the call
 }
 
 func newHTTPVU(t *httpTarget, global int) *httpVU {
@@ -120,14 +121,7 @@ func (v *httpVU) send(method string, payload []byte, session *string, call int) 
 	if err != nil {
 		return httpReply{failure: "transport"}
 	}
-	if v.t.mode == "stateless-2026" && call >= 0 {
-		req.Header["Mcp-Protocol-Version"] = []string{revision2026}
-		c := v.t.plan.Calls[call]
-		req.Header["Mcp-Method"] = []string{c.Method}
-		if c.McpName != "" {
-			req.Header["Mcp-Name"] = []string{string(c.mcpName.render(nil, v.prefixes.vu, v.iteration))}
-		}
-	}
+	v.revisionHeaders(req, call)
 	v.gotConn = time.Time{}
 	begun := time.Now()
 	v.t.requests.Add(1)
@@ -153,6 +147,118 @@ func (v *httpVU) send(method string, payload []byte, session *string, call int) 
 		r.first, r.firstMs = true, v.since(begun)-float64(time.Since(first).Nanoseconds())/1e6
 	}
 	return r
+}
+
+// revisionHeaders adds mode stateless-2026's headers to a request of call `call` (-1: none).
+func (v *httpVU) revisionHeaders(req *http.Request, call int) {
+	if v.t.mode != "stateless-2026" || call < 0 {
+		return
+	}
+	req.Header["Mcp-Protocol-Version"] = []string{revision2026}
+	c := v.t.plan.Calls[call]
+	req.Header["Mcp-Method"] = []string{c.Method}
+	if c.McpName != "" {
+		req.Header["Mcp-Name"] = []string{string(c.mcpName.render(nil, v.prefixes.vu, v.iteration))}
+	}
+}
+
+// sent is a whole reply to a request (its body read to its end, or to the failure that ended it), or why there
+// was none.
+type sent struct {
+	reply httpReply
+	err   error
+}
+
+// fetch makes the request and reads its reply to the end on the VU's client: what the cancellation races.
+func (v *httpVU) fetch(req *http.Request) sent {
+	res, err := v.client.Do(req)
+	if err != nil {
+		return sent{err: err}
+	}
+	defer res.Body.Close()
+	var buf bytes.Buffer
+	_, err = buf.ReadFrom(res.Body)
+	return sent{httpReply{status: res.StatusCode, body: buf.Bytes(),
+		sse: bytes.Contains([]byte(res.Header.Get("Content-Type")), []byte("text/event-stream"))}, err}
+}
+
+// cancelledRequest sends call `call` and cancels it cancel_after_ms later (cancel.go): in a session by
+// notifications/cancelled, then listening on for its reply for cancelWatch; without one by closing the
+// response stream. The VU goes on at once, as a client that gave up does; its sample is the time to the
+// cancellation, "cancelled". A whole reply that came first (headers and body: a streamed reply's headers come
+// at once) makes it an ordinary call.
+func (v *httpVU) cancelledRequest(call int, session *string) (httpReply, string) {
+	c := v.t.plan.Calls[call]
+	id := v.nextID()
+	sessionID := ""
+	if session != nil {
+		sessionID = *session
+	}
+	// Its own trace: the request is made on another goroutine, which the VU's (v.gotConn) must not be written from.
+	var gotConn atomic.Int64
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { gotConn.Store(time.Now().UnixNano()) }}
+	ctx, stop := context.WithCancel(httptrace.WithClientTrace(context.Background(), trace))
+	req, err := v.t.newRequest(ctx, http.MethodPost, body(v.prefixes.of(call, v.iteration), id, 0), accept, sessionID)
+	if err != nil {
+		stop()
+		return httpReply{failure: "transport"}, "transport"
+	}
+	v.revisionHeaders(req, call)
+	begun := time.Now()
+	since := func() float64 { // as v.since: from the connection in hand, else from the start
+		from := begun
+		if n := gotConn.Load(); n != 0 {
+			from = time.Unix(0, n)
+		}
+		return float64(time.Since(from).Nanoseconds()) / 1e6
+	}
+	v.t.requests.Add(1)
+	answered := make(chan sent, 1)
+	go func() { answered <- v.fetch(req) }()
+	timer := time.NewTimer(time.Duration(c.CancelAfterMs) * time.Millisecond)
+	select {
+	case s := <-answered: // answered before the cancellation: an ordinary call
+		timer.Stop()
+		stop()
+		if s.err != nil {
+			return httpReply{failure: failureKind(s.err), ms: since()}, failureKind(s.err)
+		}
+		s.reply.ms = since()
+		return s.reply, v.judgeCall(s.reply, call)
+	case <-timer.C:
+	}
+	at := time.Now()
+	ms := since()
+	byNotice := sessionID != ""
+	v.t.plan.cancels.noted(at, byNotice, string(c.workList.render(nil, v.prefixes.vu, v.iteration)))
+	if !byNotice {
+		stop() // the response stream closed under the call: the connection goes with it
+		return httpReply{ms: ms}, "cancelled"
+	}
+	// The notification is not one of the call's requests (http_reqs counts those): cancelled_by_notice counts it.
+	if notice, err := v.t.newRequest(context.Background(), http.MethodPost, cancelNotice(id, 0), accept, sessionID); err == nil {
+		if v.notices == nil {
+			v.notices = &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true}, Timeout: v.t.timeout}
+		}
+		if res, err := v.notices.Do(notice); err == nil {
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+	}
+	watch := time.AfterFunc(time.Until(at.Add(cancelWatch)), stop)
+	v.t.plan.cancels.watching.Add(1)
+	go func() {
+		defer v.t.plan.cancels.watching.Done()
+		defer watch.Stop()
+		defer stop()
+		s := <-answered // until the reply, the stream's end or the watch's end
+		if line, ok := s.reply.message(); ok && s.reply.status == http.StatusOK {
+			if _, kind := classify(line); kind == replyLine {
+				v.t.plan.cancels.replies.Add(1)
+			}
+		}
+	}()
+	return httpReply{ms: ms}, "cancelled"
 }
 
 var progressMethod = []byte(`"notifications/progress"`)
@@ -300,6 +406,9 @@ func (v *httpVU) initialize() httpReply {
 // is followed to its last page, as a client must to see every tool (the Go SDK pages its list at 1,000): the
 // reply's duration is all its pages', its verdict the first failing page's.
 func (v *httpVU) request(call int, session *string) (httpReply, string) {
+	if v.t.plan.Calls[call].CancelAfterMs > 0 {
+		return v.cancelledRequest(call, session)
+	}
 	res := v.post(body(v.prefixes.of(call, v.iteration), v.nextID(), 0), session, call)
 	kind := v.judgeCall(res, call)
 	c := v.t.plan.Calls[call]

@@ -90,8 +90,21 @@ type counts struct {
 	// StallsS: the spans (seconds from the scenario start) in which the driver itself did not run for longer
 	// than stallAfter: stopped (SIGSTOP), or starved of CPU. The orchestrator's analysis reads them as the
 	// generator's liveness, apart from a server that is slow or stopped answering.
-	StallsS [][2]float64 `json:"stalls_s"`
-	Error   *string      `json:"error"`
+	// Cancelled: the calls the client cancelled part-way (a call's cancel_after_ms), by notifications/cancelled
+	// and by closing the response stream; CancelReplies: the replies that still came to them (listened for
+	// only after a notification: a closed stream can bring none). Absent without a cancelled call.
+	CancelledByNotice *int64 `json:"cancelled_by_notice,omitempty"`
+	CancelledByClose  *int64 `json:"cancelled_by_close,omitempty"`
+	CancelReplies     *int64 `json:"cancel_replies,omitempty"`
+	// StepsBeforeCancel, StepsAfterCancel: the steps the cancelled calls' work lists hold from before and from
+	// after each cancellation, read cancelWatch after the last; CancelledWorkedOn: the calls with any after it.
+	// WorkUnread: why the work lists could not be read.
+	StepsBeforeCancel *int64       `json:"steps_before_cancel,omitempty"`
+	StepsAfterCancel  *int64       `json:"steps_after_cancel,omitempty"`
+	CancelledWorkedOn *int64       `json:"cancelled_worked_on,omitempty"`
+	WorkUnread        *string      `json:"work_unread,omitempty"`
+	StallsS           [][2]float64 `json:"stalls_s"`
+	Error             *string      `json:"error"`
 }
 
 func main() {
@@ -266,6 +279,7 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 		}
 		startup := time.Since(spawned).Seconds()
 		c.StartupS = &startup
+		srv.cancels = &o.plan.cancels
 		l.newVU = func(global int) caller { return newStdioVU(srv, o.plan, global, o.timeout, o.checks) }
 		targetGone = srv.eof
 	} else {
@@ -322,6 +336,7 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 		dropped := o.plan.streamsDropped.Load()
 		c.StreamsDropped = &dropped
 	}
+	o.plan.countCancels(c)
 	if srv != nil {
 		state, selfExited := srv.stop()
 		switch {

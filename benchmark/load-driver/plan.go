@@ -53,6 +53,9 @@ type plan struct {
 	// streamsDropped counts the GET streams DropStream dropped while the server had them open (200, or held
 	// unanswered).
 	streamsDropped atomic.Int64
+	// WorkRedis is the Redis (a URL) the cancelled calls' work lists are read from once the load is over.
+	WorkRedis string `json:"work_redis"`
+	cancels   cancellations
 }
 
 // call is one request of the workload.
@@ -71,9 +74,15 @@ type call struct {
 	// Progress is how many notifications/progress the call asks for (its params carry a progress token): over
 	// HTTP they must arrive on its reply before the result, and the first one's arrival is timed (first_ms).
 	Progress int `json:"progress"`
+	// CancelAfterMs: the client cancels the call this long after sending it (cancel.go); 0: never.
+	CancelAfterMs int `json:"cancel_after_ms"`
+	// WorkList is the Redis list, with placeholders, that the call's work appends its Unix-ms times to:
+	// read after the load, it says how many steps the server still did after the cancellation.
+	WorkList string `json:"work_list"`
 
-	params  template
-	mcpName template
+	params   template
+	mcpName  template
+	workList template
 }
 
 // check is one check on a reply: the value at Pointer (RFC 6901) in the result's JSON, which must exist
@@ -174,7 +183,12 @@ func parsePlan(text string) (*plan, error) {
 			return nil, fmt.Errorf("--workload: call %s: weight %d (at least 1)", c.Name, c.Weight)
 		case c.Progress < 0 || c.Progress > 0 && c.Method != toolsCall:
 			return nil, fmt.Errorf("--workload: call %s: progress %d (a tools/call's notifications, 0 or more)", c.Name, c.Progress)
+		case c.CancelAfterMs < 0 || c.CancelAfterMs > 0 && listMethods[c.Method]:
+			return nil, fmt.Errorf("--workload: call %s: cancel_after_ms %d (0 or more, not on a paged list)", c.Name, c.CancelAfterMs)
+		case c.WorkList != "" && c.CancelAfterMs == 0:
+			return nil, fmt.Errorf("--workload: call %s: a work_list is read for a cancelled call only", c.Name)
 		}
+		c.workList = compileTemplate(c.WorkList)
 		c.params = compileTemplate(c.Params)
 		if c.McpName == "" {
 			c.McpName = c.Tool

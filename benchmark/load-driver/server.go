@@ -34,7 +34,11 @@ type server struct {
 
 	mu      sync.Mutex
 	pending map[uint64]chan answer
-	closed  bool // stdout closed: nothing more will be answered, nothing more is sent
+	// cancelledIDs are calls the client cancelled (notifications/cancelled) and forgot: a reply to one is
+	// counted in cancels, not as a late reply.
+	cancelledIDs map[uint64]bool
+	cancels      *cancellations
+	closed       bool // stdout closed: nothing more will be answered, nothing more is sent
 
 	ids            atomic.Uint64
 	garbage        atomic.Int64 // stdout lines that are no JSON-RPC message
@@ -80,9 +84,9 @@ func startServer(argv []string, logFile *os.File, vus int) (*server, error) {
 		// Every VU has at most one request queued (a timed-out one may still wait in here), so this never
 		// fills while the server reads its stdin.
 		outbox:  make(chan []byte, 2*vus+8),
-		pending: make(map[uint64]chan answer),
-		eof:     make(chan struct{}),
-		waited:  make(chan struct{}),
+		pending: make(map[uint64]chan answer), cancelledIDs: make(map[uint64]bool),
+		eof:    make(chan struct{}),
+		waited: make(chan struct{}),
 	}
 	go s.write()
 	go s.read()
@@ -167,7 +171,13 @@ func (s *server) dispatch(line []byte) {
 		s.mu.Lock()
 		ch, ok := s.pending[id]
 		delete(s.pending, id)
+		wasCancelled := s.cancelledIDs[id]
+		delete(s.cancelledIDs, id)
 		s.mu.Unlock()
+		if !ok && wasCancelled {
+			s.cancels.replies.Add(1)
+			return
+		}
 		if !ok {
 			s.lateReplies.Add(1)
 			return
@@ -193,6 +203,19 @@ func (s *server) forget(id uint64) bool {
 	defer s.mu.Unlock()
 	_, ok := s.pending[id]
 	delete(s.pending, id)
+	return ok
+}
+
+// cancel drops a call the client cancels (its reply, if one still comes, is counted in cancels); false when
+// its reply (or `gone`) is already on its way to its channel.
+func (s *server) cancel(id uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.pending[id]
+	delete(s.pending, id)
+	if ok {
+		s.cancelledIDs[id] = true
+	}
 	return ok
 }
 

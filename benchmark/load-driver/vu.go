@@ -8,12 +8,13 @@ import (
 )
 
 type stdioVU struct {
-	srv      *server
-	timeout  time.Duration
-	checks   bool
-	prefixes prefixes    // and the plan they were made from
-	replies  chan answer // buffered: the reader never waits for this VU
-	timer    *time.Timer // the call's timeout
+	srv       *server
+	timeout   time.Duration
+	checks    bool
+	prefixes  prefixes    // and the plan they were made from
+	replies   chan answer // buffered: the reader never waits for this VU
+	timer     *time.Timer // the call's timeout
+	iteration int64       // the call's ({iteration} in its arguments)
 }
 
 func newStdioVU(srv *server, p *plan, global int, timeout time.Duration, checks bool) *stdioVU {
@@ -28,6 +29,7 @@ func newStdioVU(srv *server, p *plan, global int, timeout time.Duration, checks 
 // that names a next page (result.nextCursor) is followed to its last, as over HTTP (httpVU.request).
 func (v *stdioVU) do(call int, iteration int64) (outcome, bool) {
 	c := v.prefixes.plan.Calls[call]
+	v.iteration = iteration
 	o, reply, ok := v.exchange(call, v.prefixes.of(call, iteration))
 	for pages := 1; ok && o.kind == ""; pages++ {
 		cursor := nextCursor(c, reply)
@@ -63,11 +65,24 @@ func (v *stdioVU) exchange(call int, prefix []byte) (outcome, []byte, bool) {
 	if !v.srv.send(line, v.timer.C) {
 		return v.timedOut(id, sent), nil, true
 	}
+	var cancelAt <-chan time.Time
+	c := v.prefixes.plan.Calls[call]
+	if c.CancelAfterMs > 0 {
+		t := time.NewTimer(time.Duration(c.CancelAfterMs) * time.Millisecond)
+		defer t.Stop()
+		cancelAt = t.C
+	}
 	select {
 	case a = <-v.replies:
 		v.timer.Stop()
 	case <-v.timer.C:
 		return v.timedOut(id, sent), nil, true
+	case <-cancelAt:
+		if v.srv.cancel(id) {
+			return v.cancelled(c, id, sent), nil, true
+		}
+		a = <-v.replies // it arrived as the cancellation came: an ordinary call
+		v.timer.Stop()
 	}
 	ms := float64(a.at.Sub(sent).Nanoseconds()) / 1e6
 	if a.gone {
@@ -82,4 +97,15 @@ func (v *stdioVU) timedOut(id uint64, sent time.Time) outcome {
 	}
 	ms := float64(time.Since(sent).Nanoseconds()) / 1e6
 	return outcome{kind: "timeout", callMs: ms, sessionMs: ms}
+}
+
+// cancelled tells the server the call is cancelled (notifications/cancelled) and moves on, as a client that
+// gave up does; the reply, if the server still sends one, is counted by the reader (server.dispatch).
+func (v *stdioVU) cancelled(c *call, id uint64, sent time.Time) outcome {
+	at := time.Now()
+	v.srv.send(cancelNotice(id, '\n'), v.timer.C)
+	v.timer.Stop()
+	v.srv.cancels.noted(at, true, string(c.workList.render(nil, v.prefixes.vu, v.iteration)))
+	ms := float64(at.Sub(sent).Nanoseconds()) / 1e6
+	return outcome{kind: "cancelled", callMs: ms, sessionMs: ms}
 }

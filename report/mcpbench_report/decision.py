@@ -273,6 +273,9 @@ def _dimension_answers(cons: Consolidated) -> list[Answer]:
         if asked.figure == "reclaimed":
             out.append(_reclaimed_answer(cons, view, asked.question, asked.unit))
             continue
+        if asked.figure == "stops_on_cancel":
+            out.append(_stops_answer(cons, view, asked.question, asked.point))
+            continue
         table = next((t for t in view.tables if t.point == asked.point), None)
         if table is None:
             continue
@@ -313,6 +316,30 @@ def _reclaimed_answer(cons: Consolidated, view: dimensions.DimensionView, questi
                    "session)" + (
                        f"; least kept per session: {least.server}, {least.figures.kib_per_session_whole:,.1f} KiB"
                        if least is not None and least.figures.kib_per_session_whole is not None else ""))
+    return answer
+
+
+def _stops_answer(cons: Consolidated, view: dimensions.DimensionView, question: str, point: str) -> Answer:
+    """Which servers stopped a call's work when its client cancelled it, at the question's point (the cancellations
+    table, fewest steps after first): a yes or no per server from its counts, described, not tested."""
+    answer = Answer(f"dimension-{view.name}", question, "steps after each cancellation", "not measured",
+                    evidence=view.anchor, source=f"{view.run_id}: the cancellations table, {point}")
+    rows = [row for row in view.cancellations if row.point == point]
+    if not rows:
+        answer.note = "no server's cancelled calls measured"
+        return answer
+    answer.verdict = "not tested"
+    answer.top = []
+    for row in rows:
+        if not row.figures.stopped:
+            continue
+        server = cons.servers.get(row.server)
+        answer.top.append(Entry(row.server, server.display_name if server else row.server,
+                                str(server.language or "—") if server else "—", row.figures.steps_after,
+                                f"{row.figures.steps_after:.1f} steps after"))
+    ran_on = [row.server for row in rows if not row.figures.stopped]
+    answer.note = (f"{len(answer.top)} of {len(rows)} servers stopped the work of a cancelled call ({point}; "
+                   "at most the step in flight after it); ran on: " + (", ".join(ran_on) or "none"))
     return answer
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mcpbench.analysis.abandoned import Abandonment, abandonment
+from mcpbench.analysis.cancellation import Cancellation, cancellation
 from mcpbench.analysis.summary import HARNESS_BOUND_PREFIX, LOAD_MODEL
 from mcpbench.loads import LIST_TOOLS
 from mcpbench.results.model import DimensionDecision, DimensionSection, LoadgenCounts, plain_section
@@ -82,6 +83,19 @@ class AbandonedSessions:
 
 
 @dataclass(frozen=True)
+class CancelledCalls:
+    """The cancellation dimension: what a server did for calls its clients cancelled, at one point (one round's
+    counts, the round whose steps after a cancellation are the median of the server's rounds), with the p99 of its
+    other calls meanwhile (the counted calls, every round pooled)."""
+
+    server: str
+    point: str
+    rounds: int
+    figures: Cancellation
+    others_p99_ms: float | None
+
+
+@dataclass(frozen=True)
 class SessionMemory:
     """The sessions dimension: what a server holds per open session, from its window-mean memory with the most
     sessions held and with the fewest, round by round (both measured in each round, one after the other):
@@ -129,6 +143,7 @@ class DimensionView:
     sessions: list[SessionMemory] = dataclasses.field(default_factory=list)
     progress: list[ProgressCost] = dataclasses.field(default_factory=list)
     abandoned: list[AbandonedSessions] = dataclasses.field(default_factory=list)
+    cancellations: list[CancelledCalls] = dataclasses.field(default_factory=list)
     section: DimensionSection = dataclasses.field(default_factory=plain_section)
     decision: DimensionDecision | None = None      # the decision page's question of it, as the run recorded it
     not_measured: list[tuple[str, str]] = dataclasses.field(default_factory=list)   # (base server, why)
@@ -264,8 +279,9 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
     sessions = session_memory(points) if "session_memory" in section.tables else []
     progress = progress_cost(points) if "progress_cost" in section.tables else []
     abandoned = abandoned_sessions(points) if "abandoned_sessions" in section.tables else []
+    cancelled = cancelled_calls(points) if "cancellations" in section.tables else []
     return DimensionView(plan.name, plan.question, d.run_id, first, tables, changes, series, sessions, progress,
-                         abandoned, section, plan.decision, _not_measured(d))
+                         abandoned, cancelled, section, plan.decision, _not_measured(d))
 
 
 def _changes(points: dict[str, dict[str, Group]]) -> list[Change]:
@@ -325,6 +341,22 @@ def abandoned_sessions(points: dict[str, dict[str, Group]]) -> list[AbandonedSes
             return 0, f.reclaimed_after_s if f.reclaimed_after_s is not None else math.inf
         return (1, f.kib_per_session if f.kib_per_session is not None else math.inf) if f.grew else (2, 0.0)
     return sorted(out, key=order)
+
+
+def cancelled_calls(points: dict[str, dict[str, Group]]) -> list[CancelledCalls]:
+    """Per server and point, what it did for the calls its clients cancelled (CancelledCalls): those that stopped
+    first, fewest steps after a cancellation first, each point's rows together in the points' order."""
+    out = []
+    for point, groups in points.items():
+        for group in groups.values():
+            measured = sorted((figures for run in group.runs if (figures := cancellation(_counts(run.measurement)))),
+                              key=lambda f: f.steps_after)
+            if not measured:
+                continue
+            out.append(CancelledCalls(group.server, point, len(measured), measured[len(measured) // 2],
+                                      _percentiles(group)[1]))
+    order = {point: i for i, point in enumerate(points)}
+    return sorted(out, key=lambda row: (order[row.point], not row.figures.stopped, row.figures.steps_after))
 
 
 def _counts(measurement: Measurement) -> LoadgenCounts | None:

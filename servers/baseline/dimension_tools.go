@@ -16,6 +16,7 @@ import (
 var (
 	echoPayloadTool    = toolEntry(contract.EchoPayloadName, contract.EchoPayloadDescription, contract.EchoPayloadSchema)
 	streamProgressTool = toolEntry(contract.StreamProgressName, contract.StreamProgressDescription, contract.StreamProgressSchema)
+	steppedWorkTool    = toolEntry(contract.SteppedWorkName, contract.SteppedWorkDescription, contract.SteppedWorkSchema)
 )
 
 func toolEntry(name, description, schema string) string {
@@ -32,8 +33,10 @@ func (s *server) addDimensionTools(list []byte) []byte {
 	if s.dimensionTools {
 		s.tools["echo_payload"] = s.echoPayload
 		s.tools["stream_progress"] = s.streamProgress
+		s.tools["stepped_work"] = s.steppedWork
 		list = append(append(list, ','), echoPayloadTool...)
 		list = append(append(list, ','), streamProgressTool...)
+		list = append(append(list, ','), steppedWorkTool...)
 	}
 	return list
 }
@@ -119,4 +122,38 @@ func (s *server) streamProgress(ctx context.Context, raw json.RawMessage, enc *j
 		}
 	}
 	return enc.Encode(contract.ProgressResult(*a.Count, sent, s.serverType))
+}
+
+// steppedWork's ctx is the request's: over HTTP net/http cancels it when the client closes the connection,
+// so the steps stop there. There are no sessions to carry notifications/cancelled from another request, and
+// over stdio (the process's context) nothing cancels a call: notifications/cancelled is acknowledged like any
+// notification and the call runs on (README).
+func (s *server) steppedWork(ctx context.Context, raw json.RawMessage, enc *json.Encoder) error {
+	var a struct {
+		Key        string `json:"key"`
+		Steps      *int   `json:"steps"`
+		IntervalMS *int   `json:"interval_ms"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return err
+	}
+	steps, interval := -1, -1 // a missing one is refused like one out of range
+	if a.Steps != nil {
+		steps = *a.Steps
+	}
+	if a.IntervalMS != nil {
+		interval = *a.IntervalMS
+	}
+	if err := contract.CheckSteppedWork(a.Key, steps, interval); err != nil {
+		return &invalidParams{"invalid arguments: " + err.Error()}
+	}
+	var notify func(int) error
+	if p, ok := ctx.Value(progressKey{}).(*progress); ok {
+		notify = func(i int) error { return p.send(i, steps) }
+	}
+	written, err := contract.SteppedWork(ctx, s.rdb, a.Key, steps, interval, notify)
+	if err != nil {
+		return err
+	}
+	return enc.Encode(contract.SteppedResult(a.Key, written, s.serverType))
 }

@@ -15,7 +15,7 @@ func TestDimensionTools(t *testing.T) {
 	s.registerTools()
 	_, r := post(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	tools := r["result"].(map[string]any)["tools"].([]any)
-	if len(tools) != 3+100+2 || tools[102].(map[string]any)["name"] != "extra_00100" {
+	if len(tools) != 3+100+3 || tools[102].(map[string]any)["name"] != "extra_00100" {
 		t.Fatalf("tools/list: %d tools", len(tools))
 	}
 	_, r = post(t, s, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"extra_00100","arguments":{"query":"q"}}}`)
@@ -30,6 +30,14 @@ func TestDimensionTools(t *testing.T) {
 	for _, args := range []string{`{"size":-1}`, `{"size":16777217}`, `{"size":1.5}`, `{"size":"1"}`, `{}`} {
 		if _, r = post(t, s, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo_payload","arguments":`+args+`}}`); errCode(r) != codeInvalidParams {
 			t.Errorf("echo_payload %s: %v", args, r)
+		}
+	}
+	// stepped_work's refusals come before any Redis write.
+	for _, args := range []string{`{"key":"","steps":1,"interval_ms":0}`, `{"key":"` + strings.Repeat("k", 101) + `","steps":1,"interval_ms":0}`,
+		`{"key":"k","steps":0,"interval_ms":0}`, `{"key":"k","steps":1001,"interval_ms":0}`, `{"key":"k","steps":1,"interval_ms":10001}`,
+		`{"key":"k","steps":1}`, `{"key":"k","interval_ms":0}`, `{"steps":1,"interval_ms":0}`, `{"key":"k","steps":"1","interval_ms":0}`} {
+		if _, r = post(t, s, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"stepped_work","arguments":`+args+`}}`); errCode(r) != codeInvalidParams {
+			t.Errorf("stepped_work %s: %v", args, r)
 		}
 	}
 }

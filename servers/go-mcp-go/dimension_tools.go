@@ -18,11 +18,12 @@ import (
 
 // The input schemas, given to mcp-go as raw JSON (listed as they are). mcp-go validates no arguments
 // (WithInputSchemaValidation is off, as for the workload tools): typed decodes them, and echo_payload
-// checks its size itself, stream_progress its count.
+// checks its size itself, stream_progress its count, stepped_work its three arguments.
 var (
 	extraToolSchema      = json.RawMessage(contract.ExtraToolSchema)
 	echoPayloadSchema    = json.RawMessage(contract.EchoPayloadSchema)
 	streamProgressSchema = json.RawMessage(contract.StreamProgressSchema)
+	steppedWorkSchema    = json.RawMessage(contract.SteppedWorkSchema)
 )
 
 type extraInput struct {
@@ -38,7 +39,14 @@ type progressInput struct {
 	Count int `json:"count"`
 }
 
-func registerDimensionTools(s *server.MCPServer, serverType string, extra int, echo bool) {
+type steppedInput struct {
+	Key        string `json:"key"`
+	Steps      int    `json:"steps"`
+	IntervalMS int    `json:"interval_ms"`
+}
+
+func registerDimensionTools(s *server.MCPServer, b *contract.Backends, extra int, echo bool) {
+	serverType := b.ServerType
 	tools := make([]server.ServerTool, 0, extra+1)
 	for i := 1; i <= extra; i++ {
 		name := contract.ExtraToolName(i)
@@ -80,6 +88,34 @@ func registerDimensionTools(s *server.MCPServer, serverType string, extra int, e
 						sent++
 					}
 					return contract.ProgressResult(in.Count, sent, serverType), nil
+				})(ctx, req)
+			},
+		})
+		// Cancellation: the handler's ctx, which mcp-go derives from the HTTP request's (closed connection)
+		// and cancels on notifications/cancelled for the call's id in the same session (README).
+		tools = append(tools, server.ServerTool{
+			Tool: mcp.NewToolWithRawSchema(contract.SteppedWorkName, contract.SteppedWorkDescription, steppedWorkSchema),
+			Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				var token mcp.ProgressToken
+				if req.Params.Meta != nil {
+					token = req.Params.Meta.ProgressToken
+				}
+				// steps and interval_ms -1 until the arguments set them: a missing one is refused like a wrong one.
+				return typed(func() steppedInput { return steppedInput{Steps: -1, IntervalMS: -1} }, func(ctx context.Context, in steppedInput) (any, error) {
+					if err := contract.CheckSteppedWork(in.Key, in.Steps, in.IntervalMS); err != nil {
+						return nil, err
+					}
+					var progress func(int) error
+					if token != nil {
+						progress = func(i int) error {
+							return sendProgress(ctx, s, map[string]any{"progressToken": token, "progress": i, "total": in.Steps})
+						}
+					}
+					steps, err := contract.SteppedWork(ctx, b.Redis, in.Key, in.Steps, in.IntervalMS, progress)
+					if err != nil {
+						return nil, err
+					}
+					return contract.SteppedResult(in.Key, steps, serverType), nil
 				})(ctx, req)
 			},
 		})

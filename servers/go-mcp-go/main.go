@@ -50,7 +50,7 @@ func main() {
 		// Tools only: a stateless server cannot deliver list-changed notifications.
 		server.WithToolCapabilities(false))
 	registerTools(mcpServer, b)
-	registerDimensionTools(mcpServer, cfg.ServerType, cfg.ExtraTools, cfg.DimensionTools)
+	registerDimensionTools(mcpServer, b, cfg.ExtraTools, cfg.DimensionTools)
 
 	if *stdio {
 		// Returns at EOF on stdin or on SIGTERM/SIGINT (ServeStdio handles both); the

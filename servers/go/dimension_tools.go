@@ -22,6 +22,7 @@ var (
 	extraToolSchema      = mustSchema(contract.ExtraToolSchema)
 	echoPayloadSchema    = mustSchema(contract.EchoPayloadSchema)
 	streamProgressSchema = mustSchema(contract.StreamProgressSchema)
+	steppedWorkSchema    = mustSchema(contract.SteppedWorkSchema)
 )
 
 func mustSchema(text string) *jsonschema.Schema {
@@ -32,7 +33,8 @@ func mustSchema(text string) *jsonschema.Schema {
 	return &s
 }
 
-func registerDimensionTools(s *mcp.Server, serverType string, extra int, echo bool) {
+func registerDimensionTools(s *mcp.Server, b *contract.Backends, extra int, echo bool) {
+	serverType := b.ServerType
 	for i := 1; i <= extra; i++ {
 		name := contract.ExtraToolName(i)
 		mcp.AddTool(s, &mcp.Tool{Name: name, Description: contract.ExtraToolDescription(i), InputSchema: extraToolSchema},
@@ -82,5 +84,33 @@ func registerDimensionTools(s *mcp.Server, serverType string, extra int, echo bo
 			}
 		}
 		return textResult(contract.ProgressResult(in.Count, sent, serverType))
+	})
+	// Cancellation: the handler's ctx, which the SDK's jsonrpc2 layer cancels on notifications/cancelled
+	// for the call's id (internal/jsonrpc2/conn.go, Connection.Cancel) or when the session's connection
+	// fails; closing a stateless POST does not cancel it (README).
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        contract.SteppedWorkName,
+		Description: contract.SteppedWorkDescription,
+		InputSchema: steppedWorkSchema,
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+		Key        string `json:"key"`
+		Steps      int    `json:"steps"`
+		IntervalMS int    `json:"interval_ms"`
+	}) (*mcp.CallToolResult, any, error) {
+		if err := contract.CheckSteppedWork(in.Key, in.Steps, in.IntervalMS); err != nil { // the schema already refuses these
+			return nil, nil, err
+		}
+		var progress func(int) error
+		if token := req.Params.GetProgressToken(); token != nil {
+			progress = func(i int) error {
+				return req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token, Progress: float64(i), Total: float64(in.Steps)})
+			}
+		}
+		steps, err := contract.SteppedWork(ctx, b.Redis, in.Key, in.Steps, in.IntervalMS, progress)
+		if err != nil {
+			return nil, nil, err
+		}
+		return textResult(contract.SteppedResult(in.Key, steps, serverType))
 	})
 }

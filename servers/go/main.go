@@ -44,7 +44,7 @@ func main() {
 			SchemaCache: mcp.NewSchemaCache(),
 		})
 	registerTools(mcpServer, b)
-	registerDimensionTools(mcpServer, cfg.ServerType, cfg.ExtraTools, cfg.DimensionTools)
+	registerDimensionTools(mcpServer, b, cfg.ExtraTools, cfg.DimensionTools)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

@@ -189,3 +189,33 @@ def test_the_abandoned_dimension_leaves_sessions_open_and_watches_what_is_kept(t
     table = page[page.index("What each server kept of abandoned sessions"):]
     assert all(f"<tr><td>{server}-sessions</td>" in table for server in (SERVER, "python")), table[:3000]
     assert table.count("still held: the first session answered after ") == 2, table[:3000]
+
+
+def test_the_cancellation_dimension_reads_what_each_server_did_after_the_client_gave_up(tmp_path: Path) -> None:
+    # the point without a session: each client closes its call's stream 225 ms in. The baseline's handler ends with
+    # its request's context; the Python SDK answers JSON and never watches the client go, so its calls run on.
+    run_dir, run = dimension_run(tmp_path, "--dimension", "cancellation", "baseline", "python", "--points", "closed",
+                                 *SHORT[:1], "--rounds", "1", "--warmup", "2", "--duration", "4", "--no-calibrate")
+    assert run["config"]["dimension"]["name"] == "cancellation" and run["config"]["modes"] == ["persistent"]
+    after = {}
+    for server in ("baseline-closed", "python-closed"):
+        assert run["servers"][server]["status"] == "ok", run["servers"][server]
+        verify = {c["name"]: c for c in json.loads((run_dir / server / "verify.json").read_text())["checks"]}
+        assert verify["stepped_work"]["status"] == "pass", verify["stepped_work"]
+        measurement = next((run_dir / server).glob("persistent-*-r1"))
+        summary = json.loads((measurement / "summary.json").read_text())
+        assert summary["status"] == "ok" and summary["errors"]["count"] == 0, (server, summary.get("reason"))
+        counts = json.loads((measurement / "context.json").read_text())["loadgen_counts"]
+        assert counts["cancelled_by_close"] > 20 and counts["cancelled_by_notice"] == 0, counts
+        assert "cancel_replies" not in counts and "work_unread" not in counts, counts  # a closed stream brings none
+        # 225 ms of 50 ms steps: five written before each cancellation
+        assert 4.0 <= counts["steps_before_cancel"] / counts["cancelled_by_close"] <= 6.0, counts
+        after[server] = counts["steps_after_cancel"] / counts["cancelled_by_close"]
+    assert after["baseline-closed"] <= 1.0 and after["python-closed"] >= 10.0, after
+    site = reported(run_dir, tmp_path)
+    page = (site / "dimensions.html").read_text()
+    table = page[page.index("What each server did for cancelled calls"):]
+    assert table.index("<td>baseline-closed</td>") < table.index("<td>python-closed</td>"), table[:3000]
+    assert "stopped: 0.0 steps after each cancellation" in table and "ran on: " in table, table[:3000]
+    decision = (site / "decision.html").read_text()
+    assert "Stops work when a call is cancelled" in decision and "ran on: python-closed" in decision

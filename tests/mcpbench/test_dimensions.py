@@ -29,7 +29,7 @@ from mcpbench.workload.verify import Verify
 SERVERS = Path(__file__).resolve().parents[2] / "servers"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
 TOOLS_LIST = FIXTURES / "20261128-162656-local-dimension"   # a tools-list run recorded before plans had sections
-BUILT_IN = ("payload", "tools-list", "agent", "churn", "sessions", "abandoned", "progress")
+BUILT_IN = ("payload", "tools-list", "agent", "churn", "sessions", "abandoned", "cancellation", "progress")
 
 TOY = Dimension("toy-echo", "fastest toy echo", "persistent", "2", 0.0,
                 points=(Point("toy1", "1 toy", ToolSettings(dimension_tools=True)),
@@ -157,7 +157,7 @@ def test_the_upgrade_fills_an_old_recorded_plan_from_its_name_and_only_there(tmp
     again = upgrade_run({**recorded, "config": {**recorded["config"], "dimension": {**plan, "question": "q"}}}, Path("r"))
     assert again["config"]["dimension"]["question"] == "q"
     # every dimension that ran before plans recorded their section; one added since records its own
-    assert set(PLANS_BY_NAME) == set(BUILT_IN) - {"abandoned"}
+    assert set(PLANS_BY_NAME) == set(BUILT_IN) - {"abandoned", "cancellation"}
 
 
 def test_a_run_recorded_without_the_fields_reopens_to_be_resumed_or_marked(tmp_path: Path) -> None:

@@ -135,7 +135,7 @@ class SpecServer(BaseHTTPRequestHandler):
                                        "serverInfo": {"name": "spec"}})
         if method == "tools/list":
             extras = [{"name": dims.extra_tool_name(i), "inputSchema": EXTRA_SCHEMA} for i in range(1, self.extra_tools + 1)]
-            echo = [{"name": name, "inputSchema": {"type": "object"}} for name in (dims.ECHO_PAYLOAD, dims.STREAM_PROGRESS)
+            echo = [{"name": name, "inputSchema": {"type": "object"}} for name in (dims.ECHO_PAYLOAD, dims.STREAM_PROGRESS, dims.STEPPED_WORK)
                     if self.dimension_tools]
             tools = TOOLS + extras + echo
             if not self.page_size:
@@ -352,7 +352,7 @@ def test_the_dimension_tools_pass_when_they_are_the_reference_answers(spec_serve
     assert {"extra tool", "echo_payload 1 KiB", "echo_payload 64 KiB", "echo_payload 1 MiB",
             "echo_payload 4 MiB", "stream_progress"} <= set(by_name)
     assert by_name["stream_progress"].reason.startswith("3 progress notifications in order before the result")
-    assert "10 tools" in by_name["tools/list"].reason
+    assert "11 tools" in by_name["tools/list"].reason
 
 
 def test_verify_follows_tools_list_pages_and_records_the_whole_lists_size(spec_server: Callable[..., str]) -> None:
@@ -360,13 +360,13 @@ def test_verify_follows_tools_list_pages_and_records_the_whole_lists_size(spec_s
     paged = verify(spec_server(extra_tools=5, dimension_tools=True, page_size=4), "spec", settings=ON)
     assert paged.status == "pass", [(c.name, c.reason) for c in paged.checks if c.status != "pass"]
     assert one.tools_list is not None and paged.tools_list is not None
-    assert (one.tools_list.tools, one.tools_list.pages) == (10, 1)
-    assert (paged.tools_list.tools, paged.tools_list.pages) == (10, 3)
-    # every page's reply counted: three envelopes around the same ten tools weigh more than one
+    assert (one.tools_list.tools, one.tools_list.pages) == (11, 1)
+    assert (paged.tools_list.tools, paged.tools_list.pages) == (11, 3)
+    # every page's reply counted: three envelopes around the same eleven tools weigh more than one
     assert one.tools_list.bytes < paged.tools_list.bytes < 3 * one.tools_list.bytes
     said = next(c.reason for c in paged.checks if c.name == "tools/list")
     assert f"in the first of 3 pages ({paged.tools_list.bytes:,} in all)" in said, said
-    assert paged.model_dump(exclude_unset=True)["tools_list"] == {"tools": 10, "pages": 3,
+    assert paged.model_dump(exclude_unset=True)["tools_list"] == {"tools": 11, "pages": 3,
                                                                   "bytes": paged.tools_list.bytes}
 
 

@@ -50,6 +50,12 @@ def test_the_documented_example_reads(tmp_path: Path) -> None:
     ('[[call]]\ntool = "echo"\nsession = "persistent"\n', "mine.toml:3: call.0.session: Extra inputs"),
     ('session = "sessions"\n[[call]]\ntool = "echo"\n', "mine.toml:1: session: Input should be"),
     ('setup = ""\n[[call]]\ntool = "echo"\n', "mine.toml:1: setup: String should have at least 1 character"),
+    ('[[call]]\ntool = "echo"\nwork_list = "w"\n', "mine.toml:1: call.0: a work_list is read for a cancelled call only"),
+    ('[[call]]\nmethod = "tools/list"\ncancel_after_ms = 10\n[[call]]\ntool = "e"\n',
+     "mine.toml:1: call.0: tools/list is paged: a cancelled call is a single request"),
+    ('[[call]]\ntool = "echo"\ncancel_after_ms = -1\n', "mine.toml:3: call.0.cancel_after_ms: Input should be greater"),
+    ('[[call]]\ntool = "echo"\ncancel_after_ms = 10\nwork_list = "w{vu:5}"\n[[call]]\ntool = "e"\n',
+     "mine.toml:1: call.0: {vu:5}: a placeholder is"),
     ('[[call]\ntool = "echo"\n', "mine.toml: not TOML: "),
     ('', "mine.toml:"),
 ])
@@ -88,3 +94,18 @@ def test_a_method_call_has_params_checks_and_is_counted_when_an_arrival(tmp_path
     assert prompt.problem({"messages": []}) is None
     compiled = workload.driver_json()
     assert '"mcp_name":"product://{vu%3}","arrival":true' in compiled and '"mcp_name":"cart"' in compiled
+
+
+def test_a_cancelled_call_is_never_counted_and_names_its_work_list(tmp_path: Path) -> None:
+    path = tmp_path / "w.toml"
+    path.write_text('[[call]]\ntool = "stepped_work"\nname = "gave-up"\ncancel_after_ms = 225\n'
+                    'work_list = "bench:steps:c-{vu}-{iteration}"\narguments = { key = "c-{vu}-{iteration}" }\n'
+                    '[[call]]\ntool = "get_user_cart"\n')
+    workload = Workload.read(path)
+    assert [(n, k.counted) for n, k in workload.kinds().items()] == [("gave-up", False), ("get_user_cart", True)]
+    assert workload.reads_work and workload.tool_calls_per_iteration == 1
+    assert '"cancel_after_ms":225,"work_list":"bench:steps:c-{vu}-{iteration}"' in workload.driver_json()
+    assert "work_redis" not in workload.driver_json()
+    # the Redis the lists are read from is the bench's, given when it is known; the headers keep it
+    read = workload.reading_work_from("redis://127.0.0.1:6390/0").with_headers({"X-Tenant": "a"})
+    assert '"work_redis":"redis://127.0.0.1:6390/0"' in read.driver_json() and read.headers == {"X-Tenant": "a"}

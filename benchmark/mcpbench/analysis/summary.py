@@ -284,11 +284,15 @@ def latency(window_samples: pd.DataFrame, request_timeout_s: float, mode: str = 
     )
 
 
+# The error kind of a call the client cancelled on purpose (a workload's cancel_after_ms): no failure of anyone's.
+CANCELLED = "cancelled"
+
+
 def errors(window_samples: pd.DataFrame) -> Errors:
-    """count = failed samples (tools/list included), failed_tool_calls, rate = failed tool calls / tool
-    calls, kinds = failed samples per error_kind."""
+    """count = failed samples (tools/list included; a call the client cancelled is none), failed_tool_calls, rate =
+    failed tool calls / tool calls, kinds = failed samples per error_kind."""
     calls = load_kinds.tool_calls(window_samples)
-    failed = window_samples[window_samples["ok"] == 0]
+    failed = window_samples[(window_samples["ok"] == 0) & (window_samples["error_kind"] != CANCELLED)]
     failed_calls = int((calls["ok"] == 0).sum())
     return Errors(count=int(len(failed)), failed_tool_calls=failed_calls,
                   rate=failed_calls / len(calls) if len(calls) else None,

@@ -29,6 +29,9 @@ class Point:
     display: str
     settings: ToolSettings
     workload: Workload | None = None
+    # A manifest's `unsupported` key that rules this point out as well as the dimension's own: its contract setting
+    # is one the SDK lacks (SESSIONS=1 is `abandoned`'s).
+    opt_out: str | None = None
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,10 @@ def twins(specs: list[ServerSpec], dimension: Dimension, points: tuple[Point, ..
     when it has no points. A server whose manifest opts out of it is kept with why (`unavailable`: listed, not
     started). A server given on the command line (its own workload file, or a URL) has no dimension tools to
     call: ValueError."""
-    def offered(spec: ServerSpec) -> ServerSpec:
+    def offered(spec: ServerSpec, point: Point | None = None) -> ServerSpec:
         why = spec.info.unsupported.get(dimension.name)
+        if not why and point is not None and point.opt_out and (why := spec.info.unsupported.get(point.opt_out)):
+            return dataclasses.replace(spec, unavailable=f"{point.display} is not offered: {why}")
         return dataclasses.replace(spec, unavailable=dimension.not_offered_reason(why)) if why else spec
 
     if not points and dimension.workload is None:
@@ -58,7 +60,7 @@ def twins(specs: list[ServerSpec], dimension: Dimension, points: tuple[Point, ..
     for spec in specs:
         for point in points:
             twin = setting_twin(spec, taken, point.label, point.settings.environment(), point.display)
-            out.append(offered(dataclasses.replace(twin, workload=point.workload, point=point.display)))
+            out.append(offered(dataclasses.replace(twin, workload=point.workload, point=point.display), point))
     return out
 
 
@@ -67,7 +69,8 @@ class DimensionExperiment(RunExperiment):
     order = 25
     help = ("Measure what MCP clients do besides one small tool call: payload (reply size), tools-list (many "
             "tools), agent (one caller in sequence), churn (a session per call against persistent sessions), "
-            "sessions (memory holding 1, 100, 1,000 open sessions), progress (streamed progress notifications).")
+            "sessions (memory holding 1, 100, 1,000 open sessions), progress (streamed progress notifications), "
+            "abandoned (sessions never closed), cancellation (calls cancelled part-way).")
     options = (Option("dimension", str, "payload", f"Which: {', '.join(dimensions.names())}.", ("--dimension",)),
                Option("all_points", bool, False, "Every point, the costly ones too (tools-list: 10,000 tools).",
                       ("--all-points",)),

@@ -677,11 +677,13 @@ class Runner:
 
     def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
         """verify.json: the server's start and the workload's checks (workload/verify.py); a fail ends its part."""
+        assert self.bench is not None and self.bench.infra is not None
         with self.events.activity(f"verifying {spec.name}…"):
             # A server given on the command line is held to its workload file; the lineup's to the whole spec.
             verdict = (verify_calls(server.url, spec.workload) if spec.given and spec.workload
                        else verify(server.url, spec.name, spec.info.protocols,
-                                   ToolSettings.from_environment(spec.run_env), spec.info.unsupported))
+                                   ToolSettings.from_environment(spec.run_env), spec.info.unsupported,
+                                   self.bench.infra.redis_url))
         checks = [Check(name="start", status="pass", reason=f"ready in {server.startup_s:.2f} s"), *verdict.checks]
         suite = self._conformance(spec, server, checks) if self.config.conformance else None
         listening = server.listening()

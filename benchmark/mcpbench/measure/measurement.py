@@ -109,6 +109,8 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     keeps what it measured). `workload`: the calls the server is measured with (None: the lineup's)."""
     timing = load.timeline(timing)  # a kind with its own schedule (staged, spike) sets its own timeline
     profile, infra = harness.profile, harness.infra
+    if workload is not None and workload.reads_work:  # the cancelled calls' work lists are read from our Redis
+        workload = workload.reading_work_from(infra.redis_url)
     host = harness.host
     readers: dict[str, UsageReader] = {"server": target.usage, **infra.readers(), **host.readers(),
                                        "server-procs": target.process_tree_usage}

@@ -213,11 +213,11 @@ class SoakPlan(Closed):
 
 
 # What a dimension's decision-page answer ranks at its point (the report reads each from that point's table).
-DimensionFigure = Literal["cpu_per_call", "mem_peak", "p50_all_calls", "reclaimed"]
+DimensionFigure = Literal["cpu_per_call", "mem_peak", "p50_all_calls", "reclaimed", "stops_on_cancel"]
 # The figures a dimension's tables show beside every point's own (the Dimensions page).
 DimensionColumn = Literal["tools_list", "first_notification", "memory_rank"]
 # The tables a dimension's section shows after its points' tables.
-DimensionTable = Literal["session_memory", "progress_cost", "abandoned_sessions"]
+DimensionTable = Literal["session_memory", "progress_cost", "abandoned_sessions", "cancellations"]
 
 
 class DimensionDecision(Closed):
@@ -227,7 +227,9 @@ class DimensionDecision(Closed):
                                         "asked as calls per CPU-second), `mem_peak` (its peak-memory ranking), "
                                         "`p50_all_calls` (every call's p50: the section's latency ranking) or "
                                         "`reclaimed` (the servers that gave abandoned sessions back, soonest "
-                                        "first: the `abandoned_sessions` table, described, not tested)")
+                                        "first: the `abandoned_sessions` table, described, not tested) or "
+                                        "`stops_on_cancel` (the servers that wrote no step after a cancellation: the "
+                                        "`cancellations` table, described, not tested)")
     point: str = described("the point it reads: its table's heading on the Dimensions page (a point, \"4 MiB\", or a "
                            "load of a dimension without points, \"session · 10 VUs\")")
     unit: str = described("the figure's unit as the page words it (\"replies per CPU-second\", \"MiB\")")
@@ -253,7 +255,8 @@ class DimensionSection(Closed):
                                              "between the fewest and the most held), `progress_cost` (CPU and p50 per "
                                              "progress notification between the fewest and the most), "
                                              "`abandoned_sessions` (what each server kept of sessions left open, and "
-                                             "whether and when it gave it back)")
+                                             "whether and when it gave it back), `cancellations` (the steps each "
+                                             "server still did for calls its clients had cancelled)")
     latency_ranking: bool = described("each point's servers ranked on the all-calls p50 too (one caller in sequence: "
                                       "its throughput is the load model's by design)")
     changes: bool = described("each server's throughput and CPU per call at every point ÷ at the first, and its chart "
@@ -905,6 +908,19 @@ class LoadgenCounts(Closed):
     streams_dropped: int | None = described("a drop_stream workload's GET streams whose TCP connection the client "
                                             "dropped unread while the server had them open (200, or held "
                                             "unanswered for 1 s)", None)
+    cancelled_by_notice: int | None = described("calls the client cancelled part-way with notifications/cancelled "
+                                                "(a workload's cancel_after_ms; in a session and over stdio)", None)
+    cancelled_by_close: int | None = described("calls the client cancelled part-way by closing the response stream "
+                                               "(stateless HTTP)", None)
+    cancel_replies: int | None = described("replies that still came to a call after its notifications/cancelled "
+                                           "(the spec says a server should not send one; null: none was listened "
+                                           "for, a closed stream brings none)", None)
+    steps_before_cancel: int | None = described("steps the cancelled calls' work lists hold from before each "
+                                                "cancellation (their work_list in Redis)", None)
+    steps_after_cancel: int | None = described("steps they hold from after it: work the server did for a call the "
+                                               "client had cancelled, read 2 s after the last cancellation", None)
+    cancelled_worked_on: int | None = described("cancelled calls with any step after the cancellation", None)
+    work_unread: str | None = described("why the work lists could not be read (null: read, or none to read)", None)
     stalls_s: list[tuple[float, float]] | None = described("spans (s from the scenario start) in which the driver "
                                                             "itself did not run for over 1 s: stopped, or starved "
                                                             "of CPU (its liveness; docs/faults.md)", None)

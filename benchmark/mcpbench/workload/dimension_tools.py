@@ -1,7 +1,8 @@
 """The dimension tools (docs/workload.md §6): what a reference server registers beside the three workload tools
 when a contract setting turns it on — `EXTRA_TOOLS=N` tools for tools/list at scale, `DIMENSION_TOOLS=1` for
-`echo_payload` (reply size) and `stream_progress` (streamed progress), `SSE_REPLIES=1` for replies a notification can
-ride on, `SESSIONS=1` for sessions kept — their reference answers, and verify's checks of them.
+`echo_payload` (reply size), `stream_progress` (streamed progress) and `stepped_work` (work a cancellation should
+stop), `SSE_REPLIES=1` for replies a notification can ride on, `SESSIONS=1` for sessions kept — their reference
+answers, and verify's checks of them.
 
 Off by default, so the lineup's tools/list, its wire pattern and every figure measured without them stay as
 they were.
@@ -10,10 +11,17 @@ they were.
 from __future__ import annotations
 
 import json
+import socket
+import threading
 import time
+import uuid
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
-from mcpbench.workload.mcp_client import JsonRpc, McpClient, Reply, parse_message, tool_payload
+import httpx
+import redis
+
+from mcpbench.workload.mcp_client import ACCEPT, JsonRpc, McpClient, Reply, parse_message, tool_payload
 
 EXTRA_TOOLS = "EXTRA_TOOLS"          # the environment settings, docs/server-contract.md
 DIMENSION_TOOLS = "DIMENSION_TOOLS"
@@ -26,6 +34,10 @@ VERIFY_PROGRESS = 3                  # the notifications verify asks for
 # The streamed-progress dimension's name, which a manifest whose SDK cannot stream opts out of ([server] unsupported =
 # { progress = "why" }): verify then holds stream_progress to its answer alone.
 PROGRESS = "progress"
+STEPPED_WORK = "stepped_work"
+MAX_STEPS = 1000                     # stepped_work's steps at most (docs/workload.md §6)
+# The cancellation dimension's name, which a manifest opts out of ([server] unsupported = { cancellation = "why" }).
+CANCELLATION = "cancellation"
 PAYLOAD_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 MAX_PAYLOAD = 16 * 1024 * 1024
 # What a request to echo_payload carries at most: every server refuses request bodies of 1 MiB and more
@@ -79,7 +91,7 @@ class ToolSettings:
     def tool_names(self) -> set[str]:
         """The tools a server started with these settings registers beside the three workload tools."""
         names = {extra_tool_name(i) for i in range(1, self.extra_tools + 1)}
-        return names | ({ECHO_PAYLOAD, STREAM_PROGRESS} if self.dimension_tools else set())
+        return names | ({ECHO_PAYLOAD, STREAM_PROGRESS, STEPPED_WORK} if self.dimension_tools else set())
 
     def environment(self) -> dict[str, str]:
         return {EXTRA_TOOLS: str(self.extra_tools), DIMENSION_TOOLS: "1" if self.dimension_tools else "0",
@@ -93,7 +105,7 @@ def check_listed(tools: dict[str, JsonRpc], settings: ToolSettings) -> list[str]
     missing = sorted(wanted - set(tools))
     if missing:
         ignored = [f"{EXTRA_TOOLS}={settings.extra_tools}"] if any(m.startswith("extra_") for m in missing) else []
-        ignored += [f"{DIMENSION_TOOLS}=1"] if {ECHO_PAYLOAD, STREAM_PROGRESS} & set(missing) else []
+        ignored += [f"{DIMENSION_TOOLS}=1"] if {ECHO_PAYLOAD, STREAM_PROGRESS, STEPPED_WORK} & set(missing) else []
         problems.append(f"{' and '.join(ignored)} ignored: {len(missing)} tool(s) missing "
                         f"({', '.join(missing[:3])}{'…' if len(missing) > 3 else ''})")
     for name in sorted(wanted & set(tools)):
@@ -257,3 +269,113 @@ def call_progress(client: McpClient, count: int, token: str | None) -> StreamedR
             message = None
     return StreamedReply(response.status_code, content_type, tuple(notifications), message,
                          time.monotonic() - started, "\n".join(lines)[:400])
+
+
+def steps_list(key: str) -> str:
+    """The Redis list stepped_work appends a call's steps to."""
+    return f"bench:steps:{key}"
+
+
+def stepped_arguments(key: str, steps: int, interval_ms: int) -> JsonRpc:
+    return {"key": key, "steps": steps, "interval_ms": interval_ms}
+
+
+def step_times(store: redis.Redis, key: str) -> list[int]:
+    """The Unix-ms times of a call's steps, its list deleted (a later call of the same key starts empty)."""
+    pipe = store.pipeline()
+    pipe.lrange(steps_list(key), 0, -1)
+    pipe.delete(steps_list(key))
+    values, _ = pipe.execute()
+    return [int(v) for v in values]
+
+
+def check_stepped(reply: Reply, times: list[int], key: str, steps: int, span_ms: tuple[int, int],
+                  server_type: str) -> list[str]:
+    """stepped_work's answer ({key, steps, server_type}) and what it left in Redis: `steps` times, in order, within
+    the call's span (the server's clock is the harness's: one host)."""
+    if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
+        return [f"HTTP {reply.status}: {reply.body[:200]!r}"]
+    data = tool_payload(reply)
+    expected = {"key": key, "steps": steps, "server_type": server_type}
+    problems = [] if data == expected else [f"answered {str(data)[:200]}, expected {expected}"]
+    if len(times) != steps:
+        problems.append(f"{len(times)} step(s) in {steps_list(key)}, expected {steps}")
+    elif times != sorted(times) or times[0] < span_ms[0] - 1000 or times[-1] > span_ms[1] + 1000:
+        problems.append(f"the steps' times {times} are not in order within the call ({span_ms[0]} … {span_ms[1]})")
+    return problems
+
+
+# verify's cancelled call: 20 steps 50 ms apart, cancelled after 225 ms (between the 5th and the 6th step), its list
+# read once the whole call would have ended.
+CANCEL_STEPS, CANCEL_INTERVAL_MS, CANCEL_AFTER_S = 20, 50, 0.225
+CANCEL_LISTEN_S = 2.0
+
+
+@dataclass(frozen=True)
+class CancelledCall:
+    """One stepped_work call the client cancelled: how, the steps before and after, and whether a reply still came
+    (None: nothing to listen on, the stream closed)."""
+
+    how: str
+    before: int
+    after: int
+    replied: bool | None
+
+    @property
+    def stopped(self) -> bool:
+        """At most one step after: the one a server had begun when the cancellation reached it."""
+        return self.after <= 1
+
+
+def _close_after(url: str, payload: bytes, headers: dict[str, str], after_s: float) -> int:
+    """POSTs `payload` on a connection of its own and closes the connection `after_s` later, its reply unread: a
+    client that gave up, as it looks to the server. The Unix ms of the close."""
+    parts = urlsplit(url)
+    with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 80), timeout=5) as sock:
+        head = [f"POST {parts.path or '/'}{'?' + parts.query if parts.query else ''} HTTP/1.1",
+                f"Host: {parts.netloc}", "Content-Type: application/json", f"Accept: {ACCEPT}",
+                f"Content-Length: {len(payload)}", *(f"{k}: {v}" for k, v in headers.items()), "", ""]
+        sock.sendall("\r\n".join(head).encode() + payload)
+        time.sleep(after_s)
+        at = time.time_ns() // 1_000_000
+        sock.shutdown(socket.SHUT_RDWR)
+    return at
+
+
+def cancel_once(client: McpClient, store: redis.Redis) -> CancelledCall:
+    """stepped_work called and cancelled part-way as the load driver cancels (load-driver/cancel.go): in a session
+    by notifications/cancelled, listening for a reply on; without one by closing the stream."""
+    key = f"verify-cancel-{uuid.uuid4().hex[:8]}"
+    arguments = stepped_arguments(key, CANCEL_STEPS, CANCEL_INTERVAL_MS)
+    started = time.monotonic()
+    if not client.session_id:
+        at = _close_after(client.url, client.body("tools/call", {"name": STEPPED_WORK, "arguments": arguments}),
+                          client.extra_headers, CANCEL_AFTER_S)
+        replied: bool | None = None
+        how = "closing the stream"
+    else:
+        listener = McpClient(client.url, timeout_s=CANCEL_AFTER_S + CANCEL_LISTEN_S, headers=client.extra_headers)
+        listener.session_id = client.session_id
+        request_id = listener.next_id()
+        answers: list[Reply] = []
+
+        def call() -> None:
+            try:
+                answers.append(listener.request_with_id(request_id, "tools/call",
+                                                        {"name": STEPPED_WORK, "arguments": arguments}))
+            except httpx.HTTPError:
+                pass  # no reply within the listening: what a server that honours the cancellation may do
+        thread = threading.Thread(target=call, daemon=True)
+        thread.start()
+        time.sleep(CANCEL_AFTER_S)
+        at = time.time_ns() // 1_000_000
+        client.notify("notifications/cancelled", {"requestId": request_id, "reason": "verify cancelled it"})
+        thread.join(CANCEL_LISTEN_S + 1)
+        listener.close()
+        replied = bool(answers) and answers[0].status == 200 and (answers[0].result is not None
+                                                                 or answers[0].error is not None)
+        how = "notifications/cancelled"
+    time.sleep(max(0.0, CANCEL_STEPS * CANCEL_INTERVAL_MS / 1000 + 0.5 - (time.monotonic() - started)))
+    times = step_times(store, key)
+    after = sum(1 for t in times if t > at)
+    return CancelledCall(how, len(times) - after, after, replied)

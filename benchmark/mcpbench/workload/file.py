@@ -54,6 +54,8 @@ _REQUIRED: Final[dict[str, dict[str, type]]] = {
 # The value the 2026-07-28 revision's Mcp-Name header carries, by method: the params member that names what
 # is called (a tool's is its `tool`).
 _MCP_NAME: Final = {"resources/read": "uri", "prompts/get": "name"}
+# The paged list methods (followed page by page: one call is several requests).
+_PAGED: Final = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
 
 
 class CallKind(Closed):
@@ -151,6 +153,13 @@ class Call(_Strict):
     # its reply must bring this many notifications/progress before the result; the first one's arrival is timed.
     progress: int = Field(default=0, ge=0, le=MAX_PROGRESS,
                           description="notifications/progress the call asks for and must receive before its result")
+    # A client that gave up on the call (load-driver/cancel.go): notifications/cancelled in a session and over
+    # stdio, the response stream closed without one. Such a call is never counted: it has no latency to rank.
+    cancel_after_ms: int = Field(default=0, ge=0, le=600_000,
+                                 description="the client cancels the call this long after sending it (0: never)")
+    work_list: str | None = Field(default=None, min_length=1, max_length=200,
+                                  description="the Redis list the call's work appends Unix-ms times to (placeholders "
+                                              "allowed): read after the load, the steps done after the cancellation")
 
     @field_validator("params")
     @classmethod
@@ -176,7 +185,13 @@ class Call(_Strict):
             raise ValueError(f"{self.method} takes no tool and no arguments (its are `params`)")
         if self.method == TOOLS_CALL and self.arrival:
             raise ValueError("a tool call is always an arrival (`arrival` is a method call's)")
-        for text in _strings({**self.arguments, **self.params}):
+        if self.work_list and not self.cancel_after_ms:
+            raise ValueError("a work_list is read for a cancelled call only: give cancel_after_ms")
+        if self.cancel_after_ms and self.method in _PAGED:
+            raise ValueError(f"{self.method} is paged: a cancelled call is a single request")
+        if self.cancel_after_ms and self.arrival:
+            raise ValueError("a cancelled call is never counted (`arrival` makes a method call counted)")
+        for text in _strings({**self.arguments, **self.params, "work_list": self.work_list or ""}):
             for meant in _PLACEHOLDER_LIKE.findall(text):
                 if not PLACEHOLDER.fullmatch(meant):
                     raise ValueError(f"{meant}: a placeholder is {{vu}} or {{iteration}}, with %N and :0W "
@@ -189,8 +204,9 @@ class Call(_Strict):
 
     @property
     def counted(self) -> bool:
-        """Counted among the calls (calls/s, call latency, errors) and made by the open model's arrivals."""
-        return self.method == TOOLS_CALL or self.arrival
+        """Counted among the calls (calls/s, call latency, errors) and made by the open model's arrivals; a call
+        the client cancels never is (made in the closed iteration only)."""
+        return (self.method == TOOLS_CALL or self.arrival) and not self.cancel_after_ms
 
     def rendered_arguments(self, vu: int = 1, iteration: int = 0) -> dict[str, JsonValue]:
         """The arguments as a VU sends them (the placeholders put in, as the load driver does)."""
@@ -291,13 +307,24 @@ class WorkloadFile(_Strict):
 class Workload:
     """A read workload file: its calls, and the load driver's --workload made from them."""
 
-    def __init__(self, path: Path, spec: WorkloadFile, headers: dict[str, str] | None = None):
+    def __init__(self, path: Path, spec: WorkloadFile, headers: dict[str, str] | None = None,
+                 work_redis: str | None = None):
         self.path = path
         self.spec = spec
         self.headers = dict(headers or {})  # sent with every HTTP request (a target's --header)
+        self.work_redis = work_redis        # the Redis (URL) the work lists are read from, as the driver reaches it
 
     def with_headers(self, headers: dict[str, str]) -> Workload:
-        return Workload(self.path, self.spec, {**self.headers, **headers}) if headers else self
+        return Workload(self.path, self.spec, {**self.headers, **headers}, self.work_redis) if headers else self
+
+    @property
+    def reads_work(self) -> bool:
+        """Some cancelled call's work is read from Redis after the load (its work_list)."""
+        return any(c.work_list for c in self.calls)
+
+    def reading_work_from(self, redis_url: str) -> Workload:
+        """This workload with the Redis its work lists are read from (the bench's, as the load driver reaches it)."""
+        return Workload(self.path, self.spec, self.headers, redis_url)
 
     @classmethod
     def read(cls, path: Path) -> Workload:
@@ -362,9 +389,13 @@ class Workload:
                                    "checks": [k.compiled() for k in c.check],
                                    **({"mcp_name": c.mcp_name} if c.mcp_name != (c.tool or "") else {}),
                                    **({"arrival": True} if c.arrival else {}),
-                                   **({"progress": c.progress} if c.progress else {})}
+                                   **({"progress": c.progress} if c.progress else {}),
+                                   **({"cancel_after_ms": c.cancel_after_ms} if c.cancel_after_ms else {}),
+                                   **({"work_list": c.work_list} if c.work_list else {})}
                                   for c in self.calls]
         plan: dict[str, JsonValue] = {"calls": calls}
+        if self.work_redis:
+            plan["work_redis"] = self.work_redis
         if self.spec.abandon:
             plan["abandon"] = True
         if self.spec.drop_stream:

@@ -71,7 +71,8 @@ class McpClient:
     def __init__(self, url: str, timeout_s: float = 10.0, headers: dict[str, str] | None = None):
         """`headers`: sent with every request (a target's --header: Authorization…)."""
         self.url = url
-        self._http = httpx.Client(timeout=timeout_s, headers={"Accept": ACCEPT, **(headers or {})})
+        self.extra_headers = dict(headers or {})
+        self._http = httpx.Client(timeout=timeout_s, headers={"Accept": ACCEPT, **self.extra_headers})
         self._ids = itertools.count(1)
         self.session_id: str | None = None
 
@@ -89,8 +90,13 @@ class McpClient:
         return {"Content-Type": "application/json", **(headers or {}),
                 **({"Mcp-Session-Id": self.session_id} if self.session_id else {})}
 
-    def _body(self, method: str, params: JsonRpc | None) -> bytes:
-        payload: JsonRpc = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def body(self, method: str, params: JsonRpc | None, request_id: int | None = None) -> bytes:
+        """A request's bytes, with the next id unless one is given."""
+        payload: JsonRpc = {"jsonrpc": "2.0", "id": request_id if request_id is not None else next(self._ids),
+                            "method": method}
         if params is not None:
             payload["params"] = params
         return json.dumps(payload).encode()
@@ -107,14 +113,19 @@ class McpClient:
 
     def request(self, method: str, params: JsonRpc | None = None,
                 headers: dict[str, str] | None = None) -> Reply:
-        return self.post_raw(self._body(method, params), headers)
+        return self.post_raw(self.body(method, params), headers)
+
+    def request_with_id(self, request_id: int, method: str, params: JsonRpc | None = None) -> Reply:
+        """A request under an id the caller chose (one it must name later: notifications/cancelled)."""
+        return self.post_raw(self.body(method, params, request_id))
 
     def stream(self, method: str, params: JsonRpc | None = None) -> contextlib.AbstractContextManager[httpx.Response]:
         """A request whose reply is read as it arrives (response.iter_lines()): a stream's notifications timed."""
-        return self._http.stream("POST", self.url, content=self._body(method, params), headers=self._headers(None))
+        return self._http.stream("POST", self.url, content=self.body(method, params), headers=self._headers(None))
 
-    def notify(self, method: str) -> Reply:
-        return self.post_raw(json.dumps({"jsonrpc": "2.0", "method": method}).encode())
+    def notify(self, method: str, params: JsonRpc | None = None) -> Reply:
+        return self.post_raw(json.dumps({"jsonrpc": "2.0", "method": method,
+                                         **({"params": params} if params is not None else {})}).encode())
 
     def initialize(self, headers: dict[str, str] | None = None) -> Reply:
         reply = self.request("initialize", {

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from functools import partial
 
 import httpx
+import redis
 
 from mcpbench.records import Closed, described
 from mcpbench.workload import dimension_tools as dims
@@ -87,8 +88,10 @@ def _rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
 
 
 class _Verifier:
-    def __init__(self, url: str, server_type: str, settings: ToolSettings, unsupported: dict[str, str]):
+    def __init__(self, url: str, server_type: str, settings: ToolSettings, unsupported: dict[str, str],
+                 redis_url: str | None = None):
         self.url = url
+        self.redis_url = redis_url  # the bench's Redis, where stepped_work leaves its steps (None: not read)
         self.server_type = server_type
         self.settings = settings
         self.unsupported = unsupported
@@ -162,6 +165,9 @@ class _Verifier:
                 for size in dims.PAYLOAD_SIZES:
                     self.guarded(f"{dims.ECHO_PAYLOAD} {dims.size_text(size)}",
                                  partial(self.echo_payload, client, size))
+            if self.settings.dimension_tools and self.redis_url:
+                self.guarded(dims.STEPPED_WORK, lambda: self.stepped_work(client))
+                self.guarded(dims.CANCELLATION, lambda: self.cancellation(client))
             if self.settings.dimension_tools and self.settings.sse_replies:
                 # streaming is asked of a server started for it (SSE_REPLIES=1): by default an SDK may reply JSON
                 self.guarded(dims.STREAM_PROGRESS, lambda: self.stream_progress(client))
@@ -251,6 +257,35 @@ class _Verifier:
         self.add(dims.STREAM_PROGRESS, "pass", f"{count} progress notifications in order before the result "
                  f"(first after {first_ms:.1f} ms, result after {streamed.result_s * 1000:.1f} ms); "
                  "none without a token")
+
+    def stepped_work(self, client: McpClient) -> None:
+        """3 steps 10 ms apart: its answer, and 3 times in order in its Redis list (docs/workload.md §6)."""
+        key = f"verify-{uuid.uuid4().hex[:8]}"
+        begun = time.time_ns() // 1_000_000
+        reply = client.call_tool(dims.STEPPED_WORK, dims.stepped_arguments(key, 3, 10))
+        ended = time.time_ns() // 1_000_000
+        times = dims.step_times(redis.Redis.from_url(str(self.redis_url), socket_timeout=5), key)
+        problems = dims.check_stepped(reply, times, key, 3, (begun, ended), self.server_type)
+        self.add(dims.STEPPED_WORK, "fail" if problems else "pass",
+                 "; ".join(problems) if problems else f"3 steps written in order over {ended - begun} ms")
+
+    def cancellation(self, client: McpClient) -> None:
+        """One stepped_work call cancelled part-way, as the cancellation dimension cancels them: the steps the server
+        still wrote after it. Work that ran on is the SDK's behaviour, measured, not a fault: a warning (with the
+        manifest's reason where it gives one); a call that did nothing before it fails (there was nothing to stop)."""
+        done = dims.cancel_once(client, redis.Redis.from_url(str(self.redis_url), socket_timeout=5))
+        said = (f"cancelled by {done.how} after {done.before} of {dims.CANCEL_STEPS} steps: {done.after} written "
+                "after it" + ("; a reply still came (the spec says none should)" if done.replied else
+                              "; no reply came" if done.replied is False else ""))
+        if done.before == 0:
+            self.add(dims.CANCELLATION, "fail", f"{said}: stepped_work did nothing in its first "
+                     f"{dims.CANCEL_AFTER_S * 1000:.0f} ms")
+        elif done.stopped and not done.replied:
+            self.add(dims.CANCELLATION, "pass", f"stopped: {said}")
+        else:
+            why = self.unsupported.get(dims.CANCELLATION)
+            self.add(dims.CANCELLATION, "warn", ("ran on" if not done.stopped else "replied") + f": {said}"
+                     + (f" (its manifest: {why})" if why else ""))
 
     def stateless_call(self) -> None:
         # The `stateless` load mode sends tools/call with no initialize and no session.
@@ -444,12 +479,14 @@ class _Verifier:
 
 
 def verify(url: str, server_type: str, protocols: list[str] | None = None,
-           settings: ToolSettings = ToolSettings(), unsupported: dict[str, str] | None = None) -> Verify:
+           settings: ToolSettings = ToolSettings(), unsupported: dict[str, str] | None = None,
+           redis_url: str | None = None) -> Verify:
     """Run every check against the MCP endpoint `url`; never raises for a misbehaving server. `protocols`:
     the revisions its manifest says its SDK accepts; a listed 2026-07-28 is checked too. `settings`: the
     contract settings it was started with, whose tools (workload/dimension_tools.py) are checked too;
-    `unsupported`: what its manifest says its SDK cannot do (progress: why), checked as a limit, not a failure."""
-    verifier = _Verifier(url, server_type, settings, unsupported or {})
+    `unsupported`: what its manifest says its SDK cannot do (progress: why), checked as a limit, not a failure;
+    `redis_url`: the bench's Redis, where stepped_work's steps are read (None: stepped_work is not checked)."""
+    verifier = _Verifier(url, server_type, settings, unsupported or {}, redis_url)
     verifier.session()
     if settings.sessions:
         # A stateful transport turns away a call without its session: the twin is never measured stateless.

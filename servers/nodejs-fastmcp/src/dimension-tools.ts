@@ -1,7 +1,9 @@
-// Issue 37's dimension tools (tools/list at scale, payload size, streamed progress): EXTRA_TOOLS=N catalog tools
-// and, with DIMENSION_TOOLS=1, echo_payload and stream_progress; off unless the contract settings turn them on
-// (docs/workload.md §6).
+// Issue 37's dimension tools (tools/list at scale, payload size, streamed progress, cancellation): EXTRA_TOOLS=N
+// catalog tools and, with DIMENSION_TOOLS=1, echo_payload, stream_progress and stepped_work; off unless the contract
+// settings turn them on (docs/workload.md §6).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { jsonSchemaAdapter, type FastMCP } from 'fastmcp';
+import type { Backends } from './tools.js';
 
 const extraTools = /^\d+$/.test(process.env.EXTRA_TOOLS?.trim() ?? '') ? Number(process.env.EXTRA_TOOLS) : 0;
 const dimensionTools = process.env.DIMENSION_TOOLS?.trim() === '1';
@@ -37,13 +39,22 @@ const progressSchema = jsonSchemaAdapter({
   },
   required: ['count'],
 });
+const steppedSchema = jsonSchemaAdapter({
+  type: 'object',
+  properties: {
+    key: { type: 'string', minLength: 1, maxLength: 100, description: 'names the Redis list bench:steps:<key> the steps are appended to' },
+    steps: { type: 'integer', minimum: 1, maximum: 1000, description: 'how many steps to do' },
+    interval_ms: { type: 'integer', minimum: 0, maximum: 10000, description: 'milliseconds between steps' },
+  },
+  required: ['key', 'steps', 'interval_ms'],
+});
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const payload = (size: number) => ALPHABET.repeat(Math.ceil(size / 64)).slice(0, size);
 // Characters (code points), not UTF-16 units: a surrogate pair counts once.
 const characters = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
 
-export function addDimensionTools(server: FastMCP, serverType: string): void {
+export function addDimensionTools(server: FastMCP, { redis, serverType }: Backends): void {
   for (let i = 1; i <= extraTools; i++) {
     const name = `extra_${String(i).padStart(5, '0')}`;
     server.addTool({
@@ -84,6 +95,24 @@ export function addDimensionTools(server: FastMCP, serverType: string): void {
           });
         }
         return JSON.stringify({ count, sent, server_type: serverType });
+      },
+    });
+    // Cancellation is FastMCP's: the Context's `signal`, aborted on the call's notifications/cancelled (the SDK's
+    // extra.signal), when its session closes, or on the tool's timeoutMs (none here) (fastmcp/dist/chunk-*.js,
+    // FastMCPSession's tools/call handler). Checked before each step; it ends the wait too.
+    server.addTool({
+      name: 'stepped_work',
+      description: 'Appends steps timestamps to a Redis list, interval_ms apart, with progress; stops when cancelled.',
+      parameters: steppedSchema,
+      execute: async (args, { reportProgress, signal }) => {
+        const { key, steps, interval_ms } = args as { key: string; steps: number; interval_ms: number };
+        for (let i = 1; i <= steps; i++) {
+          signal.throwIfAborted();
+          await redis.rpush(`bench:steps:${key}`, String(Date.now()));
+          await reportProgress({ progress: i, total: steps });
+          if (i < steps) await sleep(interval_ms, undefined, { signal });
+        }
+        return JSON.stringify({ key, steps, server_type: serverType });
       },
     });
   }

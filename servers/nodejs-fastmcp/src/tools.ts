@@ -178,5 +178,5 @@ export function addTools(server: FastMCP, b: Backends): void {
     parameters: checkoutInput,
     execute: (args) => checkout(b, args),
   });
-  addDimensionTools(server, b.serverType); // none unless EXTRA_TOOLS / DIMENSION_TOOLS
+  addDimensionTools(server, b); // none unless EXTRA_TOOLS / DIMENSION_TOOLS
 }

@@ -199,6 +199,6 @@ export function newMcpServer(b: Backends): McpServer {
     { description: 'Check out: price the cart, count the rate limit, record the order', inputSchema: checkoutInput },
     (args) => checkout(b, args),
   );
-  addDimensionTools(server, b.serverType, jsonSchemaValidator); // none unless EXTRA_TOOLS / DIMENSION_TOOLS
+  addDimensionTools(server, b, jsonSchemaValidator); // none unless EXTRA_TOOLS / DIMENSION_TOOLS
   return server;
 }

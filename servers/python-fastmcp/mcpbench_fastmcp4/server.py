@@ -62,7 +62,7 @@ async def backends(_server: FastMCP) -> AsyncIterator[dict]:
         trust_env=False,
     )
     try:
-        yield {}
+        yield {"redis": redis}  # for the one tool that takes a Context anyway (dimension_tools.stepped_work)
     finally:
         await http.aclose()
         await redis.aclose()

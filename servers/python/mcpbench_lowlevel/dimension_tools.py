@@ -1,7 +1,8 @@
-"""The dimension tools on the low-level Server, for issue 37 (tools/list at scale, payload size, streamed progress);
-off unless the contract's EXTRA_TOOLS / DIMENSION_TOOLS turn them on (`mcpbench_workload.dimension_tools`). As the
-workload tools: input schemas as data, key for key what MCPServer derives from `mcpbench_fastmcp/dimension_tools.py`,
-and the arguments each body reads, by JSON type, for the server's own checks (`server.TOOLS`)."""
+"""The dimension tools on the low-level Server, for issue 37 (tools/list at scale, payload size, streamed progress,
+cancellation); off unless the contract's EXTRA_TOOLS / DIMENSION_TOOLS turn them on
+(`mcpbench_workload.dimension_tools`). As the workload tools: input schemas as data, key for key what MCPServer derives
+from `mcpbench_fastmcp/dimension_tools.py`, and the arguments each body reads, by JSON type, for the server's own
+checks (`server.TOOLS`)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,26 @@ PROGRESS_SCHEMA: dict[str, Any] = {
     "type": "object",
 }
 
+STEPPED_SCHEMA: dict[str, Any] = {
+    "properties": {
+        "key": {
+            "description": "names the Redis list bench:steps:<key> the steps are appended to",
+            "maxLength": dims.MAX_KEY, "minLength": 1, "title": "Key", "type": "string",
+        },
+        "steps": {
+            "description": "how many steps to do", "maximum": dims.MAX_STEPS, "minimum": 1, "title": "Steps",
+            "type": "integer",
+        },
+        "interval_ms": {
+            "description": "milliseconds between steps", "maximum": dims.MAX_INTERVAL_MS, "minimum": 0,
+            "title": "Interval Ms", "type": "integer",
+        },
+    },
+    "required": ["key", "steps", "interval_ms"],
+    "title": "stepped_workArguments",
+    "type": "object",
+}
+
 
 async def stream_progress(count: int, *, ctx: ServerRequestContext[Any]) -> str:
     # The handler's context carries a session scoped to this request: its report_progress sends notifications/progress
@@ -63,8 +84,16 @@ async def stream_progress(count: int, *, ctx: ServerRequestContext[Any]) -> str:
     return await dims.stream_progress(count, ctx.session.report_progress if has_token else None)
 
 
+async def stepped_work(key: str, steps: int, interval_ms: int, *, ctx: ServerRequestContext[Any]) -> str:
+    # Progress as stream_progress's. A cancelled call (notifications/cancelled, or the stream closed) is the SDK's:
+    # it cancels the call's scope, so the body's next await raises CancelledError (dims.stepped_work), which
+    # call_tool does not catch (it catches Exception).
+    has_token = (ctx.meta or {}).get("progress_token") is not None
+    return await dims.stepped_work(key, steps, interval_ms, ctx.session.report_progress if has_token else None)
+
+
 # The bodies that also take the call's request context (`ctx=`), for the SDK's progress API.
-WITH_CONTEXT = {dims.STREAM_PROGRESS}
+WITH_CONTEXT = {dims.STREAM_PROGRESS, dims.STEPPED_WORK}
 
 # name -> (description, input schema, body, {argument the body reads: its JSON type}). An extra tool reads only
 # its query (limit, sort and filters are listed for the scale test, not used).
@@ -77,3 +106,7 @@ if dims.DIMENSION_TOOLS:
         dims.ECHO_DESCRIPTION, ECHO_SCHEMA, dims.echo_payload, {"size": "integer", "data": "string"}
     )
     TOOLS[dims.STREAM_PROGRESS] = (dims.PROGRESS_DESCRIPTION, PROGRESS_SCHEMA, stream_progress, {"count": "integer"})
+    TOOLS[dims.STEPPED_WORK] = (
+        dims.STEPPED_DESCRIPTION, STEPPED_SCHEMA, stepped_work,
+        {"key": "string", "steps": "integer", "interval_ms": "integer"},
+    )

@@ -1,11 +1,16 @@
 //! The dimension tools (docs/workload.md §6), for issue 37: tools/list at scale (`EXTRA_TOOLS=N`
-//! more tools, `extra_00001` …), payload size and streamed progress (`DIMENSION_TOOLS=1`:
-//! `echo_payload`, `stream_progress`); off unless the contract setting turns them on. rmcp's way for a tool whose input schema is data: a
+//! more tools, `extra_00001` …), payload size, streamed progress and cancellation (`DIMENSION_TOOLS=1`:
+//! `echo_payload`, `stream_progress`, `stepped_work`); off unless the contract setting turns them on. rmcp's way for a tool whose input schema is data: a
 //! `ToolRoute` of a `model::Tool` built with that JSON schema and a handler, added to the same
-//! `ToolRouter` as the `#[tool]` methods. No I/O.
+//! `ToolRouter` as the `#[tool]` methods. Only `stepped_work` does I/O (Redis).
 
-use std::{pin::Pin, sync::Arc};
+use std::{
+    pin::Pin,
+    sync::Arc,
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
 
+use redis::AsyncTypedCommands;
 use rmcp::{
     RoleServer,
     handler::server::{
@@ -23,6 +28,9 @@ use crate::{config::Config, tools::Bench};
 
 const MAX_PAYLOAD: usize = 16 * 1024 * 1024;
 const MAX_PROGRESS: u32 = 1000;
+const MAX_KEY: usize = 100;
+const MAX_STEPS: u32 = 1000;
+const MAX_INTERVAL_MS: u64 = 10_000;
 const ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 pub fn router(cfg: &Config) -> ToolRouter<Bench> {
@@ -73,6 +81,23 @@ pub fn router(cfg: &Config) -> ToolRouter<Bench> {
         router.add_route(ToolRoute::new(
             Tool::new("stream_progress", description, schema),
             stream_progress,
+        ));
+        let schema = object(json!({
+            "type": "object",
+            "properties": {
+                "key": {"type": "string", "minLength": 1, "maxLength": MAX_KEY,
+                        "description": "names the Redis list bench:steps:<key> the steps are appended to"},
+                "steps": {"type": "integer", "minimum": 1, "maximum": MAX_STEPS,
+                          "description": "how many steps to do"},
+                "interval_ms": {"type": "integer", "minimum": 0, "maximum": MAX_INTERVAL_MS,
+                                "description": "milliseconds between steps"}
+            },
+            "required": ["key", "steps", "interval_ms"]
+        }));
+        let description = "Appends steps timestamps to a Redis list, interval_ms apart, with progress; stops when cancelled.";
+        router.add_route(ToolRoute::new(
+            Tool::new("stepped_work", description, schema),
+            stepped_work,
         ));
     }
     router
@@ -176,6 +201,86 @@ fn stream_progress(
         to_json(&ProgressResult {
             count,
             sent,
+            server_type: bench.server_type(),
+        })
+    })
+}
+
+#[derive(Deserialize)]
+struct StepsArgs {
+    key: String,
+    steps: i64,
+    interval_ms: i64,
+}
+
+#[derive(Serialize)]
+struct StepsResult<'a> {
+    key: &'a str,
+    steps: u32,
+    server_type: &'a str,
+}
+
+/// Cancellation is rmcp's: `RequestContext::ct`, cancelled on the peer's `notifications/cancelled`
+/// (rmcp-3.11.0 `src/service.rs`, `local_ct_pool`) and, over stateless HTTP, when the client drops the
+/// call's reply before it ends (`src/transport/streamable_http_server/tower.rs`, `disconnect_guard` and
+/// `CancelOnDisconnect`). Checked before each step and raced against each wait; what the cancelled
+/// call answers is rmcp's (it drops a cancelled request's reply).
+fn stepped_work(
+    bench: &Bench,
+    context: RequestContext<RoleServer>,
+    Parameters(args): Parameters<StepsArgs>,
+) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send + '_>> {
+    Box::pin(async move {
+        if !(1..=MAX_KEY).contains(&args.key.chars().count()) {
+            return Err(format!("key must be 1 to {MAX_KEY} characters"));
+        }
+        let steps = u32::try_from(args.steps)
+            .ok()
+            .filter(|steps| (1..=MAX_STEPS).contains(steps))
+            .ok_or_else(|| format!("steps must be from 1 to {MAX_STEPS}, not {}", args.steps))?;
+        let interval = u64::try_from(args.interval_ms)
+            .ok()
+            .filter(|&ms| ms <= MAX_INTERVAL_MS)
+            .map(Duration::from_millis)
+            .ok_or_else(|| format!("interval_ms must be from 0 to {MAX_INTERVAL_MS}"))?;
+        let list = format!("bench:steps:{}", args.key);
+        let token = context.meta.get_progress_token();
+        let mut written = 0;
+        for i in 1..=steps {
+            if context.ct.is_cancelled() {
+                break;
+            }
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_err(|e| e.to_string())?
+                .as_millis();
+            // A pooled connection per step: none is held through the waits.
+            bench
+                .redis()
+                .await?
+                .rpush(&list, now.to_string())
+                .await
+                .map_err(|e| format!("redis: {e}"))?;
+            written = i;
+            if let Some(token) = &token {
+                let progress = ProgressNotificationParam::new(token.clone(), i.into())
+                    .with_total(steps.into());
+                context
+                    .peer
+                    .notify_progress(progress)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            if i < steps {
+                tokio::select! {
+                    _ = context.ct.cancelled() => break,
+                    _ = tokio::time::sleep(interval) => {}
+                }
+            }
+        }
+        to_json(&StepsResult {
+            key: &args.key,
+            steps: written,
             server_type: bench.server_type(),
         })
     })

@@ -87,6 +87,11 @@ impl Bench {
     pub fn server_type(&self) -> &str {
         &self.app.server_type
     }
+
+    /// A pooled Redis connection, for the dimension tools.
+    pub async fn redis(&self) -> Result<deadpool_redis::Connection, String> {
+        self.app.redis().await
+    }
 }
 
 // ---- arguments -------------------------------------------------------------------------

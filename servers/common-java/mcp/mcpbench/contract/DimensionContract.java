@@ -9,10 +9,11 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Issue 37's dimension tools as the contract fixes them for the JVM servers on the MCP Java SDK: tools/list at
- * scale (EXTRA_TOOLS=N more tools), payload size and streamed progress (DIMENSION_TOOLS=1: echo_payload,
- * stream_progress), off unless those settings turn them on (docs/workload.md §6). Their declarations, argument
- * checks and replies are here; each server registers them and sends progress in its SDK's way, and writes the
- * replies with its own mapper (JSON names: the snake_case of the record components).
+ * scale (EXTRA_TOOLS=N more tools), payload size, streamed progress and cancellation (DIMENSION_TOOLS=1:
+ * echo_payload, stream_progress, stepped_work), off unless those settings turn them on (docs/workload.md §6).
+ * Their declarations, argument checks and replies are here; each server registers them, sends progress and
+ * learns of a cancellation in its SDK's way, and writes the replies with its own mapper (JSON names: the
+ * snake_case of the record components).
  */
 public final class DimensionContract {
 
@@ -20,11 +21,19 @@ public final class DimensionContract {
 
 	public static final String STREAM_PROGRESS = "stream_progress";
 
+	public static final String STEPPED_WORK = "stepped_work";
+
 	static final String ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 	static final int MAX_SIZE = 16 * 1024 * 1024;
 
 	static final int MAX_COUNT = 1000;
+
+	static final int MAX_KEY = 100;
+
+	static final int MAX_STEPS = 1000;
+
+	static final int MAX_INTERVAL_MS = 10_000;
 
 	private static final String EXTRA_SCHEMA = """
 			{"type": "object", "required": ["query"], "properties": {
@@ -43,6 +52,13 @@ public final class DimensionContract {
 			{"type": "object", "required": ["count"], "properties": {
 			  "count": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "how many progress notifications to send"}}}""";
 
+	private static final String STEPPED_SCHEMA = """
+			{"type": "object", "properties": {
+			  "key": {"type": "string", "minLength": 1, "maxLength": 100, "description": "names the Redis list bench:steps:<key> the steps are appended to"},
+			  "steps": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "how many steps to do"},
+			  "interval_ms": {"type": "integer", "minimum": 0, "maximum": 10000, "description": "milliseconds between steps"}},
+			 "required": ["key", "steps", "interval_ms"]}""";
+
 	private static final JsonMapper SCHEMAS = JsonMapper.builder().build();
 
 	private DimensionContract() {
@@ -50,11 +66,11 @@ public final class DimensionContract {
 
 	/**
 	 * The tools EXTRA_TOOLS and DIMENSION_TOOLS ask for, in tools/list order: extra_00001 … extra_N, then
-	 * echo_payload and stream_progress (none when both settings are unset or blank).
+	 * echo_payload, stream_progress and stepped_work (none when both settings are unset or blank).
 	 */
 	public static List<McpSchema.Tool> tools(String extraTools, String dimensionTools) {
 		int extra = extraTools == null || extraTools.isBlank() ? 0 : Integer.parseInt(extraTools.trim());
-		var tools = new ArrayList<McpSchema.Tool>(extra + 2);
+		var tools = new ArrayList<McpSchema.Tool>(extra + 3);
 		Map<String, Object> extraSchema = schema(EXTRA_SCHEMA); // one schema, shared by all
 		for (int i = 1; i <= extra; i++) {
 			tools.add(McpSchema.Tool.builder("extra_%05d".formatted(i), extraSchema)
@@ -67,6 +83,9 @@ public final class DimensionContract {
 				.build());
 			tools.add(McpSchema.Tool.builder(STREAM_PROGRESS, schema(PROGRESS_SCHEMA))
 				.description("Sends count progress notifications, then answers.")
+				.build());
+			tools.add(McpSchema.Tool.builder(STEPPED_WORK, schema(STEPPED_SCHEMA))
+				.description("Appends steps timestamps to a Redis list, interval_ms apart, with progress; stops when cancelled.")
 				.build());
 		}
 		return tools;
@@ -95,6 +114,20 @@ public final class DimensionContract {
 		return count;
 	}
 
+	/** stepped_work's arguments, checked (IllegalArgumentException if one is out of range). */
+	public static Steps steps(Map<String, Object> args) {
+		if (!(args.get("key") instanceof String key) || key.isEmpty() || key.codePointCount(0, key.length()) > MAX_KEY) {
+			throw new IllegalArgumentException("key must be a string of 1 to " + MAX_KEY + " characters");
+		}
+		if (!(args.get("steps") instanceof Integer steps) || steps < 1 || steps > MAX_STEPS) {
+			throw new IllegalArgumentException("steps must be an integer from 1 to " + MAX_STEPS);
+		}
+		if (!(args.get("interval_ms") instanceof Integer interval) || interval < 0 || interval > MAX_INTERVAL_MS) {
+			throw new IllegalArgumentException("interval_ms must be an integer from 0 to " + MAX_INTERVAL_MS);
+		}
+		return new Steps(key, steps, interval);
+	}
+
 	@SuppressWarnings("unchecked")
 	private static Map<String, Object> schema(String text) {
 		return SCHEMAS.readValue(text, Map.class);
@@ -109,6 +142,18 @@ public final class DimensionContract {
 	}
 
 	public record ProgressResult(int count, int sent, String serverType) {
+	}
+
+	/** stepped_work's checked arguments; each step is an RPUSH of the time in ms to {@link #list()}. */
+	public record Steps(String key, int steps, int intervalMs) {
+
+		public String list() {
+			return "bench:steps:" + this.key;
+		}
+
+	}
+
+	public record SteppedResult(String key, int steps, String serverType) {
 	}
 
 }

@@ -53,7 +53,7 @@ public final class Main {
 				CORES);
 		String serverType = env("SERVER_TYPE", "java-sdk");
 		var tools = new ArrayList<>(new BenchTools(clients, serverType).definitions());
-		tools.addAll(DimensionTools.definitions(serverType)); // none unless EXTRA_TOOLS / DIMENSION_TOOLS say so
+		tools.addAll(DimensionTools.definitions(clients, serverType)); // none unless EXTRA_TOOLS / DIMENSION_TOOLS say so
 		if (List.of(args).contains("--stdio")) {
 			stdio(tools, clients);
 		}

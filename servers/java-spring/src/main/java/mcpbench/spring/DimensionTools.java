@@ -16,17 +16,19 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static mcpbench.contract.DimensionContract.ECHO_PAYLOAD;
+import static mcpbench.contract.DimensionContract.STEPPED_WORK;
 import static mcpbench.contract.DimensionContract.STREAM_PROGRESS;
 import static mcpbench.spring.Clients.JSON;
 
-/** Issue 37: tools/list at scale (EXTRA_TOOLS=N more tools), payload size and streamed progress (DIMENSION_TOOLS=1:
- * echo_payload, stream_progress); off unless those contract settings turn them on (docs/workload.md §6). SDK tool
- * specifications as beans, which Spring AI's auto-configuration registers beside the @McpTool methods' (stateless
- * over HTTP; session-bound on stdio and over HTTP with SSE_REPLIES=1 or SESSIONS=1, where the protocol is
- * STREAMABLE). The tools themselves, their checks and replies are the contract's (servers/common-java/mcp:
- * DimensionContract). */
+/** Issue 37: tools/list at scale (EXTRA_TOOLS=N more tools), payload size, streamed progress and cancellation
+ * (DIMENSION_TOOLS=1: echo_payload, stream_progress, stepped_work); off unless those contract settings turn them on
+ * (docs/workload.md §6). SDK tool specifications as beans, which Spring AI's auto-configuration registers beside the
+ * @McpTool methods' (stateless over HTTP; session-bound on stdio and over HTTP with SSE_REPLIES=1 or SESSIONS=1,
+ * where the protocol is STREAMABLE). The tools themselves, their checks and replies are the contract's
+ * (servers/common-java/mcp: DimensionContract). */
 @Configuration(proxyBeanMethods = false)
 class DimensionTools {
 
@@ -45,8 +47,8 @@ class DimensionTools {
 	@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STATELESS")
 	List<McpStatelessServerFeatures.SyncToolSpecification> statelessDimensionTools(
 			@Value("${mcpbench.extra-tools}") String extraTools, @Value("${mcpbench.dimension-tools}") String dimensionTools,
-			@Value("${mcpbench.server-type}") String serverType) {
-		return definitions(extraTools, dimensionTools, serverType).stream()
+			@Value("${mcpbench.server-type}") String serverType, StringRedisTemplate redis) {
+		return definitions(extraTools, dimensionTools, serverType, redis).stream()
 			// The stateless transport answers with one JSON body: a notification has nowhere to go (no Progress).
 			.map(t -> new McpStatelessServerFeatures.SyncToolSpecification(t.tool(), (context, call) -> call(t, call, null)))
 			.toList();
@@ -56,18 +58,20 @@ class DimensionTools {
 	@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STREAMABLE")
 	List<McpServerFeatures.SyncToolSpecification> sessionDimensionTools(
 			@Value("${mcpbench.extra-tools}") String extraTools, @Value("${mcpbench.dimension-tools}") String dimensionTools,
-			@Value("${mcpbench.server-type}") String serverType) {
-		return definitions(extraTools, dimensionTools, serverType).stream()
+			@Value("${mcpbench.server-type}") String serverType, StringRedisTemplate redis) {
+		return definitions(extraTools, dimensionTools, serverType, redis).stream()
 			.map(t -> new McpServerFeatures.SyncToolSpecification(t.tool(),
 					(exchange, call) -> call(t, call, progress(exchange, call.progressToken()))))
 			.toList();
 	}
 
 	/** The tools the two settings ask for (none when both are unset), each with its call. */
-	static List<Definition> definitions(String extraTools, String dimensionTools, String serverType) {
+	static List<Definition> definitions(String extraTools, String dimensionTools, String serverType,
+			StringRedisTemplate redis) {
 		return DimensionContract.tools(extraTools, dimensionTools).stream().map(tool -> new Definition(tool, switch (tool.name()) {
 			case ECHO_PAYLOAD -> (args, progress) -> JSON.writeValueAsString(DimensionContract.echoPayload(args, serverType));
 			case STREAM_PROGRESS -> (args, progress) -> streamProgress(args, progress, serverType);
+			case STEPPED_WORK -> (args, progress) -> steppedWork(redis, args, progress, serverType);
 			default -> (args, progress) -> JSON.writeValueAsString(DimensionContract.extraResult(tool.name(), args, serverType));
 		})).toList();
 	}
@@ -100,6 +104,33 @@ class DimensionTools {
 			progress.send(i, count);
 		}
 		return JSON.writeValueAsString(new DimensionContract.ProgressResult(count, sent, serverType));
+	}
+
+	/**
+	 * steps RPUSHes of the time in ms, interval_ms apart, each followed by its progress notification when the call can
+	 * send one. A sync tool learns of a cancellation only by its thread's interrupt, which nothing here sends (README
+	 * "Dimension tools"), so the loop runs to the end.
+	 */
+	private static String steppedWork(StringRedisTemplate redis, Map<String, Object> args, Progress progress,
+			String serverType) {
+		var work = DimensionContract.steps(args);
+		int done = 0;
+		try {
+			while (done < work.steps() && !Thread.currentThread().isInterrupted()) {
+				redis.opsForList().rightPush(work.list(), Long.toString(System.currentTimeMillis()));
+				done++;
+				if (progress != null) {
+					progress.send(done, work.steps());
+				}
+				if (done < work.steps()) {
+					Thread.sleep(work.intervalMs());
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return JSON.writeValueAsString(new DimensionContract.SteppedResult(work.key(), done, serverType));
 	}
 
 }

@@ -1,5 +1,6 @@
 package mcpbench.webflux;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -18,17 +19,19 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 import static mcpbench.contract.DimensionContract.ECHO_PAYLOAD;
+import static mcpbench.contract.DimensionContract.STEPPED_WORK;
 import static mcpbench.contract.DimensionContract.STREAM_PROGRESS;
 import static mcpbench.webflux.Clients.JSON;
 
-/** Issue 37: tools/list at scale (EXTRA_TOOLS=N more tools), payload size and streamed progress (DIMENSION_TOOLS=1:
- * echo_payload, stream_progress); off unless those contract settings turn them on (docs/workload.md §6). SDK tool
- * specifications as beans, which Spring AI's auto-configuration registers beside the @McpTool methods' (stateless
- * over HTTP; session-bound on stdio and over HTTP with SSE_REPLIES=1 or SESSIONS=1, where the protocol is
- * STREAMABLE). The tools themselves, their checks and replies are the contract's (servers/common-java/mcp:
- * DimensionContract). */
+/** Issue 37: tools/list at scale (EXTRA_TOOLS=N more tools), payload size, streamed progress and cancellation
+ * (DIMENSION_TOOLS=1: echo_payload, stream_progress, stepped_work); off unless those contract settings turn them on
+ * (docs/workload.md §6). SDK tool specifications as beans, which Spring AI's auto-configuration registers beside the
+ * @McpTool methods' (stateless over HTTP; session-bound on stdio and over HTTP with SSE_REPLIES=1 or SESSIONS=1,
+ * where the protocol is STREAMABLE). The tools themselves, their checks and replies are the contract's
+ * (servers/common-java/mcp: DimensionContract). */
 @Configuration(proxyBeanMethods = false)
 class DimensionTools {
 
@@ -47,8 +50,8 @@ class DimensionTools {
 	@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STATELESS")
 	List<McpStatelessServerFeatures.AsyncToolSpecification> statelessDimensionTools(
 			@Value("${mcpbench.extra-tools}") String extraTools, @Value("${mcpbench.dimension-tools}") String dimensionTools,
-			@Value("${mcpbench.server-type}") String serverType) {
-		return definitions(extraTools, dimensionTools, serverType).stream()
+			@Value("${mcpbench.server-type}") String serverType, ReactiveStringRedisTemplate redis) {
+		return definitions(extraTools, dimensionTools, serverType, redis).stream()
 			// The stateless transport answers with one JSON body: a notification has nowhere to go (no Progress).
 			.map(t -> new McpStatelessServerFeatures.AsyncToolSpecification(t.tool(), (context, call) -> call(t, call, null)))
 			.toList();
@@ -58,18 +61,20 @@ class DimensionTools {
 	@ConditionalOnProperty(name = "spring.ai.mcp.server.protocol", havingValue = "STREAMABLE")
 	List<McpServerFeatures.AsyncToolSpecification> sessionDimensionTools(
 			@Value("${mcpbench.extra-tools}") String extraTools, @Value("${mcpbench.dimension-tools}") String dimensionTools,
-			@Value("${mcpbench.server-type}") String serverType) {
-		return definitions(extraTools, dimensionTools, serverType).stream()
+			@Value("${mcpbench.server-type}") String serverType, ReactiveStringRedisTemplate redis) {
+		return definitions(extraTools, dimensionTools, serverType, redis).stream()
 			.map(t -> new McpServerFeatures.AsyncToolSpecification(t.tool(),
 					(exchange, call) -> call(t, call, progress(exchange, call.progressToken()))))
 			.toList();
 	}
 
 	/** The tools the two settings ask for (none when both are unset), each with its call. */
-	static List<Definition> definitions(String extraTools, String dimensionTools, String serverType) {
+	static List<Definition> definitions(String extraTools, String dimensionTools, String serverType,
+			ReactiveStringRedisTemplate redis) {
 		return DimensionContract.tools(extraTools, dimensionTools).stream().map(tool -> new Definition(tool, switch (tool.name()) {
 			case ECHO_PAYLOAD -> (args, progress) -> Mono.just(JSON.writeValueAsString(DimensionContract.echoPayload(args, serverType)));
 			case STREAM_PROGRESS -> (args, progress) -> streamProgress(args, progress, serverType);
+			case STEPPED_WORK -> (args, progress) -> steppedWork(redis, args, progress, serverType);
 			default -> (args, progress) -> Mono.just(JSON.writeValueAsString(DimensionContract.extraResult(tool.name(), args, serverType)));
 		})).toList();
 	}
@@ -98,6 +103,23 @@ class DimensionTools {
 		return Flux.range(1, sent)
 			.concatMap(i -> progress.send(i, count))
 			.then(Mono.fromSupplier(() -> JSON.writeValueAsString(new DimensionContract.ProgressResult(count, sent, serverType))));
+	}
+
+	/**
+	 * steps RPUSHes of the time in ms, each followed by its progress notification when the call can send one and, but
+	 * for the last, a Mono.delay of interval_ms, one after the other (concatMap). Cancellation is Reactor's: once the
+	 * call's Mono is cancelled (WebFlux does so when the client closes the connection: README), the step or delay under
+	 * way is cancelled and no later step is subscribed.
+	 */
+	private static Mono<String> steppedWork(ReactiveStringRedisTemplate redis, Map<String, Object> args,
+			Progress progress, String serverType) {
+		var work = DimensionContract.steps(args);
+		Duration interval = Duration.ofMillis(work.intervalMs());
+		return Flux.range(1, work.steps())
+			.concatMap(i -> Mono.defer(() -> redis.opsForList().rightPush(work.list(), Long.toString(System.currentTimeMillis())))
+				.then(progress != null ? progress.send(i, work.steps()) : Mono.empty())
+				.then(i < work.steps() ? Mono.delay(interval).then() : Mono.empty()))
+			.then(Mono.fromSupplier(() -> JSON.writeValueAsString(new DimensionContract.SteppedResult(work.key(), work.steps(), serverType))));
 	}
 
 }

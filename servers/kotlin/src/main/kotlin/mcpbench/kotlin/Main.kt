@@ -74,7 +74,7 @@ private fun mcpServer(tools: Tools) = Server(
     ServerOptions(capabilities = ServerCapabilities(tools = ServerCapabilities.Tools(listChanged = false))),
 ) {
     tools.register(this)
-    registerDimensionTools(this, env("SERVER_TYPE", "kotlin")) // issue 37's tools, off unless EXTRA_TOOLS / DIMENSION_TOOLS
+    registerDimensionTools(this, tools, env("SERVER_TYPE", "kotlin")) // issue 37's tools, off unless EXTRA_TOOLS / DIMENSION_TOOLS
 }
 
 fun main(args: Array<String>) {

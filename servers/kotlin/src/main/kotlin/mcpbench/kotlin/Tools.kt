@@ -154,7 +154,7 @@ class Tools(redisUrl: String, apiUrl: String, private val serverType: String, cp
 
     private fun connect() = redisClient.connectAsync(StringCodec.UTF8, redisUri).asDeferred()
 
-    private suspend fun commands(): RedisAsyncCommands<String, String> {
+    internal suspend fun commands(): RedisAsyncCommands<String, String> {
         val opening = redis
         try {
             return opening.await().async()

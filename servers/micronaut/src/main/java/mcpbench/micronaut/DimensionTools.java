@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
 
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.context.event.BeanCreatedEvent;
 import io.micronaut.context.event.BeanCreatedEventListener;
@@ -23,10 +25,11 @@ import io.modelcontextprotocol.spec.McpSchema.Tool;
 import jakarta.inject.Singleton;
 
 /**
- * Issue 37 (tools/list at scale, reply size, streamed progress): EXTRA_TOOLS=N registers extra_00001…N and
- * DIMENSION_TOOLS=1 registers echo_payload and stream_progress, off unless set. Each is an MCP Java SDK tool whose schema is the contract's JSON text,
- * added to the SDK's server specification that micronaut-mcp builds (beside the @Tool methods) when that bean is
- * created: stateless over HTTP, a session over stdio.
+ * Issue 37 (tools/list at scale, reply size, streamed progress, cancellation): EXTRA_TOOLS=N registers
+ * extra_00001…N and DIMENSION_TOOLS=1 registers echo_payload, stream_progress and stepped_work, off unless set.
+ * Each is an MCP Java SDK tool whose schema is the contract's JSON text, added to the SDK's server specification
+ * that micronaut-mcp builds (beside the @Tool methods) when that bean is created: stateless over HTTP, a session
+ * over stdio.
  */
 @Singleton
 final class DimensionTools {
@@ -35,6 +38,9 @@ final class DimensionTools {
     static final int MAX_SIZE = 16 * 1024 * 1024;
 
     static final int MAX_COUNT = 1000;
+    static final int MAX_KEY = 100;
+    static final int MAX_STEPS = 1000;
+    static final int MAX_INTERVAL_MS = 10_000;
 
     static final String EXTRA_SCHEMA = """
             {"type": "object",
@@ -59,6 +65,14 @@ final class DimensionTools {
              "properties": {"count": {"type": "integer", "minimum": 0, "maximum": 1000}},
              "required": ["count"]}""";
 
+    static final String STEPS_SCHEMA = """
+            {"type": "object",
+             "properties": {
+               "key": {"type": "string", "minLength": 1, "maxLength": 100, "description": "names the Redis list bench:steps:<key> the steps are appended to"},
+               "steps": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "how many steps to do"},
+               "interval_ms": {"type": "integer", "minimum": 0, "maximum": 10000, "description": "milliseconds between steps"}},
+             "required": ["key", "steps", "interval_ms"]}""";
+
     /** A tool and what answers it (its arguments; the call's Progress, null without a progress token). */
     record Entry(Tool tool, BiFunction<Map<String, Object>, Progress, CallToolResult> call) {
     }
@@ -76,12 +90,15 @@ final class DimensionTools {
     private static final Progress NOWHERE = (progress, total) -> { };
 
     private final JsonMapper json;
+    private final BeanProvider<StatefulRedisConnection<String, String>> redis; // connected on first use, as BenchTools'
     private final String serverType;
     final List<Entry> entries = new ArrayList<>();
 
-    DimensionTools(McpJsonMapper mcpJson, JsonMapper json, @Value("${SERVER_TYPE:micronaut}") String serverType,
+    DimensionTools(McpJsonMapper mcpJson, JsonMapper json, BeanProvider<StatefulRedisConnection<String, String>> redis,
+                   @Value("${SERVER_TYPE:micronaut}") String serverType,
                    @Value("${EXTRA_TOOLS:}") String extraTools, @Value("${DIMENSION_TOOLS:}") String dimensionTools) {
         this.json = json;
+        this.redis = redis;
         this.serverType = serverType;
         int extra = extraTools.isBlank() ? 0 : Integer.parseInt(extraTools.trim());
         for (int i = 1; i <= extra; i++) {
@@ -97,6 +114,9 @@ final class DimensionTools {
             entries.add(new Entry(Tool.builder().name("stream_progress")
                     .description("Sends count progress notifications, then answers.")
                     .inputSchema(mcpJson, PROGRESS_SCHEMA).build(), this::streamProgress));
+            entries.add(new Entry(Tool.builder().name("stepped_work")
+                    .description("Appends steps timestamps to a Redis list, interval_ms apart, with progress; stops when cancelled.")
+                    .inputSchema(mcpJson, STEPS_SCHEMA).build(), this::steppedWork));
         }
     }
 
@@ -168,6 +188,51 @@ final class DimensionTools {
         result.put("sent", progress != null ? total : 0);
         result.put("server_type", serverType);
         return text(result);
+    }
+
+    /**
+     * steps RPUSHes of the time in ms to bench:steps:<key>, interval_ms apart, each followed by its progress notification
+     * (stdio, with a token). A sync tool learns of a cancellation only by an interrupt of its boundedElastic thread,
+     * which Reactor sends when the call's Mono is cancelled; nothing here cancels it (README "Dimension tools").
+     */
+    private CallToolResult steppedWork(Map<String, Object> args, Progress progress) {
+        Object key = args == null ? null : args.get("key");
+        if (!(key instanceof String list) || list.isEmpty() || list.codePointCount(0, list.length()) > MAX_KEY) {
+            return CallToolResult.builder().addTextContent("key must be a string of 1 to " + MAX_KEY + " characters").isError(true).build();
+        }
+        Object steps = args.get("steps"), interval = args.get("interval_ms");
+        if (!isInteger(steps, 1, MAX_STEPS)) {
+            return CallToolResult.builder().addTextContent("steps must be an integer from 1 to " + MAX_STEPS).isError(true).build();
+        }
+        if (!isInteger(interval, 0, MAX_INTERVAL_MS)) {
+            return CallToolResult.builder().addTextContent("interval_ms must be an integer from 0 to " + MAX_INTERVAL_MS).isError(true).build();
+        }
+        int total = ((Number) steps).intValue();
+        int done = 0;
+        try {
+            while (done < total && !Thread.currentThread().isInterrupted()) {
+                redis.get().sync().rpush("bench:steps:" + list, Long.toString(System.currentTimeMillis()));
+                done++;
+                if (progress != null) {
+                    progress.send(done, total);
+                }
+                if (done < total) {
+                    Thread.sleep(((Number) interval).longValue());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("key", list);
+        result.put("steps", done);
+        result.put("server_type", serverType);
+        return text(result);
+    }
+
+    private static boolean isInteger(Object value, int min, int max) {
+        return value instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())
+                && n.doubleValue() >= min && n.doubleValue() <= max;
     }
 
     private CallToolResult text(Object value) {

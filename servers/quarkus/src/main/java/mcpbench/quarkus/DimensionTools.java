@@ -1,7 +1,11 @@
 package mcpbench.quarkus;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
+import io.quarkiverse.mcp.server.Cancellation;
 import io.quarkiverse.mcp.server.Progress;
 import io.quarkiverse.mcp.server.ToolManager;
 import io.quarkiverse.mcp.server.ToolResponse;
@@ -9,15 +13,16 @@ import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.redis.client.RedisAPI;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Issue 37 (tools/list at scale, reply size): EXTRA_TOOLS=N registers extra_00001…N and DIMENSION_TOOLS=1
- * registers echo_payload and stream_progress, through the extension's ToolManager with the contract's JSON schemas;
- * off unless set. SSE_REPLIES=1 changes nothing here: the extension answers a tools/call with JSON unless the tool
+ * Issue 37 (tools/list at scale, reply size, streamed progress, cancellation): EXTRA_TOOLS=N registers
+ * extra_00001…N and DIMENSION_TOOLS=1 registers echo_payload, stream_progress and stepped_work, through the
+ * extension's ToolManager with the contract's JSON schemas; off unless set. SSE_REPLIES=1 changes nothing here: the extension answers a tools/call with JSON unless the tool
  * sends a notification, which turns that POST's reply into an SSE stream (lazy SSE init, its default).
  */
 @Singleton
@@ -26,6 +31,9 @@ class DimensionTools {
     static final String ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     static final int MAX_SIZE = 16 * 1024 * 1024;
     static final int MAX_COUNT = 1000;
+    static final int MAX_KEY = 100;
+    static final int MAX_STEPS = 1000;
+    static final int MAX_INTERVAL_MS = 10_000;
 
     static final JsonObject EXTRA_SCHEMA = new JsonObject("""
             {"type": "object",
@@ -51,8 +59,19 @@ class DimensionTools {
                "count": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "how many progress notifications to send"}},
              "required": ["count"]}""");
 
+    static final JsonObject STEPS_SCHEMA = new JsonObject("""
+            {"type": "object",
+             "properties": {
+               "key": {"type": "string", "minLength": 1, "maxLength": 100, "description": "names the Redis list bench:steps:<key> the steps are appended to"},
+               "steps": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "how many steps to do"},
+               "interval_ms": {"type": "integer", "minimum": 0, "maximum": 10000, "description": "milliseconds between steps"}},
+             "required": ["key", "steps", "interval_ms"]}""");
+
     @Inject
     ToolManager tools;
+
+    @Inject
+    RedisAPI redis;
 
     @ConfigProperty(name = "EXTRA_TOOLS", defaultValue = "0")
     int extraTools;
@@ -84,6 +103,11 @@ class DimensionTools {
                     .setDescription("Sends count progress notifications, then answers.")
                     .setInputSchema(PROGRESS_SCHEMA)
                     .setAsyncHandler(args -> streamProgress(args.args().get("count"), args.progress(), serverType))
+                    .register();
+            tools.newTool("stepped_work")
+                    .setDescription("Appends steps timestamps to a Redis list, interval_ms apart, with progress; stops when cancelled.")
+                    .setInputSchema(STEPS_SCHEMA)
+                    .setAsyncHandler(args -> steppedWork(redis, args.args(), args.progress(), args.cancellation(), serverType))
                     .register();
         }
     }
@@ -121,5 +145,45 @@ class DimensionTools {
                 .onItem().ignoreAsUni()
                 .replaceWith(() -> ToolResponse.success(new JsonObject()
                         .put("count", total).put("sent", sent).put("server_type", serverType).encode()));
+    }
+
+    /**
+     * steps RPUSHes of the time in ms, one after the other, each followed by its progress notification (with a token)
+     * and, but for the last, a wait of interval_ms. Before each step the extension's Cancellation is checked:
+     * skipProcessingIfCancelled() fails the call with OperationCancellationException once notifications/cancelled
+     * came for it, and the extension then sends no reply.
+     */
+    static Uni<ToolResponse> steppedWork(RedisAPI redis, Map<String, Object> args, Progress progress,
+                                         Cancellation cancellation, String serverType) {
+        Object key = args.get("key"), steps = args.get("steps"), interval = args.get("interval_ms");
+        if (!(key instanceof String list) || list.isEmpty() || list.codePointCount(0, list.length()) > MAX_KEY) {
+            return Uni.createFrom().item(ToolResponse.error("key must be a string of 1 to " + MAX_KEY + " characters"));
+        }
+        if (!isInteger(steps, 1, MAX_STEPS)) {
+            return Uni.createFrom().item(ToolResponse.error("steps must be an integer from 1 to " + MAX_STEPS));
+        }
+        if (!isInteger(interval, 0, MAX_INTERVAL_MS)) {
+            return Uni.createFrom().item(ToolResponse.error("interval_ms must be an integer from 0 to " + MAX_INTERVAL_MS));
+        }
+        int total = ((Number) steps).intValue();
+        Duration wait = Duration.ofMillis(((Number) interval).longValue());
+        return Multi.createFrom().range(1, total + 1)
+                .onItem().transformToUniAndConcatenate(i -> Uni.createFrom().voidItem()
+                        .invoke(cancellation::skipProcessingIfCancelled)
+                        .chain(() -> redis.rpush(List.of("bench:steps:" + list, Long.toString(System.currentTimeMillis()))))
+                        .chain(() -> progress.token().isPresent()
+                                ? progress.notificationBuilder().setProgress(i).setTotal(total).build().send()
+                                : Uni.createFrom().voidItem())
+                        .chain(() -> i < total && !wait.isZero()
+                                ? Uni.createFrom().voidItem().onItem().delayIt().by(wait)
+                                : Uni.createFrom().voidItem()))
+                .onItem().ignoreAsUni()
+                .replaceWith(() -> ToolResponse.success(new JsonObject()
+                        .put("key", list).put("steps", total).put("server_type", serverType).encode()));
+    }
+
+    private static boolean isInteger(Object value, int min, int max) {
+        return value instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())
+                && n.doubleValue() >= min && n.doubleValue() <= max;
     }
 }
