@@ -21,7 +21,7 @@ import (
 // cancelWatch is how long after a cancellation the client still listens for a reply, and how long after the
 // last one the work lists are read: a call's remaining work must fit in it to be counted whole (the
 // cancellation dimension's calls have under a second left).
-const cancelWatch = 2 * time.Second
+var cancelWatch = 2 * time.Second // a variable for the tests only
 
 // cancelReason is notifications/cancelled's reason.
 const cancelReason = "the client gave up"

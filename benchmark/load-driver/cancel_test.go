@@ -95,6 +95,8 @@ func redisForTest(t *testing.T) string {
 // Over HTTP a stateless call is cancelled by closing its stream, a session's by notifications/cancelled naming
 // its id; the work lists then say whether the server stopped, and a reply after the notice is counted.
 func TestCancelledCallsCountTheWorkAfterTheCancellation(t *testing.T) {
+	defer func(was time.Duration) { cancelWatch = was }(cancelWatch)
+	cancelWatch = 700 * time.Millisecond // the test server's whole call takes 400 ms
 	url := redisForTest(t)
 	options, _ := redis.ParseURL(url)
 	client := redis.NewClient(options)

@@ -70,15 +70,19 @@ def test_server_builds_starts_under_limits_and_passes_verify(
     started = dataclasses.replace(spec, run_env={**spec.run_env, **settings})
     server = runtime.start(started, infra, tmp_path / "server.log")
     try:
-        verdict = verify(server.url, spec.name, spec.info.protocols, VERIFY_TOOLS, spec.info.unsupported)
+        verdict = verify(server.url, spec.name, spec.info.protocols, VERIFY_TOOLS, spec.info.unsupported,
+                         infra.redis_url)
         names = {c.name for c in verdict.checks}
-        assert {"extra tool", "echo_payload 1 MiB", "echo_payload 4 MiB", "stream_progress"} <= names, names
+        assert {"extra tool", "echo_payload 1 MiB", "echo_payload 4 MiB", "stream_progress", "stepped_work",
+                "cancellation"} <= names, names
+        # stepped_work's steps in Redis; its cancelled call a warning at worst (running on is the SDK's, measured)
+        assert {c.name: c.status for c in verdict.checks}["stepped_work"] == "pass", verdict.checks
         failures = [f"{c.name}: {c.reason}" for c in verdict.failures()]
         assert verdict.status != "fail", failures
         # what one client's whole tools/list costs, every page (the Go SDK's included): 100 extra tools, the
-        # three of the workload, echo_payload and stream_progress, each with its name and schema
+        # three of the workload, echo_payload, stream_progress and stepped_work, each with its name and schema
         listed = verdict.tools_list
-        assert listed is not None and listed.tools == 105 and listed.bytes > 50 * listed.tools, listed
+        assert listed is not None and listed.tools == 106 and listed.bytes > 50 * listed.tools, listed
         assert server.alive(), server.log_tail()
         usage = server.usage()
         assert usage is not None and usage.memory_bytes > 0

@@ -11,6 +11,9 @@ import uvicorn
 
 
 def worker_count() -> int:
+    # Under SESSIONS=1 a session lives in the process that opened it, and nothing routes its requests back there.
+    if os.environ.get("SESSIONS") == "1":
+        return 1
     # WORKERS is the explicit override every interpreted server here reads (a v2-parity variant sets 4);
     # WEB_CONCURRENCY, the conventional name (uvicorn's own CLI and gunicorn read it), is honoured after it.
     for name in ("WORKERS", "WEB_CONCURRENCY"):

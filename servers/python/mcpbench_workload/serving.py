@@ -20,6 +20,10 @@ GRACEFUL_SHUTDOWN_S = 5
 
 
 def worker_count() -> int:
+    # Under SESSIONS=1 (docs/server-contract.md) the SDK keeps each session in the process that opened it, and
+    # nothing routes a session's requests back to it: one process, as the node servers do.
+    if os.environ.get("SESSIONS") == "1":
+        return 1
     # WORKERS is the explicit override every interpreted server here reads (the v2-parity variant sets 4);
     # WEB_CONCURRENCY, the conventional name (uvicorn's own CLI and gunicorn read it), is honoured after it.
     for name in ("WORKERS", "WEB_CONCURRENCY"):
