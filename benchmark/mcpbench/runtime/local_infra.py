@@ -21,6 +21,10 @@ class InfraError(RuntimeError):
     pass
 
 
+# Starts of the pair on new ports when one lost its port between being picked and being bound.
+BIND_ATTEMPTS = 3
+
+
 def _wait(check, what: str, process: processes.ManagedProcess, timeout_s: float = 30) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -58,6 +62,19 @@ class Infra:
 
     @classmethod
     def start(cls, log_dir: Path, cpus: tuple[int, ...] | None) -> Infra:
+        """Redis and the API service started and answering. A port is free when it is picked, not yet when the
+        process binds it: another program's connection may take it in between, so a start that lost its port that
+        way is made again on new ones."""
+        for attempt in range(1, BIND_ATTEMPTS + 1):
+            try:
+                return cls._start(log_dir, cpus)
+            except InfraError as exc:
+                if attempt == BIND_ATTEMPTS or "address already in use" not in str(exc).lower():
+                    raise
+        raise AssertionError("unreachable")
+
+    @classmethod
+    def _start(cls, log_dir: Path, cpus: tuple[int, ...] | None) -> Infra:
         redis_server = which("redis-server")
         if not redis_server:
             raise InfraError("redis-server is not installed "
