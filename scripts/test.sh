@@ -39,6 +39,8 @@ phase "lint and types"
 (cd benchmark/load-driver && go test -count=1 ./...)
 # The Go servers' shared contract code (servers/common-go: the host guard, the tools' logic).
 (cd servers/common-go && go test -count=1 ./...)
+# The hand-written floor's own JSON-RPC: its dimension tools and its surface (docs/workload.md §6, §7).
+(cd servers/baseline && go test -count=1 ./...)
 phase "Go tests"
 # --durations: where the time of a CI run goes (builds, images), printed at the end.
 if [ $# -gt 0 ]; then

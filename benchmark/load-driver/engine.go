@@ -40,6 +40,9 @@ type load struct {
 	stop     chan struct{} // closed: start nothing new
 	stopping atomic.Bool
 	gone     atomic.Bool // the target is gone (stdio): nothing more is issued
+	// watching runs once when the stages first fall to no VU after some ran: the watch of an abandoning load
+	// begins (nil: nothing to do then).
+	watching func()
 
 	iterations atomic.Int64
 	dropped    atomic.Int64
@@ -71,6 +74,10 @@ func (l *load) closed(start time.Time, wg *sync.WaitGroup) {
 	for {
 		elapsed := time.Since(start)
 		want := l.seg.localVUs(l.stages.activeVUs(elapsed))
+		if want == 0 && started > 0 && l.watching != nil {
+			l.watching()
+			l.watching = nil
+		}
 		for ; started < want; started++ {
 			global := l.seg.globalVU(started)
 			l.vusUsed.Add(1)

@@ -37,6 +37,9 @@ const (
 // gracefulRampDown); the stages' own end waits this long for VUs to finish their iterations by themselves.
 const maxDrain = 5 * time.Second
 
+// pingWait: how long an abandoning stdio load waits for the server to answer once it reads again.
+const pingWait = 5 * time.Second
+
 var modes = map[string]bool{"session": true, "stateless": true, "persistent": true, "stateless-2026": true, "stdio": true}
 
 type options struct {
@@ -87,6 +90,15 @@ type counts struct {
 	// StreamsDropped: the GET streams a drop_stream workload's clients dropped unread while the server had them
 	// open (200, or held unanswered for a second; absent without drop_stream).
 	StreamsDropped *int64 `json:"streams_dropped,omitempty"`
+	// RequestsUnread: an abandoning workload's requests over stdio, sent while the client read nothing back (from
+	// the load's start until its watch began). AnsweredAfterWatch: once the client read again and the watch was
+	// over, whether the server answered a ping within 5 s (absent: not an abandoning stdio load). The replies it
+	// had queued meanwhile, read after the watch began, are late_replies.
+	// RequestsNotTaken: those not taken from the driver within 1 s (unreadSendWait), the server's stdin full (it had
+	// stopped reading its input while its output was unread: back-pressure).
+	RequestsUnread     *int64 `json:"requests_unread,omitempty"`
+	RequestsNotTaken   *int64 `json:"requests_not_taken,omitempty"`
+	AnsweredAfterWatch *bool  `json:"answered_after_watch,omitempty"`
 	// StallsS: the spans (seconds from the scenario start) in which the driver itself did not run for longer
 	// than stallAfter: stopped (SIGSTOP), or starved of CPU. The orchestrator's analysis reads them as the
 	// generator's liveness, apart from a server that is slow or stopped answering.
@@ -206,8 +218,12 @@ func parseOptions(args []string) (options, error) {
 	if o.plan.DropStream && !o.plan.Abandon {
 		return o, fmt.Errorf("--workload: drop_stream drops abandoned sessions' streams; abandon is false")
 	}
-	if o.plan.Abandon && o.mode != "session" {
-		return o, fmt.Errorf("--workload: abandon leaves session mode's sessions open; --mode is %s", o.mode)
+	if o.plan.Abandon && o.mode != "session" && o.mode != "stdio" {
+		return o, fmt.Errorf("--workload: abandon leaves session mode's sessions open, or stops reading a stdio "+
+			"server's replies; --mode is %s", o.mode)
+	}
+	if o.plan.DropStream && o.mode == "stdio" {
+		return o, fmt.Errorf("--workload: drop_stream drops HTTP streams; --mode is stdio")
 	}
 	o.think, o.timeout, o.initTimeout = seconds(think), seconds(timeout), seconds(initTimeout)
 	o.checks = checks == "on"
@@ -282,6 +298,11 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 		srv.cancels = &o.plan.cancels
 		l.newVU = func(global int) caller { return newStdioVU(srv, o.plan, global, o.timeout, o.checks) }
 		targetGone = srv.eof
+		if o.plan.Abandon { // a client that stops reading: until the watch, then it reads the backlog and pings
+			srv.stopReading()
+			l.watching = func() { srv.resumeReading(true) }
+			defer srv.resumeReading(true) // before the server is stopped (deferred: runs after the stop below)
+		}
 	} else {
 		target := &httpTarget{plan: o.plan, url: o.target, mode: o.mode, protocol: o.protocol, timeout: o.timeout, checks: o.checks}
 		l.newVU = func(global int) caller { return newHTTPVU(target, global) }
@@ -337,6 +358,12 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 		c.StreamsDropped = &dropped
 	}
 	o.plan.countCancels(c)
+	if srv != nil && o.plan.Abandon {
+		srv.resumeReading(true) // a load cut short never reached its watch
+		answered := srv.ping(pingWait)
+		unread, notTaken := o.plan.requestsUnread.Load(), o.plan.requestsNotTaken.Load()
+		c.AnsweredAfterWatch, c.RequestsUnread, c.RequestsNotTaken = &answered, &unread, &notTaken
+	}
 	if srv != nil {
 		state, selfExited := srv.stop()
 		switch {

@@ -143,7 +143,12 @@ func TestNextCursorIsReadFromTheResultOnly(t *testing.T) {
 
 // The stdio server of TestAPagedToolsListIsFollowedOverStdio: this test binary run again with
 // PAGED_STDIO_SERVER set, answering every line with pagedList's page (2 pages).
+// TestMain makes this test binary one of the tests' stdio servers when its environment asks for one.
 func TestMain(m *testing.M) {
+	if os.Getenv(echoServerEnv) == "1" {
+		serveStdio()
+		os.Exit(0)
+	}
 	if os.Getenv("PAGED_STDIO_SERVER") != "" {
 		list := &pagedList{pages: 2}
 		in := bufio.NewScanner(os.Stdin)

@@ -47,6 +47,10 @@ type plan struct {
 	cursorPages atomic.Int64
 	// sessionsLeftOpen counts the sessions an abandoning workload left open (session ids never DELETEd).
 	sessionsLeftOpen atomic.Int64
+	// requestsUnread counts the requests an abandoning workload sent over stdio while it read nothing back.
+	requestsUnread atomic.Int64
+	// requestsNotTaken counts those the server did not take from its stdin within the timeout (it stopped reading).
+	requestsNotTaken atomic.Int64
 	// firstLeft is the first session an abandoning workload left open: asked again once the load is over
 	// (oldestSession), whether the server still holds it.
 	firstLeft atomic.Pointer[string]

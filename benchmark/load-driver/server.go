@@ -45,6 +45,11 @@ type server struct {
 	serverMessages atomic.Int64 // requests and notifications from the server (ignored)
 	lateReplies    atomic.Int64 // replies to no waiting call (after its timeout) or with a null id
 
+	// unread holds the reader while the client has stopped reading (an abandoning workload over stdio, stopUnread):
+	// the server's stdout then fills the pipe, as under a client that hangs with the pipe still open.
+	unread     sync.Mutex
+	resumeOnce sync.Once
+
 	eof    chan struct{} // closed when stdout reached its end
 	waited chan struct{} // closed when the process was reaped; state then holds its end
 	state  *os.ProcessState
@@ -125,6 +130,8 @@ func (s *server) read() {
 	r := bufio.NewReaderSize(s.stdout, 1<<20)
 	var long []byte // a line longer than the buffer, assembled
 	for {
+		s.unread.Lock() // held by stopReading: no read(2) until resumeReading
+		s.unread.Unlock()
 		chunk, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			long = append(long, chunk...)
@@ -217,6 +224,38 @@ func (s *server) cancel(id uint64) bool {
 		s.cancelledIDs[id] = true
 	}
 	return ok
+}
+
+// stopReading stops reading the server's stdout, as a client that hangs with the pipe open does; the lines the
+// reader has already buffered are still handed out. resumeReading reads on (once; a no-op without a stop).
+func (s *server) stopReading() { s.unread.Lock() }
+
+func (s *server) resumeReading(stopped bool) {
+	if stopped {
+		s.resumeOnce.Do(s.unread.Unlock)
+	}
+}
+
+// ping asks the server whether it answers at all, within wait: true when its reply came.
+func (s *server) ping(wait time.Duration) bool {
+	id := s.ids.Add(1)
+	reply := make(chan answer, 1)
+	if !s.register(id, reply) {
+		return false
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	if !s.send([]byte(`{"jsonrpc":"2.0","id":`+strconv.FormatUint(id, 10)+`,"method":"ping"}`+"\n"), timer.C) {
+		s.forget(id)
+		return false
+	}
+	select {
+	case a := <-reply:
+		return !a.gone
+	case <-timer.C:
+		s.forget(id)
+		return false
+	}
 }
 
 // send queues a request line; false when timer fired first.

@@ -30,6 +30,9 @@ func newStdioVU(srv *server, p *plan, global int, timeout time.Duration, checks 
 func (v *stdioVU) do(call int, iteration int64) (outcome, bool) {
 	c := v.prefixes.plan.Calls[call]
 	v.iteration = iteration
+	if v.prefixes.plan.Abandon {
+		return v.unread(call, iteration), true
+	}
 	o, reply, ok := v.exchange(call, v.prefixes.of(call, iteration))
 	for pages := 1; ok && o.kind == ""; pages++ {
 		cursor := nextCursor(c, reply)
@@ -90,6 +93,29 @@ func (v *stdioVU) exchange(call int, prefix []byte) (outcome, []byte, bool) {
 	}
 	return outcome{kind: judge(v.prefixes.plan.Calls[call], a.line, v.checks), callMs: ms, sessionMs: ms}, a.line, true
 }
+
+// unread sends the call to a server whose stdout the client no longer reads (an abandoning workload over stdio):
+// nobody waits for its reply, which stays in the pipe or the server. A request the server did not take from its
+// stdin within unreadSendWait (its input pipe full: the server stopped reading) is "stdin_full".
+func (v *stdioVU) unread(call int, iteration int64) outcome {
+	line := body(v.prefixes.of(call, iteration), v.srv.ids.Add(1), '\n')
+	sent := time.Now()
+	v.timer.Reset(min(v.timeout, unreadSendWait))
+	taken := v.srv.send(line, v.timer.C)
+	v.timer.Stop()
+	ms := float64(time.Since(sent).Nanoseconds()) / 1e6
+	if !taken {
+		v.prefixes.plan.requestsNotTaken.Add(1)
+		return outcome{kind: "stdin_full", callMs: ms, sessionMs: ms}
+	}
+	v.prefixes.plan.requestsUnread.Add(1)
+	return outcome{kind: "unread", callMs: ms, sessionMs: ms}
+}
+
+// unreadSendWait: how long an unread request may wait for the server to take it. Short, so that a server that
+// stops reading its input while its output is unread (back-pressure) shows as such within the load, as a steady
+// count rather than as requests that wait out the request timeout after the load has ended.
+const unreadSendWait = time.Second
 
 func (v *stdioVU) timedOut(id uint64, sent time.Time) outcome {
 	if !v.srv.forget(id) {

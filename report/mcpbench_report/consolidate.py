@@ -248,7 +248,8 @@ def read_run(m: Measurement) -> RunData:
     latency = good["call_ms"].to_numpy(dtype=float)
     counted = tool_calls(analysis.with_late_timeouts(df, win, window))  # the summary's errors and all-calls figures
     latency_all = analysis.all_calls_latency_ms(counted, request_timeout_s(m.results))
-    failed = Counter(counted.loc[counted["ok"] != 1, "error_kind"].replace("", "unknown"))
+    failing = (counted["ok"] != 1) & ~counted["error_kind"].isin(analysis.NO_FAILURE)   # cancelled, unread: chosen
+    failed = Counter(counted.loc[failing, "error_kind"].replace("", "unknown"))
     return RunData(
         measurement=m, window=window, tool_calls_per_s=float(tps), v2_rps=v2,
         per_second=stats.per_second_counts(good["t_s"].to_numpy(), window), latency=latency,

@@ -260,29 +260,30 @@ def decide(cons: Consolidated, *, budget_mb: float = DEFAULT_BUDGET_MB, budget_p
 
 
 def _dimension_answers(cons: Consolidated) -> list[Answer]:
-    """The questions `mcpbench dimension` answers (docs/dimensions.md), one per dimension (its newest run), each as
-    the run recorded it (its plan's `decision`: the question, the point whose table it reads, the figure ranked
+    """The questions `mcpbench dimension` answers (docs/dimensions.md), those of each dimension's newest run, each as
+    the run recorded it (its plan's `decisions`: the question, the point whose table it reads, the figure ranked
     there), from that point's own ranking with the headline's rules (consolidate.rank; a harness-limited twin
     never leads its throughput)."""
     newest = {view.name: view for view in dimensions.views(cons)}
     out = []
     for view in newest.values():
-        asked = view.decision
-        if asked is None:
-            continue
-        if asked.figure == "reclaimed":
-            out.append(_reclaimed_answer(cons, view, asked.question, asked.unit))
-            continue
-        if asked.figure == "stops_on_cancel":
-            out.append(_stops_answer(cons, view, asked.question, asked.point))
-            continue
-        table = next((t for t in view.tables if t.point == asked.point), None)
-        if table is None:
-            continue
-        ranking, figure, fmt = _dimension_figure(table, asked.figure, asked.unit)
-        out.append(_from_ranking(cons, ranking, None, key=f"dimension-{view.name}", question=asked.question,
-                                 unit=asked.unit, figure=figure, fmt=fmt, evidence=view.anchor,
-                                 source=f"{view.run_id}: {table.point}"))
+        for index, asked in enumerate(view.decisions):
+            if asked.figure == "reclaimed":
+                out.append(_reclaimed_answer(cons, view, asked.question, asked.unit))
+                continue
+            if asked.figure == "stops_on_cancel":
+                out.append(_stops_answer(cons, view, asked.question, asked.point))
+                continue
+            table = next((t for t in view.tables if t.point == asked.point), None)
+            if table is None:
+                continue
+            ranking, figure, fmt = _dimension_figure(table, asked.figure, asked.unit)
+            key = f"dimension-{view.name}" + (f"-{index + 1}" if index else "")
+            answer = _from_ranking(cons, ranking, None, key=key, question=asked.question, unit=asked.unit,
+                                   figure=figure, fmt=fmt, evidence=view.anchor, source=f"{view.run_id}: {table.point}")
+            if ranking is None:   # the point was measured, but no server there could be ranked on this figure
+                answer.note = "measured, no server ranked (rounds and limits: the Dimensions page)"
+            out.append(answer)
     return out
 
 

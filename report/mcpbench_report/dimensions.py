@@ -78,8 +78,9 @@ class AbandonedSessions:
     server: str
     rounds: int
     figures: Abandonment
-    answered: bool                # no call failed while sessions were being abandoned
+    answered: bool                # no call failed while sessions were being abandoned (stdio: a ping after the watch)
     streams_dropped: int | None = None   # GET streams opened and dropped unread (None: a workload without drop_stream)
+    not_taken: int | None = None         # stdio: requests the server did not take from its stdin (back-pressure)
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,8 @@ class DimensionView:
     abandoned: list[AbandonedSessions] = dataclasses.field(default_factory=list)
     cancellations: list[CancelledCalls] = dataclasses.field(default_factory=list)
     section: DimensionSection = dataclasses.field(default_factory=plain_section)
-    decision: DimensionDecision | None = None      # the decision page's question of it, as the run recorded it
+    # the decision page's questions of it, as the run recorded them
+    decisions: list[DimensionDecision] = dataclasses.field(default_factory=list)
     not_measured: list[tuple[str, str]] = dataclasses.field(default_factory=list)   # (base server, why)
 
     @property
@@ -281,7 +283,7 @@ def _view(cons: Consolidated, d) -> DimensionView | None:
     abandoned = abandoned_sessions(points) if "abandoned_sessions" in section.tables else []
     cancelled = cancelled_calls(points) if "cancellations" in section.tables else []
     return DimensionView(plan.name, plan.question, d.run_id, first, tables, changes, series, sessions, progress,
-                         abandoned, cancelled, section, plan.decision, _not_measured(d))
+                         abandoned, cancelled, section, plan.decisions, _not_measured(d))
 
 
 def _changes(points: dict[str, dict[str, Group]]) -> list[Change]:
@@ -330,10 +332,12 @@ def abandoned_sessions(points: dict[str, dict[str, Group]]) -> list[AbandonedSes
                 continue
             measured.sort(key=lambda m: m[0].kib_per_session if m[0].kib_per_session is not None else math.inf)
             figures, middle = measured[len(measured) // 2]
-            answered = not any(sum(run.failed.values()) for _, run in measured)
+            answered = (figures.answered_after if figures.answered_after is not None   # stdio: its ping, read again
+                        else not any(sum(run.failed.values()) for _, run in measured))
             dropped = _counts(middle.measurement)
             out.append(AbandonedSessions(group.server, len(measured), figures, answered,
-                                         dropped.streams_dropped if dropped else None))
+                                         dropped.streams_dropped if dropped else None,
+                                         dropped.requests_not_taken if dropped else None))
 
     def order(row: AbandonedSessions) -> tuple[int, float]:
         f = row.figures
@@ -364,11 +368,16 @@ def _counts(measurement: Measurement) -> LoadgenCounts | None:
     return measurement.context.loadgen_counts if measurement.context else None
 
 
-def _left(measurement: Measurement) -> tuple[int | None, int | None]:
-    """The load driver's count of sessions left open and its ping's status of the first one after the watch (None:
-    not counted, not asked)."""
+def _left(measurement: Measurement) -> tuple[int | None, int | None, bool | None]:
+    """The load driver's count of sessions left open (over stdio: of requests sent unread), its ping's status of the
+    first one after the watch, and over stdio whether the server answered once read again (None: not counted, not
+    asked)."""
     counts = _counts(measurement)
-    return (counts.sessions_left_open, counts.oldest_session_status) if counts else (None, None)
+    if counts is None:
+        return None, None, None
+    if counts.requests_unread is not None:
+        return counts.requests_unread, None, counts.answered_after_watch
+    return counts.sessions_left_open, counts.oldest_session_status, None
 
 
 def _ends(points: dict[str, dict[str, Group]], size) -> tuple[int, int, list[tuple[str, Group, Group]]]:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -86,5 +87,41 @@ func TestStreamProgress(t *testing.T) {
 	}
 	if wantLines := note("7", 1) + "\n" + note("7", 2) + "\n" + note("7", 3) + "\n" + result("3") + "\n"; out.String() != wantLines {
 		t.Errorf("stdio: %s", out.String())
+	}
+}
+
+// The surface's listings and refusals need no backends; without DIMENSION_TOOLS it is not there.
+func TestSurface(t *testing.T) {
+	off := newTestServer()
+	_, r := post(t, off, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+	if caps := r["result"].(map[string]any)["capabilities"].(map[string]any); len(caps) != 1 {
+		t.Errorf("capabilities without DIMENSION_TOOLS: %v", caps)
+	}
+	if _, r = post(t, off, `{"jsonrpc":"2.0","id":2,"method":"resources/list"}`); errCode(r) != codeMethodNotFound {
+		t.Errorf("resources/list without DIMENSION_TOOLS: %v", r)
+	}
+
+	s := &server{serverType: "test", dimensionTools: true}
+	s.registerTools()
+	_, r = post(t, s, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+	if caps := r["result"].(map[string]any)["capabilities"].(map[string]any); caps["resources"] == nil || caps["prompts"] == nil || caps["completions"] == nil {
+		t.Errorf("capabilities: %v", caps)
+	}
+	for method, want := range map[string]string{"resources/list": "bench://popular", "resources/templates/list": "product://{id}", "prompts/list": "cart_summary"} {
+		_, r = post(t, s, `{"jsonrpc":"2.0","id":3,"method":"`+method+`"}`)
+		if res, _ := json.Marshal(r["result"]); !strings.Contains(string(res), want) {
+			t.Errorf("%s: %v", method, r)
+		}
+	}
+	for body, code := range map[string]int{
+		`{"method":"resources/read","params":{"uri":"other://1"}}`:                           codeResourceNotFound,
+		`{"method":"resources/read","params":{}}`:                                            codeInvalidParams,
+		`{"method":"prompts/get","params":{"name":"other"}}`:                                 codeInvalidParams,
+		`{"method":"prompts/get","params":{"name":"cart_summary","arguments":{}}}`:           codeInvalidParams,
+		`{"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"x"}}}`: codeInvalidParams,
+	} {
+		if _, r = post(t, s, `{"jsonrpc":"2.0","id":4,`+body[1:]); errCode(r) != code {
+			t.Errorf("%s: %v", body, r)
+		}
 	}
 }

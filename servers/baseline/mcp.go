@@ -203,8 +203,11 @@ func (s *server) dispatch(ctx context.Context, req *rpcRequest, b *buffers) []by
 		out := appendResultStart(b.out, req.ID)
 		out = append(out, `{"protocolVersion":`...)
 		out = strconv.AppendQuote(out, v) // a known version: plain ASCII
-		out = append(out, `,"capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"mcpbench-baseline","version":"1.0.0"}}}`...)
-		return out
+		out = append(out, `,"capabilities":{"tools":{"listChanged":false}`...)
+		if s.dimensionTools {
+			out = append(out, surfaceCapabilities...) // surface.go
+		}
+		return append(out, `},"serverInfo":{"name":"mcpbench-baseline","version":"1.0.0"}}}`...)
 	case "ping":
 		return append(appendResultStart(b.out, req.ID), "{}}"...)
 	case "tools/list":
@@ -242,6 +245,11 @@ func (s *server) dispatch(ctx context.Context, req *rpcRequest, b *buffers) []by
 		out = appendString(out, bytes.TrimSuffix(b.payload.Bytes(), []byte("\n")))
 		return append(out, `}],"isError":false}}`...)
 	default:
+		if s.dimensionTools {
+			if out, ok := s.dispatchSurface(ctx, req, b); ok {
+				return out
+			}
+		}
 		return appendError(b.out, req.ID, codeMethodNotFound, "method not found: "+req.Method)
 	}
 }

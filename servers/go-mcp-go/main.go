@@ -46,11 +46,17 @@ func main() {
 	}
 	defer b.Close()
 
-	mcpServer := server.NewMCPServer("mcpbench-"+cfg.ServerType, "1.0.0",
-		// Tools only: a stateless server cannot deliver list-changed notifications.
-		server.WithToolCapabilities(false))
+	// Tools only: a stateless server cannot deliver list-changed notifications.
+	opts := []server.ServerOption{server.WithToolCapabilities(false)}
+	if cfg.DimensionTools {
+		opts = append(opts, surfaceOptions(b)...) // resources, prompts and completions too (surface.go)
+	}
+	mcpServer := server.NewMCPServer("mcpbench-"+cfg.ServerType, "1.0.0", opts...)
 	registerTools(mcpServer, b)
 	registerDimensionTools(mcpServer, b, cfg.ExtraTools, cfg.DimensionTools)
+	if cfg.DimensionTools {
+		registerSurface(mcpServer, b)
+	}
 
 	if *stdio {
 		// Returns at EOF on stdin or on SIGTERM/SIGINT (ServeStdio handles both); the

@@ -36,15 +36,21 @@ func main() {
 	}
 	defer b.Close()
 
-	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "mcpbench-" + cfg.ServerType, Version: "1.0.0"},
-		&mcp.ServerOptions{
-			// Tools only: a stateless server cannot deliver list-changed or log notifications.
-			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-			// Resolves a schema once per pointer: the EXTRA_TOOLS tools share one (dimension_tools.go).
-			SchemaCache: mcp.NewSchemaCache(),
-		})
+	opts := &mcp.ServerOptions{
+		// Tools only: a stateless server cannot deliver list-changed or log notifications.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		// Resolves a schema once per pointer: the EXTRA_TOOLS tools share one (dimension_tools.go).
+		SchemaCache: mcp.NewSchemaCache(),
+	}
+	if cfg.DimensionTools {
+		surfaceOptions(opts, b) // resources, prompts and completions too (surface.go)
+	}
+	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "mcpbench-" + cfg.ServerType, Version: "1.0.0"}, opts)
 	registerTools(mcpServer, b)
 	registerDimensionTools(mcpServer, b, cfg.ExtraTools, cfg.DimensionTools)
+	if cfg.DimensionTools {
+		registerSurface(mcpServer, b)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

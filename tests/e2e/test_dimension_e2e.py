@@ -220,3 +220,25 @@ def test_the_cancellation_dimension_reads_what_each_server_did_after_the_client_
     assert "stopped: 0.0 steps after each cancellation" in table and "ran on: " in table, table[:3000]
     decision = (site / "decision.html").read_text()
     assert "Stops work when a call is cancelled" in decision and "ran on: python-closed" in decision
+
+
+def test_the_surface_dimension_measures_a_method_per_point_and_lists_an_sdk_without_it(tmp_path: Path) -> None:
+    # completion/complete alone, as a user typing a prefix: go's SDK answers it; kotlin's has no completion API, which
+    # its manifest says (unsupported.completion), so that point lists it with the reason and never starts it.
+    run_dir, run = dimension_run(tmp_path, "--dimension", "surface", "go", "kotlin", "--points", "complete",
+                                 *SHORT[:1], "--rounds", "1", "--warmup", "1", "--duration", "3", "--no-calibrate")
+    plan = run["config"]["dimension"]
+    assert plan["points"] == ["completion/complete user_id"] and run["config"]["vus"] == [1]
+    # the second question's point is the only one measured: asked there (the first, at resource reads, is not)
+    assert [d["question"] for d in plan["decisions"]] == ["Lowest completion latency"]
+    kotlin = run["servers"]["kotlin-complete"]
+    assert kotlin["status"] == "unavailable" and "has no completion API" in kotlin["reason"], kotlin
+    assert run["servers"]["go-complete"]["status"] == "ok", run["servers"]["go-complete"]
+    verify = {c["name"]: c["status"] for c in json.loads((run_dir / "go-complete" / "verify.json").read_text())["checks"]}
+    assert verify["completion/complete user-0012"] == verify["prompts/get"] == "pass", verify
+    summary = json.loads((next((run_dir / "go-complete").glob("persistent-*-r1")) / "summary.json").read_text())
+    assert summary["status"] == "ok" and summary["errors"]["count"] == 0, summary.get("reason")
+    per_method = summary["latency_ms"]["per_tool"]
+    assert list(per_method) == ["completion/complete"] and per_method["completion/complete"]["count"] > 300
+    decision = (reported(run_dir, tmp_path) / "decision.html").read_text()
+    assert "Lowest completion latency" in decision

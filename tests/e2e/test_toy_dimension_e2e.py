@@ -33,7 +33,7 @@ SMALL_REPLIES = Dimension(
     "small-replies", "fastest at small replies", "persistent", "4", 0.0,
     points=tuple(Point(f"echo{size // 1024}k", f"{size // 1024} KiB echoed", ToolSettings(dimension_tools=True),
                        payload_workload(size)) for size in SIZES),
-    ask=Question("Most {point} replies per CPU-second (a toy dimension)", "cpu_per_call", "replies per CPU-second"),
+    asks=(Question("Most {point} replies per CPU-second (a toy dimension)", "cpu_per_call", "replies per CPU-second"),),
     section=DimensionSection(columns=["memory_rank"], tables=[], latency_ranking=False, changes=True))
 # Calibrated: the limit each measurement is judged against is known, so its point is ranked and the decision page
 # answers the toy's question (uncalibrated, every measurement is limit-unknown: shown, never ranked).
@@ -58,8 +58,8 @@ def test_a_dimension_registered_from_outside_runs_and_is_reported(tmp_path: Path
     run = json.loads((run_dir / "run.json").read_text())
     plan = run["config"]["dimension"]
     assert plan["name"] == "small-replies" and plan["points"] == ["2 KiB echoed", "8 KiB echoed"]
-    assert plan["decision"] == {"question": "Most 8 KiB echoed replies per CPU-second (a toy dimension)",
-                                "figure": "cpu_per_call", "point": "8 KiB echoed", "unit": "replies per CPU-second"}
+    assert plan["decisions"] == [{"question": "Most 8 KiB echoed replies per CPU-second (a toy dimension)",
+                                  "figure": "cpu_per_call", "point": "8 KiB echoed", "unit": "replies per CPU-second"}]
     assert run["config"]["modes"] == ["persistent"] and run["config"]["vus"] == [4]   # its preset
     twins = [f"{SERVER}-echo2k", f"{SERVER}-echo8k"]
     assert list(run["servers"]) == twins

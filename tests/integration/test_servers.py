@@ -21,6 +21,7 @@ from mcpbench.runtime.local import LocalRuntime
 from mcpbench.host.toolchain import MissingRequirement
 from mcpbench.workload import conformance
 from mcpbench.experiments.verify import VERIFY_TOOLS
+from mcpbench.workload.surface import METHODS as SURFACE_METHODS
 from mcpbench.workload.verify import verify
 
 pytestmark = pytest.mark.integration
@@ -77,6 +78,11 @@ def test_server_builds_starts_under_limits_and_passes_verify(
                 "cancellation"} <= names, names
         # stepped_work's steps in Redis; its cancelled call a warning at worst (running on is the SDK's, measured)
         assert {c.name: c.status for c in verdict.checks}["stepped_work"] == "pass", verdict.checks
+        # the surface (docs/workload.md §7): each method checked, passed or a limit its manifest names
+        surface_checks = {c.name: c for c in verdict.checks if c.name.split(" ")[0] in SURFACE_METHODS}
+        assert len(surface_checks) == 8, sorted(surface_checks)
+        assert all(c.status == "pass" or c.reason.startswith("unsupported (its manifest)")
+                   for c in surface_checks.values()), surface_checks
         failures = [f"{c.name}: {c.reason}" for c in verdict.failures()]
         assert verdict.status != "fail", failures
         # what one client's whole tools/list costs, every page (the Go SDK's included): 100 extra tools, the

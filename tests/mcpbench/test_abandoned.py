@@ -68,8 +68,9 @@ def test_the_decision_page_says_who_frees_abandoned_sessions(tmp_path: Path) -> 
     recorded = json.loads((run / "run.json").read_text())
     dimension = recorded["config"]["dimension"]
     plan = DIMENSION.plan(dimension["points"], ["session"], "staged", [5], None)
-    assert plan.decision is not None and plan.decision.figure == "reclaimed"
-    dimension["decision"] = plan.decision.model_dump()
+    assert [decision.figure for decision in plan.decisions] == ["reclaimed"]
+    dimension.pop("decision", None)   # recorded when a dimension asked one question
+    dimension["decisions"] = [plan.decisions[0].model_dump()]
     (run / "run.json").write_text(json.dumps(recorded))
     answer = next(a for a in decision.decide(consolidate(load([run]))).answers if a.key == "dimension-abandoned")
     assert answer.question == "Frees abandoned sessions" and answer.verdict == "not tested" and answer.top == []
@@ -90,3 +91,24 @@ def test_the_first_sessions_answer_after_the_watch_decides_whether_it_was_freed(
     gone = abandonment(*inputs(m), left, oldest_status=404)
     assert gone is not None and gone.oldest_held is False and gone.freed
     assert gone.verdict.startswith("not reclaimed: the first session let go (404), but ")
+
+
+STDIO_RUN = Path(__file__).resolve().parents[1] / "fixtures" / "abandoned-stdio" / "20261207-041854-local-dimension"
+
+
+@pytest.mark.parametrize(("server", "unread"), [("go-sessions", 2251), ("python-sessions", 2247)])
+def test_a_stdio_client_that_stops_reading_is_measured_per_request_left_unread(server: str, unread: int) -> None:
+    (where,) = (STDIO_RUN / server).glob("stdio-staged-*-r1")
+    m = MeasurementDir(where)
+    counts = read_json(m.context)["loadgen_counts"]
+    # every request sent unread, every reply read as the backlog once the client read again, then a ping answered
+    assert counts["requests_unread"] == counts["late_replies"] == unread and counts["answered_after_watch"] is True
+    assert read_json(m.summary)["errors"]["count"] == 0   # unread requests are the client's choice, no failure
+    found = abandonment(*inputs(m), counts["requests_unread"], None, counts["answered_after_watch"])
+    assert found is not None and found.sessions == unread and found.answered_after is True
+    assert found.grew and found.kib_per_session is not None and found.kib_per_session > 0
+    assert found.p99_early_ms is None   # no call had an answer to wait for
+    assert found.verdict.startswith("not reclaimed: ")
+    assert reanalysis_differences(m) == []
+    silent = abandonment(*inputs(m), counts["requests_unread"], None, False)
+    assert silent is not None and silent.verdict.startswith("stopped answering: no reply to a ping")

@@ -29,12 +29,12 @@ from mcpbench.workload.verify import Verify
 SERVERS = Path(__file__).resolve().parents[2] / "servers"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
 TOOLS_LIST = FIXTURES / "20261128-162656-local-dimension"   # a tools-list run recorded before plans had sections
-BUILT_IN = ("payload", "tools-list", "agent", "churn", "sessions", "abandoned", "cancellation", "progress")
+BUILT_IN = ("payload", "tools-list", "surface", "agent", "churn", "sessions", "abandoned", "cancellation", "progress")
 
 TOY = Dimension("toy-echo", "fastest toy echo", "persistent", "2", 0.0,
                 points=(Point("toy1", "1 toy", ToolSettings(dimension_tools=True)),
                         Point("toy2", "2 toys", ToolSettings(dimension_tools=True))),
-                ask=Question("Most toys per CPU-second at {point}", "cpu_per_call", "toys per CPU-second"),
+                asks=(Question("Most toys per CPU-second at {point}", "cpu_per_call", "toys per CPU-second"),),
                 section=DimensionSection(columns=["memory_rank"], tables=[], latency_ranking=False, changes=True))
 
 
@@ -84,7 +84,7 @@ def test_a_manifest_naming_no_registered_dimension_is_one_line(tmp_path: Path) -
     _manifest_opting_out(tmp_path, '{ toy-echo = "no toys here" }')   # not registered here
     found = discover(tmp_path)
     (error,) = found.errors
-    assert "'toy-echo': no such dimension" in str(error) and "\n" not in str(error)
+    assert "'toy-echo': no such dimension or point" in str(error) and "\n" not in str(error)
     _manifest_opting_out(tmp_path, '{ progress = "" }')
     (error,) = discover(tmp_path).errors
     assert "server.unsupported.progress" in str(error) and "\n" not in str(error)
@@ -92,11 +92,13 @@ def test_a_manifest_naming_no_registered_dimension_is_one_line(tmp_path: Path) -
 
 def test_the_repositorys_opt_outs_still_read() -> None:
     opted = {s.name: set(s.info.unsupported) for s in discover(SERVERS).servers if s.info.unsupported}
-    assert opted and all(keys <= {"progress", "abandoned"} for keys in opted.values()), opted
+    assert opted and all(keys <= {"progress", "abandoned", "completion"} for keys in opted.values()), opted
     assert {name for name, keys in opted.items() if "progress" in keys} == {"go-mcp-go", "kotlin", "micronaut"}
     # SESSIONS=1 switches sessions on in every SDK stack but micronaut's (its extension serves HTTP stateless only);
     # baseline has no session layer at all
     assert {name for name, keys in opted.items() if "abandoned" in keys} == {"micronaut", "baseline"}
+    # the surface's completion: the Kotlin SDK has no completion API (a point's opt-out, not a dimension's)
+    assert {name for name, keys in opted.items() if "completion" in keys} == {"kotlin"}
 
 
 def test_verify_names_each_dimension_a_server_does_not_offer_and_fails_nothing_for_it() -> None:
@@ -128,7 +130,7 @@ def test_verify_names_each_dimension_a_server_does_not_offer_and_fails_nothing_f
 def test_a_run_records_the_decision_pages_question_at_its_point_and_the_upgrade_says_the_same(
         name, points, modes, vus, question, point) -> None:
     plan = dimensions.dimension(name).plan(points, modes, "closed", vus, None)
-    assert (plan.decision.question, plan.decision.point) == (question, point)
+    assert [(asked.question, asked.point) for asked in plan.decisions] == [(question, point)]
     # a plan recorded before these fields existed reads as the module records it now
     old = {"schema": 4, "config": {"modes": modes, "vus": vus, "kind": "closed", "rates": None,
                                    "dimension": {"name": name, "question": plan.question, "points": points}}}
@@ -137,31 +139,52 @@ def test_a_run_records_the_decision_pages_question_at_its_point_and_the_upgrade_
 
 def test_a_dimension_without_a_point_to_ask_at_records_no_question() -> None:
     churn = dimensions.dimension("churn")
-    assert churn.plan([], ["persistent"], "closed", [10], None).decision is None   # no session-mode load
-    silent = dataclasses.replace(TOY, ask=None)   # a dimension that asks the decision page nothing
-    assert silent.plan(["1 toy"], ["persistent"], "closed", [2], None).decision is None
+    assert churn.plan([], ["persistent"], "closed", [10], None).decisions == []   # no session-mode load
+    silent = dataclasses.replace(TOY, asks=())   # a dimension that asks the decision page nothing
+    assert silent.plan(["1 toy"], ["persistent"], "closed", [2], None).decisions == []
 
 
 def test_the_upgrade_fills_an_old_recorded_plan_from_its_name_and_only_there(tmp_path: Path) -> None:
     recorded = json.loads((TOOLS_LIST / "run.json").read_text())
     assert set(recorded["config"]["dimension"]) == {"name", "question", "points"}   # as written then
     plan = upgrade_run(copy.deepcopy(recorded), TOOLS_LIST / "run.json")["config"]["dimension"]
-    assert plan["decision"] == {"question": "Most calls per CPU-second with 10,000 extra tools registered",
-                                "figure": "cpu_per_call", "point": "10,000 extra tools", "unit": "calls per CPU-second"}
+    assert plan["decisions"] == [{"question": "Most calls per CPU-second with 10,000 extra tools registered",
+                                  "figure": "cpu_per_call", "point": "10,000 extra tools",
+                                  "unit": "calls per CPU-second"}]
     assert plan["section"] == {"columns": ["tools_list"], "tables": [], "latency_ranking": False, "changes": True}
     # a name the upgrade does not know asks nothing and shows every point's figures and their changes
     recorded["config"]["dimension"]["name"] = "retired"
     plan = upgrade_run(recorded, TOOLS_LIST / "run.json")["config"]["dimension"]
-    assert plan["decision"] is None and plan["section"]["changes"] and plan["section"]["columns"] == []
+    assert plan["decisions"] == [] and plan["section"]["changes"] and plan["section"]["columns"] == []
     # a plan that has its fields is read as it is
     again = upgrade_run({**recorded, "config": {**recorded["config"], "dimension": {**plan, "question": "q"}}}, Path("r"))
     assert again["config"]["dimension"]["question"] == "q"
     # every dimension that ran before plans recorded their section; one added since records its own
-    assert set(PLANS_BY_NAME) == set(BUILT_IN) - {"abandoned", "cancellation"}
+    assert set(PLANS_BY_NAME) == set(BUILT_IN) - {"abandoned", "cancellation", "surface"}
+    # a plan that recorded its one question as `decision` reads as a list of it
+    one = {**plan, "decision": plan["decisions"], "section": plan["section"]}
+    one["decision"] = {"question": "q", "figure": "cpu_per_call", "point": "p", "unit": "u"}
+    del one["decisions"]
+    upgraded = upgrade_run({**recorded, "config": {**recorded["config"], "dimension": one}}, Path("r"))
+    assert upgraded["config"]["dimension"]["decisions"] == [one["decision"]]
 
 
 def test_a_run_recorded_without_the_fields_reopens_to_be_resumed_or_marked(tmp_path: Path) -> None:
     copy_dir = tmp_path / TOOLS_LIST.name
     shutil.copytree(TOOLS_LIST, copy_dir)
     plan = RunRecord.reopen(copy_dir).run.config.dimension
-    assert plan.decision.point == "10,000 extra tools" and plan.section.columns == ["tools_list"]
+    assert [asked.point for asked in plan.decisions] == ["10,000 extra tools"]
+    assert plan.section.columns == ["tools_list"]
+
+
+def test_a_question_named_for_its_point_is_asked_there_or_not_at_all() -> None:
+    surface = dimensions.dimension("surface")
+    every = [point.display for point in surface.points]
+    asked = surface.plan(every, ["persistent"], "closed", [1], None).decisions
+    assert [(d.question, d.point) for d in asked] == [
+        ("Most resource reads per CPU-second", "resources/read of a product"),
+        ("Lowest completion latency", "completion/complete user_id")]
+    # `--points complete`: the completion's question alone, never the resource reads' asked of completions
+    alone = surface.plan(["completion/complete user_id"], ["persistent"], "closed", [1], None).decisions
+    assert [d.question for d in alone] == ["Lowest completion latency"]
+    assert surface.plan(["prompts/get cart_summary"], ["persistent"], "closed", [1], None).decisions == []

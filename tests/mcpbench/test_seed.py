@@ -18,7 +18,17 @@ def test_a_reset_flushes_and_writes_the_spec_data_set(infra: Infra, client: redi
     seconds = infra.reset()
     assert seconds > 0
     assert client.get("stale") is None  # flushed
-    assert client.dbsize() == 10_000 + 1_000 + 1 + 100
+    assert client.dbsize() == 10_000 + 1_000 + 1 + 100 + 1
+
+
+def test_the_users_with_a_cart_are_a_sorted_set_a_prefix_completes_from(infra: Infra, client: redis.Redis) -> None:
+    from mcpbench.workload import surface
+
+    infra.reset()
+    assert client.zcard("bench:users") == 10_000
+    for prefix, values in surface.COMPLETED.items():   # the completion's reference answer (docs/workload.md §7)
+        assert surface.completions(client, prefix) == values
+    assert surface.completions(client, "user-00000") == []
 
 
 def test_carts_follow_the_spec(infra: Infra, client: redis.Redis) -> None:

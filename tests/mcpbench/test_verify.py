@@ -14,6 +14,7 @@ import pytest
 
 from mcpbench.runtime.local_infra import Infra
 from mcpbench.workload import dimension_tools as dims
+from mcpbench.workload import surface
 from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.verify import verify
 
@@ -92,6 +93,7 @@ class SpecServer(BaseHTTPRequestHandler):
     dimension_tools = False
     payload_rule = "spec"  # or "truncate at 1 MiB", "refuse above 1 MiB", "altered"
     progress_rule = "spec"  # or "json" (an SDK replying JSON: its notifications dropped), "after the result"
+    surface_rule = "spec"  # or "no completion" (an SDK without it: method not found), "wrong prompt"
     page_size = 0  # tools/list's page (0: one page; the Go SDK pages at 1,000), the cursor the next page's index
     counters: dict[str, int]
     histories: dict[str, list[str]]
@@ -143,6 +145,8 @@ class SpecServer(BaseHTTPRequestHandler):
             start = int(params.get("cursor") or 0)
             end = start + self.page_size
             return self.result(ident, {"tools": tools[start:end], **({"nextCursor": str(end)} if end < len(tools) else {})})
+        if self.dimension_tools and method in surface.METHODS:
+            return self.surface(ident, method, params)
         if method != "tools/call":
             return self.error(ident, -32601, "method not found")
         tools = {"search_products": self.search, "get_user_cart": self.cart, "checkout": self.checkout,
@@ -163,6 +167,30 @@ class SpecServer(BaseHTTPRequestHandler):
         typed = {"resultType": "complete"} if self_contained and self.revision_2026 == "served" else {}
         return self.result(ident, {"content": [{"type": "text", "text": json.dumps({**data, "server_type": "spec"})}],
                                    **typed})
+
+    def surface(self, ident: object, method: str, params: dict) -> None:
+        """docs/workload.md §7's answers, from the seed's formulas (this server keeps no Redis)."""
+        popular = [f"product:{i}" for i in range(10)]
+        if method == "completion/complete" and self.surface_rule == "no completion":
+            return self.error(ident, -32601, "method not found")
+        if method == "resources/list":
+            return self.result(ident, {"resources": [{"uri": surface.POPULAR_URI, "name": "popular"}]})
+        if method == "resources/templates/list":
+            return self.result(ident, {"resourceTemplates": [{"uriTemplate": surface.PRODUCT_URI, "name": "product"}]})
+        if method == "resources/read":
+            uri = params["uri"]
+            document = surface.PRODUCT_42 if uri == surface.product_uri(42) else {"popular": popular}
+            return self.result(ident, {"contents": [{"uri": uri, "mimeType": "application/json",
+                                                     "text": json.dumps(document)}]})
+        if method == "prompts/list":
+            return self.result(ident, {"prompts": [{"name": surface.PROMPT}]})
+        if method == "prompts/get":
+            n = int(params["arguments"]["user_id"].rsplit("-", 1)[-1]) + (self.surface_rule == "wrong prompt")
+            text = surface.seeded_prompt_text(n).replace(f"user-{n:05d}", params["arguments"]["user_id"])
+            return self.result(ident, {"messages": [{"role": "user", "content": {"type": "text", "text": text}}]})
+        prefix = params["argument"]["value"]
+        values = [user for user in (f"user-{n:05d}" for n in range(1, 10_001)) if user.startswith(prefix)][:10]
+        return self.result(ident, {"completion": {"values": values}})
 
     def search(self, category: str = "Electronics", min_price: float = 50.0, max_price: float = 500.0,
                limit: int = 10) -> dict[str, object]:
@@ -353,6 +381,27 @@ def test_the_dimension_tools_pass_when_they_are_the_reference_answers(spec_serve
             "echo_payload 4 MiB", "stream_progress"} <= set(by_name)
     assert by_name["stream_progress"].reason.startswith("3 progress notifications in order before the result")
     assert "11 tools" in by_name["tools/list"].reason
+
+
+def test_the_surface_is_checked_once_per_method_and_a_limit_its_manifest_names_is_a_warning(
+        spec_server: Callable[..., str]) -> None:
+    verdict = verify(spec_server(dimension_tools=True), "spec", settings=ToolSettings(dimension_tools=True))
+    surfaced = {check.name: check.status for check in verdict.checks if check.name.split(" ")[0] in surface.METHODS}
+    assert surfaced == dict.fromkeys(["resources/list", "resources/templates/list", "resources/read product",
+                                      "resources/read popular", "prompts/list", "prompts/get",
+                                      "completion/complete user-0012", "completion/complete user-1"], "pass")
+    wrong = verify(spec_server(dimension_tools=True, surface_rule="wrong prompt"), "spec",
+                   settings=ToolSettings(dimension_tools=True))
+    assert [check.name for check in wrong.failures()] == ["prompts/get"]
+    assert "expected 'Summarise the cart of user-00042" in wrong.failures()[0].reason
+    lacking = spec_server(dimension_tools=True, surface_rule="no completion")
+    assert {check.name for check in verify(lacking, "spec", settings=ToolSettings(dimension_tools=True)).failures()} \
+        == {"completion/complete user-0012", "completion/complete user-1"}
+    named = verify(lacking, "spec", settings=ToolSettings(dimension_tools=True),
+                   unsupported={surface.COMPLETION: "the SDK has no completion handler"})
+    warned = [check for check in named.checks if check.name.startswith("completion/complete")]
+    assert named.status != "fail" and [check.status for check in warned] == ["warn", "warn"]
+    assert warned[0].reason == "unsupported (its manifest): the SDK has no completion handler"
 
 
 def test_verify_follows_tools_list_pages_and_records_the_whole_lists_size(spec_server: Callable[..., str]) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from mcpbench.analysis.stats import latency_stats
-from mcpbench.analysis.summary import all_calls_latency_ms
+from mcpbench.analysis.summary import NO_FAILURE, UNREAD, all_calls_latency_ms
 from mcpbench.loads import tool_calls
 
 # Reclaimed: the tree's RSS back below its level before the abandonment plus this share of what it added.
@@ -55,6 +55,9 @@ class Abandonment:
     # The first session left, pinged under its id after the watch: True still answered (200), False let go (404),
     # None not asked (a run recorded before the driver asked, or no answer).
     oldest_held: bool | None = None
+    # Over stdio (a client that stopped reading until the watch): whether the server answered a ping once the
+    # client read again and the watch was over; None over HTTP.
+    answered_after: bool | None = None
 
     @property
     def grew(self) -> bool:
@@ -66,6 +69,8 @@ class Abandonment:
         """In words: reclaimed after how long, kept (with how much), or nothing to reclaim."""
         if not self.issued_ids:
             return "no session to keep: the server issued no session id"
+        if self.answered_after is False:
+            return f"stopped answering: no reply to a ping after the {self.watched_s:.0f} s watch"
         if self.oldest_held:
             rss = (f"; RSS back within half of its growth {self.reclaimed_after_s:.0f} s after the last session "
                    "(garbage collected, the sessions kept)" if self.grew and self.reclaimed_after_s is not None else "")
@@ -97,10 +102,11 @@ def _level(readings: pd.DataFrame) -> TreeState:
 
 def abandonment(samples: pd.DataFrame, processes: pd.DataFrame, window: tuple[float, float],
                 request_timeout_s: float, left_open: int | None,
-                oldest_status: int | None = None) -> Abandonment | None:
+                oldest_status: int | None = None, answered_after: bool | None = None) -> Abandonment | None:
     """The figures of one measurement: `window` is where sessions were being abandoned (the staged load's
     running span), `processes` the tree's 1 Hz readings (t_s from the test's start), `left_open` the load
-    driver's count of sessions left open and `oldest_status` its ping of the first one after the watch
+    driver's count of sessions left open (over stdio: of requests sent unread) and `oldest_status` its ping of
+    the first one after the watch, `answered_after` over stdio its ping of the server once it read again
     (loadgen-counts.json; None: not counted, not asked); None without readings."""
     start, end = window
     readings = processes.sort_values("t_s")
@@ -112,7 +118,9 @@ def abandonment(samples: pd.DataFrame, processes: pd.DataFrame, window: tuple[fl
     peak = _level(during.tail(EDGE_READINGS))
     last = _level(after.tail(EDGE_READINGS)) if len(after) else peak
     calls = tool_calls(samples)
-    ok = calls[calls["ok"] == 1].sort_values("t_s")
+    # what was abandoned: a session per answered call, or over stdio a request sent unread
+    ok = calls[(calls["ok"] == 1) | (calls["error_kind"] == UNREAD)].sort_values("t_s")
+    calls = calls[~calls["error_kind"].isin(NO_FAILURE)]   # the calls that had an answer to wait for
     abandoned = np.searchsorted(ok["t_s"].to_numpy(dtype=float), during["t_s"].to_numpy(dtype=float), side="right")
     second_half = during["t_s"].to_numpy(dtype=float) >= (start + end) / 2
     rss = pd.to_numeric(during["rss_mb"], errors="coerce").to_numpy(dtype=float)
@@ -140,7 +148,7 @@ def abandonment(samples: pd.DataFrame, processes: pd.DataFrame, window: tuple[fl
         watched_s=float(readings["t_s"].max()) - end if len(after) else 0.0, before=before, peak=peak, end=last,
         kib_per_session=per_session, kib_per_session_whole=whole, kept_share=kept, reclaimed_after_s=reclaimed,
         p99_early_ms=_p99(early, request_timeout_s), p99_late_ms=_p99(late, request_timeout_s),
-        oldest_held=HELD.get(oldest_status))
+        oldest_held=HELD.get(oldest_status), answered_after=answered_after)
 
 
 def _p99(calls: pd.DataFrame, request_timeout_s: float) -> float | None:

@@ -286,14 +286,19 @@ def latency(window_samples: pd.DataFrame, request_timeout_s: float, mode: str = 
 
 # The error kind of a call the client cancelled on purpose (a workload's cancel_after_ms): no failure of anyone's.
 CANCELLED = "cancelled"
+# An abandoning stdio client's requests: sent and never read ("unread"), or not taken by a server that had stopped
+# reading its input ("stdin_full", the back-pressure a server should apply): what the client chose, no failure.
+UNREAD, STDIN_FULL = "unread", "stdin_full"
+NO_FAILURE = (CANCELLED, UNREAD, STDIN_FULL)
 
 
 def errors(window_samples: pd.DataFrame) -> Errors:
-    """count = failed samples (tools/list included; a call the client cancelled is none), failed_tool_calls, rate =
+    """count = failed samples (tools/list included; a call the client cancelled or chose not to read is none),
+    failed_tool_calls, rate =
     failed tool calls / tool calls, kinds = failed samples per error_kind."""
     calls = load_kinds.tool_calls(window_samples)
-    failed = window_samples[(window_samples["ok"] == 0) & (window_samples["error_kind"] != CANCELLED)]
-    failed_calls = int((calls["ok"] == 0).sum())
+    failed = window_samples[(window_samples["ok"] == 0) & ~window_samples["error_kind"].isin(NO_FAILURE)]
+    failed_calls = int(((calls["ok"] == 0) & ~calls["error_kind"].isin(NO_FAILURE)).sum())
     return Errors(count=int(len(failed)), failed_tool_calls=failed_calls,
                   rate=failed_calls / len(calls) if len(calls) else None,
                   kinds={str(k): int(v) for k, v in failed["error_kind"].value_counts().items()})

@@ -47,7 +47,8 @@ class ServerInfo(_Strict):
     # What kind of MCP layer it is (the report's filters and decision page): the protocol's own SDK for the
     # language, a community SDK, a framework's MCP layer (Spring AI, Quarkus, Micronaut, FastMCP), or none.
     sdk_kind: SdkKind | None = None
-    # The dimensions it does not offer (mcpbench/dimensions/: a registered dimension's name), each with its reason:
+    # The dimensions it does not offer (mcpbench/dimensions/: a registered dimension's name), or a point's opt-out
+    # (Point.opt_out: `resources`, `prompts`, `completion` of the surface), each with its reason:
     # `progress` where its SDK cannot stream progress notifications on a call's reply (verify then holds it to the
     # tool's answer only). verify names each, as a warning; the dimension lists it as unavailable with the reason
     # instead of measuring it.
@@ -56,11 +57,11 @@ class ServerInfo(_Strict):
     @field_validator("unsupported")
     @classmethod
     def _registered_dimensions(cls, value: dict[str, str]) -> dict[str, str]:
-        known = dimensions.names()
+        known = dimensions.opt_outs()
         unknown = sorted(set(value) - set(known))
         if unknown:
-            raise ValueError(f"{', '.join(map(repr, unknown))}: no such dimension "
-                             f"(a dimension's name: {', '.join(known)})")
+            raise ValueError(f"{', '.join(map(repr, unknown))}: no such dimension or point "
+                             f"(a dimension's name or a point's opt-out: {', '.join(known)})")
         return value
 
 

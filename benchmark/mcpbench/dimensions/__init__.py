@@ -30,6 +30,12 @@ def names() -> tuple[str, ...]:
     return tuple(registry())
 
 
+def opt_outs() -> tuple[str, ...]:
+    """What a manifest's `unsupported` may name: a dimension, or a point's own opt-out (the surface's `completion`)."""
+    points = (point for d in registry().values() for point in d.points + d.more_points)
+    return names() + tuple(sorted({point.opt_out for point in points if point.opt_out} - set(names())))
+
+
 def register(dimension: Dimension) -> Dimension:
     """Add a dimension defined outside the package; a name another dimension has is a ValueError."""
     if dimension.name in registry() and registry()[dimension.name] is not dimension:
@@ -46,4 +52,4 @@ def dimension(name: str | None) -> Dimension:
     return known[name]
 
 
-__all__ = ["ADDED", "Dimension", "Point", "Question", "dimension", "names", "register", "registry"]
+__all__ = ["ADDED", "Dimension", "Point", "Question", "dimension", "names", "opt_outs", "register", "registry"]

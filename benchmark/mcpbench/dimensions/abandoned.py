@@ -3,7 +3,9 @@ call and leave without DELETE — a client that crashed, a laptop that slept, an
 time for 30 s, then nobody for 60 s, the server's processes read at 1 Hz throughout: what each server keeps of a
 session nobody closes (memory, open files, threads, CLOSE_WAIT sockets), whether it gives it back and after how
 long, and whether its answers meanwhile degrade (analysis/abandoned.py). An SDK idle timeout longer than the watch
-shows as "not reclaimed"; `--stages` watches longer (the last stage is the watch)."""
+shows as "not reclaimed"; `--stages` watches longer (the last stage is the watch). Under `--mode stdio` the client is
+one that hangs with the pipes open: it sends on and reads no reply until the watch (load-driver/server.go), so what
+is measured is what the server keeps of replies nobody reads, and whether it answers again once read."""
 
 from __future__ import annotations
 
@@ -41,6 +43,6 @@ DROPPED = Point("dropped", "streams dropped (SESSIONS=1)", ToolSettings(sessions
 DIMENSION = Dimension(
     "abandoned", "frees abandoned sessions", "session", "10", 0.05, points=(KEPT,), more_points=(DROPPED,),
     stages=STAGES, processes=True, host_bound=False, not_offered="SESSIONS=1 does not switch its sessions on",
-    ask=Question("Frees abandoned sessions", "reclaimed", "s after the last client", at=0),
+    asks=(Question("Frees abandoned sessions", "reclaimed", "s after the last client", at=0),),
     section=DimensionSection(columns=[], tables=["abandoned_sessions"], latency_ranking=False, changes=False),
     order=55)

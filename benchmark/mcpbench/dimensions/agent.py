@@ -8,6 +8,6 @@ from mcpbench.results.model import DimensionSection
 
 DIMENSION = Dimension(
     "agent", "lowest latency for one agent", "persistent", "1", 0.0,
-    ask=Question("Lowest latency for one agent", "p50_all_calls", "ms, p50 of all calls", at=0),
+    asks=(Question("Lowest latency for one agent", "p50_all_calls", "ms, p50 of all calls", at=0),),
     section=DimensionSection(columns=[], tables=[], latency_ranking=True, changes=True),
     order=30)

@@ -46,10 +46,15 @@ class Question:
     unit: str
     at: int = -1
     mode: str | None = None
+    # The point it is asked at, by its display, whatever else was measured: a question of one method of several
+    # (the surface's) is asked only where that method was; None: `at` picks among the points measured.
+    point: str | None = None
 
     def asked(self, headings: list[tuple[str, str | None]]) -> DimensionDecision | None:
         """The question at its point among `headings` (each table's heading and its load's mode); None when no
         point is there to ask it of."""
+        if self.point is not None:
+            headings = [(heading, mode) for heading, mode in headings if heading == self.point]
         return DimensionDecision.asked(self.text, self.figure, self.unit, self.at, self.mode, headings)
 
 
@@ -69,7 +74,7 @@ class Dimension:
     # Whether its figures move with the host's speed, so a host-disturbed measurement is retaken; False for one
     # that reads what a server keeps (memory, sockets), which a slow minute of the host does not change.
     host_bound: bool = True
-    ask: Question | None = None              # the decision page's question (None: it asks none)
+    asks: tuple[Question, ...] = ()          # the decision page's questions of it (none: it asks none)
     section: DimensionSection = field(default_factory=plain_section)
     # How a server whose manifest opts out of this dimension (`unsupported.<name>`) is listed, before its reason.
     not_offered: str = ""
@@ -81,7 +86,8 @@ class Dimension:
     def plan(self, points: list[str], modes: list[str], kind: str, vus: list[int],
              rates: list[float] | None) -> DimensionPlan:
         """What the run records of it (run.json `config.dimension`), all the report reads of a dimension: its
-        points as measured (their displays), its section, and its question at its point among the run's."""
-        asked = self.ask.asked(dimension_headings(points, modes, kind, vus, rates)) if self.ask else None
-        return DimensionPlan(name=self.name, question=self.question, points=points, decision=asked,
+        points as measured (their displays), its section, and each of its questions at its point among the run's."""
+        headings = dimension_headings(points, modes, kind, vus, rates)
+        asked = [decision for decision in (question.asked(headings) for question in self.asks) if decision]
+        return DimensionPlan(name=self.name, question=self.question, points=points, decisions=asked,
                              section=self.section)

@@ -45,6 +45,6 @@ NOTICE = Point("notice", "SESSIONS=1: notifications/cancelled", ToolSettings(dim
 DIMENSION = Dimension(
     dims.CANCELLATION, "stops work when a call is cancelled", "persistent", "10", 0.0, points=(CLOSED, NOTICE),
     host_bound=False, not_offered="its SDK cannot be told of a cancellation",
-    ask=Question("Stops work when a call is cancelled", "stops_on_cancel", "steps after the cancellation", at=0),
+    asks=(Question("Stops work when a call is cancelled", "stops_on_cancel", "steps after the cancellation", at=0),),
     section=DimensionSection(columns=[], tables=["cancellations"], latency_ranking=False, changes=False),
     order=57)

@@ -7,6 +7,6 @@ from mcpbench.dimensions.base import Dimension, Question
 
 DIMENSION = Dimension(
     "churn", "cheapest session", "session,persistent", "10", 0.0,
-    ask=Question("Most sessions per CPU-second (connect, one call, disconnect)", "cpu_per_call",
-                 "sessions per CPU-second", at=0, mode="session"),
+    asks=(Question("Most sessions per CPU-second (connect, one call, disconnect)", "cpu_per_call",
+                 "sessions per CPU-second", at=0, mode="session"),),
     order=40)

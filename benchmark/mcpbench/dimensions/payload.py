@@ -38,5 +38,5 @@ DIMENSION = Dimension(
     points=tuple(payload_point(size) for size in dims.PAYLOAD_SIZES),
     # CPU per call, not calls/s: at 1 MiB the load driver, sharing the host, caps every server near the same rate
     # (bound:loadgen), and the efficiency ranking stays valid where the harness limits throughput.
-    ask=Question("Most {point} replies per CPU-second", "cpu_per_call", "replies per CPU-second"),
+    asks=(Question("Most {point} replies per CPU-second", "cpu_per_call", "replies per CPU-second"),),
     order=10)

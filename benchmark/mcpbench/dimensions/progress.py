@@ -35,7 +35,7 @@ DIMENSION = Dimension(
     points=tuple(progress_point(n) for n in PROGRESS_COUNTS), more_points=(progress_point(10),),
     # CPU per call at the most notifications, as for the payload: streaming is the server's work, and a fast
     # server's calls/s there is capped by the load driver reading the streams on the same host.
-    ask=Question("Most streamed calls per CPU-second ({point} each)", "cpu_per_call", "calls per CPU-second"),
+    asks=(Question("Most streamed calls per CPU-second ({point} each)", "cpu_per_call", "calls per CPU-second"),),
     section=DimensionSection(columns=["first_notification"], tables=["progress_cost"], latency_ranking=False,
                              changes=True),
     not_offered="its SDK cannot stream progress",

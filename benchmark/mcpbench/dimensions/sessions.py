@@ -29,7 +29,7 @@ DIMENSION = Dimension(
     workload=held_session_workload(), ramp_up_s=4.0,
     # Memory with the most sessions held: the peak-memory ranking of that load (lower is better, valid whatever
     # capped the throughput — here the think time, by design); the per-session increment is beside it.
-    ask=Question("Smallest memory holding open sessions ({point})", "mem_peak", "MiB"),
+    asks=(Question("Smallest memory holding open sessions ({point})", "mem_peak", "MiB"),),
     # Its points are loads whose rate the think time sets (N sessions ÷ 4 s): a change of calls/s or CPU per call
     # between them says how many calls were offered, not what the server did. Memory per session says that.
     section=DimensionSection(columns=["memory_rank"], tables=["session_memory"], latency_ranking=False,

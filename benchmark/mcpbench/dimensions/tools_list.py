@@ -20,6 +20,6 @@ DIMENSION = Dimension(
     # CPU per call, as for the payload: with 1,000 tools each tools/list reply is large, and the load driver parsing
     # it caps the fastest servers near one rate, which leaves only slow ones ranked by throughput (measured: 10 of
     # 19 stacks capped at 199-341 calls/s).
-    ask=Question("Most calls per CPU-second with {point} registered", "cpu_per_call", "calls per CPU-second"),
+    asks=(Question("Most calls per CPU-second with {point} registered", "cpu_per_call", "calls per CPU-second"),),
     section=DimensionSection(columns=["tools_list"], tables=[], latency_ranking=False, changes=True),
     order=20)

@@ -182,9 +182,14 @@ def modes_of(values: Values, specs: list) -> tuple[Mode, ...]:
     else the v2 study's `session`. (RunConfig checks that each is a mode.)"""
     if values.get("mode"):
         modes = csv(values["mode"], str, "--mode")
-        if any(spec.workload is not None and spec.workload.spec.abandon for spec in specs) and set(modes) - {"session"}:
+        workloads = [spec.workload.spec for spec in specs if spec.workload is not None]
+        if any(w.abandon for w in workloads) and set(modes) - {"session", "stdio"}:
             raise ValueError(f"--mode {values['mode']}: the workload abandons its sessions (abandon = true), which "
-                             "session mode opens one per call; choose --mode session")
+                             "session mode opens one per call (stdio: a client that stops reading); choose --mode "
+                             "session or stdio")
+        if any(w.drop_stream for w in workloads) and "stdio" in modes:
+            raise ValueError(f"--mode {values['mode']}: the workload drops HTTP streams (drop_stream = true), which "
+                             "stdio has none of")
         return modes
     named = {spec.workload.spec.session for spec in specs if spec.workload is not None and spec.workload.spec.session}
     return (named.pop(),) if len(named) == 1 else ("session",)

@@ -287,8 +287,9 @@ class DimensionPlan(Closed):
     points: list[str] = described("its points in order (\"1 KiB\" …, \"100 extra tools\" …); each server measured at "
                                   "each as the twin NAME-POINT (the server record's `point`); none: the servers as "
                                   "they are")
-    decision: DimensionDecision | None = described("its question on the decision page (null: it asks none); a plan "
-                                                   "recorded without it is filled from its name on reading "
+    decisions: list[DimensionDecision] = described("its questions on the decision page, each at its point (none: it "
+                                                   "asks none); a plan recorded without them is filled from its "
+                                                   "name, or from its one `decision`, on reading "
                                                    "(results/upgrades.py)")
     section: DimensionSection = described("what its section of the Dimensions page shows besides every point's figures")
 
@@ -908,6 +909,14 @@ class LoadgenCounts(Closed):
     streams_dropped: int | None = described("a drop_stream workload's GET streams whose TCP connection the client "
                                             "dropped unread while the server had them open (200, or held "
                                             "unanswered for 1 s)", None)
+    requests_unread: int | None = described("an abandoning workload over stdio: the requests sent while the client "
+                                            "read no reply (from the load's start to its watch)", None)
+    requests_not_taken: int | None = described("of those, the ones the server did not take from its stdin within the "
+                                               "request timeout: it had stopped reading its input (back-pressure)",
+                                               None)
+    answered_after_watch: bool | None = described("an abandoning workload over stdio: whether the server answered a "
+                                                  "ping within 5 s once the client read again and the watch was over "
+                                                  "(the backlog it had queued is late_replies)", None)
     cancelled_by_notice: int | None = described("calls the client cancelled part-way with notifications/cancelled "
                                                 "(a workload's cancel_after_ms; in a session and over stdio)", None)
     cancelled_by_close: int | None = described("calls the client cancelled part-way by closing the response stream "

@@ -230,26 +230,31 @@ PLANS_BY_NAME: dict[str, dict[str, Any]] = {
 
 
 def recorded_dimension_plan(run: dict) -> dict:
-    """A dimension plan without `decision` and `section`, filled from its name (PLANS_BY_NAME); a name not there
+    """A dimension plan without `decisions` and `section`, filled from its name (PLANS_BY_NAME); a name not there
     asks no question and shows every point's figures and their changes. Not a schema step: the two fields are
     added, and a schema of their own would re-judge every older summary's publishability (summary.upgrade_summary)
     for a change of run.json's config alone."""
     config = run.get("config") or {}
     plan = config.get("dimension")
+    if isinstance(plan, dict) and "decision" in plan and "section" in plan:
+        # a plan that recorded its one question before a dimension could ask several
+        one = plan.get("decision")
+        plan = {key: value for key, value in plan.items() if key != "decision"}
+        return {**run, "config": {**config, "dimension": {**plan, "decisions": [one] if one else []}}}
     if not isinstance(plan, dict) or "section" in plan:
         return run
     known = PLANS_BY_NAME.get(str(plan.get("name")), {})
     section = plain_section().model_dump()
     if "section" in known:
         section = dict(zip(("columns", "tables", "latency_ranking", "changes"), known["section"], strict=True))
-    decision = None
+    decisions = []
     if "ask" in known:
         headings = dimension_headings(plan.get("points") or [], config.get("modes") or [], config.get("kind"),
                                       config.get("vus") or [], config.get("rates"))
         text, figure, unit, at, mode = known["ask"]
         asked = DimensionDecision.asked(text, figure, unit, at, mode, headings)
-        decision = asked.model_dump() if asked else None
-    plan = {**plan, "decision": decision, "section": section}
+        decisions = [asked.model_dump()] if asked else []
+    plan = {**plan, "decisions": decisions, "section": section}
     return {**run, "config": {**config, "dimension": plan}}
 
 

@@ -305,9 +305,10 @@ def check_stepped(reply: Reply, times: list[int], key: str, steps: int, span_ms:
     return problems
 
 
-# verify's cancelled call: 20 steps 50 ms apart, cancelled after 225 ms (between the 5th and the 6th step), its list
-# read once the whole call would have ended.
-CANCEL_STEPS, CANCEL_INTERVAL_MS, CANCEL_AFTER_S = 20, 50, 0.225
+# verify's cancelled call: 10 steps 40 ms apart, cancelled after 150 ms (between the 4th and the 5th step), its list
+# read 0.4 s after the whole call would have ended: one check per start, so kept short (every server's verify runs it).
+CANCEL_STEPS, CANCEL_INTERVAL_MS, CANCEL_AFTER_S = 10, 40, 0.15
+CANCEL_SETTLE_S = 0.4
 CANCEL_LISTEN_S = 2.0
 
 
@@ -375,7 +376,7 @@ def cancel_once(client: McpClient, store: redis.Redis) -> CancelledCall:
         replied = bool(answers) and answers[0].status == 200 and (answers[0].result is not None
                                                                  or answers[0].error is not None)
         how = "notifications/cancelled"
-    time.sleep(max(0.0, CANCEL_STEPS * CANCEL_INTERVAL_MS / 1000 + 0.5 - (time.monotonic() - started)))
+    time.sleep(max(0.0, CANCEL_STEPS * CANCEL_INTERVAL_MS / 1000 + CANCEL_SETTLE_S - (time.monotonic() - started)))
     times = step_times(store, key)
     after = sum(1 for t in times if t > at)
     return CancelledCall(how, len(times) - after, after, replied)

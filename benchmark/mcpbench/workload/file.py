@@ -277,19 +277,23 @@ class WorkloadFile(_Strict):
     setup: str | None = Field(default=None, min_length=1,
                               description="a command run (bash, in the server's directory) before every measurement")
     call: list[Call] = Field(min_length=1)
-    # A client that crashed, slept or forgot its DELETE: session mode's session per call, left open.
-    abandon: bool = Field(default=False, description="leave each session open after its call (session mode only)")
+    # A client that crashed, slept or forgot its DELETE: session mode's session per call, left open. Over stdio, a
+    # client that hangs with the pipes open: it sends on and reads no reply until the load's watch.
+    abandon: bool = Field(default=False, description="leave each session open after its call (session mode); over "
+                                                     "stdio, read no reply until the watch")
     # A client that died while listening: the TCP connection under an open stream gone without a word.
     drop_stream: bool = Field(default=False, description="after each abandoned session's call, open its GET stream "
                                                          "and drop the TCP connection under it unread (needs abandon)")
 
     @model_validator(mode="after")
     def _labels(self) -> WorkloadFile:
-        if self.abandon and self.session not in (None, "session"):
-            raise ValueError(f"abandon leaves session mode's sessions open; session = {self.session!r} opens none "
-                             "per call")
+        if self.abandon and self.session not in (None, "session", "stdio"):
+            raise ValueError(f"abandon leaves session mode's sessions open, or stops reading a stdio server; "
+                             f"session = {self.session!r} is neither")
         if self.drop_stream and not self.abandon:
             raise ValueError("drop_stream drops the streams of abandoned sessions: it needs abandon = true")
+        if self.drop_stream and self.session == "stdio":
+            raise ValueError("drop_stream drops HTTP streams; session = 'stdio' has none")
         labels = [c.label for c in self.call]
         taken = [c.label for c in self.call if c.counted and c.label in METHODS]
         if taken:

@@ -16,6 +16,7 @@ HISTORY_USERS = 1_000
 HISTORY_ENTRIES = 20
 POPULAR_MEMBERS = 100_000
 RATELIMIT_USERS = 100
+USERS_KEY = "bench:users"
 _BATCH = 2_000
 
 
@@ -93,6 +94,8 @@ def seed(client: redis.Redis) -> float:
     for chunk in _chunks(1, POPULAR_MEMBERS + 1):
         client.zadd("bench:popular", {f"product:{i}": (i * 7) % 10_000 for i in chunk})
     client.mset({f"bench:ratelimit:{user_id(n)}": "0" for n in range(1, RATELIMIT_USERS + 1)})
+    for chunk in _chunks(1, CART_USERS + 1):  # the users with a cart, for completion (docs/workload.md §7)
+        client.zadd(USERS_KEY, {user_id(n): 0 for n in chunk})
     return time.perf_counter() - started
 
 
@@ -100,7 +103,7 @@ def seed(client: redis.Redis) -> float:
 # which data set it holds (the count of keys seed() writes), so a Redis without it is seeded in full.
 PRISTINE_DB = 15
 _MARKER = "mcpbench:pristine"
-SEEDED_KEYS = CART_USERS + HISTORY_USERS + 1 + RATELIMIT_USERS
+SEEDED_KEYS = CART_USERS + HISTORY_USERS + 1 + RATELIMIT_USERS + 1
 # Copies every key of the database the script runs in into database ARGV[1], after flushing that one, and
 # returns how many it copied: atomically, as every Redis script runs. COPY: Redis >= 6.2.
 _COPY_ALL = """

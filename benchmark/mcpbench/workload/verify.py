@@ -13,10 +13,12 @@ import redis
 
 from mcpbench.records import Closed, described
 from mcpbench.workload import dimension_tools as dims
+from mcpbench.workload import surface
 from mcpbench.workload.checks import Check, Status, worst
 from mcpbench.workload.conformance import Conformance
 from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.mcp_client import REVISION_2026, JsonRpc, McpClient, Reply, tool_payload
+from mcpbench.workload.seed import user_id as seed_user_id
 from mcpbench.workload.tools import CHECKS, DEFAULT_ARGUMENTS, TOOL_NAMES
 
 # A name no allow-list holds (RFC 2606 reserves .example): what a rebinding attacker's page is called.
@@ -168,6 +170,8 @@ class _Verifier:
             if self.settings.dimension_tools and self.redis_url:
                 self.guarded(dims.STEPPED_WORK, lambda: self.stepped_work(client))
                 self.guarded(dims.CANCELLATION, lambda: self.cancellation(client))
+            if self.settings.dimension_tools:
+                self.surface(client)
             if self.settings.dimension_tools and self.settings.sse_replies:
                 # streaming is asked of a server started for it (SSE_REPLIES=1): by default an SDK may reply JSON
                 self.guarded(dims.STREAM_PROGRESS, lambda: self.stream_progress(client))
@@ -286,6 +290,52 @@ class _Verifier:
             why = self.unsupported.get(dims.CANCELLATION)
             self.add(dims.CANCELLATION, "warn", ("ran on" if not done.stopped else "replied") + f": {said}"
                      + (f" (its manifest: {why})" if why else ""))
+
+    def surface(self, client: McpClient) -> None:
+        """The resources, prompt and completion of docs/workload.md §7, each once. What a server's manifest says
+        its SDK lacks (`unsupported.resources` …) is a warning with the reason when it fails, as progress is."""
+        store = redis.Redis.from_url(str(self.redis_url), socket_timeout=5) if self.redis_url else None
+
+        def popular(reply: Reply) -> list[str]:
+            # checkout moved the ranking: Redis's ten now; without the bench's Redis, that there are ten
+            expected = surface.popular(store) if store else (surface.resource_document(
+                reply, surface.POPULAR_URI).get("popular") or [])[:10]
+            return surface.check_popular(reply, expected) + ([] if store or len(expected) == 10 else
+                                                             [f"{len(expected)} popular products, expected 10"])
+
+        checks: list[tuple[str, str, str, JsonRpc | None, Callable[[Reply], list[str]]]] = [
+            ("resources/list", surface.RESOURCES, "resources/list", None,
+             lambda reply: surface.check_listed(reply, "resources", "uri", surface.POPULAR_URI)),
+            ("resources/templates/list", surface.RESOURCES, "resources/templates/list", None,
+             lambda reply: surface.check_listed(reply, "resourceTemplates", "uriTemplate", surface.PRODUCT_URI)),
+            ("resources/read product", surface.RESOURCES, "resources/read",
+             surface.read_params(surface.product_uri(surface.VERIFY_PRODUCT)), surface.check_product),
+            ("resources/read popular", surface.RESOURCES, "resources/read", surface.read_params(surface.POPULAR_URI),
+             popular),
+            ("prompts/list", surface.PROMPTS, "prompts/list", None,
+             lambda reply: surface.check_listed(reply, "prompts", "name", surface.PROMPT)),
+            ("prompts/get", surface.PROMPTS, "prompts/get", surface.prompt_params(seed_user_id(surface.VERIFY_USER)),
+             lambda reply: surface.check_prompt(reply, surface.seeded_prompt_text(surface.VERIFY_USER))),
+        ] + [(f"completion/complete {prefix}", surface.COMPLETION, "completion/complete",
+              surface.complete_params(prefix),
+              lambda reply, values=values: surface.check_completion(reply, values))   # type: ignore[misc]
+             for prefix, values in surface.COMPLETED.items()]
+        for name, key, method, params, check in checks:
+            def one(name: str = name, key: str = key, method: str = method, params: JsonRpc | None = params,
+                    check: Callable[[Reply], list[str]] = check) -> None:
+                reply = client.request(method, params)
+                try:
+                    problems = check(reply)
+                except (json.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
+                    problems = [f"{type(exc).__name__}: {exc}"]
+                why = self.unsupported.get(key)
+                if problems and why:
+                    self.add(name, "warn", f"unsupported (its manifest): {why}")
+                elif problems:
+                    self.add(name, "fail", "; ".join(problems))
+                else:
+                    self.add(name, "pass", f"as the reference ({reply.framing} reply)")
+            self.guarded(name, one)
 
     def stateless_call(self) -> None:
         # The `stateless` load mode sends tools/call with no initialize and no session.

@@ -1,8 +1,9 @@
 // Issue 37's dimension tools (tools/list at scale, payload size, streamed progress, cancellation): EXTRA_TOOLS=N
 // catalog tools and, with DIMENSION_TOOLS=1, echo_payload, stream_progress and stepped_work; off unless the contract
-// settings turn them on (docs/workload.md §6).
+// settings turn them on (docs/workload.md §6). DIMENSION_TOOLS=1 also adds the surface (src/surface.ts, §7).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jsonSchemaAdapter, type FastMCP } from 'fastmcp';
+import { addSurface } from './surface.js';
 import type { Backends } from './tools.js';
 
 const extraTools = /^\d+$/.test(process.env.EXTRA_TOOLS?.trim() ?? '') ? Number(process.env.EXTRA_TOOLS) : 0;
@@ -54,7 +55,8 @@ const payload = (size: number) => ALPHABET.repeat(Math.ceil(size / 64)).slice(0,
 // Characters (code points), not UTF-16 units: a surrogate pair counts once.
 const characters = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
 
-export function addDimensionTools(server: FastMCP, { redis, serverType }: Backends): void {
+export function addDimensionTools(server: FastMCP, backends: Backends): void {
+  const { redis, serverType } = backends;
   for (let i = 1; i <= extraTools; i++) {
     const name = `extra_${String(i).padStart(5, '0')}`;
     server.addTool({
@@ -65,6 +67,7 @@ export function addDimensionTools(server: FastMCP, { redis, serverType }: Backen
     });
   }
   if (dimensionTools) {
+    addSurface(server, backends);
     server.addTool({
       name: 'echo_payload',
       description: 'Returns size bytes of deterministic text and counts the characters of data.',

@@ -1,8 +1,9 @@
 // Issue 37's dimension tools (tools/list at scale, payload size, streamed progress, cancellation): EXTRA_TOOLS=N
 // catalog tools and, with DIMENSION_TOOLS=1, echo_payload, stream_progress and stepped_work; off unless the contract
-// settings turn them on (docs/workload.md §6).
+// settings turn them on (docs/workload.md §6). DIMENSION_TOOLS=1 also adds the surface (src/surface.ts, §7).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fromJsonSchema, type CallToolResult, type jsonSchemaValidator, type McpServer } from '@modelcontextprotocol/server';
+import { addSurface } from './surface.js';
 import type { Backends } from './tools.js';
 
 const extraTools = /^\d+$/.test(process.env.EXTRA_TOOLS?.trim() ?? '') ? Number(process.env.EXTRA_TOOLS) : 0;
@@ -59,7 +60,8 @@ let schemas: Schemas | undefined;
 
 // Called for every McpServer (one per request): the JSON schemas are wrapped (and compiled by the shared
 // validator) once per process, the registrations are the SDK's registerTool like the workload tools'.
-export function addDimensionTools(server: McpServer, { redis, serverType }: Backends, validator: jsonSchemaValidator): void {
+export function addDimensionTools(server: McpServer, backends: Backends, validator: jsonSchemaValidator): void {
+  const { redis, serverType } = backends;
   if (extraTools === 0 && !dimensionTools) return;
   schemas ??= {
     extra: fromJsonSchema(extraSchema, validator),
@@ -76,6 +78,7 @@ export function addDimensionTools(server: McpServer, { redis, serverType }: Back
     );
   }
   if (dimensionTools) {
+    addSurface(server, backends);
     server.registerTool(
       'echo_payload',
       { description: 'Returns size bytes of deterministic text and counts the characters of data.', inputSchema: schemas.echo },

@@ -11,14 +11,19 @@ os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
 
 import asyncio  # noqa: E402
 import json  # noqa: E402
+import logging  # noqa: E402
 import time  # noqa: E402
 from collections.abc import AsyncIterator  # noqa: E402
+from typing import Any  # noqa: E402
+from urllib.parse import quote  # noqa: E402
 
 import httpx  # noqa: E402
 from fastmcp import FastMCP  # noqa: E402
-from fastmcp.exceptions import ToolError  # noqa: E402
+from fastmcp.exceptions import PromptError, ResourceError, ToolError  # noqa: E402
+from fastmcp.prompts import Prompt, PromptArgument  # noqa: E402
 from fastmcp.server.lifespan import lifespan  # noqa: E402
 from mcp.server.transport_security import RequestBodyLimitMiddleware  # noqa: E402
+from mcp_types import CompletionArgument, CompletionContext, PromptReference, ResourceTemplateReference  # noqa: E402
 from redis.asyncio import BlockingConnectionPool, Redis  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 from typing_extensions import TypedDict  # noqa: E402
@@ -183,6 +188,76 @@ async def checkout(user_id: str = "user-00042", items: list[CartItem] = DEFAULT_
 
 # Issue 37's extra tools and echo_payload, only when EXTRA_TOOLS / DIMENSION_TOOLS ask (dimension_tools.py).
 dimension_tools.register(mcp)
+
+
+# The surface (docs/workload.md §7): a resource template, a fixed resource, a prompt and the completion of its
+# argument, only under DIMENSION_TOOLS=1 too, on the same pools as the tools, through FastMCP's registration API;
+# its completion handler alone adds a capability (completions): FastMCP always advertises resources and prompts.
+# Failures are FastMCP's ResourceError / PromptError, which it sends as JSON-RPC errors with their message; logged at
+# INFO (below the WARNING the server logs at), as the SDK's MCPServer logs a ResourceError: anticipated, not a crash.
+async def product(id: str) -> str:  # noqa: A002 (the template's variable)
+    """GET /products/<id>: the API's JSON body as it is; an id the API does not know is an error."""
+    response = await http.get(f"/products/{quote(id, safe='')}")
+    if response.status_code == 404:
+        raise ResourceError(f"Unknown product: {id}", log_level=logging.INFO)
+    response.raise_for_status()
+    return response.text
+
+
+async def popular() -> str:
+    """ZREVRANGE bench:popular 0 9, the members as stored."""
+    return _JSON.encode({"popular": await redis.zrevrange("bench:popular", 0, 9)})
+
+
+class CartSummary(Prompt):
+    """A prompt with its argument list as data (`arguments`) and its own `render()`, as dimension_tools.py's tools
+    with a schema as data: a function prompt would describe its `user_id` with a JSON-schema note appended, since
+    under `from __future__ import annotations` FastMCP sees the annotation `"str"`, not `str`. FastMCP checks no
+    arguments for such a prompt, so `render()` checks what it reads."""
+
+    async def render(self, arguments: dict[str, Any] | None = None) -> str:
+        """HGETALL bench:cart:<user_id>: the one user message's text; a user without a cart is an error."""
+        user_id = (arguments or {}).get("user_id")
+        if not isinstance(user_id, str):
+            raise PromptError("Missing required argument: user_id", log_level=logging.INFO)
+        cart = await redis.hgetall(f"bench:cart:{user_id}")
+        if not cart:
+            raise PromptError(f"No cart for user {user_id}", log_level=logging.INFO)
+        return f"Summarise the cart of {user_id}: {cart['items']} (total {cart['total']})"
+
+
+async def complete(
+    ref: PromptReference | ResourceTemplateReference, argument: CompletionArgument, _context: CompletionContext | None
+) -> list[str] | None:
+    """cart_summary's user_id: the first 10 users with a cart whose id starts with the value, in byte order (\\x7f
+    sorts above every character of an id). Anything else: None, which FastMCP answers as no values."""
+    if isinstance(ref, PromptReference) and ref.name == "cart_summary" and argument.name == "user_id":
+        prefix = argument.value
+        return await redis.zrangebylex("bench:users", f"[{prefix}", f"({prefix}\x7f", start=0, num=10)
+    return None
+
+
+if dimension_tools.DIMENSION_TOOLS:
+    mcp.resource(
+        "product://{id}",
+        name="product",
+        description="A product of the catalog, read from the API service.",
+        mime_type="application/json",
+    )(product)
+    mcp.resource(
+        "bench://popular",
+        name="popular",
+        description="The ten most popular products, read from Redis.",
+        mime_type="application/json",
+    )(popular)
+    mcp.add_prompt(
+        CartSummary(
+            name="cart_summary",
+            description="Summarises a user's cart, read from Redis.",
+            arguments=[PromptArgument(name="user_id", description="the user whose cart is summarised", required=True)],
+        )
+    )
+    mcp.completion(complete)
 
 
 def host_origin_protection() -> dict:

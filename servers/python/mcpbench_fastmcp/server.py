@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
-from mcpbench_fastmcp import dimension_tools
+from mcpbench_fastmcp import dimension_tools, surface
 from mcpbench_workload import backend
 from mcpbench_workload.app import asgi_app
 
@@ -29,6 +29,8 @@ mcp.tool(structured_output=False)(backend.get_user_cart)
 mcp.tool(structured_output=False)(backend.checkout)
 # Issue 37's extra tools and echo_payload, only when EXTRA_TOOLS / DIMENSION_TOOLS ask (dimension_tools.py).
 dimension_tools.register(mcp)
+# The surface (a resource template, a fixed resource, a prompt, a completion), under DIMENSION_TOOLS=1 too (surface.py).
+surface.register(mcp)
 
 
 async def serve_stdio() -> None:

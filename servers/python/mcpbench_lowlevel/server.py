@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp_types import CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams, TextContent, Tool
 
-from mcpbench_lowlevel import dimension_tools
+from mcpbench_lowlevel import dimension_tools, surface
 from mcpbench_workload import backend
 from mcpbench_workload.app import asgi_app
 
@@ -192,6 +192,8 @@ server = Server(
     # The 2026-07-28 era checks a tools/call's Mcp-Param-* headers against the tool's input schema; without this
     # lookup the SDK would run the tools/list handler on every call to find it (MCPServer passes its own lookup).
     get_tool_input_schema=INPUT_SCHEMAS.get,
+    # The surface's resources, prompt and completion, only under DIMENSION_TOOLS=1 (surface.py).
+    **surface.HANDLERS,
 )
 
 

@@ -24,7 +24,7 @@ pub struct Config {
     pub http_idle_per_host: usize,
     /// `EXTRA_TOOLS=N`: N more tools for the tools/list scale test (0, the default: none).
     pub extra_tools: usize,
-    /// `DIMENSION_TOOLS=1`: the `echo_payload` and `stream_progress` tools (otherwise: not registered).
+    /// `DIMENSION_TOOLS=1`: the dimension tools and the surface (otherwise: not registered).
     pub dimension_tools: bool,
     /// `SESSIONS=1`: rmcp's stateful transport, sessions kept by its LocalSessionManager (otherwise: stateless).
     pub sessions: bool,

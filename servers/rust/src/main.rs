@@ -4,6 +4,7 @@
 
 mod config;
 mod dimension_tools;
+mod surface;
 mod tools;
 
 use std::sync::Arc;

@@ -5,15 +5,28 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 use deadpool_redis::{Manager, Pool, Runtime};
 use redis::{AsyncTypedCommands, IntoConnectionInfo, io::tcp::TcpSettings};
 use rmcp::{
-    ServerHandler,
-    handler::server::{router::tool::ToolRouter, wrapper::Parameters},
+    ErrorData, RoleServer, ServerHandler,
+    handler::server::{
+        prompt::PromptContext,
+        router::{prompt::PromptRouter, tool::ToolRouter},
+        wrapper::Parameters,
+    },
+    model::{
+        CompleteRequestMethod, CompleteRequestParams, CompleteResult, ConstString,
+        GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, Implementation,
+        ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
+        ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult,
+        PaginatedRequestParams, ReadResourceRequestMethod, ReadResourceRequestParams,
+        ReadResourceResponse, ServerCapabilities, ServerConfig,
+    },
+    service::RequestContext,
     tool, tool_handler, tool_router,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::{RawValue, to_raw_value};
 
-use crate::{config::Config, dimension_tools};
+use crate::{config::Config, dimension_tools, surface};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 type ToolResult = Result<String, String>;
@@ -28,6 +41,9 @@ pub struct App {
     server_type: String,
     /// Built once: stateless mode constructs a handler per HTTP request.
     tools: ToolRouter<Bench>,
+    /// The surface's prompt (surface.rs), and with it its resources and completion: only under
+    /// DIMENSION_TOOLS=1, otherwise none of them is advertised or answered.
+    prompts: Option<PromptRouter<Bench>>,
 }
 
 impl App {
@@ -63,6 +79,7 @@ impl App {
             server_type: cfg.server_type.clone(),
             // Issue 37's extra tools and echo_payload, only when EXTRA_TOOLS / DIMENSION_TOOLS ask.
             tools: Bench::tool_router() + dimension_tools::router(cfg),
+            prompts: cfg.dimension_tools.then(Bench::prompt_router),
         })
     }
 
@@ -91,6 +108,32 @@ impl Bench {
     /// A pooled Redis connection, for the dimension tools.
     pub async fn redis(&self) -> Result<deadpool_redis::Connection, String> {
         self.app.redis().await
+    }
+
+    /// The API service's product `id`, its body as is (`None`: the API answers 404), for the surface.
+    pub async fn product(&self, id: &str) -> Result<Option<String>, String> {
+        let app = &*self.app;
+        let get = async {
+            let response = app
+                .http
+                .get(format!("{}{id}", app.product_url))
+                .send()
+                .await?;
+            if response.status() == reqwest::StatusCode::NOT_FOUND {
+                return Ok(None);
+            }
+            response.error_for_status()?.text().await.map(Some)
+        };
+        get.await
+            .map_err(|e: reqwest::Error| format!("api product: {e}"))
+    }
+
+    /// The surface's prompts, or the method's "not found" when DIMENSION_TOOLS is off.
+    fn surface<M: ConstString>(&self) -> Result<&PromptRouter<Bench>, ErrorData> {
+        self.app
+            .prompts
+            .as_ref()
+            .ok_or_else(ErrorData::method_not_found::<M>)
     }
 }
 
@@ -449,8 +492,84 @@ impl Bench {
     }
 }
 
-#[tool_handler(router = self.app.tools, name = "mcpbench-rust")]
-impl ServerHandler for Bench {}
+/// The tools through rmcp's `#[tool_handler]`; the surface (surface.rs) through the methods below,
+/// which answer as rmcp's defaults do (method not found) unless DIMENSION_TOOLS=1.
+#[tool_handler(router = self.app.tools)]
+impl ServerHandler for Bench {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = if self.app.prompts.is_some() {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .enable_completions()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            "mcpbench-rust",
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompts = self.surface::<ListPromptsRequestMethod>()?;
+        Ok(ListPromptsResult::with_all_items(prompts.list_all()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let prompts = self.surface::<GetPromptRequestMethod>()?;
+        let context = PromptContext::new(self, request.name, request.arguments, context);
+        prompts.get_prompt(context).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.surface::<ListResourcesRequestMethod>()?;
+        Ok(ListResourcesResult::with_all_items(surface::resources()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.surface::<ListResourceTemplatesRequestMethod>()?;
+        Ok(ListResourceTemplatesResult::with_all_items(
+            surface::resource_templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.surface::<ReadResourceRequestMethod>()?;
+        Ok(self.read_surface_resource(request.uri).await?.into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.surface::<CompleteRequestMethod>()?;
+        self.complete_surface(request).await
+    }
+}
 
 fn to_json<T: Serialize>(value: &T) -> ToolResult {
     serde_json::to_string(value).map_err(|e| e.to_string())

@@ -3,6 +3,7 @@ package mcpbench.contract;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import tools.jackson.databind.json.JsonMapper;
@@ -128,9 +129,43 @@ public final class DimensionContract {
 		return new Steps(key, steps, interval);
 	}
 
+	/**
+	 * stepped_work for a blocking tool: steps pushes (RPUSH list, the time in ms) interval_ms apart, each followed by
+	 * its progress notification when the call can send one (progress null otherwise). A sync tool learns of a
+	 * cancellation only by its thread's interrupt: the loop stops at the next step once interrupted.
+	 */
+	public static SteppedResult steppedWork(Map<String, Object> args, BiConsumer<String, String> rpush, Progress progress,
+			String serverType) {
+		var work = steps(args);
+		int done = 0;
+		try {
+			while (done < work.steps() && !Thread.currentThread().isInterrupted()) {
+				rpush.accept(work.list(), Long.toString(System.currentTimeMillis()));
+				done++;
+				if (progress != null) {
+					progress.send(done, work.steps());
+				}
+				if (done < work.steps()) {
+					Thread.sleep(work.intervalMs());
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return new SteppedResult(work.key(), done, serverType);
+	}
+
 	@SuppressWarnings("unchecked")
 	private static Map<String, Object> schema(String text) {
 		return SCHEMAS.readValue(text, Map.class);
+	}
+
+	/** Sends notifications/progress (progress of total) for the call being answered, in the server's SDK's way. */
+	public interface Progress {
+
+		void send(int progress, int total);
+
 	}
 
 	// Wire types.

@@ -49,30 +49,14 @@ final class DimensionTools {
 	}
 
 	/**
-	 * steps RPUSHes of the time in ms, interval_ms apart, each followed by its progress notification (with a token).
-	 * A sync tool learns of a cancellation only by its thread's interrupt, and mcp-core 2.1.0 never sends one: its
-	 * transports block on the call and it has no notifications/cancelled handler (README), so the loop runs to the end.
+	 * DimensionContract's stepped_work loop, pushing with the shared Lettuce connection. A sync tool learns of a
+	 * cancellation only by its thread's interrupt, and mcp-core 2.1.0 never sends one: its transports block on the
+	 * call and it has no notifications/cancelled handler (README), so the loop runs to the end.
 	 */
 	private static String steppedWork(Clients clients, Map<String, Object> args, BenchTools.Progress progress,
 			String serverType) {
-		var work = DimensionContract.steps(args);
-		int done = 0;
-		try {
-			while (done < work.steps() && !Thread.currentThread().isInterrupted()) {
-				clients.redis().rpush(work.list(), Long.toString(System.currentTimeMillis()));
-				done++;
-				if (progress != null) {
-					progress.send(done, work.steps());
-				}
-				if (done < work.steps()) {
-					Thread.sleep(work.intervalMs());
-				}
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		return JSON.writeValueAsString(new DimensionContract.SteppedResult(work.key(), done, serverType));
+		return JSON.writeValueAsString(DimensionContract.steppedWork(args, (list, time) -> clients.redis().rpush(list, time),
+				progress == null ? null : progress::send, serverType));
 	}
 
 }

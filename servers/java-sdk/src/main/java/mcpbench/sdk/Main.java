@@ -39,7 +39,7 @@ public final class Main {
 
 	private static final McpSchema.Implementation SERVER_INFO = new McpSchema.Implementation("mcpbench-java-sdk", "1.0.0");
 
-	/** Tools only: no empty resource/prompt/completion features to advertise. */
+	/** Tools only: no empty resource/prompt/completion features to advertise (DIMENSION_TOOLS=1 adds the surface's). */
 	private static final McpSchema.ServerCapabilities CAPABILITIES = McpSchema.ServerCapabilities.builder().tools(false).build();
 
 	/** Cores granted to this process: CPU_LIMIT rounded up, else what the JVM sees. */
@@ -54,15 +54,17 @@ public final class Main {
 		String serverType = env("SERVER_TYPE", "java-sdk");
 		var tools = new ArrayList<>(new BenchTools(clients, serverType).definitions());
 		tools.addAll(DimensionTools.definitions(clients, serverType)); // none unless EXTRA_TOOLS / DIMENSION_TOOLS say so
+		var surface = Surface.of(clients); // null unless DIMENSION_TOOLS says so
 		if (List.of(args).contains("--stdio")) {
-			stdio(tools, clients);
+			stdio(tools, surface, clients);
 		}
 		else {
-			http(tools, clients, started);
+			http(tools, surface, clients, started);
 		}
 	}
 
-	private static void http(List<BenchTools.Definition> tools, Clients clients, long started) throws Exception {
+	private static void http(List<BenchTools.Definition> tools, Surface surface, Clients clients, long started)
+			throws Exception {
 		var validator = Mcp.hostValidator(List.of(env("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")));
 		HttpServlet servlet;
 		AutoCloseable server;
@@ -77,13 +79,16 @@ public final class Main {
 				.httpHeaderValidator(validator)
 				.maxRequestSize(1024 * 1024)
 				.build();
-			McpSyncServer sessions = McpServer.sync(new Mcp.StreamableTransport(streamable))
+			var spec = McpServer.sync(new Mcp.StreamableTransport(streamable))
 				.jsonMapper(Mcp.JSON_MAPPER)
 				.serverInfo(SERVER_INFO)
 				.capabilities(CAPABILITIES)
 				.tools(Mcp.sessionTools(tools))
-				.immediateExecution(true) // as below: the servlet blocks its thread on the reply stream
-				.build();
+				.immediateExecution(true); // as below: the servlet blocks its thread on the reply stream
+			if (surface != null) {
+				surface.register(spec);
+			}
+			McpSyncServer sessions = spec.build();
 			servlet = streamable;
 			server = sessions::close;
 		}
@@ -99,13 +104,16 @@ public final class Main {
 			var transport = new Mcp.StatelessTransport(stateless);
 			// immediateExecution: a tool runs on the request's thread, which the servlet blocks on the reply
 			// anyway (Spring AI sets the same on servlet stacks); without it, each call hops to boundedElastic.
-			McpStatelessSyncServer statelessServer = McpServer.sync(transport)
+			var spec = McpServer.sync(transport)
 				.jsonMapper(Mcp.JSON_MAPPER)
 				.serverInfo(SERVER_INFO)
 				.capabilities(CAPABILITIES)
 				.tools(Mcp.statelessTools(tools))
-				.immediateExecution(true)
-				.build();
+				.immediateExecution(true);
+			if (surface != null) {
+				surface.register(spec);
+			}
+			McpStatelessSyncServer statelessServer = spec.build();
 			warmUp(transport);
 			servlet = stateless;
 			server = statelessServer::close;
@@ -205,14 +213,18 @@ public final class Main {
 	 * order. stdout carries nothing else: logs go to stderr. The SDK ends the session when stdin closes
 	 * but does not end the process: main waits for the end of the session, then exits.
 	 */
-	private static void stdio(List<BenchTools.Definition> tools, Clients clients) throws InterruptedException {
+	private static void stdio(List<BenchTools.Definition> tools, Surface surface, Clients clients)
+			throws InterruptedException {
 		var transport = new StdioTransport(new StdioServerTransportProvider(Mcp.JSON_MAPPER));
-		var server = McpServer.sync(transport)
+		var spec = McpServer.sync(transport)
 			.jsonMapper(Mcp.JSON_MAPPER)
 			.serverInfo(SERVER_INFO)
 			.capabilities(CAPABILITIES)
-			.tools(Mcp.sessionTools(tools))
-			.build();
+			.tools(Mcp.sessionTools(tools));
+		if (surface != null) {
+			surface.register(spec);
+		}
+		var server = spec.build();
 		Runtime.getRuntime().addShutdownHook(new Thread(() -> {
 			server.close();
 			try {

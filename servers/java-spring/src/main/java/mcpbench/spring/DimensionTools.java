@@ -107,30 +107,15 @@ class DimensionTools {
 	}
 
 	/**
-	 * steps RPUSHes of the time in ms, interval_ms apart, each followed by its progress notification when the call can
-	 * send one. A sync tool learns of a cancellation only by its thread's interrupt, which nothing here sends (README
-	 * "Dimension tools"), so the loop runs to the end.
+	 * DimensionContract's stepped_work loop, pushing through the StringRedisTemplate. A sync tool learns of a
+	 * cancellation only by its thread's interrupt, which nothing here sends (README "Dimension tools"), so the loop
+	 * runs to the end.
 	 */
 	private static String steppedWork(StringRedisTemplate redis, Map<String, Object> args, Progress progress,
 			String serverType) {
-		var work = DimensionContract.steps(args);
-		int done = 0;
-		try {
-			while (done < work.steps() && !Thread.currentThread().isInterrupted()) {
-				redis.opsForList().rightPush(work.list(), Long.toString(System.currentTimeMillis()));
-				done++;
-				if (progress != null) {
-					progress.send(done, work.steps());
-				}
-				if (done < work.steps()) {
-					Thread.sleep(work.intervalMs());
-				}
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		return JSON.writeValueAsString(new DimensionContract.SteppedResult(work.key(), done, serverType));
+		return JSON.writeValueAsString(DimensionContract.steppedWork(args,
+				(list, time) -> redis.opsForList().rightPush(list, time), progress == null ? null : progress::send,
+				serverType));
 	}
 
 }

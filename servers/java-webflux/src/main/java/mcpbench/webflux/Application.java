@@ -2,6 +2,7 @@ package mcpbench.webflux;
 
 import java.util.Map;
 
+import mcpbench.contract.SurfaceContract;
 import mcpbench.contract.TransportContract;
 import mcpbench.contract.spring.McpErrorSerializer;
 import mcpbench.contract.spring.StdioTransport;
@@ -34,6 +35,13 @@ public class Application {
 		// outrank application.properties.
 		if (TransportContract.stateful(System.getenv("SSE_REPLIES"), System.getenv("SESSIONS"))) {
 			System.setProperty("spring.ai.mcp.server.protocol", "STREAMABLE");
+		}
+		// DIMENSION_TOOLS=1 (docs/workload.md §7): the surface's beans (Surface) need the capabilities that
+		// application.properties turns off; Spring AI registers resources, prompts and completions only with them on.
+		if (SurfaceContract.enabled(System.getenv("DIMENSION_TOOLS"))) {
+			for (String capability : new String[] { "resource", "prompt", "completion" }) {
+				System.setProperty("spring.ai.mcp.server.capabilities." + capability, "true");
+			}
 		}
 		app.run(args);
 	}

@@ -71,10 +71,15 @@ private val CPUS = System.getenv("CPU_LIMIT")?.trim()?.toDoubleOrNull()?.let { m
  */
 private fun mcpServer(tools: Tools) = Server(
     Implementation(name = "mcpbench-kotlin", version = "1.0.0"),
-    ServerOptions(capabilities = ServerCapabilities(tools = ServerCapabilities.Tools(listChanged = false))),
+    ServerOptions(capabilities = ServerCapabilities(
+        tools = ServerCapabilities.Tools(listChanged = false),
+        resources = surfaceResources, // null unless DIMENSION_TOOLS=1 (Surface.kt)
+        prompts = surfacePrompts,
+    )),
 ) {
     tools.register(this)
     registerDimensionTools(this, tools, env("SERVER_TYPE", "kotlin")) // issue 37's tools, off unless EXTRA_TOOLS / DIMENSION_TOOLS
+    registerSurface(this, tools) // docs/workload.md §7, off unless DIMENSION_TOOLS
 }
 
 fun main(args: Array<String>) {

@@ -4,13 +4,16 @@ import io.ktor.client.HttpClient
 import io.ktor.client.call.body
 import io.ktor.client.engine.cio.CIO
 import io.ktor.client.engine.cio.endpoint
+import io.ktor.client.plugins.ClientRequestException
 import io.ktor.client.plugins.contentnegotiation.ContentNegotiation
 import io.ktor.client.plugins.defaultRequest
 import io.ktor.client.request.get
 import io.ktor.client.request.parameter
 import io.ktor.client.request.post
 import io.ktor.client.request.setBody
+import io.ktor.client.statement.bodyAsText
 import io.ktor.http.ContentType
+import io.ktor.http.HttpStatusCode
 import io.ktor.http.contentType
 import io.ktor.serialization.kotlinx.json.json
 import io.lettuce.core.RedisClient
@@ -282,6 +285,13 @@ class Tools(redisUrl: String, apiUrl: String, private val serverType: String, cp
             val order = priced.await()
             result(CheckoutResult(order.orderId, args.userId, order.total, order.itemsCount, rateLimit.await(), "confirmed", serverType))
         }
+    }
+
+    /** GET /products/{id}: the API's body as it is, or null when the API answers 404. */
+    internal suspend fun product(id: String): String? = try {
+        http.get("products/$id").bodyAsText()
+    } catch (e: ClientRequestException) {
+        if (e.response.status == HttpStatusCode.NotFound) null else throw e
     }
 
     override fun close() {
