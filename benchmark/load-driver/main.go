@@ -300,8 +300,7 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 		targetGone = srv.eof
 		if o.plan.Abandon { // a client that stops reading: until the watch, then it reads the backlog and pings
 			srv.stopReading()
-			l.watching = func() { srv.resumeReading(true) }
-			defer srv.resumeReading(true) // before the server is stopped (deferred: runs after the stop below)
+			l.watching = srv.resumeReading
 		}
 	} else {
 		target := &httpTarget{plan: o.plan, url: o.target, mode: o.mode, protocol: o.protocol, timeout: o.timeout, checks: o.checks}
@@ -359,7 +358,7 @@ func drive(o options, c *counts, signals <-chan os.Signal) (int, string) {
 	}
 	o.plan.countCancels(c)
 	if srv != nil && o.plan.Abandon {
-		srv.resumeReading(true) // a load cut short never reached its watch
+		srv.resumeReading() // a load cut short never reached its watch
 		answered := srv.ping(pingWait)
 		unread, notTaken := o.plan.requestsUnread.Load(), o.plan.requestsNotTaken.Load()
 		c.AnsweredAfterWatch, c.RequestsUnread, c.RequestsNotTaken = &answered, &unread, &notTaken

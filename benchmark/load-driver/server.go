@@ -227,14 +227,10 @@ func (s *server) cancel(id uint64) bool {
 }
 
 // stopReading stops reading the server's stdout, as a client that hangs with the pipe open does; the lines the
-// reader has already buffered are still handed out. resumeReading reads on (once; a no-op without a stop).
+// reader has already buffered are still handed out. resumeReading, after it, reads on (once, however often called).
 func (s *server) stopReading() { s.unread.Lock() }
 
-func (s *server) resumeReading(stopped bool) {
-	if stopped {
-		s.resumeOnce.Do(s.unread.Unlock)
-	}
-}
+func (s *server) resumeReading() { s.resumeOnce.Do(s.unread.Unlock) }
 
 // ping asks the server whether it answers at all, within wait: true when its reply came.
 func (s *server) ping(wait time.Duration) bool {
@@ -245,7 +241,7 @@ func (s *server) ping(wait time.Duration) bool {
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	if !s.send([]byte(`{"jsonrpc":"2.0","id":`+strconv.FormatUint(id, 10)+`,"method":"ping"}`+"\n"), timer.C) {
+	if !s.send(body([]byte(`{"jsonrpc":"2.0","method":"ping","id":`), id, '\n'), timer.C) {
 		s.forget(id)
 		return false
 	}

@@ -93,7 +93,8 @@ class _Verifier:
     def __init__(self, url: str, server_type: str, settings: ToolSettings, unsupported: dict[str, str],
                  redis_url: str | None = None):
         self.url = url
-        self.redis_url = redis_url  # the bench's Redis, where stepped_work leaves its steps (None: not read)
+        # the bench's Redis, where stepped_work leaves its steps and the surface's answers are read (None: not read)
+        self.store = redis.Redis.from_url(redis_url, socket_timeout=5, decode_responses=True) if redis_url else None
         self.server_type = server_type
         self.settings = settings
         self.unsupported = unsupported
@@ -167,9 +168,9 @@ class _Verifier:
                 for size in dims.PAYLOAD_SIZES:
                     self.guarded(f"{dims.ECHO_PAYLOAD} {dims.size_text(size)}",
                                  partial(self.echo_payload, client, size))
-            if self.settings.dimension_tools and self.redis_url:
-                self.guarded(dims.STEPPED_WORK, lambda: self.stepped_work(client))
-                self.guarded(dims.CANCELLATION, lambda: self.cancellation(client))
+            if self.settings.dimension_tools and (store := self.store):
+                self.guarded(dims.STEPPED_WORK, lambda: self.stepped_work(client, store))
+                self.guarded(dims.CANCELLATION, lambda: self.cancellation(client, store))
             if self.settings.dimension_tools:
                 self.surface(client)
             if self.settings.dimension_tools and self.settings.sse_replies:
@@ -262,22 +263,22 @@ class _Verifier:
                  f"(first after {first_ms:.1f} ms, result after {streamed.result_s * 1000:.1f} ms); "
                  "none without a token")
 
-    def stepped_work(self, client: McpClient) -> None:
+    def stepped_work(self, client: McpClient, store: redis.Redis) -> None:
         """3 steps 10 ms apart: its answer, and 3 times in order in its Redis list (docs/workload.md §6)."""
         key = f"verify-{uuid.uuid4().hex[:8]}"
         begun = time.time_ns() // 1_000_000
         reply = client.call_tool(dims.STEPPED_WORK, dims.stepped_arguments(key, 3, 10))
         ended = time.time_ns() // 1_000_000
-        times = dims.step_times(redis.Redis.from_url(str(self.redis_url), socket_timeout=5), key)
+        times = dims.step_times(store, key)
         problems = dims.check_stepped(reply, times, key, 3, (begun, ended), self.server_type)
         self.add(dims.STEPPED_WORK, "fail" if problems else "pass",
                  "; ".join(problems) if problems else f"3 steps written in order over {ended - begun} ms")
 
-    def cancellation(self, client: McpClient) -> None:
+    def cancellation(self, client: McpClient, store: redis.Redis) -> None:
         """One stepped_work call cancelled part-way, as the cancellation dimension cancels them: the steps the server
         still wrote after it. Work that ran on is the SDK's behaviour, measured, not a fault: a warning (with the
         manifest's reason where it gives one); a call that did nothing before it fails (there was nothing to stop)."""
-        done = dims.cancel_once(client, redis.Redis.from_url(str(self.redis_url), socket_timeout=5))
+        done = dims.cancel_once(client, store)
         said = (f"cancelled by {done.how} after {done.before} of {dims.CANCEL_STEPS} steps: {done.after} written "
                 "after it" + ("; a reply still came (the spec says none should)" if done.replied else
                               "; no reply came" if done.replied is False else ""))
@@ -294,14 +295,9 @@ class _Verifier:
     def surface(self, client: McpClient) -> None:
         """The resources, prompt and completion of docs/workload.md §7, each once. What a server's manifest says
         its SDK lacks (`unsupported.resources` …) is a warning with the reason when it fails, as progress is."""
-        store = redis.Redis.from_url(str(self.redis_url), socket_timeout=5) if self.redis_url else None
-
         def popular(reply: Reply) -> list[str]:
-            # checkout moved the ranking: Redis's ten now; without the bench's Redis, that there are ten
-            expected = surface.popular(store) if store else (surface.resource_document(
-                reply, surface.POPULAR_URI).get("popular") or [])[:10]
-            return surface.check_popular(reply, expected) + ([] if store or len(expected) == 10 else
-                                                             [f"{len(expected)} popular products, expected 10"])
+            # checkout moved the ranking: Redis's ten at the time of the check
+            return surface.check_popular(reply, surface.popular(self.store) if self.store else None)
 
         checks: list[tuple[str, str, str, JsonRpc | None, Callable[[Reply], list[str]]]] = [
             ("resources/list", surface.RESOURCES, "resources/list", None,
@@ -325,7 +321,8 @@ class _Verifier:
                     check: Callable[[Reply], list[str]] = check) -> None:
                 reply = client.request(method, params)
                 try:
-                    problems = check(reply)
+                    failed = surface.failed(reply)
+                    problems = [failed] if failed else check(reply)
                 except (json.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
                     problems = [f"{type(exc).__name__}: {exc}"]
                 why = self.unsupported.get(key)
@@ -535,7 +532,8 @@ def verify(url: str, server_type: str, protocols: list[str] | None = None,
     the revisions its manifest says its SDK accepts; a listed 2026-07-28 is checked too. `settings`: the
     contract settings it was started with, whose tools (workload/dimension_tools.py) are checked too;
     `unsupported`: what its manifest says its SDK cannot do (progress: why), checked as a limit, not a failure;
-    `redis_url`: the bench's Redis, where stepped_work's steps are read (None: stepped_work is not checked)."""
+    `redis_url`: the bench's Redis, where stepped_work's steps and the surface's answers are read (None: stepped_work
+    is not checked, and the popular resource only for its ten)."""
     verifier = _Verifier(url, server_type, settings, unsupported or {}, redis_url)
     verifier.session()
     if settings.sessions:
