@@ -14,7 +14,7 @@ from test_smoke_run import SERVER, leftovers, mcpbench, only_run
 
 pytestmark = pytest.mark.e2e
 
-SHORT = ["--quick", "--rounds", "3", "--ramp-up", "1", "--warmup", "2", "--duration", "3", "--ramp-down", "0",
+SHORT = ["--quick", "--rounds", "3", "--ramp-up", "1", "--warmup", "1", "--duration", "2", "--ramp-down", "0",
          "--no-calibrate"]
 
 
@@ -196,7 +196,7 @@ def test_the_cancellation_dimension_reads_what_each_server_did_after_the_client_
     # the point without a session: each client closes its call's stream 225 ms in. The baseline's handler ends with
     # its request's context; the Python SDK answers JSON and never watches the client go, so its calls run on.
     run_dir, run = dimension_run(tmp_path, "--dimension", "cancellation", "baseline", "python", "--points", "closed",
-                                 *SHORT[:1], "--rounds", "1", "--warmup", "2", "--duration", "4", "--no-calibrate")
+                                 *SHORT[:1], "--rounds", "1", "--warmup", "1", "--duration", "4", "--no-calibrate")
     assert run["config"]["dimension"]["name"] == "cancellation" and run["config"]["modes"] == ["persistent"]
     after = {}
     for server in ("baseline-closed", "python-closed"):

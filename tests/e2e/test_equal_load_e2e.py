@@ -15,7 +15,7 @@ from test_smoke_run import leftovers, mcpbench, only_run
 pytestmark = pytest.mark.e2e
 
 SERVERS = ("baseline", "go")
-SHORT = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "2", "--duration", "4", "--ramp-down", "1"]
+SHORT = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "1", "--duration", "2", "--ramp-down", "0"]
 
 
 def test_every_server_is_offered_the_slowest_servers_share(tmp_path: Path) -> None:

@@ -15,11 +15,14 @@ import pytest
 from mcpbench.analysis.summary import HOST_FLAGS
 from mcpbench.results.model import RUN_FILE, SUMMARY_FILE
 
-from test_smoke_run import TINY, leftovers, mcpbench, only_run
+from test_smoke_run import leftovers, mcpbench, only_run
 
 pytestmark = pytest.mark.e2e
 
 SERVERS = ("go", "baseline")
+# 6 s a measurement: the kill, 3 s into the second, lands inside it (server start, ramp-up and warm-up before)
+SHORT = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "1", "--duration", "4", "--ramp-down", "0",
+         "--no-calibrate"]
 
 
 def _stays(summary: Path) -> bool:
@@ -49,7 +52,7 @@ def kill_in_the_second_measurement(proc, results: Path) -> list[psutil.Process]:
 
 def test_a_run_killed_without_a_word_is_marked_abandoned_and_resumed_where_it_stopped(tmp_path: Path) -> None:
     # Built by the run (no --no-build): on a fresh clone nothing before this test may have built them.
-    proc = mcpbench("run", *SERVERS, *TINY, "--rounds", "2", "--results-dir", str(tmp_path))
+    proc = mcpbench("run", *SERVERS, *SHORT, "--rounds", "2", "--results-dir", str(tmp_path))
     started = kill_in_the_second_measurement(proc, tmp_path)
     assert started, "the orchestrator had started nothing"
     _, alive = psutil.wait_procs(started, timeout=15)

@@ -16,7 +16,7 @@ from test_smoke_run import leftovers, mcpbench, only_run
 pytestmark = pytest.mark.e2e
 
 SERVERS = ("baseline", "go")
-SHORT = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "2", "--duration", "3", "--ramp-down", "1"]
+SHORT = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "1", "--duration", "2", "--ramp-down", "0"]
 
 
 def test_rounds_stop_at_a_look_and_the_report_ranks_at_its_level(tmp_path: Path) -> None:

@@ -15,8 +15,9 @@ from test_smoke_run import leftovers, mcpbench, only_run
 pytestmark = pytest.mark.e2e
 
 SERVERS = ("go", "python")
-STAGES = "3s:3,4s:6,4s:6,2s:0"  # up to 3 VUs, up to 6, 6 held, down to 0
-SPIKE = ["--vus", "3", "--spike", "4", "--ramp-up", "1", "--warmup", "2", "--duration", "12", "--ramp-down", "1"]
+STAGES = "2s:3,3s:6,3s:6,2s:0"  # up to 3 VUs, up to 6, 6 held, down to 0
+# a 12 s window: 4 s before the spike, the spike 2 s, 6 s after it (time for a server to recover in)
+SPIKE = ["--vus", "3", "--spike", "4", "--ramp-up", "1", "--warmup", "1", "--duration", "12", "--ramp-down", "0"]
 
 
 def _run(tmp_path: Path, *options: str) -> tuple[Path, Path]:
@@ -41,12 +42,12 @@ def test_a_staged_load_has_figures_for_every_stage(tmp_path: Path) -> None:
     page = index.read_text()
     assert 'id="stages"' in page
     for server in SERVERS:
-        measurement = "session-staged-3s3-4s6-4s6-2s0-r1"
+        measurement = "session-staged-2s3-3s6-3s6-2s0-r1"
         summary = _summary(run_dir, server, measurement)
         assert summary["status"] == "ok" and summary["kind"] == "staged" and summary["vus"] == 6, summary["reason"]
         stages = summary["stages"]
-        assert [(s["start_s"], s["end_s"], s["target"]) for s in stages] == [(0, 3, 3), (3, 7, 6), (7, 11, 6),
-                                                                            (11, 13, 0)]
+        assert [(s["start_s"], s["end_s"], s["target"]) for s in stages] == [(0, 2, 3), (2, 5, 6), (5, 8, 6),
+                                                                            (8, 10, 0)]
         for stage in stages:
             assert stage["tool_calls_per_s"] > 0 and 0 < stage["p50_ms"] <= stage["p95_ms"] <= stage["p99_ms"]
             assert stage["errors"] == 0 and stage["cpu_avg_pct"] is not None and stage["mem_peak_mb"] > 0
@@ -68,14 +69,14 @@ def test_a_spike_records_the_p99_recovery_time(tmp_path: Path) -> None:
         assert summary["status"] == "ok" and summary["vus"] == 12, summary["reason"]
         before, spike, after = summary["stages"]
         assert (before["name"], before["target"], spike["target"], after["target"]) == ("before", 3, 12, 3)
-        assert (spike["start_s"], spike["end_s"]) == (7, 9)  # 1 s ramp-up + 2 s warm-up + 4 s before it
+        assert (spike["start_s"], spike["end_s"]) == (6, 8)  # 1 s ramp-up + 1 s warm-up + 4 s before it
         # Each stage has its own figures. Not that the spike served more: a server already saturated at 3 VUs on
         # a busy host serves fewer calls at 12 (python read 43.0 calls/s in the spike against 51.25 before it).
         assert all(stage["tool_calls_per_s"] > 0 and stage["p99_ms"] for stage in (before, spike, after))
         recovery = summary["recovery"]
-        assert recovery["spike_end_s"] == 9 and recovery["before_p99_ms"] > 0 and recovery["spike_p99_ms"] > 0
+        assert recovery["spike_end_s"] == 8 and recovery["before_p99_ms"] > 0 and recovery["spike_p99_ms"] > 0
         if recovery["recovery_s"] is not None:
-            assert recovery["recovery_s"] >= 0 and recovery["recovered_at_s"] == 9 + recovery["recovery_s"]
+            assert recovery["recovery_s"] >= 0 and recovery["recovered_at_s"] == 8 + recovery["recovery_s"]
         said = (f"{recovery['recovery_s']:,.1f} s" if recovery["recovery_s"] is not None else "not recovered")
         section = page[page.index(f'id="stages-{server}-{measurement}"'):]
         assert "Recovery after the spike" in section and said in section[:section.index("</p>", section.index(

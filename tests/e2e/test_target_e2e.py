@@ -23,7 +23,7 @@ pytestmark = pytest.mark.e2e
 EVERYTHING = ROOT / "benchmark" / "third-party" / "server-everything"
 SERVER_JS = "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 WORKLOAD = EVERYTHING / "workload.toml"
-SHORT = ["--quick", "--ramp-up", "1", "--warmup", "2", "--duration", "5", "--ramp-down", "1", "--no-calibrate",
+SHORT = ["--quick", "--ramp-up", "1", "--warmup", "1", "--duration", "2", "--ramp-down", "0", "--no-calibrate",
          "--think", "0"]
 
 

@@ -52,7 +52,7 @@ class LatencyAtRates(Experiment):
             raise ValueError("--rates: give at least one rate")
         self.p99: dict[float, float] = {}
         # The shared options (runtime, limits, build, load generator) read as every experiment reads them.
-        return RunConfig.from_options(values, specs, Timing(ramp_up_s=1, warmup_s=2, duration_s=4, ramp_down_s=0,
+        return RunConfig.from_options(values, specs, Timing(ramp_up_s=1, warmup_s=1, duration_s=3, ramp_down_s=0,
                                                             warmup_cap_s=None),
                                       modes=("session",), vus=(10,), calibrate=True, load=OpenLoad.kind)
 
@@ -60,7 +60,7 @@ class LatencyAtRates(Experiment):
         return LatencyAtRatesSettings(offered_rates_per_s=list(self.rates))
 
     def calibration_timing(self) -> tuple[Timing, Timing]:
-        short = Timing(ramp_up_s=1, warmup_s=1, duration_s=3, ramp_down_s=0, warmup_cap_s=None)
+        short = Timing(ramp_up_s=1, warmup_s=0, duration_s=2, ramp_down_s=0, warmup_cap_s=None)
         return short, short
 
     def measure_server(self, server) -> None:

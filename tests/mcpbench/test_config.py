@@ -98,3 +98,17 @@ def test_the_request_timeout_is_an_option_and_must_be_positive() -> None:
     assert timing_of({"quick": True, "request_timeout": 5}).request_timeout_s == 5
     with pytest.raises(ValueError, match="--request-timeout takes positive seconds"):
         timing_of({"request_timeout": 0})
+
+
+def test_a_sizing_load_keeps_the_fixed_warm_up_and_measures_a_short_window_with_no_ramp_down() -> None:
+    """--closed-once's closed load only sizes the equal load: the profile's minimum warm-up, fixed, then at most
+    SIZING_WINDOW_S of window and nothing after it (bench.sh's first run pays it once per server)."""
+    from mcpbench.experiments.run import RunExperiment
+    from mcpbench.loads.timing import SIZING_WINDOW_S
+
+    values = {"quick": True, "duration": "5", "runs": "3", "equal_load": 0.7, "closed_once": True}
+    experiment = RunExperiment(values, [])
+    sizing, measured = experiment.sizing_timing, experiment.config.timing
+    assert (sizing.warmup_s, sizing.warmup_cap_s, sizing.ramp_up_s) == (measured.warmup_s, None, measured.ramp_up_s)
+    assert sizing.duration_s == SIZING_WINDOW_S < measured.duration_s and sizing.ramp_down_s == 0
+    assert RunExperiment({**values, "duration": "2"}, []).sizing_timing.duration_s == 2  # never longer than asked

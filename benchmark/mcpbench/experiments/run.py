@@ -30,7 +30,7 @@ from mcpbench.experiments.options import (
 from mcpbench.experiments.stopping import Headline, StoppingRule
 from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, Mode, OpenLoad
 from mcpbench.loads.staged import parse_stages
-from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, Timing
+from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, SIZING_WINDOW_S, Timing
 from mcpbench.results.model import EqualRate, Summary
 
 
@@ -202,8 +202,10 @@ class RunExperiment(Experiment):
         of the quick profile's 10-60 s per server (issue 21). A server not yet warm reads slower, so the
         equal rate errs low: every server still keeps up with it. Not shorter until interleaved runs say it
         reads as well: the one first run with a 5 s warm-up set the equal rate at 59.6 calls/s where earlier
-        runs had ~180 (docs/first-run-profile.md)."""
-        return replace(self.config.timing, warmup_cap_s=None)
+        runs had ~180 (docs/first-run-profile.md). Its window is at most SIZING_WINDOW_S and it has no
+        ramp-down: a saturated closed model's rate needs neither (loads/timing.py)."""
+        timing = self.config.timing
+        return replace(timing, warmup_cap_s=None, duration_s=min(timing.duration_s, SIZING_WINDOW_S), ramp_down_s=0)
 
     @property
     def closed_model_used(self) -> bool:

@@ -72,6 +72,11 @@ FULL_TIMING = Timing()
 # 4 s spans (an 8 s minimum) moved the first window's CPU ms/call by +1 to +5 % more than 5 s spans do
 # (docs/first-run-profile.md).
 QUICK_TIMING = Timing(ramp_up_s=1, warmup_s=10, duration_s=15, ramp_down_s=2, warmup_cap_s=60, steady_span_s=5)
+# A closed load that only sizes the equal load (`run --closed-once`) keeps its fixed warm-up but measures at most this
+# long: replayed on a first run's sizing loads (scripts/sizing_replay.py --probes 10:3), the first 3 s of the 5 s
+# window read each server at 0.95-1.00 of its 5 s rate and set the same equal rate; the 2 s saved (and its 2 s
+# ramp-down) are paid once per server in a first run.
+SIZING_WINDOW_S = 3.0
 # The harness's calibration before a run: short, a fixed warm-up (the canned endpoint has nothing to warm up)…
 CALIBRATION_FULL = Timing(ramp_up_s=5, warmup_s=10, duration_s=30, ramp_down_s=2, warmup_cap_s=None)
 CALIBRATION_QUICK = Timing(ramp_up_s=2, warmup_s=3, duration_s=10, ramp_down_s=1, warmup_cap_s=None)
