@@ -5,8 +5,8 @@
 #                                    `mcpbench list` left out) and rust's A/A twin, 3 interleaved rounds (so every
 #                                    pair can be tested)
 #                                    of an equal load (70 % of the slowest server's round-1 rate at 50 VUs, offered
-#                                    to every server), round 1 also at 50 VUs (closed model, fixed 10 s warm-up: it
-#                                    sizes the equal load),
+#                                    to every server), round 1 also at 50 VUs (closed model, fixed 10 s warm-up,
+#                                    3 s window: it sizes the equal load),
 #                                    quick warm-up (10-60 s, 5 s spans), 5 s measured windows
 #   scripts/bench.sh --full          the v2 study's profile (50 VUs, adaptive 30-180 s warm-up, 5 min measured),
 #                                    rounds until the order is resolved (--rounds auto, at most 6), equal load too
