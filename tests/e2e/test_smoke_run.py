@@ -25,6 +25,9 @@ pytestmark = pytest.mark.e2e
 SERVER = os.environ.get("MCPBENCH_E2E_SERVER", "go")
 TINY = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "2", "--duration", "6", "--ramp-down", "1",
         "--no-calibrate"]
+# The shortest load a test whose claim is not about the measurement itself needs (one second of warm-up, 3 s measured).
+BRIEF = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "1", "--duration", "3", "--ramp-down", "0",
+         "--no-calibrate"]
 
 
 def mcpbench(*args: str, **kwargs) -> subprocess.Popen:
@@ -261,7 +264,7 @@ def test_redis_killed_during_calibration_is_calibrated_again_never_left_without_
     # Issue 18: the calibration went invalid, the infrastructure was restarted, and the suite went on judging
     # every measurement against no limit at all (rust at 95 % of what the broken calibration had measured,
     # recorded publishable with no flag). Calibrated, with a short measurement after it: the calibration is the claim.
-    calibrated = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "1", "--duration", "3", "--ramp-down", "0"]
+    calibrated = [arg for arg in BRIEF if arg != "--no-calibrate"]
     proc = mcpbench("run", SERVER, *calibrated, "--no-build", "--results-dir", str(tmp_path), start_new_session=True)
     try:
         orchestrator = psutil.Process(proc.pid)

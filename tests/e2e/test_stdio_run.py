@@ -11,13 +11,10 @@ import pytest
 
 from mcpbench.host.paths import SERVERS_DIR
 
-from test_smoke_run import leftovers, mcpbench, only_run
+from test_smoke_run import BRIEF, leftovers, mcpbench, only_run
 from mcpbench.results.read import read_json, read_samples
 
 pytestmark = pytest.mark.e2e
-
-SHORT = ["--quick", "--vus", "5", "--ramp-up", "1", "--warmup", "1", "--duration", "3", "--ramp-down", "0",
-         "--no-calibrate"]
 
 
 def servers_dir(root: Path) -> Path:
@@ -39,7 +36,7 @@ def test_stdio_beside_http_stateless_and_a_server_without_stdio_is_unavailable(t
     # A relative --results-dir (as scripts/bench.sh gives): the stdio driver, run in the server's directory, is
     # still handed paths it can open.
     proc = mcpbench("run", "go", "python", "--servers-dir", str(servers), "--mode", "stateless,stdio",
-                    *SHORT, "--results-dir", "results", cwd=tmp_path)
+                    *BRIEF, "--results-dir", "results", cwd=tmp_path)
     out, _ = proc.communicate(timeout=900)
     run_dir = only_run(results)
     run = json.loads((run_dir / "run.json").read_text())
@@ -63,7 +60,7 @@ def test_stdio_beside_http_stateless_and_a_server_without_stdio_is_unavailable(t
     assert not leftovers(str(tmp_path))
 
     other = tmp_path / "other"
-    proc = mcpbench("run", "httponly", "--servers-dir", str(servers), "--transport", "stdio", *SHORT,
+    proc = mcpbench("run", "httponly", "--servers-dir", str(servers), "--transport", "stdio", *BRIEF,
                     "--results-dir", str(other))
     out, _ = proc.communicate(timeout=300)
     assert proc.returncode == 0, out  # unavailable is said, not a failure of the run
