@@ -14,6 +14,13 @@
     .venv/bin/python scripts/null_replay.py subsets TABLE|RESULTS [--rounds 3]
         Every k-round subset of a longer run ranked as a run of its own: the share of the pairs the whole run
         puts >= 1.3x and >= 2x apart that it separates, and of the pairs within 5 % that it separates.
+
+    .venv/bin/python scripts/null_replay.py gate TABLE|RESULTS [--levels 2,6] [--rounds 3] [--confirm-rounds 5]
+            [--replays 1000] [--scales 1,1.2,1.5]
+        The CI gate's two stages (mcpbench.analysis.gate) replayed: each level a server's base and its twin times
+        a scale as the candidate, screened at SCREEN_ALPHA, the suspected levels confirmed at CONFIRM_ALPHA on
+        a fresh draw of rounds. Per scale: how often the screen alone suspects a regression and how often the gate
+        fails (false alarms at scale 1, power above). A lower-is-better table (CPU ms per call).
 """
 
 from __future__ import annotations
@@ -51,6 +58,27 @@ def table_of(path: Path, metric: str) -> validation.Table:
     return extract(path, metric)
 
 
+def print_gate(table: validation.Table, args: argparse.Namespace) -> None:
+    from mcpbench.analysis import gate
+
+    scales = [float(x) for x in args.scales.split(",")]
+    overlap = " (redrawn from the screen's rounds: correlated stages, conservative)" \
+        if len(table.complete().rounds) < 2 * (args.rounds + args.confirm_rounds) else ""
+    print(f"{args.replays} replays per line: screen at {gate.SCREEN_ALPHA:g} over {args.rounds} rounds, the suspected "
+          f"levels confirmed one-sided at {gate.CONFIRM_ALPHA:g} over {args.confirm_rounds} new rounds{overlap}; minimum "
+          f"effect {gate.MIN_EFFECT:.0%}")
+    for levels in (int(x) for x in args.levels.split(",")):
+        try:
+            results = validation.gate_replay(table, levels, args.rounds, args.confirm_rounds, args.replays,
+                                             args.seed, scales)
+        except ValueError as e:
+            raise SystemExit(str(e)) from None
+        for r in results:
+            what = "false alarms (A/A)" if r.scale == 1 else f"power at ×{r.scale:g}"
+            print(f"  {levels} levels  {what:18s} screen alone {r.screened.text:32s} gate {r.failed.text:32s} "
+                  f"suspicions upheld {r.held.hits} of {r.held.trials}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -72,6 +100,15 @@ def main(argv: list[str] | None = None) -> None:
     su.add_argument("--metric", default="cpu_ms_per_call", choices=sorted(METRICS))
     su.add_argument("--rounds", type=int, default=3)
     su.add_argument("--limit", type=int, default=200)
+    ga = sub.add_parser("gate")
+    ga.add_argument("table", type=Path)
+    ga.add_argument("--metric", default="cpu_ms_per_call", choices=sorted(METRICS))
+    ga.add_argument("--levels", default="2,6")
+    ga.add_argument("--rounds", type=int, default=3)
+    ga.add_argument("--confirm-rounds", type=int, default=5)
+    ga.add_argument("--replays", type=int, default=1000)
+    ga.add_argument("--seed", type=int, default=1)
+    ga.add_argument("--scales", default="1,1.2,1.5")
     args = parser.parse_args(argv)
 
     if args.command == "extract":
@@ -95,6 +132,8 @@ def main(argv: list[str] | None = None) -> None:
             worst = sorted(null.by_server.items(), key=lambda kv: -kv[1].rate)[:5]
             print("  moderated A/A, the servers most often separated from their twin: "
                   + ", ".join(f"{n} {rate.hits}/{rate.trials}" for n, rate in worst))
+    elif args.command == "gate":
+        print_gate(table, args)
     else:
         for moderate in (True, False):
             classes, near = validation.subset_power(table, args.rounds, limit=args.limit, moderate=moderate)

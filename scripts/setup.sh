@@ -10,9 +10,13 @@ export PATH="$PWD/.tools/bin:$PATH"
 
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
+# --gate: only what `mcpbench ci` needs (scripts/ci-gate.sh on a CI runner): Redis and the venv, no browser and no
+# third-party servers.
+gate=0
+[ "${1:-}" = "--gate" ] && gate=1
 apt_packages=()
 command -v redis-server >/dev/null || apt_packages+=(redis-server)
-command -v chromium >/dev/null || apt_packages+=(chromium)
+[ "$gate" -eq 1 ] || command -v chromium >/dev/null || apt_packages+=(chromium)
 if ((${#apt_packages[@]})); then
   if [ "$(id -u)" -ne 0 ]; then
     log "missing ${apt_packages[*]}: run this script as root (or install them) first"; exit 1
@@ -42,7 +46,7 @@ done
 # MCP servers nobody on this project wrote, pinned (package-lock.json): what the tests and the README's "Your own
 # server" measure as targets given on the command line.
 for dir in benchmark/third-party/*/; do
-  [ -f "$dir/package-lock.json" ] && command -v npm >/dev/null || continue
+  [ "$gate" -eq 0 ] && [ -f "$dir/package-lock.json" ] && command -v npm >/dev/null || continue
   if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
     log "installing $dir (npm ci)"
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || log "WARNING: npm ci failed in $dir"

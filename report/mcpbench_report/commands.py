@@ -146,7 +146,36 @@ def compare(
         raise typer.Exit(code=1)
 
 
+def metrics(
+    results: Annotated[list[Path], typer.Argument(help="Results directories (as `mcpbench report` takes them).",
+                                                  show_default=False)],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file (e.g. a textfile "
+                                             "collector's directory/mcpbench.prom); default: stdout.")] = None,
+    allow_mixed: Annotated[bool, typer.Option("--allow-mixed", help="Merge results whose config or environment "
+                                                                    "differ.")] = False,
+) -> None:
+    """Every figure of the results as OpenMetrics text: a gauge per figure, labelled by server, mode, kind and level
+    (Prometheus' textfile collector, a push gateway)."""
+    from .consolidate import consolidate
+    from .load import load
+    from .openmetrics import openmetrics
+
+    try:
+        text = openmetrics(consolidate(load(results), allow_mixed=allow_mixed))
+    except ResultsError as exc:
+        raise _fail(exc) from None
+    if out is None:
+        print(text, end="")
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(ResultsError(f"--out {out}: {exc.strerror or exc}")) from None
+    err_console.print(f"wrote {out}", highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     """The `mcpbench.commands` entry point: add this package's commands to the `mcpbench` CLI."""
     app.command("report")(report)
     app.command("compare")(compare)
+    app.command("metrics")(metrics)

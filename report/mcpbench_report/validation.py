@@ -261,3 +261,104 @@ def ab_replay(table: Table, levels: int = 3, rounds: int = 3, replays: int = 100
             result.levels.trials += len(found)
         out.append(result)
     return out
+
+
+@dataclass
+class GateReplay:
+    """The CI gate's two stages (mcpbench.analysis.gate) replayed at one scale: how often the screen alone
+    suspected a regression, and how often the gate failed (a suspected regression confirmed on new rounds)."""
+
+    scale: float
+    levels: int
+    rounds: int
+    confirm_rounds: int
+    screened: Rate = field(default_factory=Rate)  # replays with any regression suspected (the screen alone)
+    failed: Rate = field(default_factory=Rate)    # replays whose gate failed (confirmed non-empty)
+
+    @property
+    def held(self) -> Rate:
+        """Of the replays with a suspicion, those the confirmation upheld."""
+        return Rate(self.failed.hits, self.screened.hits)
+
+
+GATE_FIGURE = "cpu_ms_per_call"   # the figure the recorded tables hold: lower is better, a scale > 1 a regression
+
+
+def gate_replay(table: Table, levels: int = 2, rounds: int = 3, confirm_rounds: int = 5, replays: int = 1000,
+                seed: int = 1, scales: Sequence[float] = (1.0, 1.2, 1.5)) -> list[GateReplay]:
+    """The CI gate (`mcpbench ci`, mcpbench.analysis.gate) replayed from recorded rounds of a CPU-per-call table.
+
+    Each replay draws `levels` servers of the table (each level one server's figures, gate.CPU) and builds each
+    level's pair as ab_replay does: base (A) the server's figures in `rounds` slots, candidate (B) the same server
+    in `rounds` other rounds moved to the slots' host effects (twin_of), times the scale. The screen is
+    gate.test over every level at gate.SCREEN_ALPHA; the levels it suspects (gate.suspected) are measured again:
+    each suspected level gets `confirm_rounds` new slots and `confirm_rounds` other rounds for its twin, and
+    gate.test over the suspected checks alone at gate.CONFIRM_ALPHA decides; the gate fails when gate.confirmed
+    is not empty. At scale 1 a failed gate is a false alarm; above 1 every level regressed and a failed gate is
+    the gate's power at that size.
+
+    The draws (servers, both stages' rounds) are made once and shared by every scale. The table must have
+    2 x rounds complete rounds. The confirmation's rounds are rounds the screen did not use when the table has
+    2 x (rounds + confirm_rounds) of them; with fewer, each of its slots is a distinct ordered pair of two
+    different rounds of the table (a round may serve two slots). So with the six-round table the confirmation's
+    "new" rounds are the screen's six rounds paired differently: not new data. Whatever made a level's screen
+    look like a change (an outlier round of its server) is there again in its confirmation, so the stages are
+    correlated where the real gate's are independent, and the replayed false alarms overstate the real gate's:
+    the check is conservative. `GateReplay.held` shows it (with independent stages at most about
+    gate.CONFIRM_ALPHA of the suspicions would be upheld)."""
+    from mcpbench.analysis import gate  # here, not at import: it loads the results model, no other replay does
+
+    if table.higher_better:
+        raise ValueError(f"{table.source}: higher is better, so a scale > 1 is no regression; the gate's replay "
+                         f"takes a lower-is-better table (CPU ms per call)")
+    table, all_rounds, effects, servers = _replayable(table, rounds)
+    disjoint = len(all_rounds) >= 2 * (rounds + confirm_rounds)
+    # With too few rounds for new ones, the confirmation's (slot, twin round) pairs are distinct ordered pairs of
+    # two different rounds: five of the six-round table's 30, so a round may serve two pairs.
+    ordered = [(a, b) for a in all_rounds for b in all_rounds if a != b]
+    rng = np.random.default_rng(seed)
+    Stage = list[tuple[Hashable, Hashable]]   # (the base's round, the twin's round) per slot
+    draws: list[list[tuple[str, Stage, Stage]]] = []
+    for _ in range(replays):
+        chosen = [servers[int(i)] for i in rng.choice(len(servers), size=levels, replace=len(servers) < levels)]
+        sweep = []
+        for server in chosen:
+            order = [all_rounds[i] for i in rng.permutation(len(all_rounds))]
+            first = list(zip(order[:rounds], order[rounds:2 * rounds], strict=True))
+            if disjoint:   # rounds the screen did not use
+                rest = order[2 * rounds:2 * (rounds + confirm_rounds)]
+                again = list(zip(rest[:confirm_rounds], rest[confirm_rounds:], strict=True))
+            else:
+                again = [ordered[int(i)] for i in rng.choice(len(ordered), size=confirm_rounds, replace=False)]
+            sweep.append((server, first, again))
+        draws.append(sweep)
+
+    def pair(server: str, stage: Stage, scale: float) -> tuple[dict[int, float | None], dict[int, float | None]]:
+        """Base and candidate keyed by slot number: the base its figure in each slot's round, the candidate its
+        twin (twin_of) from the pair's other round."""
+        own = table.figures[server]
+        base: dict[int, float | None] = {j: own[slot] for j, (slot, _) in enumerate(stage)}
+        candidate: dict[int, float | None] = {j: scale * math.exp(math.log(own[other]) - effects[other] + effects[slot])
+                                              for j, (slot, other) in enumerate(stage)}
+        return base, candidate
+
+    out = []
+    for scale in scales:
+        result = GateReplay(scale, levels, rounds, confirm_rounds)
+        for sweep in draws:
+            keys = [(f"level {i + 1}", GATE_FIGURE) for i in range(len(sweep))]
+            screen = gate.screen({key: pair(server, stage, scale)
+                                  for key, (server, stage, _) in zip(keys, sweep, strict=True)})
+            suspects = set(gate.suspected(screen))
+            failed = False
+            if suspects:
+                confirmation = gate.confirm({key: pair(server, stage, scale)
+                                            for key, (server, _, stage) in zip(keys, sweep, strict=True)
+                                            if key in suspects})
+                failed = bool(gate.confirmed(confirmation, screen))
+            result.screened.hits += bool(suspects)
+            result.screened.trials += 1
+            result.failed.hits += failed
+            result.failed.trials += 1
+        out.append(result)
+    return out

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from mcpbench.results import model
-from mcpbench.analysis.capacity import Criterion, Plan, SloError, instances_for, judge, ladder_verdict, parse_slo
+from mcpbench.analysis.capacity import Plan, instances_for, judge, ladder_verdict
+from mcpbench.analysis.slo import Criterion, SloError, parse_slo
 from mcpbench.loads import OpenLoad
 from mcpbench.results.model import CAPACITY_FILE
 

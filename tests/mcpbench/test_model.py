@@ -17,7 +17,7 @@ from mcpbench.host.profile import resource_profile
 from mcpbench.workload.checks import Check
 from mcpbench.workload.verify import Verify
 from mcpbench.analysis.summary import upgrade_summary
-from mcpbench.results.doc import DOC_BEGIN, DOC_END, _models_of, render_doc
+from mcpbench.results.doc import DOC_BEGIN, DOC_END, DOCUMENTED, _models_of, render_doc
 from mcpbench.results.upgrades import upgrade_context, upgrade_run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
@@ -155,7 +155,7 @@ def test_the_doc_tables_are_the_model():
     assert render_doc(text) == text, "stale field tables: run `.venv/bin/python -m mcpbench.results.doc`"
     documented = {line.split("`")[1] for line in text.split(DOC_BEGIN)[1].splitlines()
                   if line.startswith("| `")}
-    named = {info.alias or name for part in model.FILES.values() for inner in _models_of(part, [])
+    named = {info.alias or name for part in DOCUMENTED.values() for inner in _models_of(part, [])
              for name, info in inner.model_fields.items()}
     assert documented == named
 

@@ -178,3 +178,33 @@ def test_filters_keep_their_state_in_the_url(page, errors, site):
     assert "mode=session" in query and "columns=all" in query and "language" not in query
     assert page.evaluate("document.body.classList.contains('wide')")
     assert errors == []
+
+
+def test_the_ci_gate_markdown_reads_as_a_pull_request_shows_it(page, errors, tmp_path):
+    """gate.md of a recorded `mcpbench ci` run rendered as GitHub renders Markdown (CommonMark with tables, by
+    markdown-it-py), in headless Chromium: the verdict is the first thing read, then a table per level with the
+    base, the candidate, the ratio and its interval. Screenshot: MCPBENCH_GATE_SCREENSHOT (else tmp)."""
+    from markdown_it import MarkdownIt
+
+    from mcpbench.results.gate import Gate
+
+    recorded = Path(__file__).resolve().parents[1] / "fixtures" / "recorded" / "ci-gate" / "gate.json"
+    gate = Gate.model_validate_json(recorded.read_text())
+    body = MarkdownIt("commonmark").enable("table").render(gate.markdown())
+    page.set_content(f"<!doctype html><meta charset=utf-8><body style='font-family:sans-serif;max-width:900px'>"
+                     f"{body}</body>")
+    first = page.locator("body > *").first
+    assert first.evaluate("e => e.tagName") == "H3" and "Regression confirmed" in first.text_content()
+    tables = page.locator("table")
+    levels = list(dict.fromkeys(c.level for c in gate.checks))
+    assert tables.count() == len(levels)
+    headers = tables.first.locator("thead th").all_text_contents()
+    assert headers == ["figure", "stage", "base", "candidate", "ratio", "interval", "outcome"]
+    assert tables.locator("tbody tr").count() == len(gate.checks)
+    # the verdict above every table, on the first screen
+    assert first.bounding_box()["y"] < tables.first.bounding_box()["y"] < 1000
+    shot = Path(os.environ.get("MCPBENCH_GATE_SCREENSHOT") or tmp_path / "gate.png")
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=shot, full_page=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+    assert errors == []

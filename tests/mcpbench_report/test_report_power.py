@@ -100,3 +100,38 @@ def test_the_ab_page_does_not_separate_a_configuration_from_itself():
     null, double = validation.ab_replay(_table(SIX_ROUNDS), levels=3, rounds=3, replays=1000, scales=(1.0, 2.0))
     assert null.families.trials == 1000 and null.families.rate <= 0.05, null.families.text
     assert double.levels.rate >= 0.40, double.levels.text
+
+
+@pytest.mark.parametrize("levels", [2, 6])
+def test_the_ci_gate_rarely_fails_a_candidate_identical_to_its_base(levels):
+    # The CI gate's two stages (mcpbench.analysis.gate) on 1,000 replays of the six recorded rounds, the candidate
+    # the base's twin (A/A): 2 levels (one figure each) and 6 (the real gate's family, 2 levels x 3 figures).
+    # At most 1 % of gates fail (docs/statistics.md, "The CI gate": 0.1 % and 0.3 %; 0.25 % is the bound with
+    # independent stages, which the six rounds cannot give: the replay overstates the false alarms).
+    null, = validation.gate_replay(_table(SIX_ROUNDS), levels=levels, replays=1000, seed=51, scales=(1.0,))
+    assert null.failed.trials == 1000 and null.failed.rate <= 0.01, null.failed.text
+
+
+def test_the_ci_gate_confirmation_removes_most_of_the_screens_false_alarms():
+    # The screen alone (at SCREEN_ALPHA = 0.2) suspects a regression in about 8 % of A/A replays; the
+    # confirmation on new rounds upholds few of them.
+    null, = validation.gate_replay(_table(SIX_ROUNDS), levels=2, replays=1000, seed=52, scales=(1.0,))
+    assert null.screened.hits >= 20, null.screened.text
+    assert null.failed.hits <= null.screened.hits / 5, (null.failed.text, null.screened.text)
+
+
+def test_the_ci_gate_fails_a_candidate_one_and_a_half_times_costlier():
+    # Every level's candidate 1.5x the base's CPU per call: about 57 % of 2-level gates fail (docs/statistics.md),
+    # far above the false alarms of the same draws; 1.2x is caught less often than 1.5x.
+    null, slower, slowest = validation.gate_replay(_table(SIX_ROUNDS), levels=2, replays=500, seed=53,
+                                                   scales=(1.0, 1.2, 1.5))
+    assert slowest.failed.rate >= 0.40, slowest.failed.text
+    assert slowest.failed.rate > null.failed.rate + 0.30
+    assert null.failed.rate <= slower.failed.rate <= slowest.failed.rate
+    assert slowest.failed.rate <= slowest.screened.rate
+
+
+def test_the_ci_gate_replay_takes_a_lower_is_better_table():
+    table = _table(SIX_ROUNDS)
+    with pytest.raises(ValueError, match="lower-is-better"):
+        validation.gate_replay(validation.Table(table.figures, higher_better=True), replays=1)

@@ -13,9 +13,9 @@ ordinary measurement (summary.json, samples, resources) and capacity.json sums a
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
+from mcpbench.analysis.slo import Criterion
 from mcpbench.analysis.summary import DROPPED_MAX_SHARE, HOST_FLAGS, LIMIT_FRACTION, harness_bound, is_bound
 from mcpbench.loads import OpenLoad
 from mcpbench.loads.timing import (
@@ -47,55 +47,6 @@ DEFAULT_SLO = "p99<100ms,errors<1%"
 # Step timing (scenarios/timing.py has every preset).
 QUICK_STEP, FULL_STEP = CAPACITY_STEP_QUICK, CAPACITY_STEP_FULL
 QUICK_FIRST_WARMUP_S, FULL_FIRST_WARMUP_S = CAPACITY_FIRST_WARMUP_QUICK_S, CAPACITY_FIRST_WARMUP_FULL_S
-
-_CRITERION = re.compile(r"^\s*(p50|p90|p95|p99|p999|errors)\s*<\s*([0-9]*\.?[0-9]+)\s*(ms|s|%)?\s*$")
-
-
-class SloError(ValueError):
-    """An --slo string that does not parse (one clear line)."""
-
-
-@dataclass(frozen=True)
-class Criterion:
-    metric: str      # p50 … p999 (all-calls latency: failures and timeouts included) or errors
-    limit: float     # ms for latency, a fraction for errors
-
-    @property
-    def text(self) -> str:
-        return f"errors<{self.limit * 100:g}%" if self.metric == "errors" else f"{self.metric}<{self.limit:g}ms"
-
-    def value(self, summary: Summary) -> float | None:
-        if self.metric == "errors":
-            return summary.errors.rate
-        all_calls = summary.latency_ms.tool_call_all
-        return getattr(all_calls, self.metric) if all_calls is not None else None
-
-    def holds(self, value: float | None) -> bool:
-        return value is not None and value < self.limit
-
-
-def parse_slo(text: str) -> tuple[Criterion, ...]:
-    """"p99<100ms,p95<50ms,errors<1%" as criteria; SloError naming the part that does not parse."""
-    criteria = []
-    for part in text.split(","):
-        match = _CRITERION.match(part)
-        if not match:
-            raise SloError(f"--slo: cannot read {part.strip()!r}; write e.g. \"p99<100ms,p95<50ms,errors<1%\"")
-        metric, number, unit = match.group(1), float(match.group(2)), match.group(3)
-        if metric == "errors":
-            if unit not in (None, "%"):
-                raise SloError(f"--slo: errors take a percentage, got {part.strip()!r}")
-            criteria.append(Criterion(metric, number / 100))
-        else:
-            if unit not in ("ms", "s"):
-                raise SloError(f"--slo: {metric} needs a unit (ms or s), got {part.strip()!r}")
-            if number <= 0:
-                raise SloError(f"--slo: {part.strip()!r} can never hold")
-            criteria.append(Criterion(metric, number * (1000 if unit == "s" else 1)))
-    if len({c.metric for c in criteria}) != len(criteria):
-        raise SloError("--slo: each figure at most once")
-    return tuple(criteria)
-
 
 @dataclass(frozen=True)
 class Plan:

@@ -1,7 +1,8 @@
 """A server given on the command line instead of by a directory: `--command 'CMD {port}'` (an MCP server
 over Streamable HTTP that the suite starts, on a free port, under the run's limits), `--stdio 'CMD'` (one the
 load driver starts over stdio), `--url URL` (one already running: nothing started, limited or read of it), or
-several `--target NAME=CMD` / `--target NAME=URL` (configurations of one server measured side by side). Each
+several `--target NAME=CMD` / `--target NAME=URL` (configurations of one server measured side by side; with
+`--transport stdio` each CMD is a stdio command the load driver starts, so two stdio servers make an A/B too). Each
 becomes the ServerSpec a manifest would make, with the workload file's calls instead of the lineup's: the runner,
 the analysis and the report measure it as they measure the lineup.
 """
@@ -89,8 +90,10 @@ def _spec(name: str, workload: Workload, directory: Path, env: dict[str, str], r
 def target_specs(workload: Path | None, command: str | None = None, stdio: str | None = None,
                  targets: list[str] | None = None, env: list[str] | None = None, name: str | None = None,
                  ready_timeout_s: float = READY_TIMEOUT_S, directory: Path | None = None, url: str | None = None,
-                 headers: list[str] | None = None, ready: str | None = None) -> list[ServerSpec]:
-    """The servers the command line gives, in its order; TargetError (one line) when they cannot be made."""
+                 headers: list[str] | None = None, ready: str | None = None,
+                 transport: str = "http") -> list[ServerSpec]:
+    """The servers the command line gives, in its order; TargetError (one line) when they cannot be made.
+    `transport` stdio: each --target's command is a stdio server's (a URL is then refused)."""
     given = [flag for flag, value in (("--command", command), ("--stdio", stdio), ("--url", url),
                                       ("--target", targets)) if value]
     if targets and (command or stdio or url):  # --command with --stdio is one server serving both transports
@@ -117,8 +120,14 @@ def target_specs(workload: Path | None, command: str | None = None, stdio: str |
             if not sep or not label or not text.strip():
                 raise TargetError(f"--target {target!r}: give NAME=COMMAND or NAME=URL")
             if text.strip().startswith(("http://", "https://")):
+                if transport == "stdio":
+                    raise TargetError(f"--target {label}={text.strip()}: a URL is an HTTP server; over stdio give the "
+                                      "command that starts it")
                 specs.append(_spec(label, calls, where, environment, ready_timeout_s,
                                    url=_url(text.strip(), f"--target {label}=")))
+            elif transport == "stdio":
+                specs.append(_spec(label, calls, where, environment, ready_timeout_s,
+                                   stdio=_argv(text, f"--target {label}=")))
             else:
                 specs.append(_spec(label, calls, where, environment, ready_timeout_s,
                                    http=_argv(text, f"--target {label}="), ready=ready))

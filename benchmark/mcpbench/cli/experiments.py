@@ -13,7 +13,15 @@ import typer
 from rich.console import Console
 
 from mcpbench import experiments
-from mcpbench.cli.options import annotation, console, fail, measured_servers, one_line, terminate_on_sigterm
+from mcpbench.cli.options import (
+    annotation,
+    console,
+    fail,
+    log_console,
+    measured_servers,
+    one_line,
+    terminate_on_sigterm,
+)
 from mcpbench.experiments import resume
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.events import Events
@@ -42,7 +50,7 @@ def run_experiment(cls: type[Experiment], values: Values) -> None:
     if document_to_stdout and events_to == "-":
         raise fail("--events - and --json both write to stdout: give --events a file")
     to_stdout = document_to_stdout or events_to == "-"
-    out = Console(stderr=True) if to_stdout else console
+    out = log_console(stderr=True) if to_stdout else console
     with ExitStack() as stack:
         events = Events(ConsoleListener(out))
         if events_to:
@@ -71,9 +79,11 @@ def _run(cls: type[Experiment], values: Values, out: Console, events: Events) ->
     try:
         record = runner.run()
     except RunFailed as exc:
+        code = None
         if runner.record is not None:  # a run that could not even begin has nothing to conclude
             experiment.conclude(runner)
-        raise fail(str(exc), 1) from exc
+            code = experiment.exit_code(runner)
+        raise fail(str(exc), 1 if code is None else code) from exc
     except Exception as exc:  # before the run could record anything: one line, no traceback
         raise fail(one_line(exc), 1) from exc
     experiment.conclude(runner)
@@ -86,6 +96,9 @@ def _run(cls: type[Experiment], values: Values, out: Console, events: Events) ->
     out.print(f"Results in {record.directory}")
     if run.status != "complete":
         raise typer.Exit(130)
+    code = experiment.exit_code(runner)
+    if code is not None:
+        raise typer.Exit(code)
     if any(server.status not in ("ok", "unavailable") for server in run.servers.values()):
         raise typer.Exit(1)
 

@@ -23,7 +23,16 @@ from mcpbench.experiments.options import PLACEMENT, RESULTS, SELECTION, Option, 
 from mcpbench.host import processes
 from mcpbench.results.write import io_said
 
-console = Console()
+
+def log_console(stderr: bool = False) -> Console:
+    """The console a command prints its progress on. Not a terminal (a CI's log, a file): no animation (rich
+    shows none there) and no wrapping at 80 columns, so each measurement is one line a log viewer can grep."""
+    out = Console(stderr=stderr)
+    out.soft_wrap = not out.is_terminal
+    return out
+
+
+console = log_console()
 
 
 def annotation(option: Option) -> Any:
@@ -137,6 +146,12 @@ def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only:
 def measured_servers(values: Values) -> list[ServerSpec]:
     """What a measuring command measures: the servers given on its command line (--command, --stdio,
     --target, with --workload's calls), or else the named (or all) servers under servers/."""
+    if values.get("base") or values.get("candidate"):  # mcpbench ci's two sides: two targets by another name
+        if not (values.get("base") and values.get("candidate")):
+            raise fail("give both --base and --candidate")
+        if values.get("target") or values.get("command") or values.get("stdio") or values.get("url"):
+            raise fail("--base and --candidate name both sides: leave out --target, --command, --stdio and --url")
+        values = {**values, "target": [f"base={values['base']}", f"candidate={values['candidate']}"]}
     if values.get("command") or values.get("stdio") or values.get("target") or values.get("url"):
         if values.get("servers"):
             raise fail("name servers from servers/ or give --command, --stdio, --url or --target, not both")
@@ -147,7 +162,8 @@ def measured_servers(values: Values) -> list[ServerSpec]:
         try:
             return target_specs(values.get("workload"), values.get("command"), values.get("stdio"),
                                 values.get("target"), values.get("env"), values.get("target_name"),
-                                url=values.get("url"), headers=values.get("header"), ready=values.get("ready"))
+                                url=values.get("url"), headers=values.get("header"), ready=values.get("ready"),
+                                transport=values.get("transport") or "http")
         except TargetError as exc:
             raise fail(str(exc)) from exc
     given = [flag for flag, name in (("--workload", "workload"), ("--env", "env"), ("--name", "target_name"),

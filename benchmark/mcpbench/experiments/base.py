@@ -174,3 +174,8 @@ class Experiment(ABC):
     def conclude(self, runner: Runner) -> None:
         """After the run (complete, interrupted or failed): what the console says of it. By default, nothing."""
         return None
+
+    def exit_code(self, runner: Runner) -> int | None:
+        """After conclude: the exit code the experiment's own verdict gives (`mcpbench ci`: 1 on a confirmed
+        regression), or None for the run's (0, 1 a server failed, 130 interrupted)."""
+        return None

@@ -19,8 +19,8 @@ from mcpbench.analysis.capacity import (
     instances_for,
     judge,
     ladder_verdict,
-    parse_slo,
 )
+from mcpbench.analysis.slo import parse_slo
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig

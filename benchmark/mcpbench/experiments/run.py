@@ -6,12 +6,13 @@ round 1's closed maximum (`--open`); and an equal load, the same offered rate fo
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar, Optional
 
-from mcpbench.analysis import sequential
+from mcpbench.analysis import sequential, slo
 from mcpbench.analysis.equal_load import DEFAULT_FRACTION, choose_rate, rate_text
 from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
@@ -31,6 +32,7 @@ from mcpbench.experiments.stopping import Headline, StoppingRule
 from mcpbench.loads import DEFAULT_KIND, KINDS, MODE_TRANSPORT, Mode, OpenLoad
 from mcpbench.loads.staged import parse_stages
 from mcpbench.loads.timing import FULL_TIMING, QUICK_TIMING, SIZING_WINDOW_S, Timing
+from mcpbench.results.assertions import ASSERTIONS_SCHEMA, AssertionResult, Assertions
 from mcpbench.results.model import EqualRate, Summary
 
 
@@ -75,6 +77,12 @@ def timing_of(values: Values) -> Timing:
     )
 
 
+ASSERT = Option("assert_", Optional[str], None, "Criteria every server must meet at every level, judged on the "
+                "median over its rounds: p50…p999<N ms (all calls), errors<N %, cpu_ms_per_call<N, e.g. "
+                f"'{slo.EXAMPLE}' (capacity --slo's grammar); each outcome printed and written to "
+                "assertions.json and assertions.junit.xml; exit 1 when one fails.", ("--assert",), metavar="'SLO'")
+
+
 class RunExperiment(Experiment):
     name = "run"
     order = 20
@@ -117,6 +125,7 @@ class RunExperiment(Experiment):
                       "minute in). The measured load's warm-up follows and waits for the server's CPU to settle."),
                Option("processes", bool, False, "Read the server's processes at 1 Hz beside each measurement "
                       "(processes.csv: RSS, open files, threads, TCP sockets and those in CLOSE_WAIT)."),
+               ASSERT,
                Option("resume", Optional[Path], None, "Continue this interrupted or abandoned run directory with the "
                       "options it was started with: finished measurements are kept, the rounds keep their order "
                       "(experiments/resume.py)."))
@@ -124,7 +133,17 @@ class RunExperiment(Experiment):
     # Whether a host-disturbed measurement is retaken (ServerRound.measure_load): its figures move with the host.
     retakes = True
 
+    def criteria(self, values: Values) -> None:
+        """--assert's criteria (SloError, a ValueError, on a bad one) and where the rounds' summaries are kept."""
+        given = values.get("assert_")
+        self.asserted = given
+        self.asserts = slo.parse_slo(given, "--assert") if given else ()
+        self.assertions: Assertions | None = None
+        # (server, level) -> round -> its summary as the round keeps it (a retake's when the host disturbed one)
+        self.measured: dict[tuple[str, str], dict[int, Summary]] = defaultdict(dict)
+
     def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
+        self.criteria(values)
         transport = values.get("transport", "http")
         if transport not in ("http", "stdio"):
             raise ValueError(f"--transport {transport!r}: choose http or stdio")
@@ -187,13 +206,42 @@ class RunExperiment(Experiment):
         """One load on the server; a retake the host disturbed again is measured at the end of its pass, and
         noted for --rounds auto then. A sizing load is retaken too: one low reading sets every server's rate."""
         def note(summary: Summary) -> None:
-            if self.stopping is not None:
-                self.stopping.note(server.name, load.label, server.round, summary)
+            self.noted(server.name, load.label, server.round, summary)
 
         summary = server.measure_load(load, timing, prewarm_s=self.config.prewarm_s and self.config.prewarm_for(load),
                                       later=note, retake=self.retakes)
         if summary is not None:
             note(summary)
+
+    def noted(self, server: str, label: str, round_index: int, summary: Summary) -> None:
+        """A load's summary as the round keeps it (after any retake): --rounds auto's stopping rule and
+        --assert read them."""
+        self.measured[(server, label)][round_index] = summary
+        if self.stopping is not None:
+            self.stopping.note(server, label, round_index, summary)
+
+    def judge_assertions(self, runner) -> Assertions | None:
+        """--assert's outcomes over what was measured, printed and written (None: no --assert)."""
+        if not self.asserts or runner.record is None:
+            return None
+        found = slo.assertions(self.asserts, self.measured)
+        self.assertions = Assertions(
+            schema=ASSERTIONS_SCHEMA, run_id=runner.record.run.run_id, given=self.asserted or "",
+            results=[AssertionResult(server=a.server, level=a.level, criterion=a.criterion.text, value=a.value,
+                                     by_round=a.by_round, outcome=a.outcome, text=a.text) for a in found])
+        paths = self.assertions.write(runner.run_dir.path)
+        for result in self.assertions.results:
+            colour = {"pass": "green", "fail": "red"}.get(result.outcome, "yellow")
+            self.console.print(f"[{colour}]assert[/] {result.text}", highlight=False)
+        self.console.print("Assertions: " + ", ".join(str(p) for p in paths.values()), highlight=False)
+        return self.assertions
+
+    def conclude(self, runner) -> None:
+        self.judge_assertions(runner)
+
+    def exit_code(self, runner) -> int | None:
+        """1 when an assertion failed, else the run's own."""
+        return 1 if self.assertions is not None and self.assertions.failed else None
 
     @property
     def sizing_timing(self) -> Timing:

@@ -10,7 +10,12 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
+from mcpbench.results.assertions import ASSERTIONS_FILE, Assertions
+from mcpbench.results.gate import GATE_FILE, Gate
 from mcpbench.results.model import FILES
+
+# Every file the doc describes: the results format's, and the verdict files with versions of their own.
+DOCUMENTED: dict[str, type[BaseModel]] = {**FILES, GATE_FILE: Gate, ASSERTIONS_FILE: Assertions}
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "results-format.md"
 DOC_BEGIN = "<!-- fields: generated from benchmark/mcpbench/results/model.py by `python -m mcpbench.results.doc` -->"
@@ -53,7 +58,7 @@ def field_tables() -> str:
     """One markdown table per model, every field with its type and meaning, file by file."""
     out: list[str] = []
     done: list[type[BaseModel]] = []
-    for filename, model in FILES.items():
+    for filename, model in DOCUMENTED.items():
         out.append(f"### {filename}\n")
         for part in _models_of(model, []):
             if part in done:

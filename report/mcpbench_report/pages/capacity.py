@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcpbench.analysis.capacity import parse_slo
+from mcpbench.analysis.slo import parse_slo
 from mcpbench.loads import OpenLoad
 
 from .. import capacity, charts
