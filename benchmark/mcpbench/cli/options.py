@@ -110,8 +110,14 @@ def _redeliver_lost_interrupts(previous: Callable[[Any], object]) -> Callable[[A
     one: the hook sees nothing of an interrupt that propagated."""
     def hook(unraisable: Any) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
-            return
+            while True:
+                try:
+                    threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+                    return
+                except KeyboardInterrupt:
+                    # On a loaded host the timer can fire before start() returns: the interrupt then lands here,
+                    # inside the hook, where it would be dropped again. Send another.
+                    continue
         previous(unraisable)
     return hook
 
