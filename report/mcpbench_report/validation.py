@@ -338,7 +338,7 @@ def gate_replay(table: Table, levels: int = 2, rounds: int = 3, confirm_rounds: 
         twin (twin_of) from the pair's other round."""
         own = table.figures[server]
         base: dict[int, float | None] = {j: own[slot] for j, (slot, _) in enumerate(stage)}
-        candidate: dict[int, float | None] = {j: scale * math.exp(math.log(own[other]) - effects[other] + effects[slot])
+        candidate: dict[int, float | None] = {j: twin_of(own, [slot], [other], effects, scale)[slot]
                                               for j, (slot, other) in enumerate(stage)}
         return base, candidate
 

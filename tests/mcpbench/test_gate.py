@@ -74,8 +74,8 @@ def test_one_shared_round_is_not_tested() -> None:
 
 
 def test_the_figures_a_gate_can_check() -> None:
-    assert [f.name for f in gate.figures_for(True, False)] == ["cpu_ms_per_call", "p99_ms", "calls_per_s"]
-    assert [f.name for f in gate.figures_for(False, True)] == ["p99_ms"]   # a URL's CPU is not read
+    assert [f.name for f in gate.figures_for(True)] == ["cpu_ms_per_call", "p99_ms", "calls_per_s"]
+    assert [f.name for f in gate.figures_for(False)] == ["p99_ms", "calls_per_s"]   # a URL's CPU is not read
 
 
 def test_suspected_and_confirmed() -> None:

@@ -65,11 +65,11 @@ CALLS = Figure("calls_per_s", "tool calls/s", "calls/s", False)
 FIGURES = {figure.name: figure for figure in (CPU, P99, CALLS)}
 
 
-def figures_for(server_started: bool, rate_set_by_load: bool) -> tuple[Figure, ...]:
-    """What can be checked: CPU per call only where the suite started the server (a URL's CPU is not read),
-    calls/s only where the load does not set it (the closed model; an open model offers a fixed rate)."""
-    return tuple(f for f in (CPU, P99, CALLS)
-                 if (f is not CPU or server_started) and (f is not CALLS or not rate_set_by_load))
+def figures_for(server_started: bool) -> tuple[Figure, ...]:
+    """What can be checked under the closed model (the gate's load): CPU per call only where the suite started
+    the server (a URL's CPU is not read). A level where the load model set calls/s leaves it out (the run's
+    bound: flags say so after the fact)."""
+    return tuple(f for f in (CPU, P99, CALLS) if f is not CPU or server_started)
 
 
 @dataclass(frozen=True)
@@ -83,10 +83,6 @@ class Check:
     high: float | None
     rounds: int            # rounds both sides were measured in
     outcome: Outcome
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.level, self.figure
 
 
 Rounds = Mapping[Any, float | None]   # round -> the figure measured in it

@@ -141,7 +141,7 @@ class CiExperiment(RunExperiment):
     @property
     def figures(self) -> tuple[gate.Figure, ...]:
         started = self.base.url is None and self.candidate.url is None
-        return gate.figures_for(started, rate_set_by_load=False)
+        return gate.figures_for(started)
 
     def _by_round(self, server: str, level: str, figure: gate.Figure, rounds: Iterable[int]) -> dict[int, float | None]:
         kept = self.measured.get((server, level), {})
@@ -167,8 +167,8 @@ class CiExperiment(RunExperiment):
         wanted = keys if keys is not None else [(level, f.name) for level in self.levels for f in self.figures]
         pairs: dict[tuple[str, str], tuple[gate.Rounds, gate.Rounds]] = {}
         for level, name in wanted:
-            limits = self._limits(level, gate.FIGURES[name], rounds)
-            if limits and keys is None:
+            limits = self._limits(level, gate.FIGURES[name], rounds) if keys is None else []
+            if limits:
                 self.unchecked[f"{level} {name}"] = "set by " + " and ".join(limits) + ", not by the server"
                 continue
             pairs[(level, name)] = (self._by_round(self.base.name, level, gate.FIGURES[name], rounds),

@@ -11,6 +11,7 @@ from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 from pydantic import Field
 
 from mcpbench.records import Closed, described
+from mcpbench.results.write import write_json
 
 AssertionsSchema = Literal[1]
 ASSERTIONS_SCHEMA: AssertionsSchema = 1
@@ -58,6 +59,6 @@ class Assertions(Closed):
 
     def write(self, directory: Path) -> dict[str, Path]:
         paths = {"json": directory / ASSERTIONS_FILE, "junit": directory / ASSERTIONS_JUNIT}
-        paths["json"].write_text(self.model_dump_json(by_alias=True, indent=2) + "\n", encoding="utf-8")
+        write_json(paths["json"], self.model_dump(mode="json", by_alias=True))
         self.junit().write(str(paths["junit"]), pretty=True)
         return paths

@@ -15,6 +15,7 @@ from pydantic import Field
 from mcpbench.records import Closed, described
 from mcpbench.results.assertions import AssertionResult
 from mcpbench.results.model import Environment
+from mcpbench.results.write import write_json
 
 # Its own version (asv: a version per file type): a change of a field's meaning is a new number.
 GateSchema = Literal[1]
@@ -138,7 +139,7 @@ class Gate(Closed):
         """gate.json, gate.md and gate.junit.xml in `directory`; their paths by format."""
         paths = {"json": directory / GATE_FILE, "markdown": directory / GATE_MARKDOWN,
                  "junit": directory / GATE_JUNIT}
-        paths["json"].write_text(self.model_dump_json(by_alias=True, indent=2) + "\n", encoding="utf-8")
+        write_json(paths["json"], self.model_dump(mode="json", by_alias=True))
         paths["markdown"].write_text(self.markdown(), encoding="utf-8")
         self.junit().write(str(paths["junit"]), pretty=True)
         return paths
