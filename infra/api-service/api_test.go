@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -343,5 +344,38 @@ func TestCalibrateErrors(t *testing.T) {
 		if _, r := rpc(t, body); r.Error == nil || r.Error.Code != want {
 			t.Errorf("%s: want error %d, got %+v", body, want, r)
 		}
+	}
+}
+
+// The stdio form answers as the HTTP one does, a line per reply, and nothing for a notification.
+func TestCalibrateStdio(t *testing.T) {
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_user_cart","arguments":{}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"nope"}` + "\n")
+	var out bytes.Buffer
+	if err := testHandler.serveStdio(in, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want 3 replies, got %d: %s", len(lines), out.String())
+	}
+	var replies []rpcResponse
+	for _, line := range lines {
+		var r rpcResponse
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		replies = append(replies, r)
+	}
+	if string(replies[0].ID) != "1" || !strings.Contains(string(replies[0].Result), `"2025-06-18"`) {
+		t.Errorf("initialize: %s", lines[0])
+	}
+	if string(replies[1].ID) != "2" || !strings.Contains(string(replies[1].Result), `recent_history`) {
+		t.Errorf("tools/call: %s", lines[1])
+	}
+	if replies[2].Error == nil || replies[2].Error.Code != -32601 {
+		t.Errorf("unknown method: %s", lines[2])
 	}
 }

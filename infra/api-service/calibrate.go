@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 )
@@ -170,16 +172,29 @@ func (h *handler) calibrate(w http.ResponseWriter, r *http.Request) {
 		write(w, http.StatusRequestEntityTooLarge, rpcError(nil, nil, -32600, "request body too large"))
 		return
 	}
-	var req rpcRequest
-	if err := json.Unmarshal(*bp, &req); err != nil {
-		write(w, http.StatusBadRequest, rpcError(nil, nil, -32700, "parse error"))
+	out, ok := h.answer(*bp)
+	if !ok {
+		write(w, http.StatusBadRequest, out)
 		return
 	}
-	if len(req.ID) == 0 || bytes.Equal(req.ID, []byte("null")) {
+	if out == nil {
 		w.WriteHeader(http.StatusAccepted) // a notification: nothing to answer
 		return
 	}
-	out := make([]byte, 0, 4096)
+	write(w, http.StatusOK, out)
+}
+
+// answer is the canned server's reply to one JSON-RPC message, over either transport: nil for a
+// notification, and ok false with a parse error for a message that is not JSON.
+func (h *handler) answer(body []byte) (out []byte, ok bool) {
+	var req rpcRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return rpcError(nil, nil, -32700, "parse error"), false
+	}
+	if len(req.ID) == 0 || bytes.Equal(req.ID, []byte("null")) {
+		return nil, true
+	}
+	out = make([]byte, 0, 4096)
 	switch req.Method {
 	case "initialize":
 		v := req.Params.ProtocolVersion
@@ -203,5 +218,28 @@ func (h *handler) calibrate(w http.ResponseWriter, r *http.Request) {
 	default:
 		out = rpcError(out, req.ID, -32601, "method not found: "+req.Method)
 	}
-	write(w, http.StatusOK, out)
+	return out, true
+}
+
+// serveStdio is the same canned server over the stdio transport (`api-service calibrate-stdio`): one
+// JSON-RPC message per line on stdin, each reply a line on stdout, until stdin closes. The load driver
+// starts it as it starts a stdio server, so the stdio transport's limit is the harness's own too.
+func (h *handler) serveStdio(in io.Reader, out io.Writer) error {
+	lines := bufio.NewScanner(in)
+	lines.Buffer(make([]byte, 0, 64<<10), maxBody)
+	w := bufio.NewWriter(out)
+	for lines.Scan() {
+		reply, _ := h.answer(lines.Bytes())
+		if reply == nil {
+			continue
+		}
+		if _, err := w.Write(append(reply, '\n')); err != nil {
+			return err
+		}
+		// A reply waits for nothing: the client's next request may depend on it.
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	return lines.Err()
 }

@@ -1,7 +1,8 @@
 // Command api-service is the product API of the mcpbench workload (docs/workload.md §1): an in-memory
 // catalog of 100,000 products, a price-range search, product look-up and cart arithmetic. It is a
 // dependency of every benchmarked MCP server, so it is built to never be the bottleneck: everything
-// is computed at start-up and each product's JSON is serialized once.
+// is computed at start-up and each product's JSON is serialized once. `api-service calibrate-stdio` is the
+// canned MCP server of calibrate.go over stdio instead.
 package main
 
 import (
@@ -18,6 +19,12 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "calibrate-stdio" {
+		if err := newHandler().serveStdio(os.Stdin, os.Stdout); err != nil {
+			log.Fatalf("api-service calibrate-stdio: %v", err)
+		}
+		return
+	}
 	host := os.Getenv("HOST") // loopback unless the runtime says otherwise (a container: 0.0.0.0)
 	if host == "" {
 		host = "127.0.0.1"

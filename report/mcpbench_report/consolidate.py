@@ -708,6 +708,18 @@ class Consolidated:
         """The kinds of load measured (mcpbench.loads), in the order of their first load."""
         return list(dict.fromkeys(k.kind for k in self.keys))
 
+    def given(self, server: str) -> bool:
+        """A server given on the command line with a workload of its own (`--command`, `--stdio`, `--target`),
+        not one of the lineup's servers, nor a dimension's twin at one of its points."""
+        manifest = self.servers[server].manifest if server in self.servers else None
+        return bool(manifest and manifest.workload and not manifest.point)
+
+    @property
+    def of_lineup(self) -> bool:
+        """Whether a server of the lineup was measured: what the lineup's pages (the v2 comparison, "Which stack
+        for me") say something about."""
+        return any(not self.given(server) for server in self.servers)
+
     def point_of(self, server: str) -> str | None:
         """The dimension point a twin measures (`mcpbench dimension`), None for a server as it is."""
         manifest = self.servers[server].manifest if server in self.servers else None

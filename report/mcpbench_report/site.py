@@ -26,6 +26,7 @@ import numpy as np
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from mcpbench.results.layout import SITE_MARKER
 from mcpbench.results.model import SCHEMA, document
 
 from . import capacity, charts, decision, decomposition, soak, stats
@@ -35,7 +36,7 @@ from .load import LoadKey, ResultsDir
 from .rows import Json
 
 HERE = Path(__file__).resolve().parent
-MARKER = ".mcpbench-report"
+MARKER = SITE_MARKER  # results/layout.py: a run directory holding a site does not count it as a server
 CSV_COLUMNS = (
     "config", "mode", "kind", "vus", "rate", "rate_fraction", "section", "ranked", "rank", "tier", "rank_note",
     "server", "display_name", "language", "sdk", "sdk_version", "runs", "tool_calls_per_s", "tool_calls_per_s_sd",
@@ -303,7 +304,9 @@ class Site:
 
     @cached_property
     def summary(self) -> list[str]:
-        return decision.summary(self.decision, self.cons)
+        """The decision page's answers in sentences, for the first screen; none where there is no decision page (a
+        run of servers given on the command line alone)."""
+        return decision.summary(self.decision, self.cons) if self.cons.of_lineup else []
 
     @property
     def ordered_keys(self) -> list[LoadKey]:

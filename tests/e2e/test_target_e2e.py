@@ -64,13 +64,46 @@ def test_a_server_of_someone_else_is_measured_with_its_own_workload(everything: 
         # every iteration is echo, echo, get-sum: the generator's count and the samples' agree
         assert summary["checks"]["problems"] == [], summary["checks"]
         assert summary["resources"]["server"]["cpu_avg_pct"] > 0  # started by the suite, under its cgroup
-    site = tmp_path / "site"
-    report = mcpbench("report", str(run_dir), "-o", str(site))
-    text, _ = report.communicate(timeout=600)
-    assert report.returncode == 0 and "Traceback" not in text, text
-    assert "everything" in (site / "index.html").read_text()
-    assert not (site / "ab.html").exists()  # one configuration: nothing to put side by side
+        # its workload reads nothing of the suite's: no Redis seeded, none watched (and no calibration asked for one)
+        assert summary["seed_s"] is None and "redis" not in summary["resources"], summary["resources"].keys()
+    assert not (run_dir / "_infra" / "redis.log").exists() and not (run_dir / "_infra" / "api-service.log").exists()
+    # The run ends with its figures and the report's pages that apply to one server given on the command line.
+    assert "Ranking — " in out and f"Report: {run_dir / 'report' / 'index.html'}" in out, out
+    for site in (run_dir / "report", tmp_path / "site"):
+        if site.name == "site":  # `mcpbench report` of the same directory builds the same pages
+            report = mcpbench("report", str(run_dir), "-o", str(site))
+            text, _ = report.communicate(timeout=600)
+            assert report.returncode == 0 and "Traceback" not in text, text
+        assert "everything" in (site / "index.html").read_text()
+        assert (site / "servers" / "everything.html").is_file() and (site / "methodology.html").is_file()
+        assert not (site / "ab.html").exists()  # one configuration: nothing to put side by side
+        # the lineup's pages say nothing about a server of the reader's own
+        assert not (site / "v2.html").exists() and not (site / "decision.html").exists()
+        assert "decision.html" not in (site / "index.html").read_text()
     assert not leftovers("server-everything/dist")
+
+
+def test_a_stdio_server_alone_is_calibrated_and_publishable(everything: Path, tmp_path: Path) -> None:
+    # The stdio transport's own limit is measured against the canned server (`api-service calibrate-stdio`)
+    # started in the server's place; the ladder stops once it is safely above the run's one rate.
+    code, out = run_in(everything, "--stdio", f"node {SERVER_JS} stdio", "--name", "everything",
+                       "--workload", "workload.toml", "--load", "open", "--rate", "300", "--vus", "5",
+                       "--ramp-up", "1", "--warmup", "2", "--duration", "3", "--ramp-down", "0",
+                       "--results-dir", str(tmp_path))
+    assert code == 0, out
+    run_dir = only_run(tmp_path)
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["config"]["modes"] == ["stdio"]  # a --stdio server alone is measured over stdio
+    capacity = run["harness_capacity"]["stdio"]
+    assert capacity["status"] == "ok" and capacity["tool_calls_per_s"] >= 300 / 0.8, capacity
+    assert capacity["stopped_by"].startswith("enough for this run's rates") and len(capacity["steps"]) <= 4
+    summary = read_json(run_dir / "everything" / "stdio-rate300-r1" / "summary.json")
+    assert summary["limit"]["kind"] == "harness-capacity" and summary["limit"]["fraction"] < 0.8, summary["limit"]
+    assert summary["publishable"] and summary["flags"] == [], summary["unpublishable_reasons"]
+    assert not (run_dir / "_infra" / "redis.log").exists()  # nothing needed Redis or the API service
+    assert "CPU ms/call" in out and (run_dir / "report" / "index.html").is_file()
+    assert not leftovers("server-everything/dist")
+    assert not leftovers("calibrate-stdio")
 
 
 def test_resources_prompts_and_completions_are_measured_with_figures_per_method(everything: Path,

@@ -44,7 +44,9 @@ class LatencyAtRates(Experiment):
     name = "latency-at-rates"
     help = "All-calls latency of each server at a few fixed offered rates, on one start."
     options = (*MEASURING, Option("rates", str, "40,80,120", "Offered rates, tool calls/s."))
-    open_model_used = True  # judged against the harness's open-model capacity, which the runner calibrates
+
+    def open_model_in(self, mode: str) -> bool:
+        return True  # judged against the harness's open-model capacity, which the runner calibrates
 
     def configure(self, values: dict[str, Any], specs: list[ServerSpec]) -> RunConfig:
         self.rates = csv(values["rates"], float, "--rates")

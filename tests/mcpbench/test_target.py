@@ -93,3 +93,24 @@ def test_a_header_goes_with_the_readiness_check_too(workload: Path) -> None:
     assert spec.headers == {"Authorization": "Bearer t"}
     (plain,) = target_specs(workload, command="srv")
     assert plain.headers == {}
+
+
+def test_only_a_workload_that_reads_the_suite_s_data_uses_redis_and_the_api_service(workload: Path,
+                                                                                   tmp_path: Path) -> None:
+    from mcpbench.catalog.manifest import load_manifest
+    from mcpbench.experiments.options import modes_of
+    from mcpbench.host.paths import SERVERS_DIR
+    from mcpbench.workload.file import LINEUP
+
+    (own,) = target_specs(workload, command="srv")
+    (copy,) = target_specs(LINEUP, command="srv")    # a lineup server's copy, measured with the lineup's calls
+    seeded = tmp_path / "seeded.toml"
+    seeded.write_text("seeded = true\n" + WORKLOAD)
+    (said,) = target_specs(seeded, command="srv")
+    lineup = load_manifest(SERVERS_DIR / "go" / "mcpbench.toml")[0]
+    assert [s.uses_infra for s in (own, copy, said, lineup)] == [False, True, True, True]
+    # a --stdio server alone is measured over stdio; one that serves HTTP too keeps the default
+    (alone,) = target_specs(workload, stdio="srv --stdio")
+    (both,) = target_specs(workload, command="srv", stdio="srv --stdio")
+    assert modes_of({}, [alone]) == ("stdio",) and modes_of({}, [both]) == ("session",)
+    assert modes_of({"mode": "stdio,persistent"}, [alone]) == ("stdio", "persistent")

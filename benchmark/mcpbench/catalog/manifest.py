@@ -191,6 +191,15 @@ class ServerSpec:
     unavailable: str | None = None
 
     @property
+    def uses_infra(self) -> bool:
+        """Whether it reads the suite's Redis and API service, which are then started and Redis re-seeded before
+        each of its measurements: every server of the lineup does; a server given on the command line does when its
+        workload file says `seeded = true` (workload/lineup.toml does) or reads cancelled calls' work from Redis."""
+        if not self.given or self.workload is None:
+            return True
+        return self.workload.spec.seeded or self.workload.reads_work
+
+    @property
     def serves_stdio(self) -> bool:
         return self.stdio_command is not None
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import inspect
 import sys
 from contextlib import ExitStack
+from importlib.metadata import entry_points
+from pathlib import Path
 from typing import IO, Any
 
 import typer
@@ -28,6 +30,8 @@ from mcpbench.experiments.events import Events
 from mcpbench.experiments.listeners import ConsoleListener, JsonLinesListener
 from mcpbench.experiments.options import Option, Values
 from mcpbench.experiments.runner import RunFailed, Runner
+
+AFTER_RUN_ENTRY_POINT = "mcpbench.after_run"   # pyproject.toml [project.entry-points."mcpbench.after_run"]
 
 
 def _parameter(option: Option) -> inspect.Parameter:
@@ -88,6 +92,8 @@ def _run(cls: type[Experiment], values: Values, out: Console, events: Events) ->
         raise fail(one_line(exc), 1) from exc
     experiment.conclude(runner)
     run = record.run
+    if run.status == "complete":
+        _after_run(out, cls.name, record.directory)
     if run.servers:
         out.print(f"Run {run.run_id} {run.status}: " + ", ".join(f"{n} {s.status}" for n, s in run.servers.items()))
     for name, server in run.servers.items():
@@ -101,6 +107,13 @@ def _run(cls: type[Experiment], values: Values, out: Console, events: Events) ->
         raise typer.Exit(code)
     if any(server.status not in ("ok", "unavailable") for server in run.servers.values()):
         raise typer.Exit(1)
+
+
+def _after_run(out: Console, experiment: str, directory: Path) -> None:
+    """What other packages do after a complete run (the `mcpbench.after_run` entry point: the report's pages of a
+    run of servers given on the command line); the CLI never imports them."""
+    for entry in entry_points(group=AFTER_RUN_ENTRY_POINT):
+        entry.load()(out, experiment, directory)
 
 
 def command_for(cls: type[Experiment]):

@@ -22,7 +22,7 @@ from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import Option, Values
 from mcpbench.experiments.resume import recordable
-from mcpbench.loads import Load
+from mcpbench.loads import Load, Mode
 from mcpbench.loads.timing import (
     CALIBRATION_FULL,
     CALIBRATION_QUICK,
@@ -128,15 +128,18 @@ class Experiment(ABC):
         return None
 
     # -- what the runner asks (a subclass may answer with a plain class attribute) -----------------------------
-    @property
-    def closed_model_used(self) -> bool:
-        """Whether it measures closed-model loads over HTTP (calibrated: the closed model's own limit)."""
+    def closed_model_in(self, mode: Mode) -> bool:
+        """Whether it measures closed-model loads in the mode (calibrated: the closed model's own limit)."""
         return False
 
-    @property
-    def open_model_used(self) -> bool:
-        """Whether it measures open-model loads (calibrated: the harness's open-model capacity)."""
+    def open_model_in(self, mode: Mode) -> bool:
+        """Whether it measures open-model loads in the mode (calibrated: the harness's open-model capacity)."""
         return False
+
+    def highest_open_rate(self, mode: Mode) -> float | None:
+        """The highest rate it will offer in the mode, when known before the first round (the capacity ladder
+        then stops once it is safely above it); None: not known, the whole ladder."""
+        return None
 
     def calibration_timing(self) -> tuple[Timing, Timing]:
         """The closed-model calibration's timing and one open-model ladder step's: short ones for a quick run. The

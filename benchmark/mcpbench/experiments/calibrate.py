@@ -1,6 +1,6 @@
 """`mcpbench calibrate`: the harness's own limits and nothing else — the runner's calibration (the closed
-model's own limit at the VUs, the harness's open-model capacity) against the API service's canned endpoint,
-with no server (measure/calibration.py)."""
+model's own limit at the VUs, the harness's open-model capacity) against the API service's canned MCP server
+(over HTTP its endpoint, over stdio `api-service calibrate-stdio`), with no server (measure/calibration.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from mcpbench.catalog.manifest import ServerSpec
 from mcpbench.experiments.base import Experiment
 from mcpbench.experiments.config import RunConfig
 from mcpbench.experiments.options import LOAD, LOAD_SOURCE, QUICK, RESULTS, Option, Values, duration, modes_of
-from mcpbench.loads import MODE_TRANSPORT
+from mcpbench.loads import Mode
 from mcpbench.loads.timing import CALIBRATE_FULL, CALIBRATE_QUICK, LADDER_STEP_FULL, LADDER_STEP_QUICK, Timing
 from mcpbench.results.model import Calibration, HarnessCapacity
 
@@ -27,18 +27,20 @@ class CalibrateExperiment(Experiment):
                Option("duration", str, "60", "Measured time of the closed-model test: seconds or 1m."))
     measures_servers = False
     directory_suffix = "-calibrate"
-    closed_model_used = True  # what it is for: both limits
-    open_model_used = True
 
     def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         modes = modes_of(values, specs)
-        if any(MODE_TRANSPORT.get(m) != "http" for m in modes):
-            raise ValueError("--mode: the harness is calibrated over HTTP; choose HTTP modes")
         self.timing = (CALIBRATE_QUICK if values.get("quick") else
                        replace(CALIBRATE_FULL, duration_s=duration(values.get("duration", "60"))))
         self.ladder = LADDER_STEP_QUICK if values.get("quick") else LADDER_STEP_FULL
         # No server and no PLACEMENT option: the default runtime and limits.
         return RunConfig.from_options(values, specs, self.timing, modes=modes, calibrate=True)
+
+    def closed_model_in(self, mode: Mode) -> bool:
+        return True  # what it is for: both limits
+
+    def open_model_in(self, mode: Mode) -> bool:
+        return True
 
     def calibration_timing(self) -> tuple[Timing, Timing]:
         return self.timing, self.ladder

@@ -34,7 +34,7 @@ from mcpbench.experiments.options import (
     duration,
     modes_of,
 )
-from mcpbench.loads import MODE_TRANSPORT, OpenLoad
+from mcpbench.loads import MODE_TRANSPORT, Mode, OpenLoad
 from mcpbench.loads.timing import Timing
 from mcpbench.results.model import CAPACITY_FILE, SCHEMA, Capacity, CapacityRound, CapacityStep, document
 from mcpbench.results.write import write_checked
@@ -56,7 +56,9 @@ class CapacityExperiment(Experiment):
                Option("target_rate", Optional[float], None,
                       "Size a deployment: instances of each stack for this many tool calls/s."),
                Option("runs", int, 1, "Rounds: a ladder per server each, in a new order."))
-    open_model_used = True  # every step is open-model: judged against the harness's open-model capacity
+
+    def open_model_in(self, mode: Mode) -> bool:
+        return True  # every step is open-model: judged against the harness's open-model capacity
 
     def configure(self, values: Values, specs: list[ServerSpec]) -> RunConfig:
         quick = values.get("quick", False)

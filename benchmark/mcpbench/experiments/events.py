@@ -141,7 +141,7 @@ class ServerStarted(Event):
     startup_s: float
     idle_mem_mb: float | None
     idle_rss_mb: float | None
-    seed_s: float
+    seed_s: float | None = Field(description="Redis re-seeded before the start, seconds (null: the server uses none)")
 
 
 class VerifyCheck(BaseModel):

@@ -89,8 +89,9 @@ class ConsoleListener:
 
     def _started(self, e: ev.ServerStarted) -> None:
         rss = f" (RSS {e.idle_rss_mb:.1f} MiB)" if e.idle_rss_mb is not None else ""
+        seeded = f", Redis seeded in {e.seed_s:.2f} s" if e.seed_s is not None else ""
         self.console.print(f"[cyan]{e.server}[/] {e.measurement}: ready in {e.startup_s:.2f} s, "
-                           f"idle {e.idle_mem_mb or 0:.1f} MiB{rss}, Redis seeded in {e.seed_s:.2f} s")
+                           f"idle {e.idle_mem_mb or 0:.1f} MiB{rss}{seeded}")
 
     def _verified(self, e: ev.ServerVerified) -> None:
         for check in e.checks:

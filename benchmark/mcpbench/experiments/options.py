@@ -76,7 +76,7 @@ TARGET = (
            "that starts it ({port} in it, and PORT in its environment, is a free port), measured with --workload's "
            "calls instead of servers from servers/.", ("--command",), metavar="'CMD {port}'"),
     Option("stdio", Optional[str], None, "An MCP server of your own over stdio: the command the load driver starts "
-           "(measure it with --mode stdio).", ("--stdio",), metavar="'CMD'"),
+           "(measured over stdio unless --mode says more).", ("--stdio",), metavar="'CMD'"),
     Option("url", Optional[str], None, "An MCP server already running, at this Streamable HTTP endpoint: nothing is "
            "started, limited or read of it (no server CPU or memory).", ("--url",), metavar="URL"),
     Option("header", Optional[list[str]], None, "'Name: value' sent with every request to a --url, --command or "
@@ -178,8 +178,8 @@ def resource_profile_of(values: Values) -> ResourceProfile:
 
 
 def modes_of(values: Values, specs: list) -> tuple[Mode, ...]:
-    """--mode's modes; without it, the session pattern the servers' workload file names (docs/workload-file.md),
-    else the v2 study's `session`. (RunConfig checks that each is a mode.)"""
+    """--mode's modes; without it, stdio for servers that serve nothing else, the session pattern the servers'
+    workload file names (docs/workload-file.md), else the v2 study's `session`. (RunConfig checks each mode.)"""
     if values.get("mode"):
         modes = csv(values["mode"], str, "--mode")
         workloads = [spec.workload.spec for spec in specs if spec.workload is not None]
@@ -191,5 +191,7 @@ def modes_of(values: Values, specs: list) -> tuple[Mode, ...]:
             raise ValueError(f"--mode {values['mode']}: the workload drops HTTP streams (drop_stream = true), which "
                              "stdio has none of")
         return modes
+    if specs and not any(spec.serves_http for spec in specs):
+        return ("stdio",)  # servers given as stdio commands alone (--stdio) speak nothing else
     named = {spec.workload.spec.session for spec in specs if spec.workload is not None and spec.workload.spec.session}
     return (named.pop(),) if len(named) == 1 else ("session",)

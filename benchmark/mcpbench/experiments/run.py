@@ -255,13 +255,20 @@ class RunExperiment(Experiment):
         timing = self.config.timing
         return replace(timing, warmup_cap_s=None, duration_s=min(timing.duration_s, SIZING_WINDOW_S), ramp_down_s=0)
 
-    @property
-    def closed_model_used(self) -> bool:
-        return KINDS[self.config.load].model == "closed" and any(MODE_TRANSPORT[m] == "http" for m in self.config.modes)
+    def closed_model_in(self, mode: Mode) -> bool:
+        return KINDS[self.config.load].model == "closed"
 
-    @property
-    def open_model_used(self) -> bool:
-        return bool(self.config.rate_fractions) or self.config.equal or KINDS[self.config.load].model == "open"
+    def highest_open_rate(self, mode: Mode) -> float | None:
+        if self.config.rate_fractions or self.config.equal_load is not None:
+            return None  # rates set from round 1's closed rates
+        rates = [load.rate for load in self.config.loads() if isinstance(load, OpenLoad) and load.mode == mode]
+        rates += list(self.config.equal_rates or ()) if MODE_TRANSPORT[mode] == "http" else []
+        return max(rates) if rates else None
+
+    def open_model_in(self, mode: Mode) -> bool:
+        # the equal load is measured in HTTP modes only (equal_loads)
+        return (bool(self.config.rate_fractions) or KINDS[self.config.load].model == "open"
+                or (self.config.equal and MODE_TRANSPORT[mode] == "http"))
 
     def http_modes(self, modes: Iterable[Mode]) -> list[Mode]:
         return [m for m in modes if MODE_TRANSPORT[m] == "http"]

@@ -280,7 +280,8 @@ class Runner:
             write_record(self.run_dir.server(spec.name).server_json, spec.describe())
         if self.config.build:
             self._build_all()
-        self.bench.start_infra()
+        if self.needs_infra:
+            self.bench.start_infra()
         self._prepare_generators()
         if self.config.calibrate:
             if self.resume_record is not None and not resume.needs_calibration(self.record, self.resume_record):
@@ -394,11 +395,22 @@ class Runner:
         self.record.set_generators({transport: harness.generator.describe()
                                     for transport, harness in self.harnesses.items()})
 
+    @property
+    def needs_infra(self) -> bool:
+        """Whether Redis and the API service run: for a server that uses them (ServerSpec.uses_infra), for the
+        API service's canned endpoint that calibrates an HTTP mode, and wherever the runtime's servers need
+        them to start at all (Runtime.infra_optional)."""
+        assert self.bench is not None
+        return (not self.bench.runtime.infra_optional
+                or any(spec.uses_infra for spec in self.specs if not spec.unavailable)
+                or (self.config.calibrate and any(MODE_TRANSPORT[mode] == "http" for mode in self.config.modes)))
+
     # -- the harness's limits ----------------------------------------------------------------------------------
     def calibrate(self, reason: str = "before the first round") -> None:
-        """The harness's limits for every HTTP mode (measure/calibration.py): the closed model's own limit at
-        the run's largest VUs where the experiment measures closed-model loads and the harness's open-model
-        capacity where it measures open-model ones. Measured again whenever the infrastructure was restarted
+        """The harness's limits for every mode (measure/calibration.py; over stdio the canned server is started
+        by the load generator in the server's place): the closed model's own limit at the run's largest VUs where
+        the experiment measures closed-model loads and the harness's open-model capacity where it measures
+        open-model ones. Measured again whenever the infrastructure was restarted
         (a new Redis/API pair); a calibration the infrastructure broke is retried once on a new pair.
         run.json keeps the current limits and every calibration in `calibrations`."""
         assert self.record is not None and self.harness is not None and self.bench is not None
@@ -407,20 +419,24 @@ class Runner:
         index = len(self.record.run.calibrations or [])
         limits: dict[str, Calibration] = {}
         capacities: dict[str, HarnessCapacity] = {}
-        for mode in (m for m in self.config.modes if MODE_TRANSPORT[m] == "http"):
+        for mode in self.config.modes:
+            harness = self.harnesses[MODE_TRANSPORT[mode]]
             for attempt in range(CALIBRATION_TRIES):
                 starts = self.bench.infra_starts
-                if self.experiment.closed_model_used:
+                if self.experiment.closed_model_in(mode):
                     load = ClosedLoad(mode, max(self.config.vus))
-                    limits[mode] = calibrate.measure_load_model_limit(self.harness, load, timing,
+                    limits[mode] = calibrate.measure_load_model_limit(harness, load, timing,
                                                                       self.run_dir.calibration(index))
-                if self.experiment.open_model_used:
+                if self.experiment.open_model_in(mode):
+                    highest = self.experiment.highest_open_rate(mode)
                     capacities[mode] = calibrate.measure_harness_capacity(
-                        self.harness, mode, max(self.config.vus), ladder, self.run_dir.calibration(index))
+                        harness, mode, max(self.config.vus), ladder, self.run_dir.calibration(index),
+                        enough=highest / analysis.LIMIT_FRACTION if highest else None)
                 valid = all(part.status == "ok" for part in (limits.get(mode), capacities.get(mode)) if part)
                 if valid and starts == self.bench.infra_starts:
                     break
-                if attempt + 1 < CALIBRATION_TRIES:
+                # over stdio the canned server is the load generator's own child: a new pair would not help it
+                if attempt + 1 < CALIBRATION_TRIES and MODE_TRANSPORT[mode] == "http":
                     self.bench.restart_infra()
                     self.events.emit(ev.InfraRestarted(cause="calibration"))
         self.record.add_calibration(reason, self.bench.infra_starts, limits, capacities)
@@ -441,10 +457,6 @@ class Runner:
         think = self.config.timing.think_time_s
         think_bound = (load.vus * (spec.workload or lineup()).tool_calls_per_iteration / think
                        if load.model == "closed" and think > 0 else None)
-        if MODE_TRANSPORT[load.mode] == "stdio":
-            # No endpoint to calibrate against over stdio: the think-time bound is what the load model allows at
-            # the most.
-            return Limit(kind=analysis.LOAD_MODEL, tool_calls_per_s=think_bound, fraction=None) if think_bound else None
         if load.model == "closed":
             limit = (self.record.run.calibration or {}).get(load.mode)
             if limit is not None and limit.status == "ok" and limit.tool_calls_per_s:
@@ -543,13 +555,13 @@ class Runner:
         assert self.record is not None and self.bench is not None
         spec = state.spec
         out.mkdir()
-        seed_s = self.bench.reset()
+        seed_s = self.bench.reset() if spec.uses_infra else None
         self._setup(spec, out)
         self._recalibrate_if_restarted()
         if transport == "stdio":
             with self.bench.stdio_server(spec, out.server_log) as server:
                 yield Started(server, out, {"startup_s": None, "idle_mem_mb": None, "idle_rss_mb": None,
-                                            "seed_s": round(seed_s, 3)})
+                                            "seed_s": _rounded(seed_s)})
             return
         with self.bench.server(spec, out.server_log) as server:
             idle = server.usage()
@@ -568,9 +580,10 @@ class Runner:
             if not state.verified:
                 self._verify(spec, server)
                 state.verified = True
-                seed_s = self.bench.reset()  # verify's checkout wrote to Redis
+                if spec.uses_infra:
+                    seed_s = self.bench.reset()  # verify's checkout wrote to Redis
             yield Started(server, out, {"startup_s": round(server.startup_s, 3), "idle_mem_mb": idle_mem_mb,
-                                        "idle_rss_mb": idle_rss_mb, "seed_s": round(seed_s, 3)})
+                                        "idle_rss_mb": idle_rss_mb, "seed_s": _rounded(seed_s)})
 
     def _setup(self, spec: ServerSpec, out: MeasurementDir) -> None:
         """The workload file's `setup` (a server's own re-seed: a database reset, a cache cleared), run before
@@ -677,13 +690,14 @@ class Runner:
 
     def _verify(self, spec: ServerSpec, server: RunningServer) -> None:
         """verify.json: the server's start and the workload's checks (workload/verify.py); a fail ends its part."""
-        assert self.bench is not None and self.bench.infra is not None
+        assert self.bench is not None
+        infra = self.bench.infra
         with self.events.activity(f"verifying {spec.name}…"):
             # A server given on the command line is held to its workload file; the lineup's to the whole spec.
             verdict = (verify_calls(server.url, spec.workload) if spec.given and spec.workload
                        else verify(server.url, spec.name, spec.info.protocols,
                                    ToolSettings.from_environment(spec.run_env), spec.info.unsupported,
-                                   self.bench.infra.redis_url))
+                                   infra.redis_url if infra else None))
         checks = [Check(name="start", status="pass", reason=f"ready in {server.startup_s:.2f} s"), *verdict.checks]
         suite = self._conformance(spec, server, checks) if self.config.conformance else None
         listening = server.listening()
@@ -801,3 +815,7 @@ class ServerRound:
 
     def harness_capacity(self, mode: str) -> float | None:
         return self.runner.harness_capacity(mode)
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return round(seconds, 3) if seconds is not None else None

@@ -16,7 +16,10 @@ INTERVAL_S = 1.0
 
 
 class InfraWatch:
-    def __init__(self, redis_url: str, api_url: str):
+    """Use as a context manager around the load. Without URLs (a run that started no infrastructure) it watches
+    nothing and never finds a problem."""
+
+    def __init__(self, redis_url: str | None, api_url: str | None):
         self.redis_url = redis_url
         self.api_url = api_url
         self.problem: str | None = None
@@ -24,12 +27,14 @@ class InfraWatch:
         self._thread = threading.Thread(target=self._loop, name="infra-watch", daemon=True)
 
     def __enter__(self) -> InfraWatch:
-        self._thread.start()
+        if self.redis_url is not None:
+            self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._thread.join(timeout=CHECK_TIMEOUT_S * 2 + 1)
+        if self._thread.is_alive():
+            self._thread.join(timeout=CHECK_TIMEOUT_S * 2 + 1)
 
     def _check(self, client: redis.Redis, http: httpx.Client) -> str | None:
         try:
@@ -43,6 +48,7 @@ class InfraWatch:
         return None if status == 200 else f"the API service answered /health with HTTP {status}"
 
     def _loop(self) -> None:
+        assert self.redis_url is not None
         client = redis.Redis.from_url(self.redis_url, socket_timeout=CHECK_TIMEOUT_S,
                                       socket_connect_timeout=CHECK_TIMEOUT_S)
         failures = 0

@@ -110,7 +110,7 @@ class Bench:
     @contextmanager
     def server(self, spec: ServerSpec, log_path: Path) -> Iterator[RunningServer]:
         """The server started (ServerUnavailable / ServerFailed when it cannot be), stopped on the way out."""
-        assert self.infra is not None, "start_infra() first"
+        assert self.infra is not None or not spec.uses_infra, "start_infra() first"
         try:
             # A server given by its URL is already running: reached, never started (runtime/remote.py).
             running = RemoteServer.reached(spec) if spec.url else self.runtime.start(spec, self.infra, log_path)
@@ -126,7 +126,7 @@ class Bench:
     @contextmanager
     def stdio_server(self, spec: ServerSpec, log_path: Path) -> Iterator[RunningServer]:
         """The server prepared for the stdio transport (the load generator starts it); cleaned up on exit."""
-        assert self.infra is not None, "start_infra() first"
+        assert self.infra is not None or not spec.uses_infra, "start_infra() first"
         try:
             prepared = self.runtime.stdio_server(spec, self.infra, log_path)
         except (MissingRequirement, StdioUnsupported) as exc:
@@ -137,7 +137,6 @@ class Bench:
             prepared.stop()
 
     def runtime_version(self, spec: ServerSpec) -> str | None:
-        assert self.infra is not None
         try:
             return self.runtime.runtime_version(spec, self.infra)
         except MissingRequirement:

@@ -1,7 +1,8 @@
-"""The harness's own limits, measured against the API service's canned MCP endpoint (/calibrate/mcp: canned
-replies, no I/O), so whatever limits a load there is the harness's, never a server's (`mcpbench calibrate`,
-and at the start of every suite). Two limits, because the two kinds of load meet different ones
-(docs/methodology: issue 18):
+"""The harness's own limits, measured against the API service's canned MCP server (canned replies, no I/O:
+its /calibrate/mcp endpoint over HTTP, `api-service calibrate-stdio` started by the load generator over stdio,
+in the server's place and on its CPUs), so whatever limits a load there is the harness's, never a server's
+(`mcpbench calibrate`, and at the start of every suite). Two limits, because the two kinds of load meet
+different ones (docs/methodology: issue 18):
 
 - **The closed model's load-model limit** (`run.json` `calibration`): N VUs that each wait for their reply
   and then think can never offer more than N x calls per iteration / (think time + the harness's round
@@ -14,17 +15,21 @@ and at the start of every suite). Two limits, because the two kinds of load meet
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from mcpbench.analysis import summary as analysis
+from mcpbench.host.paths import API_SERVICE_BIN
 from mcpbench.host.resources import Usage
-from mcpbench.loads import ClosedLoad, Load, Mode, OpenLoad
+from mcpbench.loadgen.base import StdioLaunch
+from mcpbench.loads import MODE_TRANSPORT, ClosedLoad, Load, Mode, OpenLoad
 from mcpbench.loads.timing import Timing
 from mcpbench.measure.measurement import Harness, MeasurementFailed, measure
 from mcpbench.results.layout import CalibrationDir, MeasurementDir
 from mcpbench.results.model import Calibration, HarnessCapacity, HarnessStep, LatencyStats, Summary, document
 from mcpbench.results.write import write_checked
-from mcpbench.runtime.base import InfraHandle, ServerBase
+from mcpbench.runtime.base import InfraHandle, RunningServer, ServerBase
 
 CALIBRATION_PATH = "/calibrate/mcp"
 
@@ -65,10 +70,28 @@ class CalibrationTarget(ServerBase):
         pass
 
 
+class StdioCalibrationTarget(CalibrationTarget):
+    """The same canned server over stdio: the load generator starts `api-service calibrate-stdio` as it
+    starts a stdio server, pinned to the server's CPUs, so what limits it is the generator and the pipe."""
+
+    def __init__(self, server_cpus: tuple[int, ...] | None, log_path: Path):
+        self.url = "stdio:"
+        pin = ("taskset", "-c", ",".join(map(str, server_cpus))) if server_cpus else ()
+        # The generator hands a stdio server only the environment it is given: PATH finds taskset.
+        self.stdio_launch = StdioLaunch((*pin, str(API_SERVICE_BIN), "calibrate-stdio"),
+                                        {"PATH": os.environ.get("PATH", os.defpath)}, API_SERVICE_BIN.parent, log_path)
+
+
+def _target(harness: Harness, load: Load, out: MeasurementDir) -> RunningServer:
+    if MODE_TRANSPORT[load.mode] == "stdio":
+        return StdioCalibrationTarget(harness.profile.server_cpus, out.server_log)
+    return CalibrationTarget(harness.infra)
+
+
 def _measure_target(harness: Harness, load: Load, timing: Timing, out: MeasurementDir) -> Summary:
-    """One measurement against the infra's canned endpoint; its summary is written."""
+    """One measurement against the canned server of the load's transport; its summary is written."""
     out.mkdir()
-    summary = measure(harness, CalibrationTarget(harness.infra), load, out, timing, calibration=True,
+    summary = measure(harness, _target(harness, load, out), load, out, timing, calibration=True,
                       server=CalibrationTarget.name, run=1)
     write_checked(out.summary, document(summary))
     return summary
@@ -83,7 +106,12 @@ def measure_load_model_limit(harness: Harness, load: ClosedLoad, timing: Timing,
                              where: CalibrationDir) -> Calibration:
     """The closed model's own limit at the load's VUs (run.json `calibration[mode]`)."""
     with harness.console.status(f"calibrating the closed model's limit: {load.label} for {timing.total_s:g} s…"):
-        summary = _measure_target(harness, load, timing, where.measurement(load.label))
+        try:
+            summary = _measure_target(harness, load, timing, where.measurement(load.label))
+        except MeasurementFailed as exc:  # no limit to judge by: the run's loads in this mode are limit-unknown
+            harness.console.print(f"  closed-model limit {load.label}: [red]not measured: {exc}[/]")
+            return Calibration(tool_calls_per_s=None, vus=load.vus, think_time_s=timing.think_time_s,
+                               loadgen_cpu_pct=None, status="invalid")
     limit = load_model_limit(summary, timing.think_time_s)
     harness.console.print(
         f"  closed-model limit {load.label}: {limit.tool_calls_per_s:.0f} tool calls/s "
@@ -145,9 +173,11 @@ class LadderStep:
 
 
 def measure_harness_capacity(harness: Harness, mode: Mode, vus: int, step_timing: Timing,
-                             where: CalibrationDir) -> HarnessCapacity:
+                             where: CalibrationDir, enough: float | None = None) -> HarnessCapacity:
     """The harness's open-model capacity for a mode (run.json `harness_capacity[mode]`): the ladder's
-    highest passing step, or None when even the first failed."""
+    highest passing step, or None when even the first failed. `enough`: a capacity the run needs no more of
+    (its highest offered rate over analysis.LIMIT_FRACTION, when known before it starts): the ladder stops at
+    the first step that passes at it or above, and the capacity is a lower bound."""
     steps: list[LadderStep] = []
     rate = LADDER_START
     for _ in range(LADDER_MAX_STEPS):
@@ -164,12 +194,16 @@ def measure_harness_capacity(harness: Harness, mode: Mode, vus: int, step_timing
         harness.console.print(
             f"  harness at {load.rate:g} calls/s: achieved {said.achieved:.0f}, "
             f"p50 {said.p50_ms or 0:.2f} ms, "
-            f"p99 {said.p99_ms or 0:.2f} ms, load generator CPU {said.loadgen_cpu_pct or 0:.0f} %, "
-            f"API CPU {said.api_cpu_pct or 0:.0f} %" + (f" [red]— {step.failure}[/]" if step.failure else ""))
+            f"p99 {said.p99_ms or 0:.2f} ms, load generator CPU {said.loadgen_cpu_pct or 0:.0f} %"
+            + (f", API CPU {said.api_cpu_pct or 0:.0f} %" if MODE_TRANSPORT[mode] == "http" else "")
+            + (f" [red]— {step.failure}[/]" if step.failure else ""))
         if step.failure:
             if summary.status != "ok":  # the infrastructure died under it: no capacity to trust
                 return _capacity(steps, None, step.failure, "invalid")
             break
+        if enough is not None and load.rate >= enough:
+            return _capacity(steps, _passed(steps), f"enough for this run's rates ({enough:.0f} calls/s needed): "
+                             "a lower bound", "ok")
         rate *= LADDER_FACTOR
     else:
         return _capacity(steps, _passed(steps), f"max steps ({LADDER_MAX_STEPS}): a lower bound", "ok")

@@ -58,6 +58,11 @@ class Harness:
         return self.bench.infra
 
     @property
+    def started_infra(self) -> InfraHandle | None:
+        """The bench's current pair, None when the run needs none (runner: ServerSpec.uses_infra)."""
+        return self.bench.infra
+
+    @property
     def profile(self) -> ResourceProfile:
         return self.bench.profile
 
@@ -108,11 +113,12 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     `stop_requested` turns true the test ends as if its window were complete (a soak stopped by Ctrl-C
     keeps what it measured). `workload`: the calls the server is measured with (None: the lineup's)."""
     timing = load.timeline(timing)  # a kind with its own schedule (staged, spike) sets its own timeline
-    profile, infra = harness.profile, harness.infra
+    profile, infra = harness.profile, harness.started_infra
     if workload is not None and workload.reads_work:  # the cancelled calls' work lists are read from our Redis
+        assert infra is not None  # such a server uses it (ServerSpec.uses_infra)
         workload = workload.reading_work_from(infra.redis_url)
     host = harness.host
-    readers: dict[str, UsageReader] = {"server": target.usage, **infra.readers(), **host.readers(),
+    readers: dict[str, UsageReader] = {"server": target.usage, **(infra.readers() if infra else {}), **host.readers(),
                                        "server-procs": target.process_tree_usage}
     probe = ProcessProbe(target.root_pid, target.usage) if probe_processes else None
     sampler = Sampler(readers, also=[probe.read] if probe else ())
@@ -138,7 +144,8 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
 
     with Progress(TextColumn(f"  load {load.label}"), BarColumn(), TimeElapsedColumn(), TextColumn("/"),
                   TimeRemainingColumn(), TextColumn("{task.fields[phase]}"), console=harness.console,
-                  transient=True) as progress, InfraWatch(infra.redis_url, infra.api_url) as watch:
+                  transient=True) as progress, InfraWatch(
+                      infra.redis_url if infra else None, infra.api_url if infra else None) as watch:
         task = progress.add_task("load", total=timing.total_s, phase="warm-up")
 
         def on_tick(elapsed: float, live: LiveView) -> Tick:

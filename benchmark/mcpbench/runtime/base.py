@@ -109,6 +109,9 @@ class Runtime(ABC):
     # How many server builds run at once: the local toolchains' builds overlap well (catalog.build); an image
     # engine runs its own stages concurrently, so its runtimes build one image at a time.
     build_workers: ClassVar[int] = BUILD_WORKERS
+    # Whether a server that uses neither Redis nor the API service starts without them (ServerSpec.uses_infra): on
+    # this machine it does; an image engine's servers join the network the infrastructure's start makes.
+    infra_optional: ClassVar[bool] = False
 
     def __init__(self, profile: ResourceProfile):
         self.profile = profile
@@ -144,24 +147,25 @@ class Runtime(ABC):
     @abstractmethod
     def start_infra(self, log_dir: Path) -> InfraHandle: ...
 
-    def server_environment(self, spec: ServerSpec, infra: InfraHandle) -> dict[str, str]:
-        """The contract's environment (docs/server-contract.md): what every server is started with."""
+    def server_environment(self, spec: ServerSpec, infra: InfraHandle | None) -> dict[str, str]:
+        """The contract's environment (docs/server-contract.md): what every server is started with (without
+        `infra`, none was started: the server uses neither Redis nor the API service)."""
+        where = {"REDIS_URL": infra.server_redis_url, "API_SERVICE_URL": infra.server_api_url} if infra else {}
         return {
-            "REDIS_URL": infra.server_redis_url, "API_SERVICE_URL": infra.server_api_url,
-            "SERVER_TYPE": spec.name, "CPU_LIMIT": f"{self.profile.cpus:g}",
+            **where, "SERVER_TYPE": spec.name, "CPU_LIMIT": f"{self.profile.cpus:g}",
             "MEMORY_LIMIT_MB": str(self.profile.memory_mb),
         }
 
     @abstractmethod
-    def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> RunningServer:
+    def start(self, spec: ServerSpec, infra: InfraHandle | None, log_path: Path) -> RunningServer:
         """The server up and answering `initialize`, under the profile's limits; StartError otherwise."""
 
-    def stdio_server(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> RunningServer:
+    def stdio_server(self, spec: ServerSpec, infra: InfraHandle | None, log_path: Path) -> RunningServer:
         """The server prepared for the stdio transport: under the profile's limits once the load generator
         starts it from `stdio_launch`. StdioUnsupported where this runtime cannot."""
         raise StdioUnsupported(f"the {self.name} runtime does not run stdio servers (use --runtime local)")
 
-    def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:
+    def runtime_version(self, spec: ServerSpec, infra: InfraHandle | None) -> str | None:
         """The interpreter/VM the server runs on, as it reports itself; None for a compiled server."""
         return None
 

@@ -615,7 +615,7 @@ class DockerRuntime(Runtime):
         return infra
 
     # -- servers ------------------------------------------------------------------------------------------------
-    def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:
+    def runtime_version(self, spec: ServerSpec, infra: InfraHandle | None) -> str | None:
         """What the image's own program (its CMD) says it is, run in a throw-away container."""
         if not spec.info.version_args:
             return None
@@ -626,7 +626,7 @@ class DockerRuntime(Runtime):
         return versions.probe(["docker", "run", "--rm", "--network", "none", "--entrypoint", command[0], tag,
                                *spec.info.version_args])
 
-    def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> DockerServer:
+    def start(self, spec: ServerSpec, infra: InfraHandle | None, log_path: Path) -> DockerServer:
         if self._compose_dir is None:
             raise StartError("start_infra() must run before start()")
         try:

@@ -184,6 +184,7 @@ class LocalStdioServer(ServerBase):
 
 class LocalRuntime(Runtime):
     name = "local"
+    infra_optional = True
 
     def __init__(self, profile: ResourceProfile, support: CgroupSupport | None = None):
         super().__init__(profile)
@@ -197,7 +198,7 @@ class LocalRuntime(Runtime):
     def start_infra(self, log_dir: Path) -> Infra:
         return Infra.start(log_dir, self.profile.harness_cpus)
 
-    def server_environment(self, spec: ServerSpec, infra: InfraHandle) -> dict[str, str]:
+    def server_environment(self, spec: ServerSpec, infra: InfraHandle | None) -> dict[str, str]:
         """The contract's variables over the toolchain's (PATH with the manifest's interpreter, JAVA_HOME);
         MissingRequirement when this machine lacks one."""
         return {**environment_for(spec.info.requires, spec.info.jdk), **super().server_environment(spec, infra)}
@@ -209,7 +210,7 @@ class LocalRuntime(Runtime):
         limits = cgroups.Limits(self.profile.cpus, self.profile.memory_mb, self.profile.cpuset)
         return cgroups.Cgroup.create(f"{name}-{os.getpid()}-{next(_counter)}", limits, self.support.version or 1)
 
-    def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> LocalServer:
+    def start(self, spec: ServerSpec, infra: InfraHandle | None, log_path: Path) -> LocalServer:
         port = free_port()
         env = {**self.server_environment(spec, infra), "HOST": LOOPBACK, "ALLOWED_HOSTS": allowed_hosts(),
                "PORT": str(port),
@@ -240,7 +241,7 @@ class LocalRuntime(Runtime):
         server.startup_s = time.monotonic() - launched
         return server
 
-    def stdio_server(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> LocalStdioServer:
+    def stdio_server(self, spec: ServerSpec, infra: InfraHandle | None, log_path: Path) -> LocalStdioServer:
         assert spec.stdio_command is not None
         env = {**self.server_environment(spec, infra), **(spec.stdio_env or {})}
         argv = [_substitute(arg, 0, spec.directory) for arg in spec.stdio_command]
@@ -255,7 +256,7 @@ class LocalRuntime(Runtime):
         launch = StdioLaunch(tuple(argv), env, spec.directory, log_path)
         return LocalStdioServer(spec.name, launch, group)
 
-    def runtime_version(self, spec: ServerSpec, infra: InfraHandle) -> str | None:
+    def runtime_version(self, spec: ServerSpec, infra: InfraHandle | None) -> str | None:
         """What the run command's program says it is (None for a compiled server)."""
         if not spec.info.version_args:
             return None

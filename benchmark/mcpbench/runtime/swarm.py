@@ -141,7 +141,7 @@ class SwarmRuntime(Runtime):
         return infra
 
     # -- servers ------------------------------------------------------------------------------------------------
-    def start(self, spec: ServerSpec, infra: InfraHandle, log_path: Path) -> ContainerServer:
+    def start(self, spec: ServerSpec, infra: InfraHandle | None, log_path: Path) -> ContainerServer:
         if self.swarm.stack_dir is None:
             raise StartError("start_infra() must run before start()")
         node = self.swarm.server_node

@@ -276,6 +276,11 @@ class WorkloadFile(_Strict):
         default=None, description="the session pattern the calls are made in when --mode is not given")
     setup: str | None = Field(default=None, min_length=1,
                               description="a command run (bash, in the server's directory) before every measurement")
+    # The lineup's tools read the suite's Redis and API service; another server's calls read nothing of the suite's,
+    # so neither is started nor re-seeded for it (ServerSpec.uses_infra).
+    seeded: bool = Field(default=False, description="the calls read the suite's Redis seed and API service (the "
+                                                    "lineup's tools): both run, Redis re-seeded before every "
+                                                    "measurement")
     call: list[Call] = Field(min_length=1)
     # A client that crashed, slept or forgot its DELETE: session mode's session per call, left open. Over stdio, a
     # client that hangs with the pipes open: it sends on and reads no reply until the load's watch.

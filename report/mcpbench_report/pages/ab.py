@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mcpbench.results import model
-
 from .. import stats
 from ..consolidate import Group, LoadKey
 from ..site import Site
@@ -61,12 +59,6 @@ def _speedups(pairs: dict[LoadKey, tuple[Group, Group]], metric: str) -> dict[Lo
     return stats.speedups({key: (a.by_round(metric), b.by_round(metric)) for key, (a, b) in pairs.items()})
 
 
-def _own_workload(manifest: model.Server | None) -> bool:
-    """A server given on the command line with a workload of its own, not a dimension's twin at one of its
-    points."""
-    return bool(manifest and manifest.workload and not manifest.point)
-
-
 class AbPage(Page):
     file = "ab.html"
     template = "ab.html"
@@ -77,8 +69,7 @@ class AbPage(Page):
     def targets(site: Site) -> list[str]:
         """The servers given on the command line (a workload file of their own), in the order the run named them."""
         named = [name for d in site.cons.dirs for name in d.config.servers]
-        return [name for name in dict.fromkeys(named)  # a dimension's twins have workloads of their own: not targets
-                if name in site.cons.servers and _own_workload(site.cons.servers[name].manifest)]
+        return [name for name in dict.fromkeys(named) if name in site.cons.servers and site.cons.given(name)]
 
     def applies(self, site: Site) -> bool:
         return len(self.targets(site)) >= 2

@@ -34,6 +34,9 @@ class DecisionPage(Page):
         TARGET_RATE,
     )
 
+    def applies(self, site: Site) -> bool:
+        return site.cons.of_lineup  # which stack to choose: a question about the lineup's
+
     def check(self, options: SimpleNamespace) -> None:
         if (options.price_vcpu_hour is None) != (options.price_gib_hour is None):
             raise ResultsError("give both --price-vcpu-hour and --price-gib-hour, or neither (example prices)")

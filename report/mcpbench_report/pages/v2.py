@@ -16,6 +16,9 @@ class V2Page(Page):
     order = 40
     options = (Option("reference", str, "rust", "Server the v2 comparison divides by."),)
 
+    def applies(self, site: Site) -> bool:
+        return site.cons.of_lineup  # the study measured the lineup's stacks, not a server of the reader's
+
     def build(self, site: Site) -> None:
         key = v2_load(site.cons)
         comparison = v2.comparison(site.cons.rows[key], site.manifests, site.options.reference)
