@@ -281,7 +281,7 @@ class Runner:
         if self.config.build:
             self._build_all()
         if self.needs_infra:
-            self.bench.start_infra()
+            self.bench.start_infra(redis=self.needs_redis)
         self._prepare_generators()
         if self.config.calibrate:
             if self.resume_record is not None and not resume.needs_calibration(self.record, self.resume_record):
@@ -396,14 +396,19 @@ class Runner:
                                     for transport, harness in self.harnesses.items()})
 
     @property
-    def needs_infra(self) -> bool:
-        """Whether Redis and the API service run: for a server that uses them (ServerSpec.uses_infra), for the
-        API service's canned endpoint that calibrates an HTTP mode, and wherever the runtime's servers need
-        them to start at all (Runtime.infra_optional)."""
+    def needs_redis(self) -> bool:
+        """Whether Redis runs: for a server that uses it (ServerSpec.uses_infra), and wherever the runtime's
+        servers need the infrastructure to start at all (Runtime.infra_optional)."""
         assert self.bench is not None
         return (not self.bench.runtime.infra_optional
-                or any(spec.uses_infra for spec in self.specs if not spec.unavailable)
-                or (self.config.calibrate and any(MODE_TRANSPORT[mode] == "http" for mode in self.config.modes)))
+                or any(spec.uses_infra for spec in self.specs if not spec.unavailable))
+
+    @property
+    def needs_infra(self) -> bool:
+        """Whether the API service runs: where Redis does, and for its canned endpoint that calibrates an HTTP
+        mode."""
+        return self.needs_redis or (self.config.calibrate
+                                    and any(MODE_TRANSPORT[mode] == "http" for mode in self.config.modes))
 
     # -- the harness's limits ----------------------------------------------------------------------------------
     def calibrate(self, reason: str = "before the first round") -> None:

@@ -16,8 +16,8 @@ INTERVAL_S = 1.0
 
 
 class InfraWatch:
-    """Use as a context manager around the load. Without URLs (a run that started no infrastructure) it watches
-    nothing and never finds a problem."""
+    """Use as a context manager around the load. It watches what it is given a URL of: nothing, and it never finds
+    a problem, in a run that started no infrastructure; the API service alone where Redis was not started."""
 
     def __init__(self, redis_url: str | None, api_url: str | None):
         self.redis_url = redis_url
@@ -27,7 +27,7 @@ class InfraWatch:
         self._thread = threading.Thread(target=self._loop, name="infra-watch", daemon=True)
 
     def __enter__(self) -> InfraWatch:
-        if self.redis_url is not None:
+        if self.redis_url is not None or self.api_url is not None:
             self._thread.start()
         return self
 
@@ -36,11 +36,14 @@ class InfraWatch:
         if self._thread.is_alive():
             self._thread.join(timeout=CHECK_TIMEOUT_S * 2 + 1)
 
-    def _check(self, client: redis.Redis, http: httpx.Client) -> str | None:
+    def _check(self, client: redis.Redis | None, http: httpx.Client) -> str | None:
         try:
-            client.ping()
+            if client is not None:
+                client.ping()
         except redis.RedisError as exc:
             return f"Redis stopped answering ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+        if self.api_url is None:
+            return None
         try:
             status = http.get(f"{self.api_url}/health").status_code
         except httpx.HTTPError as exc:
@@ -48,9 +51,8 @@ class InfraWatch:
         return None if status == 200 else f"the API service answered /health with HTTP {status}"
 
     def _loop(self) -> None:
-        assert self.redis_url is not None
         client = redis.Redis.from_url(self.redis_url, socket_timeout=CHECK_TIMEOUT_S,
-                                      socket_connect_timeout=CHECK_TIMEOUT_S)
+                                      socket_connect_timeout=CHECK_TIMEOUT_S) if self.redis_url else None
         failures = 0
         with httpx.Client(timeout=CHECK_TIMEOUT_S) as http:
             while not self._stop.wait(INTERVAL_S):
@@ -59,4 +61,5 @@ class InfraWatch:
                 if problem and failures >= FAILURES_IN_A_ROW:
                     self.problem = problem
                     return
-        client.close()
+        if client is not None:
+            client.close()

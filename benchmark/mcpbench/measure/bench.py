@@ -46,6 +46,7 @@ class Bench:
         self._host: HostView | None = None
         self._builds: dict[Hashable, BuildOutcome] = {}
         self._infra_starts = 0
+        self._with_redis = True  # start_infra's: a restart starts what the first start did
 
     def __enter__(self) -> Bench:
         return self
@@ -82,9 +83,12 @@ class Bench:
         must be measured again before anything is judged against them."""
         return self._infra_starts
 
-    def start_infra(self) -> InfraHandle:
+    def start_infra(self, redis: bool | None = None) -> InfraHandle:
+        """Redis and the API service (`redis` False: the API service alone; None: as the last start)."""
+        if redis is not None:
+            self._with_redis = redis
         self._infra_starts += 1
-        self.infra = self.runtime.start_infra(RunDir(self.directory).infra(self._infra_starts))
+        self.infra = self.runtime.start_infra(RunDir(self.directory).infra(self._infra_starts), self._with_redis)
         return self.infra
 
     def reset(self) -> float:
@@ -104,7 +108,9 @@ class Bench:
             except Exception:  # it is already broken; the new one is what matters
                 pass
         self.infra = None
-        self.start_infra().reset()
+        started = self.start_infra()
+        if started.redis_url is not None:
+            started.reset()
 
     # -- servers -----------------------------------------------------------------------------------------------
     @contextmanager

@@ -115,7 +115,7 @@ def measure(harness: Harness, target: RunningServer, load: Load, out: Measuremen
     timing = load.timeline(timing)  # a kind with its own schedule (staged, spike) sets its own timeline
     profile, infra = harness.profile, harness.started_infra
     if workload is not None and workload.reads_work:  # the cancelled calls' work lists are read from our Redis
-        assert infra is not None  # such a server uses it (ServerSpec.uses_infra)
+        assert infra is not None and infra.redis_url is not None  # such a server uses it (ServerSpec.uses_infra)
         workload = workload.reading_work_from(infra.redis_url)
     host = harness.host
     readers: dict[str, UsageReader] = {"server": target.usage, **(infra.readers() if infra else {}), **host.readers(),

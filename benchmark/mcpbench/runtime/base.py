@@ -83,13 +83,15 @@ class RunningServer(Protocol):
 
 
 class InfraHandle(Protocol):
-    """Redis + the API service, wherever the runtime runs them."""
+    """Redis + the API service, wherever the runtime runs them (Redis may be left out: Runtime.start_infra)."""
 
-    redis_url: str  # as the orchestrator reaches it (seeding)
+    @property
+    def redis_url(self) -> str | None: ...  # as the orchestrator reaches it (seeding); None: not started
+
     api_url: str  # as the orchestrator reaches it
 
     @property
-    def server_redis_url(self) -> str: ...  # as the server under test reaches it (REDIS_URL)
+    def server_redis_url(self) -> str | None: ...  # as the server under test reaches it (REDIS_URL)
 
     @property
     def server_api_url(self) -> str: ...  # (API_SERVICE_URL)
@@ -145,15 +147,17 @@ class Runtime(ABC):
 
     # -- running -------------------------------------------------------------------------------------------
     @abstractmethod
-    def start_infra(self, log_dir: Path) -> InfraHandle: ...
+    def start_infra(self, log_dir: Path, redis: bool = True) -> InfraHandle:
+        """Redis and the API service started and answering. `redis` False: the API service alone (its canned
+        endpoint calibrates the harness; no server of the run uses Redis), where the runtime is infra_optional."""
 
     def server_environment(self, spec: ServerSpec, infra: InfraHandle | None) -> dict[str, str]:
         """The contract's environment (docs/server-contract.md): what every server is started with (without
         `infra`, none was started: the server uses neither Redis nor the API service)."""
         where = {"REDIS_URL": infra.server_redis_url, "API_SERVICE_URL": infra.server_api_url} if infra else {}
         return {
-            **where, "SERVER_TYPE": spec.name, "CPU_LIMIT": f"{self.profile.cpus:g}",
-            "MEMORY_LIMIT_MB": str(self.profile.memory_mb),
+            **{key: url for key, url in where.items() if url}, "SERVER_TYPE": spec.name,
+            "CPU_LIMIT": f"{self.profile.cpus:g}", "MEMORY_LIMIT_MB": str(self.profile.memory_mb),
         }
 
     @abstractmethod

@@ -599,7 +599,7 @@ class DockerRuntime(Runtime):
                               "(or drop --no-build)")
 
     # -- infrastructure ---------------------------------------------------------------------------------------
-    def start_infra(self, log_dir: Path) -> ContainerInfra:
+    def start_infra(self, log_dir: Path, redis: bool = True) -> ContainerInfra:  # always both: not infra_optional
         log_dir.mkdir(parents=True, exist_ok=True)
         self._compose_dir = log_dir
         self._write_compose()

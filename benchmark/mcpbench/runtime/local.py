@@ -195,8 +195,8 @@ class LocalRuntime(Runtime):
     def limits_support(self) -> CgroupSupport:
         return self.support
 
-    def start_infra(self, log_dir: Path) -> Infra:
-        return Infra.start(log_dir, self.profile.harness_cpus)
+    def start_infra(self, log_dir: Path, redis: bool = True) -> Infra:
+        return Infra.start(log_dir, self.profile.harness_cpus, redis)
 
     def server_environment(self, spec: ServerSpec, infra: InfraHandle | None) -> dict[str, str]:
         """The contract's variables over the toolchain's (PATH with the manifest's interpreter, JAVA_HOME);

@@ -41,16 +41,17 @@ def _wait(check, what: str, process: processes.ManagedProcess, timeout_s: float 
 
 @dataclass
 class Infra:
-    """Redis and the API service as local processes (the local runtime's infrastructure)."""
+    """Redis and the API service as local processes (the local runtime's infrastructure); Redis left out when
+    nothing of the run uses it (the API service then only holds the harness's canned endpoint)."""
 
-    redis_process: processes.ManagedProcess
+    redis_process: processes.ManagedProcess | None
     api_process: processes.ManagedProcess
-    redis_url: str
+    redis_url: str | None
     api_url: str
 
     # Locally the server reaches Redis and the API service at the same addresses as the orchestrator.
     @property
-    def server_redis_url(self) -> str:
+    def server_redis_url(self) -> str | None:
         return self.redis_url
 
     @property
@@ -58,25 +59,26 @@ class Infra:
         return self.api_url
 
     def readers(self) -> dict[str, UsageReader]:
-        return {"redis": process_reader(self.redis_process.pid), "api": process_reader(self.api_process.pid)}
+        redis_reader = {"redis": process_reader(self.redis_process.pid)} if self.redis_process else {}
+        return {**redis_reader, "api": process_reader(self.api_process.pid)}
 
     @classmethod
-    def start(cls, log_dir: Path, cpus: tuple[int, ...] | None) -> Infra:
+    def start(cls, log_dir: Path, cpus: tuple[int, ...] | None, with_redis: bool = True) -> Infra:
         """Redis and the API service started and answering. A port is free when it is picked, not yet when the
         process binds it: another program's connection may take it in between, so a start that lost its port that
         way is made again on new ones."""
         for attempt in range(1, BIND_ATTEMPTS + 1):
             try:
-                return cls._start(log_dir, cpus)
+                return cls._start(log_dir, cpus, with_redis)
             except InfraError as exc:
                 if attempt == BIND_ATTEMPTS or "address already in use" not in str(exc).lower():
                     raise
         raise AssertionError("unreachable")
 
     @classmethod
-    def _start(cls, log_dir: Path, cpus: tuple[int, ...] | None) -> Infra:
+    def _start(cls, log_dir: Path, cpus: tuple[int, ...] | None, with_redis: bool) -> Infra:
         redis_server = which("redis-server")
-        if not redis_server:
+        if with_redis and not redis_server:
             raise InfraError("redis-server is not installed "
                              "(scripts/setup.sh installs it: apt-get install redis-server)")
         if not API_SERVICE_BIN.exists():
@@ -88,14 +90,16 @@ class Infra:
             "redis", [redis_server, "--port", str(redis_port), "--bind", LOOPBACK, "--save", "",
                       "--appendonly", "no", "--protected-mode", "no", "--maxclients", "20000",
                       "--loglevel", "warning"],
-            log_path=log_dir / "redis.log", cpus=cpus)
+            log_path=log_dir / "redis.log", cpus=cpus) if with_redis and redis_server else None
         api_process = processes.spawn(
             "api-service", [str(API_SERVICE_BIN)], env={"HOST": LOOPBACK, "PORT": str(api_port)},
             log_path=log_dir / "api-service.log", cpus=cpus)
-        infra = cls(redis_process, api_process, f"redis://{LOOPBACK}:{redis_port}", f"http://{LOOPBACK}:{api_port}")
+        infra = cls(redis_process, api_process, f"redis://{LOOPBACK}:{redis_port}" if redis_process else None,
+                    f"http://{LOOPBACK}:{api_port}")
         try:
-            client = redis.Redis.from_url(infra.redis_url)
-            _wait(client.ping, "redis-server", redis_process)
+            if redis_process and infra.redis_url:
+                client = redis.Redis.from_url(infra.redis_url)
+                _wait(client.ping, "redis-server", redis_process)
             _wait(lambda: httpx.get(f"{infra.api_url}/health", timeout=1).status_code == 200,
                   "the API service", api_process)
         except InfraError:
@@ -105,8 +109,10 @@ class Infra:
 
     def reset(self) -> float:
         """Flush and re-seed Redis; returns the seconds it took."""
+        assert self.redis_url is not None, "started without Redis"
         return seed.reset(redis.Redis.from_url(self.redis_url))
 
     def stop(self) -> None:
         self.api_process.stop(grace_s=3)
-        self.redis_process.stop(grace_s=3)
+        if self.redis_process:
+            self.redis_process.stop(grace_s=3)

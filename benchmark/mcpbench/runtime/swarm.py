@@ -114,7 +114,7 @@ class SwarmRuntime(Runtime):
         return self.builder.build_server(spec, log_path)
 
     # -- infrastructure -----------------------------------------------------------------------------------------
-    def start_infra(self, log_dir: Path) -> ContainerInfra:
+    def start_infra(self, log_dir: Path, redis: bool = True) -> ContainerInfra:  # always both: not infra_optional
         log_dir.mkdir(parents=True, exist_ok=True)
         self.swarm.stack_dir = log_dir
         compose = document([])[0]["services"]
