@@ -712,7 +712,8 @@ class Consolidated:
         """A server given on the command line with a workload of its own (`--command`, `--stdio`, `--target`),
         not one of the lineup's servers, nor a dimension's twin at one of its points."""
         manifest = self.servers[server].manifest if server in self.servers else None
-        return bool(manifest and manifest.workload and not manifest.point)
+        return bool(manifest and manifest.workload and not manifest.point
+                    and not manifest.workload.startswith(model.DIMENSION_WORKLOAD))
 
     @property
     def of_lineup(self) -> bool:

@@ -9,9 +9,7 @@ is measured is what the server keeps of replies nobody reads, and whether it ans
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from mcpbench.dimensions.base import Dimension, Point, Question
+from mcpbench.dimensions.base import Dimension, Point, Question, dimension_workload
 from mcpbench.results.model import DimensionSection
 from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.file import Workload, WorkloadFile, lineup
@@ -25,7 +23,7 @@ def abandoning_workload(drop_stream: bool = False) -> Workload:
     how = "its GET stream dropped" if drop_stream else "never closed"
     spec = WorkloadFile(description=f"a session per get_user_cart call, {how}", session="session",
                         abandon=True, drop_stream=drop_stream, call=[cart])
-    return Workload(Path(f"dimension:abandoned:{'dropped' if drop_stream else 'kept'}"), spec)
+    return dimension_workload(f"abandoned:{'dropped' if drop_stream else 'kept'}", spec)
 
 
 # 10 VUs with 50 ms of think time: up to 200 sessions/s, fewer where a session takes longer than the pause, so every

@@ -7,8 +7,10 @@ the report reads of a dimension."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from mcpbench.results.model import (
+    DIMENSION_WORKLOAD,
     DimensionDecision,
     DimensionFigure,
     DimensionPlan,
@@ -17,7 +19,12 @@ from mcpbench.results.model import (
     plain_section,
 )
 from mcpbench.workload.dimension_tools import ToolSettings
-from mcpbench.workload.file import Workload
+from mcpbench.workload.file import Workload, WorkloadFile
+
+
+def dimension_workload(name: str, spec: WorkloadFile) -> Workload:
+    """A dimension's own calls, named in server.json as `dimension:<name>` (results.model.DIMENSION_WORKLOAD)."""
+    return Workload(Path(f"{DIMENSION_WORKLOAD}{name}"), spec)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,7 @@ notification point. Under `--mode stdio` both points' calls are cancelled by not
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from mcpbench.dimensions.base import Dimension, Point, Question
+from mcpbench.dimensions.base import Dimension, Point, Question, dimension_workload
 from mcpbench.results.model import DimensionSection
 from mcpbench.workload import dimension_tools as dims
 from mcpbench.workload.dimension_tools import ToolSettings
@@ -31,7 +29,7 @@ def cancelling_workload(how: str) -> Workload:
     cart = next(call for call in lineup().spec.call if call.tool == "get_user_cart")
     spec = WorkloadFile(description=f"stepped_work cancelled after {CANCEL_AFTER_MS} ms by {how}, and get_user_cart",
                         call=[cancelled, cart])
-    return Workload(Path(f"dimension:cancellation:{how}"), spec)
+    return dimension_workload(f"cancellation:{how}", spec)
 
 
 # Over HTTP without a session the client has only the stream to close (the 2026-07-28 revision's cancellation).

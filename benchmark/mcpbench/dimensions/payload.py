@@ -3,9 +3,7 @@ each size a twin started with the dimension tools on, every reply checked by the
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from mcpbench.dimensions.base import Dimension, Point, Question
+from mcpbench.dimensions.base import Dimension, Point, Question, dimension_workload
 from mcpbench.workload import dimension_tools as dims
 from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.file import Call, ReplyCheck, Workload, WorkloadFile
@@ -26,7 +24,7 @@ def payload_workload(size: int) -> Workload:
                        ReplyCheck(pointer="/received", equals=len(dims.argument(size))),
                        ReplyCheck(pointer="/payload", length=size)])
     spec = WorkloadFile(description=f"echo_payload replies of {display} (docs/workload.md §6)", call=[call])
-    return Workload(Path(f"dimension:payload:{label}"), spec)
+    return dimension_workload(f"payload:{label}", spec)
 
 
 def payload_point(size: int) -> Point:

@@ -4,9 +4,7 @@ and what a notification costs. A server whose SDK cannot stream says so in its m
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from mcpbench.dimensions.base import Dimension, Point, Question
+from mcpbench.dimensions.base import Dimension, Point, Question, dimension_workload
 from mcpbench.results.model import DimensionSection
 from mcpbench.workload import dimension_tools as dims
 from mcpbench.workload.dimension_tools import ToolSettings
@@ -22,7 +20,7 @@ def progress_workload(count: int) -> Workload:
     call = Call(tool=dims.STREAM_PROGRESS, arguments={"count": count}, progress=count,
                 check=[ReplyCheck(pointer="/count", equals=count), ReplyCheck(pointer="/sent", equals=count)])
     spec = WorkloadFile(description=f"stream_progress with {count} notification(s) (docs/workload.md §6)", call=[call])
-    return Workload(Path(f"dimension:progress:{count}"), spec)
+    return dimension_workload(f"progress:{count}", spec)
 
 
 def progress_point(count: int) -> Point:

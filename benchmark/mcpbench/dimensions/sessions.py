@@ -3,9 +3,7 @@ every 4 s: the memory a server holds per open session, and whether it keeps answ
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from mcpbench.dimensions.base import Dimension, Question
+from mcpbench.dimensions.base import Dimension, Question, dimension_workload
 from mcpbench.results.model import DimensionSection
 from mcpbench.workload.file import Workload, WorkloadFile, lineup
 
@@ -16,7 +14,7 @@ def held_session_workload() -> Workload:
     whole = lineup()
     cart = next(call for call in whole.spec.call if call.tool == "get_user_cart")
     spec = WorkloadFile(description="one held session's keep-alive: the lineup's get_user_cart", call=[cart])
-    return Workload(Path("dimension:sessions:get_user_cart"), spec)
+    return dimension_workload("sessions:get_user_cart", spec)
 
 
 # Each VU is one session, held: opened at its first call during the ramp-up, then a call every 4 s (the think

@@ -8,9 +8,7 @@ p50 as well as on CPU per call. A server whose SDK lacks a method says so in its
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from mcpbench.dimensions.base import Dimension, Point, Question
+from mcpbench.dimensions.base import Dimension, Point, Question, dimension_workload
 from mcpbench.results.model import DimensionSection
 from mcpbench.workload import surface
 from mcpbench.workload.dimension_tools import ToolSettings
@@ -26,7 +24,7 @@ PREFIX = "user-0{iteration%100:02}"
 
 def method_workload(label: str, call: Call) -> Workload:
     spec = WorkloadFile(description=f"{call.method} of the contract's surface (docs/workload.md §7)", call=[call])
-    return Workload(Path(f"dimension:surface:{label}"), spec)
+    return dimension_workload(f"surface:{label}", spec)
 
 
 READ = Call(method="resources/read", params=surface.read_params(surface.product_uri(PRODUCT)), arrival=True,

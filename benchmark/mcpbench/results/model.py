@@ -587,6 +587,10 @@ class Run(Closed):
 
 # -- <server>/: server.json, build.json, verify.json, image.json ----------------------------------------------
 
+# How server.json names a dimension's own calls (`dimension:payload:1mib`): not a file of the reader's.
+DIMENSION_WORKLOAD = "dimension:"
+
+
 class Server(Open):
     name: str = described("the server's directory name under servers/")
     display_name: str = described("its name in the report")
