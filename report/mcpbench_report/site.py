@@ -36,7 +36,6 @@ from .load import LoadKey, ResultsDir
 from .rows import Json
 
 HERE = Path(__file__).resolve().parent
-MARKER = SITE_MARKER  # results/layout.py: a run directory holding a site does not count it as a server
 CSV_COLUMNS = (
     "config", "mode", "kind", "vus", "rate", "rate_fraction", "section", "ranked", "rank", "tier", "rank_note",
     "server", "display_name", "language", "sdk", "sdk_version", "runs", "tool_calls_per_s", "tool_calls_per_s_sd",
@@ -344,7 +343,7 @@ class Site:
             # temporary files, dot files, and a report site made inside the results directory (bench.sh writes
             # results/<run>/site): a site is no raw file, and copying it would nest every rebuild in the next
             skipped = set(shutil.ignore_patterns("*.tmp", ".*")(directory, names))
-            return skipped | {n for n in names if (Path(directory) / n / MARKER).is_file()}
+            return skipped | {n for n in names if (Path(directory) / n / SITE_MARKER).is_file()}
 
         for d in self.cons.dirs:
             target = self.root / "raw" / d.run_id

@@ -19,7 +19,7 @@ from mcpbench_report.consolidate import consolidate
 from mcpbench_report.load import ResultsError
 from mcpbench_report import capacity as capacity_page
 from mcpbench_report.build import build_site
-from mcpbench_report.site import MARKER
+from mcpbench.results.layout import SITE_MARKER as MARKER
 
 from report_helpers import (CAPACITY, HALF_CPU, OVERHEADS, ROUNDS, SCHEMA1, SOAK, SWEEP, copy_with_manifest, steady,
                             write_results)

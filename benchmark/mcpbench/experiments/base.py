@@ -127,7 +127,7 @@ class Experiment(ABC):
         other experiment records needs no field of results/model.py's Config. None: it has none."""
         return None
 
-    # -- what the runner asks (a subclass may answer with a plain class attribute) -----------------------------
+    # -- what the runner asks ----------------------------------------------------------------------------------
     def closed_model_in(self, mode: Mode) -> bool:
         """Whether it measures closed-model loads in the mode (calibrated: the closed model's own limit)."""
         return False

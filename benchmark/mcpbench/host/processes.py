@@ -20,6 +20,12 @@ _registry: set[ManagedProcess] = set()
 _registry_lock = threading.Lock()
 
 
+def pinned(cpus: Sequence[int] | None) -> list[str]:
+    """The command prefix that pins a process another program starts (the load driver's stdio server) to `cpus`,
+    as spawn's `cpus` pins one started here; none when not pinned."""
+    return ["taskset", "-c", ",".join(map(str, cpus))] if cpus else []
+
+
 def _preexec(procs_files: Sequence[str], cpus: Sequence[int] | None, parent: int):
     def enter_limits() -> None:
         # Runs in the child between fork and exec: only async-signal-safe-ish calls, no locks.

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpbench.analysis import summary as analysis
+from mcpbench.host import processes
 from mcpbench.host.paths import API_SERVICE_BIN
 from mcpbench.host.resources import Usage
 from mcpbench.loadgen.base import StdioLaunch
@@ -76,9 +77,8 @@ class StdioCalibrationTarget(CalibrationTarget):
 
     def __init__(self, server_cpus: tuple[int, ...] | None, log_path: Path):
         self.url = "stdio:"
-        pin = ("taskset", "-c", ",".join(map(str, server_cpus))) if server_cpus else ()
         # The generator hands a stdio server only the environment it is given: PATH finds taskset.
-        self.stdio_launch = StdioLaunch((*pin, str(API_SERVICE_BIN), "calibrate-stdio"),
+        self.stdio_launch = StdioLaunch((*processes.pinned(server_cpus), str(API_SERVICE_BIN), "calibrate-stdio"),
                                         {"PATH": os.environ.get("PATH", os.defpath)}, API_SERVICE_BIN.parent, log_path)
 
 

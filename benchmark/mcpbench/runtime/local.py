@@ -248,7 +248,7 @@ class LocalRuntime(Runtime):
         argv[0] = _executable(argv[0], spec.directory)
         group = self._cgroup(f"{spec.name}-stdio")
         # Pinned to the server's CPUs with or without a cgroup, as an HTTP server is (processes.spawn's cpus).
-        pin = ["taskset", "-c", ",".join(map(str, self.profile.server_cpus))] if self.profile.server_cpus else []
+        pin = processes.pinned(self.profile.server_cpus)
         if group:
             argv = ["/bin/sh", "-c", _ENTER_CGROUP, "mcpbench-enter", *group.procs_files(), "--", *pin, *argv]
         else:
