@@ -53,6 +53,11 @@ class ServerInfo(_Strict):
     # tool's answer only). verify names each, as a warning; the dimension lists it as unavailable with the reason
     # instead of measuring it.
     unsupported: dict[str, Annotated[str, Field(min_length=1)]] = Field(default_factory=dict)
+    # The server whose SDK this one measures again around another framework, runtime or layer of the same SDK
+    # (bun and deno: nodejs's SDK on other runtimes; java-webflux: Spring AI on WebFlux). The first run
+    # (`--first-run`, scripts/bench.sh) measures each SDK once and leaves the alternatives out unless named: 30
+    # minutes on two cores hold about 13 servers (docs/first-run-profile.md).
+    alternative_to: str | None = Field(default=None, min_length=1)
 
     @field_validator("unsupported")
     @classmethod
@@ -116,6 +121,7 @@ class ServerOverride(_Strict):
     protocols: list[ProtocolRevision] | None = None
     v2_name: str | None = None
     sdk_kind: SdkKind | None = None
+    alternative_to: str | None = Field(default=None, min_length=1)
 
 
 class VariantRun(_Strict):
@@ -198,6 +204,11 @@ class ServerSpec:
         if not self.given or self.workload is None:
             return True
         return self.workload.spec.seeded or self.workload.reads_work
+
+    @property
+    def alternative_to(self) -> str | None:
+        """The server whose SDK it measures again around another framework, runtime or layer (ServerInfo)."""
+        return self.info.alternative_to
 
     @property
     def serves_stdio(self) -> bool:
@@ -334,4 +345,9 @@ def discover(servers_dir: Path) -> Discovery:
                 continue
             seen[spec.name] = path
             specs.append(spec)
+    for spec in list(specs):
+        if spec.alternative_to is not None and spec.alternative_to not in seen:
+            errors.append(ManifestError(spec.manifest_path, f"server '{spec.name}': alternative_to names "
+                                        f"'{spec.alternative_to}', which no manifest defines"))
+            specs.remove(spec)
     return Discovery(specs, errors)

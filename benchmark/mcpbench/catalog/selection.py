@@ -14,12 +14,15 @@ class SelectionError(ValueError):
     pass
 
 
-def select(discovery: Discovery, names: list[str] | None, stacks_only: bool = False) -> list[ServerSpec]:
-    """The named servers, in the order given; without names every server discovered (less the what-if
-    variants with `stacks_only`: a named server is measured whatever it is)."""
+def select(discovery: Discovery, names: list[str] | None, stacks_only: bool = False,
+           first_run: bool = False) -> list[ServerSpec]:
+    """The named servers, in the order given; without names every server discovered, less the what-if
+    variants with `stacks_only`, and less those and the alternatives (`alternative_to`) with `first_run`: a
+    named server is measured whatever it is."""
     available = discovery.by_name()
     if not names:
-        return [spec for spec in discovery.servers if not (stacks_only and spec.what_if)]
+        dropped = {spec.name for spec in left_out(discovery, stacks_only, first_run)}
+        return [spec for spec in discovery.servers if spec.name not in dropped]
     chosen = []
     for name in names:
         if name not in available:
@@ -31,6 +34,13 @@ def select(discovery: Discovery, names: list[str] | None, stacks_only: bool = Fa
             raise SelectionError(f"no server named '{name}'{hint}; `mcpbench list` shows what was discovered")
         chosen.append(available[name])
     return chosen
+
+
+def left_out(discovery: Discovery, stacks_only: bool, first_run: bool) -> list[ServerSpec]:
+    """What a run without server names leaves out: the what-if variants (`--stacks-only`, `--first-run`) and the
+    alternatives around an SDK measured already (`--first-run`)."""
+    return [spec for spec in discovery.servers
+            if ((stacks_only or first_run) and spec.what_if) or (first_run and spec.alternative_to)]
 
 
 WHAT_IF = re.compile(r"^(?P<label>[a-z0-9][a-z0-9-]*):(?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$")

@@ -55,12 +55,13 @@ def list_servers(servers_dir: ServersDirOpt = SERVERS_DIR, as_json: JsonOpt = Fa
             raise typer.Exit(1)
         return
     table = Table(title=f"{len(discovery.servers)} servers in {servers_dir}")
-    for column in ("name", "display name", "language", "runtime", "SDK", "variant of", "stdio"):
+    for column in ("name", "display name", "language", "runtime", "SDK", "variant or alternative of", "stdio"):
         table.add_column(column)
     for spec in discovery.servers:
         table.add_row(spec.name, spec.info.display_name, spec.info.language, spec.info.runtime,
                       f"{spec.info.sdk} {spec.info.sdk_version}",
-                      f"{spec.variant_of} (what-if)" if spec.what_if else spec.variant_of or "",
+                      f"{spec.variant_of} (what-if)" if spec.what_if
+                      else f"{spec.alternative_to} (alternative)" if spec.alternative_to else spec.variant_of or "",
                       "yes" if spec.serves_stdio else "no")
     console.print(table)
     for error in discovery.errors:

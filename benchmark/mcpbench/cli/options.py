@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 
 from mcpbench.catalog.manifest import ServerSpec, discover
-from mcpbench.catalog.selection import SelectionError, aa_twins, select, what_if_twins
+from mcpbench.catalog.selection import SelectionError, aa_twins, left_out, select, what_if_twins
 from mcpbench.catalog.target import TargetError, target_specs
 from mcpbench.experiments.options import PLACEMENT, RESULTS, SELECTION, Option, Values
 from mcpbench.host import processes
@@ -123,14 +123,16 @@ def _redeliver_lost_interrupts(previous: Callable[[Any], object]) -> Callable[[A
 
 
 def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only: bool = False,
-                     what_if: Optional[str] = None, twins: Optional[list[str]] = None) -> list[ServerSpec]:
-    """The named servers (or all, or each stack once; each with its --what-if twin, and the --twin A/A twins),
-    after saying which manifests are broken and which what-if variants are left out; exits on an unknown name."""
+                     what_if: Optional[str] = None, twins: Optional[list[str]] = None,
+                     first_run: bool = False) -> list[ServerSpec]:
+    """The named servers (or all, or each stack once, or each SDK once; each with its --what-if twin, and the
+    --twin A/A twins), after saying which manifests are broken and which servers are left out; exits on an unknown
+    name."""
     discovery = discover(servers_dir)
     for error in discovery.errors:
         console.print(f"[bold red]broken manifest[/] {error}")
     try:
-        chosen = select(discovery, names, stacks_only)
+        chosen = select(discovery, names, stacks_only, first_run)
         if what_if is not None:
             chosen = what_if_twins(chosen, discovery, what_if)
         if twins:
@@ -140,12 +142,16 @@ def selected_servers(servers_dir: Path, names: Optional[list[str]], stacks_only:
                               f"{'it' if len(no_twin) == 1 else 'them'}")
     except SelectionError as exc:
         raise fail(str(exc)) from exc
-    chosen_names = {spec.name for spec in chosen}
-    left_out = [spec.name for spec in discovery.servers if spec.name not in chosen_names and spec.what_if] \
-        if stacks_only and not names else []
-    if left_out:
-        console.print(f"each stack once (--stacks-only): leaving out the what-if variants {', '.join(left_out)} "
-                      "(name them to measure them)")
+    if not names:
+        dropped = left_out(discovery, stacks_only, first_run)
+        what_ifs = [spec.name for spec in dropped if spec.what_if]
+        alternatives = [spec.name for spec in dropped if not spec.what_if]
+        if what_ifs:
+            console.print(f"each stack once ({'--first-run' if first_run else '--stacks-only'}): leaving out the "
+                          f"what-if variants {', '.join(what_ifs)} (name them to measure them)")
+        if alternatives:
+            console.print(f"each SDK once (--first-run): leaving out the alternatives {', '.join(alternatives)} "
+                          "(name them, or --stacks-only, to measure them)")
     return chosen
 
 
@@ -178,4 +184,4 @@ def measured_servers(values: Values) -> list[ServerSpec]:
         raise fail(f"{', '.join(given)} go with --command, --stdio, --url or --target (the servers under servers/ "
                    "are measured with the lineup's workload)")
     return selected_servers(values["servers_dir"], values["servers"], values.get("stacks_only", False),
-                            values.get("what_if"), values.get("twin"))
+                            values.get("what_if"), values.get("twin"), values.get("first_run", False))

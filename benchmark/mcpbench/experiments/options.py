@@ -63,6 +63,9 @@ SELECTION = (
     Option("stacks_only", bool, False, "Without server names: each stack once, leaving out the variants that are "
            "a what-if of another server (a v2-parity worker count, an end-of-life runtime; `mcpbench list` "
            "marks them).", ("--stacks-only",)),
+    Option("first_run", bool, False, "Without server names: each SDK once, the first run's lineup (scripts/bench.sh): "
+           "the stacks of --stacks-only less the alternatives, servers whose manifest says `alternative_to` (the "
+           "same SDK on another framework, runtime or layer; `mcpbench list` marks them).", ("--first-run",)),
     Option("what_if", Optional[str], None, "LABEL:KEY=VALUE: each server also as NAME-LABEL, started with KEY=VALUE "
            "in its environment, in the same rounds; the report pairs the two round by round (e.g. "
            "unguarded:ALLOWED_HOSTS=* for DNS-rebinding protection off). Local runtime only.", ("--what-if",)),

@@ -171,6 +171,7 @@ class RunExperiment(Experiment):
             rates=rates, equal_load=values.get("equal_load"),
             equal_rates=csv(values.get("equal_rate"), float, "--equal-rate"),
             closed_once=values.get("closed_once", False), stacks_only=values.get("stacks_only", False),
+            first_run=values.get("first_run", False),
             prewarm_s=values.get("prewarm"), spike=values.get("spike"), processes=values.get("processes", False),
             stages=parse_stages(values["stages"]) if values.get("stages") else ())
         if values.get("time_budget") and not auto:

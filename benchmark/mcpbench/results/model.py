@@ -325,6 +325,8 @@ class Config(Closed, Pacing):
                                                "again; null before 2026-11-26)", None)
     stacks_only: bool = described("`--stacks-only`: without server names, each stack once (the what-if variants "
                                   "of `mcpbench list` left out)", False)
+    first_run: bool = described("`--first-run`: without server names, each SDK once (the what-if variants and the "
+                                "alternatives of `mcpbench list` left out)", False)
     processes: bool = described("`--processes`: the server's processes read at 1 Hz beside each measurement "
                                 "(processes.csv)", False)
     conformance: bool = described("`--conformance` (verify): the official MCP conformance suite's applicable "
