@@ -110,6 +110,43 @@ def test_stacks_only_leaves_out_the_what_if_variants_unless_they_are_named(tmp_p
     assert [s.name for s in select(discovery, ["nodejs-4workers"], stacks_only=True)] == ["nodejs-4workers"]
 
 
+def test_the_first_run_leaves_out_the_alternatives_and_the_what_ifs_unless_they_are_named(tmp_path: Path) -> None:
+    from mcpbench.catalog.selection import select
+
+    text = VALID.replace('runtime = "Bun 1.4.5"', 'runtime = "Bun 1.4.5"\nalternative_to = "nodejs"') \
+        + '\n[variants.nodejs-4workers]\nwhat_if = "the v2 study\'s 4 workers"\nrun.env = { WORKERS = "4" }\n'
+    write(tmp_path, "nodejs", text)
+    base_only = VALID.split("[variants.bun]")[0]
+    write(tmp_path, "webflux", base_only.replace('requires = ["node"]', 'requires = ["node"]\nalternative_to = "nodejs"'))
+    discovery = discover(tmp_path)
+    assert discovery.errors == []
+    assert discovery.by_name()["bun"].alternative_to == "nodejs"
+    assert discovery.by_name()["bun"].describe().model_dump()["alternative_to"] == "nodejs"  # server.json says it
+    assert [s.name for s in select(discovery, None, first_run=True)] == ["nodejs"]
+    assert [s.name for s in select(discovery, None, stacks_only=True)] == ["nodejs", "bun", "webflux"]
+    assert [s.name for s in select(discovery, ["webflux", "bun"], first_run=True)] == ["webflux", "bun"]
+
+
+def test_an_alternative_to_no_server_is_a_broken_manifest(tmp_path: Path) -> None:
+    write(tmp_path, "nodejs", VALID.replace('runtime = "Bun 1.4.5"', 'runtime = "Bun 1.4.5"\nalternative_to = "nodjs"'))
+    discovery = discover(tmp_path)
+    assert [s.name for s in discovery.servers] == ["nodejs"]
+    assert len(discovery.errors) == 1 and "alternative_to names 'nodjs'" in str(discovery.errors[0])
+
+
+def test_the_repository_first_run_measures_each_sdk_once() -> None:
+    """scripts/bench.sh's lineup (docs/first-run-profile.md: 30 minutes hold about 13 servers with rust's twin)."""
+    from mcpbench.catalog.selection import select
+
+    servers = Path(__file__).resolve().parents[2] / "servers"
+    discovery = discover(servers)
+    first = [s.name for s in select(discovery, None, first_run=True)]
+    assert first == ["baseline", "go", "go-mcp-go", "java-sdk", "java-spring", "kotlin", "nodejs", "nodejs-fastmcp",
+                     "python", "python-fastmcp", "quarkus", "rust"]
+    alternatives = {s.name: s.alternative_to for s in discovery.servers if s.alternative_to}
+    assert set(alternatives.values()) <= set(first)  # an alternative names a server the first run measures
+
+
 def test_the_repository_marks_its_v2_parity_and_end_of_life_variants_as_what_ifs() -> None:
     servers = Path(__file__).resolve().parents[2] / "servers"
     what_ifs = {s.name for s in discover(servers).servers if s.what_if}

@@ -59,7 +59,7 @@ from mcpbench.results.write import (
     write_record,
 )
 from mcpbench.runtime.base import RunningServer
-from mcpbench.workload import conformance
+from mcpbench.workload import conformance, probes
 from mcpbench.workload.checks import Check
 from mcpbench.workload.dimension_tools import ToolSettings
 from mcpbench.workload.file import lineup
@@ -697,6 +697,9 @@ class Runner:
         """verify.json: the server's start and the workload's checks (workload/verify.py); a fail ends its part."""
         assert self.bench is not None
         infra = self.bench.infra
+        # --probes: identical calls at one instant must be the first the server gets after its start
+        probing = self.config.probes and not spec.given and not spec.overrides
+        prober = probes.first_concurrent(server.url) if probing else None
         with self.events.activity(f"verifying {spec.name}…"):
             # A server given on the command line is held to its workload file; the lineup's to the whole spec.
             verdict = (verify_calls(server.url, spec.workload) if spec.given and spec.workload
@@ -705,6 +708,10 @@ class Runner:
                                    infra.redis_url if infra else None))
         checks = [Check(name="start", status="pass", reason=f"ready in {server.startup_s:.2f} s"), *verdict.checks]
         suite = self._conformance(spec, server, checks) if self.config.conformance else None
+        probed = None
+        if prober is not None:
+            with self.events.activity(f"{spec.name}: the robustness probes…"):
+                probed = probes.run_rest(prober)
         listening = server.listening()
         if listening is not None:  # the local runtime: HOST is loopback (docs/server-contract.md)
             exposed = [address for address in listening if not ports.is_loopback(address)]
@@ -719,7 +726,7 @@ class Runner:
             cause = server.exit_cause()
             checks.append(Check(name="server alive", status="fail", reason="the server exited during verify"
                                 + (f": {cause}" if cause else "") + ":\n" + server.log_tail()))
-        verdict = Verify.of(checks, verdict.tools_list, suite)
+        verdict = Verify.of(checks, verdict.tools_list, suite, probed)
         write_record(self.run_dir.server(spec.name).verify_json, verdict)
         self.events.emit(ev.ServerVerified(server=spec.name, status=verdict.status, checks=[
             ev.VerifyCheck(name=check.name, status=check.status, reason=check.reason) for check in verdict.checks]))

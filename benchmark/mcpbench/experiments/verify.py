@@ -37,6 +37,10 @@ CONFORMANCE = (
            "conformance, pinned in benchmark/conformance; npm installs it on first use) against each server: its "
            "scenarios that apply to a tools-only server, each a check; verify.json `conformance`.",
            ("--conformance",)),
+    Option("probes", bool, False, "Also run the robustness probes (docs/probes.md) against each lineup server: a "
+           "fixed protocol-fuzz corpus, identical calls at once right after start, many sessions at once, slow and "
+           "silent clients and 64 KiB headers, each followed by a normal call; verify.json `probes`, shown by the "
+           "report's robustness page. A failed probe is reported, not a failed verify.", ("--probes",)),
 )
 
 
@@ -91,7 +95,8 @@ class VerifyExperiment(Experiment):
         # Every mode's protocol is checked by verify itself: the run's one mode only decides whether a server
         # can be started at all (any HTTP server can).
         return RunConfig.from_options(values, specs, Timing(), modes=("session",), calibrate=False,
-                                      conformance=values.get("conformance", False))
+                                      conformance=values.get("conformance", False),
+                                      probes=values.get("probes", False))
 
     def measure_server(self, server) -> None:
         with server.started("verify"):
@@ -116,7 +121,7 @@ class VerifyExperiment(Experiment):
         for column in ("server", "check", "status", "reason"):
             table.add_column(column, overflow="fold")
         for name, verdict in verdicts.items():
-            for check in verdict.checks:
+            for check in [*verdict.checks, *(verdict.probes or [])]:
                 colour = {"pass": "green", "warn": "yellow", "fail": "red", "unavailable": "yellow"}[check.status]
                 table.add_row(name, check.name, f"[{colour}]{check.status}[/]", check.reason)
         self.console.print(table)

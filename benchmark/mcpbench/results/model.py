@@ -331,6 +331,8 @@ class Config(Closed, Pacing):
                                 "(processes.csv)", False)
     conformance: bool = described("`--conformance` (verify): the official MCP conformance suite's applicable "
                                   "scenarios run too (verify.json `conformance`)", False)
+    probes: bool = described("`--probes` (verify): the robustness probes ran after each lineup server's checks "
+                             "(verify.json `probes`)", False)
     experiment: str | None = described("the experiment that ran (`run`, `capacity`, `soak`, `calibrate`, `verify`; "
                                        "null before 2026-11-25)", None)
     calibrate: bool = described("the harness's limits were measured before round 1 "
@@ -618,6 +620,9 @@ class Server(Open):
     what_if: str | None = described("the question a what-if variant answers (its manifest's `what_if`, or a "
                                     "`--what-if` twin's KEY=VALUE; a `--twin`'s is TWIN_WHAT_IF); the report pairs "
                                     "it with `variant_of`", None)
+    alternative_to: str | None = described("the server whose SDK this one measures again around another framework, "
+                                          "runtime or layer (its manifest's `alternative_to`; `--first-run` leaves "
+                                          "it out unless named)", None)
     overrides: dict[str, str] | None = described("the environment `--what-if` set over the manifest's (only on a "
                                                  "`--what-if` twin)", None)
 

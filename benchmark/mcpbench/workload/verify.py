@@ -53,10 +53,13 @@ class Verify(Closed):
                                                "written before it was recorded)", None)
     conformance: Conformance | None = described("`verify --conformance`: the official MCP conformance suite's "
                                                 "applicable scenarios (null: not run)", None)
+    probes: list[Check] | None = described("`verify --probes`: the robustness probes (workload/probes.py), each "
+                                           "passed, warned or failed with what came back; not part of `status` "
+                                           "(null: not run)", None)
 
     @classmethod
     def of(cls, checks: list[Check], tools_list: ToolsListed | None = None,
-           conformance: Conformance | None = None) -> Verify:
+           conformance: Conformance | None = None, probes: list[Check] | None = None) -> Verify:
         """The verdict of `checks` (the worst of them); tools_list and conformance set only where they were read
         (None: tools/list was not read, as of a workload file's own checks; the suite did not run)."""
         verdict = cls(status=worst(checks), checks=checks)
@@ -64,13 +67,15 @@ class Verify(Closed):
             verdict.tools_list = tools_list
         if conformance is not None:
             verdict.conformance = conformance
+        if probes is not None:
+            verdict.probes = probes
         return verdict
 
     def failures(self) -> list[Check]:
         return [check for check in self.checks if check.status == "fail"]
 
 
-def _rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
+def rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
     """A bad request is handled when it gets a JSON-RPC error, a 4xx, or (tool level) isError.
 
     A 5xx that still carries a JSON-RPC error is a rejection dressed as a server fault (some SDKs answer
@@ -486,7 +491,7 @@ class _Verifier:
                         # check below tells whether the server survived it.
                         self.add(f"bad input: {name}", "warn", f"connection dropped ({type(exc).__name__})")
                         return
-                    status, reason = _rejected(reply, tool_level)
+                    status, reason = rejected(reply, tool_level)
                     self.add(f"bad input: {name}", status, reason)
                 self.guarded(f"bad input: {name}", one)
 
