@@ -6,6 +6,7 @@
         ranked rows only, unless --flagged.
 
     .venv/bin/python scripts/null_replay.py null TABLE|RESULTS [--rounds 3] [--replays 1000] [--scales 1,1.1,1.3,2]
+            [--only SERVER,SERVER…]
         A/A replays: a server and its twin measured in other rounds of the same run (moved to the slot's host
         effect), ranked with every server over `rounds` rounds as the report ranks them. Scale 1: how often the
         two copies are separated (false separations; <= 5 % wanted). Scale k: a pair of known size k (power).
@@ -91,6 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     nu = sub.add_parser("null")
     nu.add_argument("table", type=Path)
     nu.add_argument("--metric", default="cpu_ms_per_call", choices=sorted(METRICS))
+    nu.add_argument("--only", help="SERVER,SERVER…: rank these servers only (a smaller family)")
     nu.add_argument("--rounds", type=int, default=3)
     nu.add_argument("--replays", type=int, default=1000)
     nu.add_argument("--seed", type=int, default=1)
@@ -98,11 +100,13 @@ def main(argv: list[str] | None = None) -> None:
     su = sub.add_parser("subsets")
     su.add_argument("table", type=Path)
     su.add_argument("--metric", default="cpu_ms_per_call", choices=sorted(METRICS))
+    su.add_argument("--only", help="SERVER,SERVER…: rank these servers only (a smaller family)")
     su.add_argument("--rounds", type=int, default=3)
     su.add_argument("--limit", type=int, default=200)
     ga = sub.add_parser("gate")
     ga.add_argument("table", type=Path)
     ga.add_argument("--metric", default="cpu_ms_per_call", choices=sorted(METRICS))
+    ga.add_argument("--only", help="SERVER,SERVER…: rank these servers only (a smaller family)")
     ga.add_argument("--levels", default="2,6")
     ga.add_argument("--rounds", type=int, default=3)
     ga.add_argument("--confirm-rounds", type=int, default=5)
@@ -118,6 +122,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{len(table.figures)} servers x {len(table.rounds)} rounds: {table.source}", file=sys.stderr)
         return
     table = table_of(args.table, args.metric)
+    if args.only:
+        names = args.only.split(",")
+        missing = sorted(set(names) - set(table.figures))
+        if missing:
+            raise SystemExit(f"--only: no figures for {', '.join(missing)}")
+        table = validation.Table({n: table.figures[n] for n in names}, table.higher_better,
+                                 f"{table.source} — only {args.only}")
     print(f"{table.source}: {len(table.figures)} servers x {len(table.rounds)} complete rounds")
     if args.command == "null":
         scales = [float(x) for x in args.scales.split(",")]

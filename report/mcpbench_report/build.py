@@ -54,7 +54,9 @@ def build_pages(site: Site) -> None:
     site.copy_raw()
     site.downloads()
     site.add_templates(pages.TEMPLATE_DIRS)
-    built = [page for page in pages.registry() if page.applies(site)]
+    # results with nothing measured (`verify --probes` alone) build only the pages that need no measurement
+    candidates = pages.registry() if site.cons.groups else [p for p in pages.registry() if not p.needs_measurements]
+    built = [page for page in candidates if page.applies(site)]
     site.env.globals["nav"] = [link for page in built for link in page.links()]
     for page in built:
         page.build(site)

@@ -154,6 +154,8 @@ def equal_title(cons, key) -> str:
 def print_rankings(console: Console, cons, wide: bool) -> None:
     """The report's console ranking: the equal load first when a limit capped any server's throughput (and one
     sentence why), then the throughput ranking; otherwise the throughput ranking, then the equal load."""
+    if not cons.groups:
+        return  # nothing measured (verify's probes alone): no ranking to print
     wide = wide_enough(console, wide)
     key, equal = cons.headline, cons.equal_headline
     tables = []

@@ -1005,7 +1005,9 @@ def consolidate(dirs: list[ResultsDir], allow_mixed: bool = False) -> Consolidat
         group = Group(server, key, runs, missing)
         groups[(server, key)] = group
         servers[server].groups.append(group)
-    if not groups:
+    # `verify --probes` measures nothing and still has a page to show: the robustness probes
+    probed = any(record.verify and record.verify.probes for view in servers.values() for record in view.records)
+    if not groups and not probed:
         raise ResultsError("nothing was measured: no successful measurement in "
                            + ", ".join(str(d.path) for d in dirs))
     result = Consolidated(dirs, dict(sorted(servers.items())), groups, failures, differences, warnings,

@@ -304,8 +304,8 @@ class Site:
     @cached_property
     def summary(self) -> list[str]:
         """The decision page's answers in sentences, for the first screen; none where there is no decision page (a
-        run of servers given on the command line alone)."""
-        return decision.summary(self.decision, self.cons) if self.cons.of_lineup else []
+        run of servers given on the command line alone, or verify's results with nothing measured)."""
+        return decision.summary(self.decision, self.cons) if self.cons.of_lineup and self.cons.groups else []
 
     @property
     def ordered_keys(self) -> list[LoadKey]:
@@ -328,8 +328,9 @@ class Site:
     def render(self, template: str, rel: str, **context) -> None:
         depth = rel.count("/")
         page = self.env.get_template(template).render(
-            root="../" * depth, page=rel, cons=self.cons, slo=self.slo, stats=stats, headline=self.cons.headline,
-            ordered_keys=self.ordered_keys, **context)
+            root="../" * depth, page=rel, cons=self.cons, slo=self.slo, stats=stats,
+            headline=self.cons.headline if self.cons.groups else None,
+            ordered_keys=self.ordered_keys if self.cons.groups else [], **context)
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page)

@@ -13,12 +13,14 @@ from pathlib import Path
 
 import psutil
 import pytest
+from markupsafe import escape
 
 from mcpbench.analysis import summary as analysis
 from mcpbench.experiments import events as ev
 from mcpbench.host import cgroups
 from mcpbench.host.paths import SERVERS_DIR
 from mcpbench.results.model import SCHEMA
+from mcpbench.workload import probes
 
 pytestmark = pytest.mark.e2e
 
@@ -382,16 +384,37 @@ def test_serve_keeps_one_server_up_until_ctrl_c(tmp_path: Path) -> None:
     assert not leftovers(str(SERVERS_DIR / SERVER))
 
 
-def test_verify_json_is_one_parsable_document_on_stdout(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "mcpbench.cli", "verify", SERVER, "--json",
-                           "--results-dir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+def test_verify_json_is_one_parsable_document_with_the_probes_and_the_report_shows_them(tmp_path: Path) -> None:
+    """`verify --probes --json` (docs/probes.md): one JSON document on stdout with every probe's verdict, verify.json
+    the same, and the report's robustness page a row per probe."""
+    results = tmp_path / "results"
+    done = subprocess.run([sys.executable, "-m", "mcpbench.cli", "verify", SERVER, "--json", "--probes",
+                           "--results-dir", str(results)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)  # progress and the table went to stderr
     assert document["ok"] is True
     verdict = document["servers"][SERVER]
     assert verdict["status"] in ("pass", "warn")
     assert {"start", "initialize"} <= {check["name"] for check in verdict["checks"]}
-    assert json.loads((only_run(tmp_path) / SERVER / "verify.json").read_text()) == verdict
+    run_dir = only_run(results)
+    assert json.loads((run_dir / SERVER / "verify.json").read_text()) == verdict
+    assert json.loads((run_dir / "run.json").read_text())["config"]["probes"] is True
+    # every probe the Prober runs: the fuzz corpus with the deleted session, and five others
+    probed = {p["name"].removeprefix(probes.PREFIX): p for p in verdict["probes"]}
+    assert len(verdict["probes"]) == len(probed) == len(probes.CORPUS) + 6, sorted(probed)
+    assert all(p["status"] in ("pass", "warn", "fail") and p["reason"] for p in probed.values()), probed
+    # the reference server answers its first concurrent calls alike and stays normal beside silent connections
+    assert probed[f"{probes.CONCURRENT_CALLS} identical calls at once, first after start"]["status"] == "pass", probed
+    assert probed[f"{probes.SILENT_CONNECTIONS} connections opened and left silent"]["status"] == "pass", probed
+    assert "probes" not in document["servers"][f"{SERVER}-tools"]  # the dimension tools' start is not probed again
+
+    site = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "mcpbench.cli", "report", str(run_dir), "--out", str(site)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = (site / "robustness.html").read_text()
+    assert f"<th>{SERVER}</th>" in page
+    assert all(f"<tr><td>{escape(name)}</td>" in page for name in probed), page
 
 
 def test_verify_with_conformance_records_the_official_suites_verdicts(tmp_path: Path) -> None:

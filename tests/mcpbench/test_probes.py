@@ -26,6 +26,8 @@ def reply(status: int, body: str = "", content_type: str = "application/json") -
     (reply(200, '{"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}'), True, "pass"),
     (reply(200, '{"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}'), False, "warn"),
     (reply(202), False, "warn"),
+    # an error that is not an object (a bare string, as one SDK answered a fuzz case): read, never a crash
+    (reply(500, '{"jsonrpc": "2.0", "id": 1, "error": "boom"}'), True, "warn"),
 ])
 def test_a_fuzz_reply_is_judged_refused_answered_or_accepted(answer: Reply, may_succeed: bool, expected: str) -> None:
     status, said = probes.judge(answer, may_succeed)

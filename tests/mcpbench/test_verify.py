@@ -316,18 +316,18 @@ def test_nothing_listening_fails_every_check_without_raising(infra: Infra) -> No
 
 def test_how_a_rejection_is_judged() -> None:
     from mcpbench.workload.mcp_client import Reply
-    from mcpbench.workload.verify import _rejected
+    from mcpbench.workload.verify import rejected
 
     error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}}
     tool_error = {"jsonrpc": "2.0", "id": 1, "result": {"isError": True, "content": []}}
     success = {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}
-    assert _rejected(Reply(400, "text/plain", None, None, "bad"), False)[0] == "pass"
-    assert _rejected(Reply(200, "application/json", None, error, "{}"), False)[0] == "pass"
-    assert _rejected(Reply(500, "application/json", None, error, "{}"), False)[0] == "warn"
-    assert _rejected(Reply(500, "text/plain", None, None, "boom"), False)[0] == "fail"
-    assert _rejected(Reply(200, "application/json", None, tool_error, "{}"), True)[0] == "pass"
-    assert _rejected(Reply(200, "application/json", None, tool_error, "{}"), False)[0] == "fail"
-    assert _rejected(Reply(200, "application/json", None, success, "{}"), True)[0] == "fail"
+    assert rejected(Reply(400, "text/plain", None, None, "bad"), False)[0] == "pass"
+    assert rejected(Reply(200, "application/json", None, error, "{}"), False)[0] == "pass"
+    assert rejected(Reply(500, "application/json", None, error, "{}"), False)[0] == "warn"
+    assert rejected(Reply(500, "text/plain", None, None, "boom"), False)[0] == "fail"
+    assert rejected(Reply(200, "application/json", None, tool_error, "{}"), True)[0] == "pass"
+    assert rejected(Reply(200, "application/json", None, tool_error, "{}"), False)[0] == "fail"
+    assert rejected(Reply(200, "application/json", None, success, "{}"), True)[0] == "fail"
 
 
 BOTH_REVISIONS = ["2024-11-05", "2026-07-28"]

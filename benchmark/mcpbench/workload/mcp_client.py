@@ -41,11 +41,18 @@ class Reply:
 
     @property
     def result(self) -> JsonRpc | None:
-        return (self.message or {}).get("result")
+        """The response's result object (None: none, or not an object as every MCP result is)."""
+        value = (self.message or {}).get("result")
+        return value if isinstance(value, dict) else None
 
     @property
     def error(self) -> JsonRpc | None:
-        return (self.message or {}).get("error")
+        """The response's error object; an error that is not one (a bare string, as some servers send) as its
+        message."""
+        value = (self.message or {}).get("error")
+        if value is None or isinstance(value, dict):
+            return value
+        return {"code": None, "message": str(value)}
 
 
 def parse_message(content_type: str, body: str) -> JsonRpc | None:
@@ -65,6 +72,16 @@ def parse_message(content_type: str, body: str) -> JsonRpc | None:
     if isinstance(parsed, list):  # a batch reply: the first response
         parsed = parsed[0] if parsed else None
     return parsed if isinstance(parsed, dict) else None
+
+
+def reply_of(response: httpx.Response) -> Reply:
+    """An HTTP response as a Reply: its JSON-RPC message parsed where there is one (None for a body that is not)."""
+    content_type = response.headers.get("content-type", "")
+    try:
+        message = parse_message(content_type, response.text)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        message = None
+    return Reply(response.status_code, content_type, response.headers.get("mcp-session-id"), message, response.text)
 
 
 class McpClient:
@@ -102,14 +119,7 @@ class McpClient:
         return json.dumps(payload).encode()
 
     def post_raw(self, content: bytes, headers: dict[str, str] | None = None) -> Reply:
-        response = self._http.post(self.url, content=content, headers=self._headers(headers))
-        content_type = response.headers.get("content-type", "")
-        try:
-            message = parse_message(content_type, response.text)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            message = None
-        return Reply(response.status_code, content_type, response.headers.get("mcp-session-id"),
-                     message, response.text)
+        return reply_of(self._http.post(self.url, content=content, headers=self._headers(headers)))
 
     def request(self, method: str, params: JsonRpc | None = None,
                 headers: dict[str, str] | None = None) -> Reply:

@@ -84,8 +84,9 @@ def rejected(reply: Reply, allow_tool_error: bool) -> tuple[Status, str]:
         return "pass", f"HTTP {reply.status}"
     if reply.status >= 500:
         if reply.error:
-            return "warn", (f"HTTP {reply.status} with JSON-RPC error {reply.error.get('code')} "
-                            "(a server error code for a client mistake)")
+            code = reply.error.get("code")
+            told = f"JSON-RPC error {code}" if code is not None else f"an error {reply.error.get('message', '')[:60]!r}"
+            return "warn", f"HTTP {reply.status} with {told} (a server error code for a client mistake)"
         return "fail", f"HTTP {reply.status} (a server error, not a rejection)"
     if reply.error:
         return "pass", f"JSON-RPC error {reply.error.get('code')}"

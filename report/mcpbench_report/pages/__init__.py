@@ -50,6 +50,8 @@ class Page(ABC):
     nav: ClassVar[tuple[tuple[str, str], ...]] = ()     # (title, "file#anchor" or "") links in the header
     order: ClassVar[int]                               # place in the nav and the build
     options: ClassVar[tuple[Option, ...]] = ()
+    # False: the page shows something results without any measurement hold (verify's probes)
+    needs_measurements: ClassVar[bool] = True
 
     def applies(self, site: Site) -> bool:
         """Whether the results hold what the page shows (a capacity page needs capacity ladders)."""

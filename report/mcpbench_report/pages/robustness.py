@@ -39,6 +39,7 @@ class RobustnessPage(Page):
     template = "robustness.html"
     nav = (("Robustness", ""),)
     order = 62
+    needs_measurements = False
 
     def applies(self, site: Site) -> bool:
         return bool(probed(site))
@@ -47,6 +48,8 @@ class RobustnessPage(Page):
         servers = probed(site)
         names = list(dict.fromkeys(name for server in servers for name in server.probes))
         site.render(self.template, self.file, servers=servers, names=names)
+        if not site.cons.groups:  # verify's results alone: this page is the site, and its front page too
+            site.render(self.template, "index.html", servers=servers, names=names)
 
 
 PAGE = RobustnessPage()
