@@ -295,17 +295,25 @@ class Prober:
         url = httpx.URL(self.url)
         return url.host, url.port or 80
 
-    def _raw_head(self, length: int, extra: str = "") -> bytes:
+    def _raw_head(self, length: int) -> bytes:
+        """A POST's request line and headers as bytes, for a body the probe sends itself."""
         url = httpx.URL(self.url)
         host, port = self._address()
         return (f"POST {url.raw_path.decode()} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-                f"Accept: application/json, text/event-stream\r\nContent-Length: {length}\r\n{extra}\r\n").encode()
+                f"Accept: {ACCEPT}\r\nContent-Length: {length}\r\n\r\n").encode()
 
     def _while_normal(self, name: str, hold: Callable[[], str]) -> None:
         """`hold` runs in a thread until it returns; meanwhile a normal client calls at NORMAL_RATE_PER_S, each
         call to be answered within the normal latency."""
         said: list[str] = []
-        thread = threading.Thread(target=lambda: said.append(hold()), daemon=True)
+
+        def run() -> None:
+            try:
+                said.append(hold())
+            except OSError as exc:  # the server refused the slow client itself: said, the normal calls decide
+                said.append(f"{type(exc).__name__}: {exc}")
+
+        thread = threading.Thread(target=run, daemon=True)
         thread.start()
         slow: list[str] = []
         calls = 0
