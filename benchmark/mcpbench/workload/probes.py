@@ -35,6 +35,7 @@ from mcpbench.workload.verify import rejected
 PREFIX = "probe: "
 # A reply later than this is a hang (the load's own request timeout is 30 s; a probe's request is one small call).
 PROBE_TIMEOUT_S = 10.0
+HANG = f"no answer within {PROBE_TIMEOUT_S:.0f} s (a hang)"
 # The normal latency a server must keep after a probe and while the slow clients hold it: this many times the
 # slowest of its first NORMAL_CALLS normal calls, and never less than NORMAL_FLOOR_S (a host's hiccup on a 2-core
 # machine is tens of ms; a hang is seconds).
@@ -147,7 +148,7 @@ class Prober:
                 client.initialize()
                 reply = client.call_tool(NORMAL_TOOL, DEFAULT_ARGUMENTS[NORMAL_TOOL])
         except httpx.TimeoutException:
-            return None, f"no answer within {PROBE_TIMEOUT_S:.0f} s (a hang)"
+            return None, HANG
         except httpx.TransportError as exc:
             return None, f"{type(exc).__name__}: {exc} (the server is not accepting connections)"
         if reply.status != 200 or reply.error or not reply.result or reply.result.get("isError"):
@@ -169,9 +170,9 @@ class Prober:
             return f"then a normal call took {seconds * 1000:.0f} ms (normal: under {self.normal_s * 1000:.0f} ms)"
         return ""
 
-    def add(self, name: str, status: Status, reason: str, after: bool = True) -> None:
-        """A probe's verdict, failed when the server is not normal after it (`after`)."""
-        broken = self.still_normal() if after else ""
+    def add(self, name: str, status: Status, reason: str) -> None:
+        """A probe's verdict, failed when the server is not normal after it."""
+        broken = self.still_normal()
         if broken:
             status, reason = "fail", f"{reason}; {broken}"
         self.checks.append(Check(name=PREFIX + name, status=status, reason=reason))
@@ -191,7 +192,7 @@ class Prober:
                 gate.wait(timeout=PROBE_TIMEOUT_S)
                 reply = client.call_tool(NORMAL_TOOL, DEFAULT_ARGUMENTS[NORMAL_TOOL])
             except httpx.TimeoutException:
-                return "!no answer within 10 s"
+                return "!" + HANG
             except (httpx.TransportError, threading.BrokenBarrierError) as exc:
                 return f"!{type(exc).__name__}"
             if reply.status != 200 or not reply.result or reply.result.get("isError"):
@@ -220,7 +221,7 @@ class Prober:
                 with McpClient(self.url, timeout_s=PROBE_TIMEOUT_S) as client:
                     reply = client.initialize()
             except httpx.TimeoutException:
-                return f"no answer within {PROBE_TIMEOUT_S:.0f} s"
+                return HANG
             except httpx.TransportError as exc:
                 return type(exc).__name__
             if reply.session_id:
@@ -255,7 +256,7 @@ class Prober:
                             request.headers.pop(name, None)  # httpx's default (Accept: */*) too
                     reply = reply_of(http.send(request))
                 except httpx.TimeoutException:
-                    self.add(case.name, "fail", f"no answer within {PROBE_TIMEOUT_S:.0f} s (a hang)")
+                    self.add(case.name, "fail", HANG)
                     continue
                 except httpx.TransportError as exc:
                     # closing the connection on a request it will not take is a refusal; still_normal says
@@ -375,7 +376,7 @@ class Prober:
                 client.initialize()
                 reply = client.post_raw(_request(31), {"X-Probe": "h" * BIG_HEADER_BYTES})
         except httpx.TimeoutException:
-            self.add(name, "fail", f"no answer within {PROBE_TIMEOUT_S:.0f} s (a hang)")
+            self.add(name, "fail", HANG)
             return
         except httpx.TransportError as exc:
             self.add(name, "pass", f"connection closed ({type(exc).__name__})")
